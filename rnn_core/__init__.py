@@ -1,0 +1,36 @@
+"""rnn_core: a vanilla recurrent neural network in plain numpy.
+
+The package behind the rnn-from-scratch notebooks: each notebook derives a piece
+of it and the next one imports it. Conventions and shapes: see ``rnn_core.rnn``.
+"""
+
+from .functions import cross_entropy, cross_entropy_grad, log_softmax, logsumexp, one_hot, softmax, softmax_jacobian
+from .generate import bits_per_char, next_char_probs, perplexity, sample
+from .gradcheck import check_gradients, numerical_gradient, rel_error
+from .optim import (
+    OPTIMIZERS,
+    adagrad_init,
+    adagrad_update,
+    adam_init,
+    adam_update,
+    clip_elementwise,
+    clip_global_norm,
+    global_norm,
+    sgd_init,
+    sgd_update,
+)
+from .rnn import (
+    PARAM_NAMES,
+    check_params,
+    count_params,
+    forward,
+    init_params,
+    loss_and_grads,
+    param_shapes,
+    sequence_loss,
+    step_backward,
+    step_forward,
+)
+from .vocab import Vocabulary
+
+__version__ = "0.1.0"

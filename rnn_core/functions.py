@@ -1,0 +1,140 @@
+"""Softmax and cross-entropy: the two functions at the output of the network.
+
+Derived in notebooks/01-softmax-and-its-derivative.ipynb (softmax, its Jacobian)
+and notebooks/02-cross-entropy.ipynb (cross-entropy from logits, its gradient).
+
+Shapes: V is the vocabulary size (number of classes). A vector of logits o has
+shape (V,); a stack of them has shape (..., V) with the classes on the last
+axis, unless an ``axis`` argument says otherwise.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "softmax",
+    "softmax_jacobian",
+    "log_softmax",
+    "logsumexp",
+    "cross_entropy",
+    "cross_entropy_grad",
+    "one_hot",
+]
+
+
+def softmax(o, axis=-1, temperature=1.0):
+    """Probabilities p = exp(o / tau) / sum(exp(o / tau)) along ``axis``.
+
+    Subtracting the largest logit first changes nothing mathematically (the
+    factor exp(-max) cancels) but keeps every exponent <= 0, so logits like
+    +-1000 give finite results and no overflow warnings.
+
+    o: array of logits, any shape; axis: the class axis; temperature tau > 0.
+    Returns an array of the same shape whose entries along ``axis`` sum to 1.
+    """
+    o = _as_float_array(o, "o")
+    if not temperature > 0:
+        raise ValueError(f"temperature must be > 0, got {temperature!r}")
+    z = o / temperature if temperature != 1.0 else o
+    z = z - np.max(z, axis=axis, keepdims=True)  # largest exponent is now 0
+    e = np.exp(z)
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def softmax_jacobian(p):
+    """The Jacobian of softmax, J[i, k] = d p_i / d o_k = p_i (delta_ik - p_k).
+
+    p: probabilities, shape (V,) (the *output* of softmax, not the logits).
+    Returns J = diag(p) - p p^T, shape (V, V): symmetric, each row sums to 0.
+    """
+    p = _as_float_array(p, "p")
+    if p.ndim != 1:
+        raise ValueError(f"softmax_jacobian expects one probability vector of shape (V,), got shape {p.shape}")
+    return np.diag(p) - np.outer(p, p)
+
+
+def logsumexp(o, axis=-1, keepdims=False):
+    """log(sum(exp(o))) along ``axis``, computed without overflow."""
+    o = _as_float_array(o, "o")
+    m = np.max(o, axis=axis, keepdims=True)
+    out = m + np.log(np.sum(np.exp(o - m), axis=axis, keepdims=True))
+    return out if keepdims else np.squeeze(out, axis=axis)
+
+
+def log_softmax(o, axis=-1):
+    """log p = o - logsumexp(o): finite even where p underflows to 0."""
+    o = _as_float_array(o, "o")
+    return o - logsumexp(o, axis=axis, keepdims=True)
+
+
+def cross_entropy(o, y):
+    """Cross-entropy -log softmax(o)[y] in nats, from logits, summed over rows.
+
+    o: logits, shape (V,) or (N, V); y: the target class index, an int or an
+    int array of shape (N,). With a one-hot target distribution, the
+    cross-entropy H(target, p) = -sum_i target_i log p_i keeps one term:
+    -log p_y = logsumexp(o) - o_y. Returns a Python float.
+    """
+    o2, y1 = _rows_and_targets(o, y)
+    rows = np.arange(len(y1))
+    return float(np.sum(logsumexp(o2, axis=1) - o2[rows, y1]))
+
+
+def cross_entropy_grad(o, y):
+    """Gradient of ``cross_entropy(o, y)`` with respect to the logits o.
+
+    dL/do = p - onehot(y), where p = softmax(o): the probabilities minus the
+    target distribution. Same shape as ``o``.
+    """
+    o2, y1 = _rows_and_targets(o, y)
+    g = softmax(o2, axis=1)
+    g[np.arange(len(y1)), y1] -= 1.0
+    return g.reshape(np.shape(o))
+
+
+def one_hot(y, num_classes, dtype=np.float64):
+    """One-hot rows: shape (*y.shape, num_classes), a 1 at each index of y."""
+    y = np.asarray(y)
+    _check_indices(y, num_classes, "y")
+    return np.eye(num_classes, dtype=dtype)[y]
+
+
+# -- input checks -------------------------------------------------------------
+
+
+def _as_float_array(a, name):
+    a = np.asarray(a)
+    if a.dtype.kind not in "fiu":
+        raise TypeError(f"{name} must be an array of real numbers, got dtype {a.dtype}")
+    if a.dtype.kind != "f":
+        a = a.astype(np.float64)
+    if a.size == 0:
+        raise ValueError(f"{name} is empty: give at least one value")
+    return a
+
+
+def _check_indices(y, num_classes, name):
+    if y.dtype.kind not in "iu":
+        raise TypeError(f"{name} must hold integer class indices, got dtype {y.dtype}")
+    if y.size and (y.min() < 0 or y.max() >= num_classes):
+        bad = y[(y < 0) | (y >= num_classes)].ravel()[0]
+        raise ValueError(f"{name} holds index {bad}, outside the {num_classes} classes (valid: 0..{num_classes - 1})")
+
+
+def _rows_and_targets(o, y):
+    o = _as_float_array(o, "o")
+    y = np.asarray(y)
+    if o.ndim == 1:
+        o2 = o[None, :]
+        if y.ndim != 0:
+            raise ValueError(f"for one logit vector of shape {o.shape}, y must be one integer, got shape {y.shape}")
+    elif o.ndim == 2:
+        o2 = o
+        if y.shape != (o.shape[0],):
+            raise ValueError(f"logits of shape {o.shape} need targets of shape ({o.shape[0]},), got {y.shape}")
+    else:
+        raise ValueError(f"logits must have shape (V,) or (N, V), got {o.shape}")
+    y1 = y.reshape(-1)
+    _check_indices(y1, o2.shape[1], "y")
+    return o2, y1
