@@ -22,7 +22,10 @@ its truncated variant: notebooks/04-backpropagation-through-time.ipynb.
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -203,21 +206,54 @@ def sequence_loss(params, inputs, targets, h0=None):
 
 
 # -- the fast internals (time-major: X, Y are (T, B); states are (T+1, B, H)) --------
+#
+# Speed: the loop over time is the only Python loop; inside it each step is one
+# (B, H) @ (H, H) product and two elementwise passes. Everything that does not
+# depend on the recurrence (input lookups, logits, softmax, the weight gradients)
+# runs once for all T * B characters as a few large matrix products. A batch is
+# also cut into two halves that run in two threads (numpy releases the GIL inside
+# its loops and BLAS calls), each half with a single-threaded BLAS: the two
+# recurrences then use both cores, which BLAS threading cannot do with products
+# as small as one time step's. The cut depends only on B, never on the machine,
+# so results are the same everywhere; the halves' gradients are added in a fixed
+# order.
 
 
-def _hidden_states(params, X, h0):
-    """h_0..h_T for X of shape (T, B): returns (T+1, B, H)."""
+_workspace = threading.local()
+
+
+def _scratch(name, shape, dtype):
+    """A buffer reused from call to call (one set per thread), for intermediates only.
+
+    Fresh large arrays on every call cost page faults that take longer than the
+    arithmetic done in them; nothing returned to the caller lives in these.
+    """
+    bufs = _workspace.__dict__.setdefault("bufs", {})
+    n = int(np.prod(shape))
+    buf = bufs.get((name, dtype))
+    if buf is None or buf.size < n:
+        buf = bufs[(name, dtype)] = np.empty(n, dtype)
+    return buf[:n].reshape(shape)
+
+
+def _hidden_states(params, X, h0, scratch=False):
+    """h_0..h_T for X of shape (T, B): returns (T+1, B, H).
+
+    scratch=True puts the states in a reused buffer (valid until the next call).
+    """
     T, B = X.shape
     H = params["W_hh"].shape[0]
-    hs = np.empty((T + 1, B, H), dtype=params["W_hh"].dtype)
+    dtype = params["W_hh"].dtype
+    hs = _scratch("hs", (T + 1, B, H), dtype) if scratch else np.empty((T + 1, B, H), dtype)
     hs[0] = h0
     # W_xh x_t + b_h for every step at once: a row lookup in the (V, H) table
-    a = (params["W_xh"].T + params["b_h"])[X]  # (T, B, H)
-    W_hh_T = params["W_hh"].T
+    a = np.take(params["W_xh"].T + params["b_h"], X, axis=0, out=_scratch("a", (T, B, H), dtype))
+    W_hh_T = np.ascontiguousarray(params["W_hh"].T)  # BLAS is faster on a contiguous copy
+    tmp = np.empty((B, H), dtype=hs.dtype)
     for t in range(T):  # the recurrence: the only loop over time
-        a_t = a[t]
-        a_t += hs[t] @ W_hh_T  # (B, H) @ (H, H) -> (B, H)
-        np.tanh(a_t, out=hs[t + 1])
+        np.matmul(hs[t], W_hh_T, out=tmp)  # W_hh h_{t-1} as rows: (B, H) @ (H, H) -> (B, H)
+        tmp += a[t]
+        np.tanh(tmp, out=hs[t + 1])
     return hs
 
 
@@ -227,67 +263,71 @@ def _softmax_last(o):
     return e
 
 
-def _logits_loss(params, h_flat, y_flat):
-    """Logits for rows h_flat (N, H), shifted so each row's max is 0, and the loss.
+def _logits_loss(params, h_flat, y_flat, out=None):
+    """exp of the shifted logits for rows h_flat (N, H), their row sums, and the loss.
 
-    Returns (z, sumexp, loss) with z = o - max(o), sumexp = sum(exp(z)) per row,
-    loss = sum over rows of logsumexp(o) - o[y] (in nats, accumulated in float64).
+    Returns (e, s, loss) with e = exp(o - max(o)) (N, V), s = e.sum(axis=1) (N,),
+    and loss = sum over rows of logsumexp(o) - o[y], in nats (summed in float64).
     """
-    z = h_flat @ params["W_yh"].T  # (N, H) @ (H, V) -> (N, V)
+    z = np.matmul(h_flat, params["W_yh"].T, out=out)  # (N, H) @ (H, V) -> (N, V)
     z += params["b_o"]
-    z -= z.max(axis=1, keepdims=True)
-    rows = np.arange(len(y_flat))
-    z_y = z[rows, y_flat]
-    e = np.exp(z)
-    s = e.sum(axis=1)
+    z -= z.max(axis=1, keepdims=True)  # largest exponent 0: no overflow
+    z_y = z[np.arange(len(y_flat)), y_flat]
+    np.exp(z, out=z)
+    s = z.sum(axis=1)
     loss = float(np.sum(np.log(s), dtype=np.float64) - np.sum(z_y, dtype=np.float64))
-    return e, s, loss
+    return z, s, loss
 
 
-def _loss_only_tb(params, X, Y, h0):
-    hs = _hidden_states(params, X, h0)
+def _shard_loss_only(params, X, Y, h0):
+    hs = _hidden_states(params, X, h0, scratch=True)
     T, B, H = hs.shape[0] - 1, hs.shape[1], hs.shape[2]
-    _, _, loss = _logits_loss(params, hs[1:].reshape(T * B, H), Y.reshape(-1))
+    z = _scratch("z", (T * B, params["W_yh"].shape[0]), hs.dtype)
+    _, _, loss = _logits_loss(params, hs[1:].reshape(T * B, H), Y.reshape(-1), out=z)
     return loss, hs[T].copy()
 
 
-def _loss_and_grads_tb(params, X, Y, h0, bptt_truncate=None):
-    W_xh, W_hh, W_yh = params["W_xh"], params["W_hh"], params["W_yh"]
+def _shard_loss_and_grads(params, X, Y, h0, bptt_truncate=None):
+    """Forward pass and BPTT for one (T, B) block. Returns (loss, grads, h_T, dh0)."""
+    W_hh, W_yh = params["W_hh"], params["W_yh"]
     V, H = W_yh.shape
     T, B = X.shape
-    hs = _hidden_states(params, X, h0)  # (T+1, B, H)
+    dtype = W_hh.dtype
+    hs = _hidden_states(params, X, h0, scratch=True)  # (T+1, B, H)
     h_flat = hs[1:].reshape(T * B, H)
     y_flat = Y.reshape(-1)
 
     # output layer for all steps at once
-    e, s, loss = _logits_loss(params, h_flat, y_flat)
-    do = e
+    do, s, loss = _logits_loss(params, h_flat, y_flat, out=_scratch("z", (T * B, V), dtype))
     do /= s[:, None]  # yhat_t
     do[np.arange(T * B), y_flat] -= 1.0  # dL/do_t = yhat_t - onehot(y_t)
-    dW_yh = do.T @ h_flat  # (V, N) @ (N, H) -> (V, H)
+    dW_yh = do.T @ h_flat  # sum_t do_t h_t^T: (V, N) @ (N, H) -> (V, H)
     db_o = do.sum(axis=0)
-    dh = (do @ W_yh).reshape(T, B, H)  # gradient reaching h_t from o_t
-    dtanh = hs[1:] ** 2
+    dh = np.matmul(do, W_yh, out=_scratch("dh", (T * B, H), dtype)).reshape(T, B, H)  # W_yh^T do_t: reaches h_t from o_t
+    dtanh = np.square(hs[1:], out=_scratch("dtanh", (T, B, H), dtype))
     np.subtract(1.0, dtanh, out=dtanh)  # tanh'(a_t) = 1 - h_t^2
 
     if bptt_truncate is None:
-        # da_t = (dL/dh_t from o_t + da_{t+1} W_hh) * (1 - h_t^2), from t = T down to 1
+        # da_t = (W_yh^T do_t + W_hh^T da_{t+1}) * (1 - h_t^2), from t = T down to 1
         da = dh  # overwritten in place, step by step
         carry = np.zeros((B, H), dtype=hs.dtype)
         for t in range(T - 1, -1, -1):
             da_t = da[t]
-            da_t += carry  # gradient from h_{t+1}: W_hh^T da_{t+1} as columns
+            da_t += carry  # the gradient arriving from h_{t+1}
             da_t *= dtanh[t]  # back through tanh
-            np.matmul(da_t, W_hh, out=carry)  # (B, H) @ (H, H) -> (B, H)
+            np.matmul(da_t, W_hh, out=carry)  # W_hh^T da_t as rows: (B, H) @ (H, H) -> (B, H)
         dh0 = carry
     else:
-        da = _truncated_deltas(dh * dtanh, dtanh, W_hh, bptt_truncate)
+        dh *= dtanh
+        da = _truncated_deltas(dh, dtanh, W_hh, bptt_truncate)
         dh0 = da[0] @ W_hh
 
     da_flat = da.reshape(T * B, H)
-    dW_hh = da_flat.T @ hs[:-1].reshape(T * B, H)  # sum_t da_t h_{t-1}^T
-    db_h = da_flat.sum(axis=0)
-    dW_xh = _scatter_columns(da_flat, X.reshape(-1), V)  # sum_t da_t x_t^T
+    dW_hh = da_flat.T @ hs[:-1].reshape(T * B, H)  # sum_t da_t h_{t-1}^T: (H, N) @ (N, H)
+    # sum_t da_t x_t^T with one-hot x_t: a product with the one-hot rows (N, V)
+    x_onehot = np.take(np.eye(V, dtype=dtype), X.reshape(-1), axis=0, out=_scratch("x", (T * B, V), dtype))
+    dW_xh = da_flat.T @ x_onehot  # (H, N) @ (N, V) -> (H, V)
+    db_h = dW_xh.sum(axis=1)  # every da_t lands in exactly one column of dW_xh
     grads = {"W_xh": dW_xh, "W_hh": dW_hh, "W_yh": dW_yh, "b_h": db_h, "b_o": db_o}
     return loss, grads, hs[T].copy(), dh0
 
@@ -308,20 +348,83 @@ def _truncated_deltas(d0, dtanh, W_hh, k):
     return acc
 
 
-def _scatter_columns(rows, idx, V):
-    """sum over n of rows[n] placed into column idx[n]: returns (H, V).
+_MIN_SHARD_ROWS = 8  # below this many sequences per half, one thread is faster
 
-    Sort-and-reduce instead of np.add.at: sort the rows by index, add up each
-    run of equal indices with np.add.reduceat, then write one column per index.
+
+def _in_two_halves(fn, X, Y, h0, *args):
+    """Run fn on the two halves of the batch, in parallel; returns both results in order."""
+    B = X.shape[1]
+    if B < 2 * _MIN_SHARD_ROWS:
+        return [fn(X, Y, h0, *args)]
+    m = B // 2
+    parts = [(X[:, :m], Y[:, :m], h0[:m]), (X[:, m:], Y[:, m:], h0[m:])]
+    return _parallel.map(lambda part: fn(*part, *args), parts)
+
+
+def _loss_only_tb(params, X, Y, h0):
+    results = _in_two_halves(lambda x, y, h: _shard_loss_only(params, x, y, h), X, Y, h0)
+    return sum(r[0] for r in results), np.concatenate([r[1] for r in results])
+
+
+def _loss_and_grads_tb(params, X, Y, h0, bptt_truncate=None):
+    results = _in_two_halves(lambda x, y, h, k: _shard_loss_and_grads(params, x, y, h, k), X, Y, h0, bptt_truncate)
+    if len(results) == 1:
+        return results[0]
+    (l1, g1, h1, d1), (l2, g2, h2, d2) = results
+    grads = {k: g1[k] + g2[k] for k in g1}
+    return l1 + l2, grads, np.concatenate([h1, h2]), np.concatenate([d1, d2])
+
+
+class _TwoThreads:
+    """Two worker threads with BLAS limited to one thread while they run.
+
+    Created on first use. On a machine with one core the halves run one
+    after the other in the calling thread, with the same results.
     """
-    H = rows.shape[1]
-    out = np.zeros((H, V), dtype=rows.dtype)
-    order = np.argsort(idx, kind="stable")
-    sorted_idx = idx[order]
-    starts = np.flatnonzero(np.r_[True, sorted_idx[1:] != sorted_idx[:-1]])
-    sums = np.add.reduceat(rows[order], starts, axis=0)  # (U, H)
-    out[:, sorted_idx[starts]] = sums.T
-    return out
+
+    def __init__(self):
+        self._pool = None
+        self._blas = None
+        self._lock = threading.Lock()
+
+    def map(self, fn, items):
+        if (os.cpu_count() or 1) < 2 or threading.current_thread() is not threading.main_thread():
+            return [fn(item) for item in items]
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=len(items), thread_name_prefix="rnn_core")
+                self._blas = _blas_controller()
+            previous = self._blas.set(1) if self._blas else None
+            try:
+                return list(self._pool.map(fn, items))
+            finally:
+                if self._blas:
+                    self._blas.set(previous)
+
+
+class _BlasThreads:
+    """Set and restore the number of BLAS threads (through threadpoolctl)."""
+
+    def __init__(self, libs):
+        self._libs = libs
+
+    def set(self, n):
+        previous = [lib.get_num_threads() for lib in self._libs]
+        for lib, k in zip(self._libs, n if isinstance(n, list) else [n] * len(self._libs)):
+            lib.set_num_threads(k)
+        return previous
+
+
+def _blas_controller():
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:  # without it, BLAS may oversubscribe the cores: slower, same results
+        return None
+    libs = ThreadpoolController().select(user_api="blas").lib_controllers
+    return _BlasThreads(libs) if libs else None
+
+
+_parallel = _TwoThreads()
 
 
 # -- input checks: clear errors at the door, never an IndexError deep inside --------
