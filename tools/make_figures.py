@@ -1,0 +1,363 @@
+"""Draw the series' diagrams into img/ as SVG, the same bytes on every run.
+
+    python tools/make_figures.py                 # write img/*.svg
+    python tools/make_figures.py --out DIR       # write them somewhere else (the test does this)
+    python tools/make_figures.py --png DIR       # also write PNG previews into DIR (not committed)
+
+The figures (names used by the notebooks):
+
+    rnn-4-black-boxes.svg             four boxes turn "hell" into "ello", one character each
+    rnn-4-black-boxes-connected.svg   the same boxes, connected by a hidden state h
+    rnn-multi-sequences.svg           sequences of different lengths: "ca" -> "at", "hell" -> "ello"
+    rnn-unrolled.svg                  the network folded and unrolled in time, W_xh, W_hh, W_yh labelled
+    char-level-language-model.svg     the character-level language model on "hello", with numbers
+
+The numbers in the last figure are those of a real, untrained network:
+``rnn_core.init_params(4, 3, seed=2)`` run by ``rnn_core.forward`` on "hell", with the
+vocabulary in the order the characters first appear in "hello" (h, e, l, o).
+Notebook 02 computes the same numbers.
+
+Reproducible output: fixed figure sizes (no tight bounding boxes), glyphs drawn as
+paths from matplotlib's bundled DejaVu fonts, ``svg.hashsalt`` fixed so element ids do
+not change, and no date in the metadata.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch  # noqa: E402
+from matplotlib.path import Path as MplPath  # noqa: E402
+
+import rnn_core  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SCALE = 0.55  # inches per data unit: every figure is drawn in data units with equal aspect
+
+# one colour per kind of quantity, the same in every figure
+INK = "#1f2933"
+MUTED = "#616e7c"
+BOX = "#2d3748"  # the black boxes
+X_FILL, X_EDGE = "#dbeafe", "#1d4ed8"  # inputs x
+H_FILL, H_EDGE = "#dcfce7", "#15803d"  # hidden state h
+O_FILL, O_EDGE = "#ffedd5", "#c2410c"  # outputs o, y_hat
+GOOD_FILL, GOOD_EDGE = "#bbf7d0", "#15803d"  # the target's score
+NOTE = "#b91c1c"
+
+# the "hello" example of the last figure (notebook 02 uses the same numbers)
+HELLO_VOCAB = "helo"  # order of first appearance in "hello"
+HELLO_SEED = 2
+HELLO_HIDDEN = 3
+
+STYLE = {
+    "svg.hashsalt": "rnn-from-scratch",  # fixed ids for clip paths and glyphs
+    "svg.fonttype": "path",  # glyphs as paths: looks the same in every viewer
+    "font.family": "DejaVu Sans",
+    "mathtext.fontset": "dejavusans",
+    "font.size": 12,
+    "path.simplify": False,
+}
+SVG_METADATA = {"Date": None, "Creator": "rnn-from-scratch tools/make_figures.py"}
+
+
+# -- drawing helpers ------------------------------------------------------------------
+
+
+def new_figure(xmin, xmax, ymin, ymax):
+    """A figure whose axes fill it exactly and show [xmin, xmax] x [ymin, ymax] at equal scale."""
+    fig = plt.figure(figsize=((xmax - xmin) * SCALE, (ymax - ymin) * SCALE))
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(xmin, xmax)
+    ax.set_ylim(ymin, ymax)
+    ax.set_axis_off()
+    return fig, ax
+
+
+def box(ax, cx, cy, w, h, fill, edge, lw=1.6, rounding=0.15, **kw):
+    ax.add_patch(
+        FancyBboxPatch(
+            (cx - w / 2, cy - h / 2), w, h, boxstyle=f"round,pad=0,rounding_size={rounding}",
+            facecolor=fill, edgecolor=edge, linewidth=lw, **kw,
+        )
+    )
+
+
+def node(ax, cx, cy, label, fill, edge, r=0.5, size=15):
+    ax.add_patch(Circle((cx, cy), r, facecolor=fill, edgecolor=edge, linewidth=1.8))
+    ax.text(cx, cy, label, ha="center", va="center", fontsize=size, color=INK)
+
+
+def arrow(ax, start, end, color=INK, lw=1.6, style="-|>", rad=0.0, **kw):
+    ax.add_patch(
+        FancyArrowPatch(
+            start, end, arrowstyle=style, mutation_scale=14, color=color, linewidth=lw,
+            shrinkA=0, shrinkB=0, connectionstyle=f"arc3,rad={rad}", **kw,
+        )
+    )
+
+
+def char_token(ax, cx, cy, ch, fill, edge, size=0.8):
+    """A character in a small rounded square, monospace, as typed."""
+    box(ax, cx, cy, size, size, fill, edge, lw=1.4, rounding=0.12)
+    ax.text(cx, cy, ch, ha="center", va="center_baseline", fontsize=17, family="DejaVu Sans Mono",
+            weight="bold", color=INK)
+
+
+def black_box(ax, cx, cy, w=1.3, h=1.0):
+    box(ax, cx, cy, w, h, BOX, BOX, rounding=0.12)
+    ax.text(cx, cy, "$f$", ha="center", va="center", fontsize=20, color="white")
+
+
+def minus(v, fmt=".2f"):
+    """A number with a typographic minus sign."""
+    return format(v, fmt).replace("-", "\u2212")
+
+
+def title(ax, x, y, text, size=13):
+    ax.text(x, y, text, ha="center", va="center", fontsize=size, color=INK)
+
+
+# -- the story of the boxes -----------------------------------------------------------------
+
+
+def boxes_row(ax, x0, y, inputs, outputs, connected, spacing=2.2, h_first=0):
+    """One row of black boxes: input characters below, output characters above, h between (if connected)."""
+    xs = [x0 + spacing * i for i in range(len(inputs))]
+    for i, (x, cin, cout) in enumerate(zip(xs, inputs, outputs)):
+        char_token(ax, x, y - 1.9, cin, X_FILL, X_EDGE)
+        char_token(ax, x, y + 1.9, cout, O_FILL, O_EDGE)
+        arrow(ax, (x, y - 1.5), (x, y - 0.5))
+        arrow(ax, (x, y + 0.5), (x, y + 1.5))
+        black_box(ax, x, y)
+        if connected:
+            start = x - spacing + 0.65 if i else x - 1.55
+            arrow(ax, (start, y), (x - 0.65, y), color=H_EDGE, lw=2.2)
+            label_x = (start + x - 0.65) / 2
+            ax.text(label_x, y + 0.3, f"$h_{h_first + i}$", ha="center", va="center", fontsize=14, color=H_EDGE)
+    return xs
+
+
+def side_labels(ax, x, y):
+    ax.text(x, y + 1.9, "output", ha="right", va="center", fontsize=11, color=MUTED)
+    ax.text(x, y - 1.9, "input", ha="right", va="center", fontsize=11, color=MUTED)
+
+
+def fig_black_boxes():
+    fig, ax = new_figure(-2.4, 9.0, -4.1, 3.6)
+    title(ax, 3.3, 3.1, "$f$(\u201chell\u201d) = \u201cello\u201d with four boxes, one character each")
+    xs = boxes_row(ax, 0, 0, "hell", "ello", connected=False)
+    side_labels(ax, -0.95, 0)
+    # the puzzle: boxes 3 and 4 see the same input but must answer differently
+    ax.plot([xs[2] - 0.45, xs[2] - 0.45, xs[3] + 0.45, xs[3] + 0.45], [-2.55, -2.75, -2.75, -2.55],
+            color=NOTE, lw=1.5)
+    ax.text((xs[2] + xs[3]) / 2, -3.2, "same input \u2018l\u2019, but outputs \u2018l\u2019 and \u2018o\u2019:",
+            ha="center", va="center", fontsize=11, color=NOTE)
+    ax.text((xs[2] + xs[3]) / 2, -3.7, "one character alone cannot decide",
+            ha="center", va="center", fontsize=11, color=NOTE)
+    return fig
+
+
+def fig_black_boxes_connected():
+    fig, ax = new_figure(-2.4, 9.0, -4.1, 3.6)
+    title(ax, 3.3, 3.1, "each box also receives $h$, a summary of what came before")
+    xs = boxes_row(ax, 0, 0, "hell", "ello", connected=True)
+    side_labels(ax, -0.95, 0)
+    ax.text((xs[2] + xs[3]) / 2, -3.05, "$f($\u2018l\u2019$,\\, h_2)$ = \u2018l\u2019      $f($\u2018l\u2019$,\\, h_3)$ = \u2018o\u2019",
+            ha="center", va="center", fontsize=12, color=H_EDGE)
+    ax.text((xs[2] + xs[3]) / 2, -3.65, "same character, told apart by $h$",
+            ha="center", va="center", fontsize=11, color=H_EDGE)
+    return fig
+
+
+def fig_multi_sequences():
+    fig, ax = new_figure(-4.2, 8.6, -8.8, 3.7)
+    title(ax, 2.2, 3.2, "one $f$ for every length: $T$ characters in, $T$ steps")
+    boxes_row(ax, 0, 0, "ca", "at", connected=True)
+    boxes_row(ax, 0, -5.4, "hell", "ello", connected=True)
+    for y, name in ((0, "\u201cca\u201d \u2192 \u201cat\u201d"), (-5.4, "\u201chell\u201d \u2192 \u201cello\u201d")):
+        ax.text(-2.0, y + 0.25, f"$T = {2 if y == 0 else 4}$", ha="right", va="center", fontsize=14,
+                weight="bold", color=INK)
+        ax.text(-2.0, y - 0.35, name, ha="right", va="center", fontsize=10, color=MUTED)
+    ax.text(6.0, 0.35, "the same weights", ha="center", va="center", fontsize=11, color=MUTED)
+    ax.text(6.0, -0.25, "$W_{xh}$, $W_{hh}$, $W_{yh}$ at every step", ha="center", va="center", fontsize=11,
+            color=MUTED)
+    ax.plot([-4.0, 8.4], [-2.85, -2.85], color="#cbd2d9", lw=1.0, ls=(0, (4, 3)))
+    return fig
+
+
+# -- the network itself ------------------------------------------------------------------------
+
+
+def fig_unrolled():
+    fig, ax = new_figure(-1.9, 15.4, -2.8, 7.5)
+    yx, yh, yo, yy = 0.0, 2.3, 4.6, 6.5
+    r = 0.55
+    label = dict(fontsize=12, va="center")
+
+    def column(x, s):
+        """x_s -> h_s -> o_s -> y_hat_s, with the weights on the arrows."""
+        node(ax, x, yx, f"$x_{{{s}}}$", X_FILL, X_EDGE, r=r, size=14)
+        node(ax, x, yh, f"$h_{{{s}}}$", H_FILL, H_EDGE, r=r, size=14)
+        node(ax, x, yo, f"$o_{{{s}}}$", O_FILL, O_EDGE, r=r, size=14)
+        node(ax, x, yy, f"$\\hat{{y}}_{{{s}}}$", O_FILL, O_EDGE, r=0.5, size=14)
+        arrow(ax, (x, yx + r), (x, yh - r))
+        arrow(ax, (x, yh + r), (x, yo - r))
+        arrow(ax, (x, yo + r), (x, yy - 0.5), color=MUTED, lw=1.3)
+        ax.text(x - 0.15, (yx + yh) / 2, "$W_{xh}$", ha="right", **label)
+        ax.text(x - 0.15, (yh + yo) / 2, "$W_{yh}$", ha="right", **label)
+        ax.text(x + 0.12, (yo + yy) / 2 + 0.02, "softmax", ha="left", fontsize=9, va="center", color=MUTED)
+
+    # folded: one cell whose state loops back into itself
+    column(0.0, "t")
+    c, s_ = np.cos(np.radians(35)) * r, np.sin(np.radians(35)) * r
+    loop = MplPath([(c, yh + s_), (1.7, yh + 1.3), (1.7, yh - 1.3), (c, yh - s_)],
+                [MplPath.MOVETO, MplPath.CURVE4, MplPath.CURVE4, MplPath.CURVE4])
+    ax.add_patch(FancyArrowPatch(path=loop, arrowstyle="-|>", mutation_scale=14, color=H_EDGE, linewidth=2.0))
+    ax.text(1.6, yh, "$W_{hh}$", ha="left", color=H_EDGE, **label)
+    ax.text(0.0, -1.1, "folded", ha="center", va="center", fontsize=11, color=MUTED)
+
+    # the unrolling arrow
+    ax.add_patch(FancyArrowPatch((2.75, yh), (3.85, yh), arrowstyle="simple,head_width=0.9,head_length=0.7",
+                                 mutation_scale=18, color="#cbd2d9", linewidth=0))
+    ax.text(3.3, yh + 0.65, "unroll", ha="center", va="center", fontsize=11, color=MUTED)
+
+    # unrolled: three steps, the state passed along by W_hh
+    xs = [7.0, 9.8, 12.6]
+    for x, s in zip(xs, ["t-1", "t", "t+1"]):
+        column(x, s)
+    ends = [xs[0] - 2.3] + xs + [xs[-1] + 2.3]
+    for a, b in zip(ends[:-1], ends[1:]):
+        a0 = a + r if a in xs else a + 0.3
+        b0 = b - r if b in xs else b - 0.3
+        arrow(ax, (a0, yh), (b0, yh), color=H_EDGE, lw=2.0)
+        ax.text((a0 + b0) / 2, yh + 0.32, "$W_{hh}$", ha="center", color=H_EDGE, **label)
+    ax.text(ends[0], yh, "\u22ef", ha="center", va="center", fontsize=16, color=H_EDGE)
+    ax.text(ends[-1], yh, "\u22ef", ha="center", va="center", fontsize=16, color=H_EDGE)
+    ax.text(xs[1], -1.1, "unrolled: the same weights at every step", ha="center", va="center", fontsize=11,
+            color=MUTED)
+
+    eq = ("$h_t = \\tanh(W_{hh}\\,h_{t-1} + W_{xh}\\,x_t + b_h)$        $o_t = W_{yh}\\,h_t + b_o$"
+          "        $\\hat{y}_t = \\mathrm{softmax}(o_t)$")
+    ax.text(6.6, -2.1, eq, ha="center", va="center", fontsize=13, color=INK)
+    return fig
+
+
+def hello_example():
+    """The numbers of the "hello" figure: inputs, targets, hidden states (4, 3) and scores (4, 4)."""
+    text = "hello"
+    idx = np.array([HELLO_VOCAB.index(c) for c in text])
+    inputs, targets = idx[:-1], idx[1:]
+    params = rnn_core.init_params(len(HELLO_VOCAB), HELLO_HIDDEN, seed=HELLO_SEED)
+    out = rnn_core.forward(params, inputs)
+    return inputs, targets, out["h"], out["o"]
+
+
+def vector(ax, cx, top, values, fill, edge, highlight=None, hl_fill=None, hl_edge=None, fmt=minus, bold_hl=True):
+    """A column vector drawn as stacked cells, first entry on top; returns the cells' centre heights."""
+    cw, ch = 1.05, 0.5
+    ys = [top - ch / 2 - ch * k for k in range(len(values))]
+    for k, (v, y) in enumerate(zip(values, ys)):
+        hl = k == highlight
+        ax.add_patch(
+            FancyBboxPatch((cx - cw / 2, y - ch / 2), cw, ch, boxstyle="square,pad=0",
+                           facecolor=hl_fill if hl else fill, edgecolor=hl_edge if hl else edge,
+                           linewidth=2.2 if hl else 1.2, zorder=3 if hl else 2)
+        )
+        ax.text(cx, y, fmt(v), ha="center", va="center", fontsize=11, color=INK,
+                weight="bold" if hl and bold_hl else "normal", zorder=4)
+    return ys
+
+
+def fig_char_language_model():
+    inputs, targets, h, o = hello_example()
+    V, H = len(HELLO_VOCAB), h.shape[1]
+    fig, ax = new_figure(-4.9, 9.2, -2.75, 10.3)
+    xs = [0.0, 2.7, 5.4, 8.1]
+    in_top, h_top, o_top = 2.0, 4.85, 8.05
+    o_bottom = o_top - 0.5 * V
+    for t, x in enumerate(xs):
+        char_token(ax, x, -0.9, HELLO_VOCAB[inputs[t]], X_FILL, X_EDGE, size=0.75)
+        arrow(ax, (x, -0.5), (x, -0.05), color=MUTED, lw=1.2)
+        one_hot = np.eye(V, dtype=int)[inputs[t]]
+        vector(ax, x, in_top, one_hot, "white", X_EDGE, highlight=inputs[t], hl_fill=X_FILL, hl_edge=X_EDGE,
+               fmt=str)
+        vector(ax, x, h_top, h[t], H_FILL, H_EDGE, fmt=minus)
+        vector(ax, x, o_top, o[t], "white", O_EDGE, highlight=targets[t], hl_fill=GOOD_FILL, hl_edge=GOOD_EDGE)
+        char_token(ax, x, o_top + 1.0, HELLO_VOCAB[targets[t]], GOOD_FILL, GOOD_EDGE, size=0.75)
+        arrow(ax, (x, in_top + 0.05), (x, h_top - 0.5 * H - 0.05))
+        arrow(ax, (x, h_top + 0.05), (x, o_bottom - 0.05))
+        ax.text(x - 0.13, (in_top + h_top - 0.5 * H) / 2, "$W_{xh}$", ha="right", va="center", fontsize=11)
+        ax.text(x - 0.13, (h_top + o_bottom) / 2, "$W_{yh}$", ha="right", va="center", fontsize=11)
+        if t:
+            hy = h_top - 0.25 * H
+            arrow(ax, (xs[t - 1] + 0.56, hy), (x - 0.56, hy), color=H_EDGE, lw=2.0)
+            ax.text((xs[t - 1] + x) / 2, hy + 0.3, "$W_{hh}$", ha="center", va="center", fontsize=11, color=H_EDGE)
+    # the vocabulary beside the first column's one-hot and score vectors
+    for top in (in_top, o_top):
+        for k, c in enumerate(HELLO_VOCAB):
+            ax.text(xs[0] - 0.68, top - 0.25 - 0.5 * k, c, ha="center", va="center", fontsize=11,
+                    family="DejaVu Sans Mono", color=MUTED)
+    # row names on the left
+    names = [
+        (-0.9, "input characters"),
+        (in_top - 0.25 * V, "input layer\none-hot $x_t$"),
+        (h_top - 0.25 * H, "hidden layer $h_t$"),
+        (o_top - 0.25 * V, "output layer\nscores $o_t$"),
+        (o_top + 1.0, "targets"),
+    ]
+    for y, name in names:
+        ax.text(-1.15, y, name, ha="right", va="center", fontsize=11, color=INK, linespacing=1.3)
+    ax.text(4.05, -2.0, "green: the score of the character that should come next;\n"
+            "training pushes it up and the other scores down",
+            ha="center", va="center", fontsize=10.5, color=GOOD_EDGE, linespacing=1.4)
+    ax.text(2.15, 9.75, "a character-level language model reading \u201chello\u201d (vocabulary h, e, l, o)",
+            ha="center", va="center", fontsize=12.5, color=INK)
+    return fig
+
+
+FIGURES = {
+    "rnn-4-black-boxes": fig_black_boxes,
+    "rnn-4-black-boxes-connected": fig_black_boxes_connected,
+    "rnn-multi-sequences": fig_multi_sequences,
+    "rnn-unrolled": fig_unrolled,
+    "char-level-language-model": fig_char_language_model,
+}
+
+
+def make_all(out_dir, png_dir=None):
+    """Write every figure as out_dir/NAME.svg (and png_dir/NAME.png if given); returns the SVG paths."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    with plt.rc_context(STYLE):
+        for name, draw in FIGURES.items():
+            fig = draw()
+            path = out_dir / f"{name}.svg"
+            fig.savefig(path, format="svg", metadata=SVG_METADATA)
+            written.append(path)
+            if png_dir is not None:
+                Path(png_dir).mkdir(parents=True, exist_ok=True)
+                fig.savefig(Path(png_dir) / f"{name}.png", format="png", dpi=110, metadata={"Software": None})
+            plt.close(fig)
+    return written
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="Draw the series' figures as SVG.")
+    parser.add_argument("--out", default=str(ROOT / "img"), help="directory for the SVG files (default: img/)")
+    parser.add_argument("--png", default=None, help="also write PNG previews into this directory")
+    args = parser.parse_args(argv)
+    for path in make_all(args.out, args.png):
+        print(path.name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
