@@ -1,0 +1,106 @@
+"""Softmax, its Jacobian, and cross-entropy: properties and finite-difference checks."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+import rnn_core
+from rnn_core import cross_entropy, cross_entropy_grad, numerical_gradient, rel_error, softmax, softmax_jacobian
+
+logit_vectors = arrays(np.float64, st.integers(1, 12), elements=st.floats(-50, 50))
+
+
+@given(logit_vectors)
+def test_softmax_is_a_distribution(o):
+    p = softmax(o)
+    assert np.all(p >= 0)
+    assert np.isclose(p.sum(), 1.0)
+
+
+@given(logit_vectors, st.floats(-100, 100))
+def test_softmax_is_shift_invariant(o, c):
+    assert np.allclose(softmax(o), softmax(o + c), atol=1e-12)
+
+
+@given(logit_vectors)
+def test_softmax_jacobian_rows_sum_to_zero_and_it_is_symmetric(o):
+    J = softmax_jacobian(softmax(o))
+    assert np.allclose(J.sum(axis=1), 0.0, atol=1e-12)
+    assert np.array_equal(J, J.T)
+
+
+def test_softmax_extreme_logits_are_finite_without_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        p = softmax(np.array([1000.0, -1000.0, 999.0]))
+        assert np.all(np.isfinite(p))
+        assert np.isclose(p.sum(), 1.0)
+        ce = cross_entropy(np.array([1000.0, -1000.0, 0.0]), 1)
+        assert np.isclose(ce, 2000.0)
+
+
+def test_softmax_over_any_axis():
+    o = np.random.default_rng(0).standard_normal((3, 4, 5))
+    for axis in range(3):
+        p = softmax(o, axis=axis)
+        assert np.allclose(p.sum(axis=axis), 1.0)
+        assert np.allclose(p, np.moveaxis(softmax(np.moveaxis(o, axis, -1)), -1, axis))
+
+
+def test_softmax_temperature():
+    o = np.array([1.0, 2.0, 3.0])
+    assert np.allclose(softmax(o, temperature=2.0), softmax(o / 2.0))
+    assert softmax(o, temperature=0.01)[2] > 0.999
+    with pytest.raises(ValueError, match="temperature"):
+        softmax(o, temperature=0)
+
+
+def test_softmax_jacobian_matches_finite_differences(rng):
+    o = rng.standard_normal(6)
+    J = softmax_jacobian(softmax(o))
+    for k in range(6):
+        col = numerical_gradient(lambda: softmax(o)[k], o)  # row k: d p_k / d o
+        assert rel_error(J[k], col) < 1e-8
+
+
+def test_cross_entropy_matches_definition_and_gradient(rng):
+    o = rng.standard_normal((4, 7))
+    y = rng.integers(0, 7, 4)
+    p = softmax(o)
+    assert np.isclose(cross_entropy(o, y), -np.log(p[np.arange(4), y]).sum())
+    g = cross_entropy_grad(o, y)
+    assert np.allclose(g, p - rnn_core.one_hot(y, 7))
+    assert rel_error(g, numerical_gradient(lambda: cross_entropy(o, y), o)) < 1e-8
+    # a single vector and an int target
+    assert np.isclose(cross_entropy(o[0], int(y[0])), -np.log(p[0, y[0]]))
+    assert cross_entropy_grad(o[0], int(y[0])).shape == (7,)
+
+
+@settings(max_examples=30)
+@given(arrays(np.float64, st.integers(2, 8), elements=st.floats(-20, 20)), st.data())
+def test_cross_entropy_gradient_property(o, data):
+    y = data.draw(st.integers(0, len(o) - 1))
+    g = cross_entropy_grad(o, y)
+    assert np.isclose(g.sum(), 0.0, atol=1e-12)  # probabilities minus a distribution
+    assert g[y] <= 0 and np.all(np.delete(g, y) >= 0)
+
+
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda: cross_entropy(np.zeros(3), 3), ValueError, "outside"),
+        (lambda: cross_entropy(np.zeros(3), -1), ValueError, "outside"),
+        (lambda: cross_entropy(np.zeros((2, 3)), np.array([0])), ValueError, "targets of shape"),
+        (lambda: cross_entropy(np.zeros(3), 1.0), TypeError, "integer"),
+        (lambda: softmax(np.array([])), ValueError, "empty"),
+        (lambda: softmax(np.array(["a"])), TypeError, "real numbers"),
+        (lambda: softmax_jacobian(np.ones((2, 2))), ValueError, "one probability vector"),
+    ],
+)
+def test_bad_input_gets_clear_errors(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
