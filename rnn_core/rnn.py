@@ -425,6 +425,8 @@ def _blas_controller():
 
 
 _parallel = _TwoThreads()
+# a forked child has no worker threads: let it build its own pool
+os.register_at_fork(after_in_child=lambda: _parallel.__init__())
 
 
 # -- input checks: clear errors at the door, never an IndexError deep inside --------
