@@ -1,0 +1,260 @@
+"""Checkpoints: a trained network, and everything needed to resume its training, in one .npz file.
+
+The file is a plain numpy ``.npz`` archive that ``np.load(path,
+allow_pickle=False)`` opens; every entry is an array:
+
+=====================  ==========================================================
+``W_xh, W_hh, W_yh,``  the parameters, under the names of the equations
+``b_h, b_o``
+``vocab``              the vocabulary's characters as Unicode code points (uint32, V)
+``h``                  the hidden state carried into the next window, (B, H)
+``opt.<name>[.<key>]`` the optimizer state, e.g. ``opt.t``, ``opt.m.W_hh``, ``opt.v.W_hh``
+                       (Adam), ``opt.G.W_hh`` (Adagrad), nothing for SGD
+``history.<field>``    the training history (step, train_bpc, ..., val_bpc)
+``rng_state``          the random generator's state: a JSON string stored as uint8 bytes
+``meta``               JSON as uint8 bytes: format and version, step, position in the
+                       data (pass and window), optimizer name, the training
+                       configuration, a fingerprint of the training text, elapsed time
+=====================  ==========================================================
+
+Only the parameters and the vocabulary are needed to sample text; the rest
+makes resuming bit-identical (``rnn_core.train`` with ``resume=True``).
+
+Writing is atomic: the archive goes to a temporary file in the same folder,
+which then replaces the target in one rename, so a crash mid-write leaves the
+previous checkpoint intact. Reading checks everything it uses and raises
+``CheckpointError`` (a ValueError) naming what is wrong with a corrupt or
+mismatched file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .rnn import PARAM_NAMES, check_params
+from .vocab import Vocabulary
+
+__all__ = ["CheckpointError", "Checkpoint", "save_checkpoint", "load_checkpoint", "FORMAT", "VERSION"]
+
+FORMAT = "rnn_core-checkpoint"
+VERSION = 1
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file that cannot be used: corrupt, incomplete or mismatched."""
+
+
+@dataclass
+class Checkpoint:
+    """What a checkpoint file holds, as Python objects.
+
+    params: dict W_xh, W_hh, W_yh, b_h, b_o; vocab: a Vocabulary;
+    optimizer: "adam", "adagrad", "sgd" or None; opt_state: the state dict that
+    optimizer's update function takes (or None); step: optimizer steps done;
+    h: the carried hidden state (B, H) or None; rng_state: dict for
+    ``np.random.Generator.bit_generator.state`` or None; history: dict of
+    arrays (may be empty); meta: the rest of the JSON metadata (config, data
+    position, text fingerprint, elapsed seconds).
+    """
+
+    params: dict
+    vocab: Vocabulary
+    optimizer: str | None = None
+    opt_state: dict | None = None
+    step: int = 0
+    h: np.ndarray | None = None
+    rng_state: dict | None = None
+    history: dict = field(default_factory=dict)
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def config(self):
+        """The training configuration stored with the checkpoint, a dict (empty if none)."""
+        return dict(self.meta.get("config", {}))
+
+    @property
+    def hidden_size(self):
+        return self.params["W_hh"].shape[0]
+
+
+def _json_bytes(obj):
+    return np.frombuffer(json.dumps(obj, sort_keys=True).encode("utf-8"), dtype=np.uint8)
+
+
+def _flatten_opt_state(opt_state):
+    arrays = {}
+    for name, value in opt_state.items():
+        if isinstance(value, dict):
+            for k, arr in value.items():
+                arrays[f"opt.{name}.{k}"] = np.asarray(arr)
+        else:
+            arrays[f"opt.{name}"] = np.asarray(value)
+    return arrays
+
+
+def _unflatten_opt_state(arrays):
+    state = {}
+    for key, arr in arrays.items():
+        parts = key.split(".")
+        if len(parts) == 2:
+            state[parts[1]] = int(arr) if arr.dtype.kind in "iu" else arr.item() if arr.ndim == 0 else arr
+        elif len(parts) == 3:
+            state.setdefault(parts[1], {})[parts[2]] = arr
+        else:
+            raise CheckpointError(f"unexpected optimizer entry {key!r}")
+    return state
+
+
+def save_checkpoint(
+    path,
+    params,
+    vocab,
+    *,
+    optimizer=None,
+    opt_state=None,
+    step=0,
+    h=None,
+    rng_state=None,
+    history=None,
+    meta=None,
+):
+    """Write a checkpoint to ``path`` atomically; returns the Path.
+
+    params: dict W_xh, W_hh, W_yh, b_h, b_o (checked); vocab: Vocabulary of
+    size V. The keyword arguments are optional training state (see
+    ``Checkpoint``); meta: extra JSON-serialisable metadata. The folder of
+    ``path`` must exist.
+    """
+    path = Path(path)
+    params = check_params(params)
+    if not isinstance(vocab, Vocabulary):
+        raise TypeError(f"vocab must be a rnn_core.Vocabulary, got {type(vocab).__name__}")
+    if vocab.size != params["W_xh"].shape[1]:
+        raise ValueError(f"vocabulary has {vocab.size} characters but the parameters expect V={params['W_xh'].shape[1]}")
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"checkpoint folder {path.parent} does not exist; create it first or choose another path")
+    arrays = {k: params[k] for k in PARAM_NAMES}
+    arrays["vocab"] = np.array([ord(c) for c in vocab.chars], dtype=np.uint32)
+    if h is not None:
+        arrays["h"] = np.asarray(h)
+    if opt_state is not None:
+        arrays.update(_flatten_opt_state(opt_state))
+    for name, values in (history or {}).items():
+        arrays[f"history.{name}"] = np.asarray(values)
+    if rng_state is not None:
+        arrays["rng_state"] = _json_bytes(rng_state)
+    info = dict(meta or {})
+    info.update({"format": FORMAT, "version": VERSION, "step": int(step), "optimizer": optimizer})
+    arrays["meta"] = _json_bytes(info)
+
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, **arrays)  # a file object: numpy adds no ".npz" to the name
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def load_checkpoint(path):
+    """Read a checkpoint written by ``save_checkpoint``; returns a ``Checkpoint``.
+
+    Raises FileNotFoundError if there is no such file, and CheckpointError (a
+    ValueError) if it is not a readable rnn_core checkpoint or its parts do
+    not fit together.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"checkpoint {path} does not exist")
+    if not path.is_file():
+        raise FileNotFoundError(f"checkpoint {path} is not a file")
+    try:
+        # open the file ourselves: np.load leaves its own handle open when the archive is damaged
+        with open(path, "rb") as f, np.load(f, allow_pickle=False) as npz:
+            arrays = {k: npz[k] for k in npz.files}
+    except Exception as e:  # a damaged archive fails in many ways (zip, header, size, CRC)
+        raise CheckpointError(f"checkpoint {path} is corrupt or not a .npz file ({type(e).__name__}: {e})") from None
+    if not isinstance(arrays, dict) or not arrays:
+        raise CheckpointError(f"checkpoint {path} holds no arrays")
+
+    def bad(msg):
+        return CheckpointError(f"checkpoint {path} is unusable: {msg}")
+
+    missing = [k for k in (*PARAM_NAMES, "vocab") if k not in arrays]
+    if missing:
+        raise bad(f"missing {', '.join(missing)} (is it an rnn_core checkpoint?)")
+    params = {k: arrays[k] for k in PARAM_NAMES}
+    try:
+        check_params(params)
+    except (TypeError, ValueError) as e:
+        raise bad(str(e)) from None
+    codes = arrays["vocab"]
+    if codes.ndim != 1 or codes.dtype.kind not in "iu" or codes.size == 0:
+        raise bad(f"'vocab' must be a 1-D array of code points, got shape {codes.shape}, dtype {codes.dtype}")
+    if codes.max() > 0x10FFFF:
+        raise bad("'vocab' holds a value that is not a Unicode code point")
+    try:
+        vocab = Vocabulary("".join(chr(int(c)) for c in codes))
+    except ValueError as e:
+        raise bad(f"'vocab': {e}") from None
+    V = params["W_xh"].shape[1]
+    if vocab.size != V:
+        raise bad(f"the vocabulary has {vocab.size} characters but the parameters expect V={V}")
+
+    meta = _read_json(arrays, "meta", bad) or {}
+    if meta and meta.get("format") != FORMAT:
+        raise bad(f"'meta' does not describe an {FORMAT} file")
+    if meta and meta.get("version", 0) > VERSION:
+        raise bad(f"written by a newer rnn_core (format version {meta.get('version')}); upgrade rnn_core")
+    rng_state = _read_json(arrays, "rng_state", bad)
+
+    h = arrays.get("h")
+    H = params["W_hh"].shape[0]
+    if h is not None and (h.ndim != 2 or h.shape[1] != H or h.dtype != params["W_hh"].dtype or not np.isfinite(h).all()):
+        raise bad(f"hidden state 'h' has shape {h.shape}, dtype {h.dtype}; expected (B, {H}), {params['W_hh'].dtype}, finite")
+
+    opt_arrays = {k: v for k, v in arrays.items() if k.startswith("opt.")}
+    opt_state = _unflatten_opt_state(opt_arrays) if opt_arrays or meta.get("optimizer") == "sgd" else None
+    if opt_state:
+        for name, value in opt_state.items():
+            if isinstance(value, dict):
+                for k, arr in value.items():
+                    if k not in params or arr.shape != params[k].shape or arr.dtype != params[k].dtype:
+                        raise bad(f"optimizer entry opt.{name}.{k} does not match the parameters")
+    history = {k[len("history.") :]: v for k, v in arrays.items() if k.startswith("history.")}
+    step = meta.get("step", 0)
+    if isinstance(step, bool) or not isinstance(step, int) or step < 0:
+        raise bad(f"step must be an integer >= 0, got {step!r}")
+    return Checkpoint(
+        params=params,
+        vocab=vocab,
+        optimizer=meta.get("optimizer"),
+        opt_state=opt_state,
+        step=step,
+        h=h,
+        rng_state=rng_state,
+        history=history,
+        meta=meta,
+    )
+
+
+def _read_json(arrays, key, bad):
+    if key not in arrays:
+        return None
+    raw = arrays[key]
+    if raw.dtype != np.uint8 or raw.ndim != 1:
+        raise bad(f"{key!r} must be JSON stored as a 1-D uint8 array")
+    try:
+        return json.loads(raw.tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise bad(f"{key!r} is not valid JSON ({e})") from None

@@ -1,0 +1,252 @@
+"""The command line: ``python -m rnn_core train ...`` and ``python -m rnn_core sample ...``.
+
+    python -m rnn_core train --max-seconds 120           # train, save checkpoints/rnn.npz
+    python -m rnn_core train --steps 40000 --resume      # continue the same run to 40000 steps
+    python -m rnn_core sample --prime "Elizabeth" --length 300 --temperature 0.7
+
+Every flag is described by ``--help``. Bad input (a missing or too short
+text, a non-positive size, a negative learning rate, an unknown prime
+character, a corrupt checkpoint, ...) prints one line on stderr and exits
+with status 2 (a flag's value) or 1 (anything else), never a traceback.
+Ctrl-C during training saves the checkpoint, prints the summary and exits
+with status 130.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+from . import __version__
+from .checkpoint import load_checkpoint
+from .data import CACHE_ENV, TEXT_ENV, load_text
+from .generate import sample
+from .optim import OPTIMIZERS
+from .train import TrainConfig, train
+
+__all__ = ["main", "build_parser"]
+
+DEFAULT_CHECKPOINT = Path("checkpoints") / "rnn.npz"
+_DEFAULTS = TrainConfig()
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr (and exit status 2)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _int_at_least(minimum):
+    def parse(s):
+        try:
+            v = int(s)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {s!r}") from None
+        if v < minimum:
+            raise argparse.ArgumentTypeError(f"must be {'a positive integer' if minimum == 1 else f'>= {minimum}'}, got {v}")
+        return v
+
+    return parse
+
+
+def _float_above(minimum, inclusive=False):
+    def parse(s):
+        try:
+            v = float(s)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {s!r}") from None
+        if not math.isfinite(v) or v < minimum or (v == minimum and not inclusive):
+            raise argparse.ArgumentTypeError(f"must be a number {'>=' if inclusive else '>'} {minimum:g}, got {s}")
+        return v
+
+    return parse
+
+
+_positive_int, _nonneg_int = _int_at_least(1), _int_at_least(0)
+_positive_float, _nonneg_float = _float_above(0.0), _float_above(0.0, inclusive=True)
+
+
+def build_parser():
+    """The argparse parser for both subcommands."""
+    parser = _Parser(
+        prog="python -m rnn_core",
+        description="Train a character-level vanilla RNN (plain numpy) on a text, or sample from a trained one.",
+    )
+    parser.add_argument("--version", action="version", version=f"rnn_core {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="{train,sample}", parser_class=_Parser)
+    sub.required = True
+
+    d = _DEFAULTS
+    t = sub.add_parser(
+        "train",
+        help="train a model and save a checkpoint",
+        description=(
+            "Train a character-level RNN with Adam and global-norm gradient clipping, in float32. The first 90% "
+            "of the text is for training, the last 10% for validation. Ends with one summary line holding "
+            "val_bpc, the validation bits per character. With --resume, flags not given take the values stored "
+            "in the checkpoint."
+        ),
+    )
+    t.add_argument(
+        "--text",
+        metavar="PATH",
+        help=f"UTF-8 text file to train on (default: ${TEXT_ENV} if set, else Pride and Prejudice from the cache "
+        f"folder, downloaded from Project Gutenberg on first use; ${CACHE_ENV} moves the cache)",
+    )
+    t.add_argument("--hidden-size", type=_positive_int, metavar="H", help=f"hidden units (default: {d.hidden_size})")
+    t.add_argument("--batch-size", type=_positive_int, metavar="B", help=f"parallel streams per batch (default: {d.batch_size})")
+    t.add_argument(
+        "--seq-length", type=_positive_int, metavar="T", help=f"characters per window, the BPTT length (default: {d.seq_length})"
+    )
+    t.add_argument("--learning-rate", type=_positive_float, metavar="LR", help=f"peak learning rate (default: {d.learning_rate:g})")
+    t.add_argument(
+        "--steps",
+        type=_positive_int,
+        metavar="N",
+        help=f"total optimizer steps, counting those done before a resume (default: {d.steps})",
+    )
+    t.add_argument(
+        "--max-seconds",
+        type=_positive_float,
+        metavar="S",
+        help="wall-clock budget in seconds; the learning rate decays over whichever budget runs out first "
+        "(default: no limit)",
+    )
+    t.add_argument("--seed", type=_nonneg_int, metavar="K", help=f"random seed for the initial weights (default: {d.seed})")
+    t.add_argument(
+        "--checkpoint",
+        metavar="PATH",
+        help=f"checkpoint file, saved every {d.checkpoint_every} steps and at the end; its folder must exist, except "
+        f"the default folder, which is created (default: {DEFAULT_CHECKPOINT})",
+    )
+    t.add_argument("--resume", action="store_true", help="continue training from --checkpoint instead of starting afresh")
+    t.add_argument(
+        "--optimizer", choices=sorted(OPTIMIZERS), help=f"optimizer (default: {d.optimizer})"
+    )
+    t.add_argument(
+        "--clip-norm", type=_positive_float, metavar="X", help=f"clip the gradient's global norm to X (default: {d.clip_norm:g})"
+    )
+    t.add_argument(
+        "--eval-every", type=_nonneg_int, metavar="N", help=f"steps between validations, 0 for only at the end (default: {d.eval_every})"
+    )
+    t.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    s = sub.add_parser("sample", help="generate text from a checkpoint", description="Print text generated by a trained model.")
+    s.add_argument("--checkpoint", metavar="PATH", default=str(DEFAULT_CHECKPOINT), help=f"checkpoint to read (default: {DEFAULT_CHECKPOINT})")
+    s.add_argument(
+        "--prime",
+        metavar="TEXT",
+        help="text the model reads before generating; printed before the generated text (default: a newline, not printed)",
+    )
+    s.add_argument("--length", type=_nonneg_int, default=500, metavar="N", help="characters to generate (default: 500)")
+    s.add_argument(
+        "--temperature",
+        type=_nonneg_float,
+        default=0.8,
+        metavar="T",
+        help="below 1: safer and more repetitive; above 1: more surprising; 0: always the most likely character (default: 0.8)",
+    )
+    s.add_argument("--top-k", type=_positive_int, metavar="K", help="draw only among the K most likely characters (default: all)")
+    s.add_argument("--seed", type=_nonneg_int, default=0, metavar="K", help="random seed (default: 0)")
+    return parser
+
+
+_FLAG_TO_FIELD = {
+    "hidden_size": "hidden_size",
+    "batch_size": "batch_size",
+    "seq_length": "seq_length",
+    "learning_rate": "learning_rate",
+    "steps": "steps",
+    "max_seconds": "max_seconds",
+    "seed": "seed",
+    "optimizer": "optimizer",
+    "clip_norm": "clip_norm",
+    "eval_every": "eval_every",
+}
+
+
+def _cmd_train(args, out, err):
+    given = {field: getattr(args, flag) for flag, field in _FLAG_TO_FIELD.items() if getattr(args, flag) is not None}
+    if args.checkpoint is None:
+        path = DEFAULT_CHECKPOINT
+        if not args.resume:
+            path.parent.mkdir(parents=True, exist_ok=True)
+    else:
+        path = Path(args.checkpoint)
+    # checked before anything slow happens
+    if path.is_dir():
+        raise ValueError(f"--checkpoint {path} is a folder; give a file name such as {path / 'rnn.npz'}")
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"checkpoint folder {path.parent} does not exist; create it or choose another --checkpoint")
+    if args.resume:
+        if not path.is_file():
+            raise FileNotFoundError(f"checkpoint {path} does not exist, so there is nothing to resume (drop --resume to start afresh)")
+        stored = load_checkpoint(path).config
+        if not stored:
+            raise ValueError(f"checkpoint {path} holds no training configuration, so it cannot be resumed")
+        base = TrainConfig.from_dict(stored)
+        if "max_seconds" not in given:
+            given["max_seconds"] = None  # a time budget belongs to one run, not to the checkpoint
+        config = TrainConfig.from_dict({**base.to_dict(), **given})
+    else:
+        config = TrainConfig(**given)
+
+    text = load_text(args.text)
+    result = train(text, config, checkpoint=path, resume=args.resume, progress=not args.no_progress)
+    settings = f"H={config.hidden_size} B={config.batch_size} T={config.seq_length} {config.optimizer} lr {config.learning_rate:g}"
+    print(f"{result.summary()}  ({settings})  checkpoint: {path}", file=out, flush=True)
+    if result.stopped == "non-finite":
+        print(f"error: {result.message}", file=err)
+        return 1
+    if result.stopped == "interrupted":
+        return 130
+    return 0
+
+
+def _cmd_sample(args, out, err):
+    ck = load_checkpoint(args.checkpoint)
+    prime = args.prime
+    show_prime = prime is not None
+    if prime is None:
+        prime = "\n" if "\n" in ck.vocab.chars else ck.vocab.chars[0]
+    if prime == "":
+        raise ValueError("--prime must not be empty: the model needs at least one character to start from")
+    unknown = sorted(set(prime) - set(ck.vocab.chars))
+    if unknown:
+        shown = ", ".join(repr(c) for c in unknown[:10])
+        raise ValueError(f"--prime holds character(s) the model never saw: {shown}; use only characters of its vocabulary")
+    text = sample(ck.params, ck.vocab, prime, args.length, temperature=args.temperature, top_k=args.top_k, seed=args.seed)
+    out.write((prime if show_prime else "") + text + "\n")
+    out.flush()
+    return 0
+
+
+def main(argv=None, out=None, err=None):
+    """Run the command line with ``argv`` (default: sys.argv[1:]); returns the exit status."""
+    out = sys.stdout if out is None else out
+    err = sys.stderr if err is None else err
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help, --version, or a usage error already printed
+        return e.code if isinstance(e.code, int) else 2
+    try:
+        if args.command == "train":
+            return _cmd_train(args, out, err)
+        return _cmd_sample(args, out, err)
+    except KeyboardInterrupt:
+        print("interrupted", file=err)
+        return 130
+    except (ValueError, TypeError, OSError) as e:
+        print(f"error: {_one_line(e)}", file=err)
+        return 1
+
+
+def _one_line(e):
+    msg = str(e) or type(e).__name__
+    if isinstance(e, OSError) and e.filename and str(e.filename) not in msg:
+        msg = f"{msg}: {e.filename}"
+    return " ".join(msg.split())

@@ -1,0 +1,283 @@
+"""The training text: finding it, cleaning it, splitting it, and cutting it into batches.
+
+Where the text comes from (``load_text``), first match wins:
+
+1. an explicit ``path``;
+2. the file named by the environment variable ``RNN_CORE_TEXT``;
+3. a cached copy, ``pg1342.txt`` in the cache directory;
+4. a download of Project Gutenberg ebook #1342 (*Pride and Prejudice*) from
+   ``GUTENBERG_URL`` into the cache directory (with a timeout and a size cap,
+   written atomically so an interrupted download never leaves half a file).
+
+The cache directory is ``$RNN_CORE_CACHE`` if set; else ``data/`` at the top of
+the repository when rnn_core is used from a source checkout (git ignores
+``data/``); else ``~/.cache/rnn_core``.
+
+Whatever the source, the text is decoded as UTF-8 (a byte-order mark is
+dropped), line endings become ``\\n``, and a Project Gutenberg header and
+footer (everything outside the ``*** START OF`` / ``*** END OF`` lines) are
+removed when present (``strip_gutenberg``). The rest is kept exactly.
+
+How the text becomes training batches (``StreamBatcher``): the training ids
+are cut into B contiguous *streams*, one per row of the batch, and each
+stream is read T characters at a time. Window k of a pass holds, for every
+stream b, the inputs ``stream_b[kT : kT+T]`` and the targets one character
+later. Because row b of window k+1 continues exactly where row b of window k
+stopped, the hidden state at the end of one window is the right starting
+state for the next (stateful truncated BPTT). When a pass over the data ends,
+the state is reset to zeros and the next pass starts again at the beginning.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+__all__ = [
+    "GUTENBERG_URL",
+    "TEXT_ENV",
+    "CACHE_ENV",
+    "CACHE_FILENAME",
+    "TextUnavailableError",
+    "default_cache_dir",
+    "load_text",
+    "download_text",
+    "normalize_newlines",
+    "strip_gutenberg",
+    "split_train_val",
+    "StreamBatcher",
+]
+
+GUTENBERG_URL = "https://www.gutenberg.org/cache/epub/1342/pg1342.txt"
+TEXT_ENV = "RNN_CORE_TEXT"
+CACHE_ENV = "RNN_CORE_CACHE"
+CACHE_FILENAME = "pg1342.txt"
+MAX_DOWNLOAD_BYTES = 5_000_000  # the novel is about 0.75 MB; anything past 5 MB is not it
+DOWNLOAD_TIMEOUT = 30.0  # seconds without an answer before giving up
+
+_START_MARKER = "*** START OF"
+_END_MARKER = "*** END OF"
+
+
+class TextUnavailableError(FileNotFoundError):
+    """The text could not be found locally nor downloaded."""
+
+
+# -- cleaning -----------------------------------------------------------------------
+
+
+def normalize_newlines(text):
+    """Windows (\\r\\n) and old Mac (\\r) line endings become \\n."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def strip_gutenberg(text):
+    """The body of a Project Gutenberg file: what lies between its markers.
+
+    If ``text`` holds a line starting with ``*** START OF``, everything up to
+    the end of that line goes; if it holds a line starting with ``*** END OF``,
+    that line and everything after it go. Blank lines left at either end of
+    the body are trimmed and the body ends with one newline. A text with no
+    markers is returned unchanged.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    start = _find_line(text, _START_MARKER)
+    end = _find_line(text, _END_MARKER, after=0 if start < 0 else start)
+    if start < 0 and end < 0:
+        return text
+    lo = 0
+    if start >= 0:
+        newline = text.find("\n", start)
+        lo = len(text) if newline < 0 else newline + 1
+    hi = len(text) if end < 0 else end
+    body = text[lo:hi].strip("\n")
+    return body + "\n" if body else ""
+
+
+def _find_line(text, marker, after=0):
+    """Index of the first line (at or after ``after``) that starts with ``marker``, or -1."""
+    i = after
+    while True:
+        i = text.find(marker, i)
+        if i < 0 or i == 0 or text[i - 1] == "\n":
+            return i
+        i += 1
+
+
+# -- finding the text -----------------------------------------------------------------
+
+
+def default_cache_dir():
+    """Where a downloaded text is kept (see the module docstring); a Path, maybe not yet existing."""
+    env = os.environ.get(CACHE_ENV)
+    if env:
+        return Path(env).expanduser()
+    repo = Path(__file__).resolve().parent.parent
+    if (repo / "pyproject.toml").is_file() and (repo / "rnn_core").is_dir():
+        return repo / "data"  # a source checkout: data/ is git-ignored
+    return Path.home() / ".cache" / "rnn_core"
+
+
+def load_text(path=None, *, url=GUTENBERG_URL, cache_dir=None, timeout=DOWNLOAD_TIMEOUT, max_bytes=MAX_DOWNLOAD_BYTES):
+    """The training text as one str, cleaned (see the module docstring for where it comes from).
+
+    path: a text file to read; None to look at $RNN_CORE_TEXT, then the cache,
+    then download. url, cache_dir, timeout (seconds), max_bytes: for the
+    download step; cache_dir None means ``default_cache_dir()``.
+    Raises FileNotFoundError for a path that does not exist,
+    TextUnavailableError (a FileNotFoundError) when nothing is found and the
+    download fails, ValueError for a file that is not UTF-8 text or is empty.
+    """
+    if path is not None:
+        return _read_text_file(Path(path), "the text file")
+    env = os.environ.get(TEXT_ENV)
+    if env:
+        return _read_text_file(Path(env).expanduser(), f"the file named by ${TEXT_ENV}")
+    cache_dir = default_cache_dir() if cache_dir is None else Path(cache_dir)
+    cached = cache_dir / CACHE_FILENAME
+    if not cached.is_file():
+        download_text(cached, url=url, timeout=timeout, max_bytes=max_bytes)
+    return _read_text_file(cached, "the cached text")
+
+
+def download_text(dest, *, url=GUTENBERG_URL, timeout=DOWNLOAD_TIMEOUT, max_bytes=MAX_DOWNLOAD_BYTES):
+    """Download ``url`` to the file ``dest``, atomically; returns dest as a Path.
+
+    At most ``max_bytes`` bytes are accepted; ``timeout`` seconds bound each
+    network wait. The bytes go to a temporary file next to ``dest`` that is
+    renamed into place only once complete. Any failure raises
+    TextUnavailableError with a message saying where to put the file instead.
+    """
+    dest = Path(dest)
+
+    def unavailable(reason):
+        return TextUnavailableError(
+            f"could not download the text from {url} ({reason}). Without internet, save a copy of "
+            f"Pride and Prejudice (plain text, UTF-8) as {dest}, or set {TEXT_ENV}=/path/to/file.txt, "
+            f"or pass the file's path explicitly"
+        )
+
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            data = response.read(max_bytes + 1)
+    except urllib.error.HTTPError as e:
+        raise unavailable(f"HTTP {e.code}") from None
+    except urllib.error.URLError as e:
+        raise unavailable(f"{e.reason}") from None
+    except (OSError, ValueError) as e:  # timeouts, resets, malformed URLs
+        raise unavailable(f"{type(e).__name__}: {e}") from None
+    if len(data) > max_bytes:
+        raise unavailable(f"the answer is larger than {max_bytes} bytes, so it is not the novel")
+    if not data:
+        raise unavailable("the answer is empty")
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=dest.name + ".", suffix=".part")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, dest)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as e:
+        raise TextUnavailableError(
+            f"downloaded the text but could not save it to {dest} ({e.strerror or e}); set {CACHE_ENV} "
+            f"to a writable folder or {TEXT_ENV} to a copy of the file"
+        ) from None
+    return dest
+
+
+def _read_text_file(path, what):
+    if not path.exists():
+        hint = f" (check ${TEXT_ENV})" if "$" in what else ""
+        raise FileNotFoundError(f"{what} {path} does not exist{hint}")
+    if not path.is_file():
+        raise FileNotFoundError(f"{what} {path} is not a file")
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise OSError(f"could not read {what} {path}: {e.strerror or e}") from None
+    try:
+        text = raw.decode("utf-8-sig")  # -sig: drops the byte-order mark Gutenberg files start with
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{what} {path} is not UTF-8 text (bad byte at position {e.start}); save it as UTF-8") from None
+    text = strip_gutenberg(normalize_newlines(text))
+    if not text:
+        raise ValueError(f"{what} {path} is empty: it holds no characters to train on")
+    return text
+
+
+# -- splitting and batching -------------------------------------------------------------
+
+
+def split_train_val(ids, val_fraction=0.1):
+    """(train, val): the first (1 - val_fraction) of the sequence and the rest.
+
+    ids: a 1-D array (or a str); the split index is int(len * (1 - val_fraction)),
+    so with val_fraction=0.1 the last 10% of characters are held out.
+    """
+    if not (isinstance(val_fraction, (int, float)) and 0 <= val_fraction < 1):
+        raise ValueError(f"val_fraction must be a number in [0, 1), got {val_fraction!r}")
+    n = len(ids)
+    cut = int(n * (1.0 - val_fraction))
+    return ids[:cut], ids[cut:]
+
+
+@dataclass
+class StreamBatcher:
+    """B parallel contiguous streams read T characters at a time (see the module docstring).
+
+    ids: 1-D int array of character indices (the training part of the text).
+    batch_size B, seq_length T: positive ints.
+
+    Each stream holds L = (len(ids) - 1) // B consecutive characters, and a
+    pass over the data is ``windows_per_pass`` = L // T windows (the last
+    L - windows_per_pass * T characters of each stream are not used as
+    inputs). ``window(k)`` returns (inputs, targets), both (B, T): row b is
+    ``ids[b*L + k*T : b*L + k*T + T]`` and the same one character later.
+    """
+
+    ids: np.ndarray
+    batch_size: int
+    seq_length: int
+
+    def __post_init__(self):
+        ids = np.asarray(self.ids)
+        if ids.ndim != 1 or ids.dtype.kind not in "iu":
+            raise ValueError(f"ids must be a 1-D integer array of character indices, got shape {ids.shape}, dtype {ids.dtype}")
+        for name in ("batch_size", "seq_length"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise ValueError(f"{name} must be a positive integer, got {v!r}")
+        B, T = int(self.batch_size), int(self.seq_length)
+        L = (ids.size - 1) // B if ids.size else 0
+        if L < T:
+            need = B * T + 1
+            raise ValueError(
+                f"the training text is too short: {ids.size} characters cannot fill {B} streams of {T} "
+                f"characters plus one target (need at least {need}); use a longer text or a smaller "
+                f"batch size or sequence length"
+            )
+        self.ids = ids
+        self.stream_length = L
+        self.windows_per_pass = L // T
+        # inputs and targets of every stream, (B, L): row b is stream b
+        self._X = ids[: B * L].reshape(B, L)
+        self._Y = ids[1 : B * L + 1].reshape(B, L)
+
+    def window(self, k):
+        """Inputs and targets of window k (0 <= k < windows_per_pass), each (B, T)."""
+        if not 0 <= k < self.windows_per_pass:
+            raise IndexError(f"window {k} outside 0..{self.windows_per_pass - 1}")
+        T = self.seq_length
+        return self._X[:, k * T : (k + 1) * T], self._Y[:, k * T : (k + 1) * T]

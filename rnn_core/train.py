@@ -1,0 +1,572 @@
+"""Training a character-level RNN: the loop behind notebook 05 and ``python -m rnn_core train``.
+
+Use from a notebook::
+
+    import rnn_core
+    text = rnn_core.load_text()                      # Pride and Prejudice, header stripped
+    result = rnn_core.train(text, max_seconds=60)    # TrainConfig defaults, any field overridable
+    print(result.summary())                          # "... val_bpc 2.0123 ..."
+    result.history.val_bpc                           # validation bits per character over time
+    rnn_core.sample(result.params, result.vocab, "Elizabeth", 300, temperature=0.7)
+
+``train(data, config=None, *, vocab=None, checkpoint=None, resume=False,
+callback=None, callback_every=100, progress=True, **overrides) -> TrainResult``
+
+- ``data``: the text (a str; the vocabulary is ``sorted(set(text))``), or a 1-D
+  int array of character indices together with ``vocab=``.
+- ``config``: a ``TrainConfig`` (defaults below); ``**overrides`` replace
+  single fields, e.g. ``train(text, hidden_size=64, steps=500)``.
+- ``checkpoint``: a path: the training state is saved there every
+  ``config.checkpoint_every`` steps and when training ends, however it ends
+  (see ``rnn_core.checkpoint``). Its folder must exist.
+- ``resume``: False; True to continue from the file at ``checkpoint``; or a
+  ``TrainResult`` from an earlier call to continue it in memory. The model
+  shape, batch size, sequence length, optimizer and text must match; the
+  step count, learning rate and time budget may change. ``config.steps``
+  is the total number of steps, counting those already done.
+- ``callback(result)``: called every ``callback_every`` steps and after each
+  validation with a ``TrainResult`` snapshot (e.g. to redraw a live loss
+  plot); if it returns True, training stops.
+- ``progress``: show a tqdm.auto progress bar with the live loss (a widget
+  in JupyterLab, text on stderr in a terminal).
+
+Training ends after ``config.steps`` steps, after ``config.max_seconds``
+seconds, on Ctrl-C / the notebook's stop button, when the callback asks, or
+when the loss or gradient stops being finite. It always returns a
+``TrainResult``: ``params`` and ``vocab`` (the model), ``history``,
+``config``, ``stopped`` (why it ended: "steps", "time", "interrupted",
+"callback", "non-finite"), ``message`` (a sentence saying so), ``val_bpc``
+and ``train_bpc`` (final figures), ``state`` (everything needed to resume)
+and ``summary()``, one line. After a non-finite loss or gradient the
+parameters (and the checkpoint) are those of the last finite step.
+
+History (``result.history``, lists; ``.arrays()`` gives numpy arrays):
+``step`` (1, 2, ...), ``train_bpc`` (the batch's loss before the update, in
+bits per character), ``grad_norm`` (global norm before clipping), ``lr``,
+``elapsed`` (seconds since training first started, across resumes), and,
+every ``eval_every`` steps and at the end, ``val_step``, ``val_bpc``,
+``val_elapsed``.
+
+Validation bits per character (``val_bpc``): the mean of -log2 ŷ_t[y_t]
+over the held-out text, the last ``val_fraction`` of the characters,
+computed by ``rnn_core.bits_per_char(params, val_ids,
+n_streams=val_streams, window=256)``: the held-out text is cut into
+``val_streams`` equal contiguous pieces read side by side, each starting
+from a zero hidden state and carrying it across the whole piece.
+
+Learning rate: ``learning_rate`` (after ``warmup_steps`` of linear
+warm-up), held until ``1 - decay_fraction`` of the budget is used, then
+lowered linearly to ``final_lr_fraction * learning_rate`` at its end. The
+budget is ``steps``, or ``max_seconds`` when that runs out first: progress
+is max(step / steps, seconds / max_seconds) (seconds of this run).
+``lr_schedule="constant"`` keeps the rate fixed after warm-up.
+
+Determinism: float32 throughout, all randomness from ``seed``; the same
+config, text and step budget give bit-identical parameters, also when
+training is stopped and resumed from a checkpoint (a time budget makes the
+schedule, and so the result, depend on the machine's speed).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import zlib
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+
+import numpy as np
+
+from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from .data import StreamBatcher, split_train_val
+from .generate import bits_per_char
+from .optim import OPTIMIZERS, clip_global_norm, global_norm
+from .rnn import init_params, loss_and_grads
+from .vocab import Vocabulary
+
+__all__ = ["TrainConfig", "TrainState", "History", "TrainResult", "train", "learning_rate_at", "text_fingerprint"]
+
+LN2 = math.log(2.0)
+STOP_REASONS = ("steps", "time", "interrupted", "callback", "non-finite")
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything that defines a training run; the defaults train well on the novel.
+
+    Model and data:
+      hidden_size: H, the number of hidden units.
+      batch_size: B, the number of parallel streams in a batch.
+      seq_length: T, the characters per window (the truncation length of BPTT).
+      val_fraction: the share of the text (its end) held out for validation.
+    Optimisation:
+      optimizer: "adam", "adagrad" or "sgd".
+      learning_rate: the peak step size.
+      lr_schedule: "linear" (hold, then decay over the last ``decay_fraction``
+        of the budget to ``final_lr_fraction`` times the peak) or "constant".
+      warmup_steps: steps of linear warm-up from 0 to the peak rate.
+      clip_norm: global-norm clipping threshold, or None for no clipping.
+      init_scale: the spectral radius of the initial W_hh (``init_params``'
+        recurrent_scale).
+    Budget and bookkeeping:
+      steps: total optimizer steps (counting steps done before a resume).
+      max_seconds: wall-clock budget of one call in seconds, or None.
+      eval_every: steps between validations (0: only at the end).
+      val_streams: pieces the validation text is cut into (see module docstring).
+      checkpoint_every: steps between checkpoint saves (0: only at the end).
+      seed: seeds the initial weights and all training randomness.
+    """
+
+    hidden_size: int = 256
+    batch_size: int = 32
+    seq_length: int = 32
+    learning_rate: float = 5e-3
+    optimizer: str = "adam"
+    lr_schedule: str = "linear"
+    warmup_steps: int = 0
+    decay_fraction: float = 0.5
+    final_lr_fraction: float = 0.1
+    clip_norm: float | None = 5.0
+    init_scale: float = 1.0
+    steps: int = 20_000
+    max_seconds: float | None = None
+    val_fraction: float = 0.1
+    eval_every: int = 500
+    val_streams: int = 4
+    checkpoint_every: int = 1000
+    seed: int = 0
+
+    def __post_init__(self):
+        self.validate()
+
+    def validate(self):
+        """Raise ValueError/TypeError naming the first field with a bad value."""
+
+        def integer(name, minimum):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise TypeError(f"{name} must be an integer, got {v!r}")
+            if v < minimum:
+                kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+                raise ValueError(f"{name} must be {kind}, got {v}")
+
+        def number(name, lo, hi=math.inf, lo_open=True, hi_open=False, allow_none=False):
+            v = getattr(self, name)
+            if v is None and allow_none:
+                return
+            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+                raise TypeError(f"{name} must be a number, got {v!r}")
+            ok = math.isfinite(v) and (v > lo if lo_open else v >= lo) and (v < hi if hi_open else v <= hi)
+            if not ok:
+                lo_s = f"> {lo}" if lo_open else f">= {lo}"
+                hi_s = "" if hi == math.inf else f" and {'<' if hi_open else '<='} {hi}"
+                raise ValueError(f"{name} must be {lo_s}{hi_s}, got {v!r}")
+
+        for name in ("hidden_size", "batch_size", "seq_length", "steps", "val_streams"):
+            integer(name, 1)
+        for name in ("warmup_steps", "eval_every", "checkpoint_every", "seed"):
+            integer(name, 0)
+        number("learning_rate", 0)
+        number("clip_norm", 0, allow_none=True)
+        number("max_seconds", 0, allow_none=True)
+        number("init_scale", 0)
+        number("decay_fraction", 0, 1, lo_open=False)
+        number("final_lr_fraction", 0, 1, lo_open=False)
+        number("val_fraction", 0, 1, lo_open=False, hi_open=True)
+        if self.optimizer not in OPTIMIZERS:
+            raise ValueError(f"optimizer must be one of {', '.join(sorted(OPTIMIZERS))}, got {self.optimizer!r}")
+        if self.lr_schedule not in ("linear", "constant"):
+            raise ValueError(f"lr_schedule must be 'linear' or 'constant', got {self.lr_schedule!r}")
+        return self
+
+    def to_dict(self):
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d):
+        """A config from a dict such as ``to_dict()`` gives; unknown keys are ignored."""
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+
+# Fields that must agree between a checkpoint and the run that resumes it.
+_RESUME_FIXED = ("hidden_size", "batch_size", "seq_length", "optimizer", "val_fraction")
+
+
+def learning_rate_at(config, step, seconds=None):
+    """The learning rate for the update that follows ``step`` completed steps.
+
+    seconds: time spent so far in this run (only used with config.max_seconds).
+    """
+    lr = config.learning_rate
+    if config.warmup_steps and step < config.warmup_steps:
+        lr = lr * (step + 1) / config.warmup_steps
+    if config.lr_schedule == "constant":
+        return lr
+    progress = step / config.steps
+    if config.max_seconds and seconds is not None:
+        progress = max(progress, seconds / config.max_seconds)
+    start = 1.0 - config.decay_fraction
+    if progress <= start or config.decay_fraction == 0:
+        return lr
+    frac = min(1.0, (progress - start) / config.decay_fraction)
+    return lr * (1.0 - frac * (1.0 - config.final_lr_fraction))
+
+
+@dataclass
+class History:
+    """Per-step and per-validation records of a run (see the module docstring)."""
+
+    step: list = field(default_factory=list)
+    train_bpc: list = field(default_factory=list)
+    grad_norm: list = field(default_factory=list)
+    lr: list = field(default_factory=list)
+    elapsed: list = field(default_factory=list)
+    val_step: list = field(default_factory=list)
+    val_bpc: list = field(default_factory=list)
+    val_elapsed: list = field(default_factory=list)
+
+    _INT = ("step", "val_step")
+
+    def arrays(self):
+        """The history as a dict of numpy arrays (int64 steps, float64 values)."""
+        return {
+            f.name: np.asarray(getattr(self, f.name), dtype=np.int64 if f.name in self._INT else np.float64)
+            for f in fields(self)
+        }
+
+    @classmethod
+    def from_arrays(cls, arrays):
+        return cls(**{f.name: np.asarray(arrays.get(f.name, [])).tolist() for f in fields(cls)})
+
+    def copy(self):
+        return History(**{f.name: list(getattr(self, f.name)) for f in fields(self)})
+
+    def __len__(self):
+        return len(self.step)
+
+
+@dataclass
+class TrainState:
+    """The complete state of training after ``step`` steps: resuming from it is bit-identical.
+
+    params, opt_state: the model and the optimizer's state; h: the hidden
+    state (B, H) carried into the next window; epoch, window: passes over the
+    data completed, and the next window of the current pass; rng_state: the
+    generator's state dict; elapsed: seconds of training so far.
+    """
+
+    params: dict
+    opt_state: dict
+    step: int
+    epoch: int
+    window: int
+    h: np.ndarray
+    rng_state: dict
+    elapsed: float = 0.0
+
+
+@dataclass
+class TrainResult:
+    """What ``train`` returns (see the module docstring)."""
+
+    params: dict
+    vocab: Vocabulary
+    history: History
+    config: TrainConfig
+    state: TrainState
+    stopped: str = "steps"
+    message: str = ""
+    val_bpc: float | None = None
+    train_bpc: float | None = None
+    steps_per_second: float = 0.0
+    fingerprint: dict = field(default_factory=dict)
+
+    @property
+    def step(self):
+        return self.state.step
+
+    def summary(self):
+        """One line: step, final train and validation bits per character, speed, why it stopped."""
+        tr = "nan" if self.train_bpc is None else f"{self.train_bpc:.4f}"
+        va = "nan" if self.val_bpc is None else f"{self.val_bpc:.4f}"
+        return (
+            f"step {self.step}  train_bpc {tr}  val_bpc {va}  "
+            f"{self.steps_per_second:.1f} steps/s  {self.state.elapsed:.1f} s  stopped: {self.stopped}"
+        )
+
+
+def text_fingerprint(ids):
+    """A short identity for a sequence of character indices: its length and CRC-32."""
+    a = np.ascontiguousarray(ids, dtype=np.int64)
+    return {"n_chars": int(a.size), "crc32": int(zlib.crc32(a.tobytes()))}
+
+
+def _encode(data, vocab):
+    if isinstance(data, str):
+        if not data:
+            raise ValueError("the text is empty: there is nothing to train on")
+        if vocab is None:
+            vocab = Vocabulary.from_text(data)
+        elif not isinstance(vocab, Vocabulary):
+            raise TypeError(f"vocab must be a rnn_core.Vocabulary, got {type(vocab).__name__}")
+        return vocab.encode(data), vocab
+    if vocab is None or not isinstance(vocab, Vocabulary):
+        raise TypeError("train needs a text (str), or character indices together with vocab=Vocabulary(...)")
+    ids = np.asarray(data)
+    if ids.ndim != 1 or ids.dtype.kind not in "iu":
+        raise ValueError(f"character indices must be a 1-D integer array, got shape {ids.shape}, dtype {ids.dtype}")
+    if ids.size and (ids.min() < 0 or ids.max() >= vocab.size):
+        raise ValueError(f"character indices must lie in 0..{vocab.size - 1} for this vocabulary")
+    return ids.astype(np.int64), vocab
+
+
+def _check_checkpoint_path(checkpoint):
+    if checkpoint is None:
+        return None
+    path = Path(checkpoint)
+    if path.is_dir():
+        raise ValueError(f"checkpoint {path} is a folder; give a file name such as {path / 'rnn.npz'}")
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"checkpoint folder {path.parent} does not exist; create it first or choose another path")
+    return path
+
+
+def _fresh_state(config, V):
+    params = init_params(V, config.hidden_size, seed=config.seed, dtype=np.float32, recurrent_scale=config.init_scale)
+    init_opt, _ = OPTIMIZERS[config.optimizer]
+    h = np.zeros((config.batch_size, config.hidden_size), dtype=np.float32)
+    rng = np.random.default_rng(config.seed)
+    return TrainState(params, init_opt(params), 0, 0, 0, h, rng.bit_generator.state, 0.0)
+
+
+def _check_resume_config(old, config, where):
+    for name in _RESUME_FIXED:
+        if old.get(name) != getattr(config, name):
+            raise ValueError(
+                f"cannot resume {where}: it was trained with {name}={old.get(name)!r}, this run asks for "
+                f"{name}={getattr(config, name)!r}; use the same value or start afresh"
+            )
+
+
+def _state_from_checkpoint(path, config, vocab, fingerprint):
+    ck = load_checkpoint(path)
+    where = f"from {path}"
+    if ck.vocab != vocab:
+        raise CheckpointError(f"cannot resume {where}: its vocabulary ({ck.vocab.size} characters) differs from this text's ({vocab.size})")
+    if not ck.meta or ck.opt_state is None or ck.h is None or ck.rng_state is None:
+        raise CheckpointError(f"cannot resume {where}: it holds a model but no training state (optimizer, data position)")
+    _check_resume_config(ck.config, config, where)
+    if ck.meta.get("fingerprint") != fingerprint:
+        raise CheckpointError(f"cannot resume {where}: it was trained on a different text (length or contents differ)")
+    if ck.optimizer != config.optimizer:
+        raise CheckpointError(f"cannot resume {where}: it holds {ck.optimizer} state, this run uses {config.optimizer}")
+    if ck.h.shape != (config.batch_size, config.hidden_size):
+        raise CheckpointError(f"cannot resume {where}: hidden state has shape {ck.h.shape}")
+    for key in ("epoch", "window", "elapsed"):
+        if key not in ck.meta:
+            raise CheckpointError(f"cannot resume {where}: 'meta' has no {key!r}")
+    state = TrainState(
+        ck.params, ck.opt_state, ck.step, int(ck.meta["epoch"]), int(ck.meta["window"]), ck.h, ck.rng_state, float(ck.meta["elapsed"])
+    )
+    return state, History.from_arrays(ck.history)
+
+
+def _save(path, state, vocab, config, history, fingerprint):
+    save_checkpoint(
+        path,
+        state.params,
+        vocab,
+        optimizer=config.optimizer,
+        opt_state=state.opt_state,
+        step=state.step,
+        h=state.h,
+        rng_state=state.rng_state,
+        history=history.arrays(),
+        meta={
+            "config": config.to_dict(),
+            "epoch": state.epoch,
+            "window": state.window,
+            "elapsed": state.elapsed,
+            "fingerprint": fingerprint,
+        },
+    )
+
+
+def train(
+    data,
+    config=None,
+    *,
+    vocab=None,
+    checkpoint=None,
+    resume=False,
+    callback=None,
+    callback_every=100,
+    progress=True,
+    **overrides,
+):
+    """Train a character-level RNN on ``data``; returns a TrainResult (see the module docstring)."""
+    if config is None:
+        config = TrainConfig(**overrides)
+    elif not isinstance(config, TrainConfig):
+        raise TypeError(f"config must be a TrainConfig, got {type(config).__name__}")
+    elif overrides:
+        config = replace(config, **overrides)
+    ids, vocab = _encode(data, vocab)
+    train_ids, val_ids = split_train_val(ids, config.val_fraction)
+    if config.val_fraction > 0 and len(val_ids) < 2:
+        raise ValueError(
+            f"the text is too short: its last {config.val_fraction:.0%} ({len(val_ids)} characters) cannot "
+            f"be a validation set; use a longer text or val_fraction=0"
+        )
+    batcher = StreamBatcher(train_ids, config.batch_size, config.seq_length)
+    path = _check_checkpoint_path(checkpoint)
+    fingerprint = text_fingerprint(ids)
+    V = vocab.size
+
+    if resume is True or resume is False:
+        if resume and path is None:
+            raise ValueError("resume=True needs checkpoint=PATH to resume from")
+        if resume:
+            state, history = _state_from_checkpoint(path, config, vocab, fingerprint)
+        else:
+            state, history = _fresh_state(config, V), History()
+    elif isinstance(resume, TrainResult):
+        if resume.vocab != vocab or resume.fingerprint != fingerprint:
+            raise ValueError("cannot resume: that result was trained on a different text")
+        _check_resume_config(resume.config.to_dict(), config, "that result")
+        state, history = resume.state, resume.history.copy()
+    else:
+        raise TypeError(f"resume must be True, False or a TrainResult, got {type(resume).__name__}")
+
+    _, update = OPTIMIZERS[config.optimizer]
+    n_val = min(config.val_streams, max(1, len(val_ids) - 1))
+
+    def validate(params):
+        if config.val_fraction == 0:
+            return None
+        with np.errstate(over="ignore", invalid="ignore"):  # after a divergence the figure may be inf
+            return bits_per_char(params, val_ids, n_streams=n_val, window=256)
+
+    start_step, start_elapsed = state.step, state.elapsed
+    t0 = time.perf_counter()
+    eval_seconds = 0.0  # the last validation's duration: kept in reserve under a time budget
+    stopped, message = "steps", ""
+    chars = config.batch_size * config.seq_length
+    ema = None
+    bar = _progress_bar(progress, config.steps, start_step)
+
+    def snapshot():
+        now_val = history.val_bpc[-1] if history.val_bpc else None
+        recent = history.train_bpc[-100:]
+        rate = (state.step - start_step) / max(time.perf_counter() - t0, 1e-9)
+        return TrainResult(
+            state.params, vocab, history, config, state, stopped, message, now_val,
+            float(np.mean(recent)) if recent else None, rate, fingerprint,
+        )
+
+    try:
+        while state.step < config.steps:
+            run_seconds = time.perf_counter() - t0
+            if config.max_seconds is not None and run_seconds + eval_seconds >= config.max_seconds:
+                stopped, message = "time", f"stopped after {run_seconds:.1f} s: the time budget of {config.max_seconds:g} s is used up"
+                break
+            lr = learning_rate_at(config, state.step, run_seconds)
+            X, Y = batcher.window(state.window)
+            # overflow is checked for below and reported in plain words, so numpy need not warn
+            with np.errstate(over="ignore", invalid="ignore"):
+                loss, grads, h_last = loss_and_grads(state.params, X, Y, state.h)
+                if config.clip_norm is None:
+                    norm = global_norm(grads)
+                else:
+                    grads, norm = clip_global_norm(grads, config.clip_norm)
+                bad = None
+                if not math.isfinite(loss):
+                    bad = f"the loss is {loss}"
+                elif not math.isfinite(norm):
+                    bad = f"the gradient norm is {norm}"
+                else:
+                    params, opt_state = update(state.params, grads, state.opt_state, lr)
+                    if not all(np.isfinite(p).all() for p in params.values()):
+                        bad = "the update made a parameter non-finite"
+            if bad:
+                stopped = "non-finite"
+                message = (
+                    f"training stopped at step {state.step + 1}: {bad}. The parameters are those after step "
+                    f"{state.step}, the last finite ones; lower the learning rate or clip the gradient harder"
+                )
+                break
+            window = state.window + 1
+            epoch, h = state.epoch, h_last
+            if window == batcher.windows_per_pass:  # end of a pass: start again, from a zero state
+                epoch, window, h = epoch + 1, 0, np.zeros_like(h_last)
+            elapsed = start_elapsed + time.perf_counter() - t0
+            bpc = loss / chars / LN2
+            history.step.append(state.step + 1)
+            history.train_bpc.append(bpc)
+            history.grad_norm.append(norm)
+            history.lr.append(lr)
+            history.elapsed.append(elapsed)
+            state = TrainState(params, opt_state, state.step + 1, epoch, window, h, state.rng_state, elapsed)
+
+            ema = bpc if ema is None else 0.98 * ema + 0.02 * bpc
+            evaluated = False
+            if config.eval_every and state.step % config.eval_every == 0 and state.step < config.steps:
+                t_eval = time.perf_counter()
+                _record_val(history, state, validate(state.params), start_elapsed, t0)
+                eval_seconds = time.perf_counter() - t_eval
+                evaluated = True
+            if path is not None and config.checkpoint_every and state.step % config.checkpoint_every == 0:
+                _save(path, state, vocab, config, history, fingerprint)
+            if bar is not None:
+                bar.update(1)
+                if evaluated or state.step % 10 == 0:
+                    bar.set_postfix_str(_postfix(ema, history, lr), refresh=False)
+            if callback is not None and (evaluated or state.step % callback_every == 0):
+                if callback(snapshot()):
+                    stopped, message = "callback", f"stopped at step {state.step}: the callback asked to stop"
+                    break
+    except KeyboardInterrupt:
+        stopped, message = "interrupted", f"interrupted at step {state.step}: returning the model trained so far"
+
+    if stopped == "steps":
+        message = f"finished {state.step} steps"
+    try:
+        if config.val_fraction > 0 and (not history.val_step or history.val_step[-1] != state.step):
+            _record_val(history, state, validate(state.params), start_elapsed, t0)
+    except KeyboardInterrupt:
+        pass
+    if path is not None:
+        _save(path, state, vocab, config, history, fingerprint)
+    result = snapshot()
+    if bar is not None:
+        bar.set_postfix_str(_postfix(ema, history, None) + f" stopped: {stopped}", refresh=False)
+        bar.close()
+    return result
+
+
+def _record_val(history, state, value, start_elapsed, t0):
+    if value is None:
+        return
+    history.val_step.append(state.step)
+    history.val_bpc.append(value)
+    history.val_elapsed.append(start_elapsed + time.perf_counter() - t0)
+
+
+def _postfix(ema, history, lr):
+    parts = []
+    if ema is not None:
+        parts.append(f"train_bpc {ema:.3f}")
+    if history.val_bpc:
+        parts.append(f"val_bpc {history.val_bpc[-1]:.3f}")
+    if lr is not None:
+        parts.append(f"lr {lr:.1e}")
+    return " ".join(parts)
+
+
+def _progress_bar(progress, total, initial):
+    if not progress:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, initial=initial, unit="step", dynamic_ncols=True, smoothing=0.05)

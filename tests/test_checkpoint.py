@@ -1,0 +1,184 @@
+"""Checkpoint files (rnn_core.checkpoint): contents, atomic writes, clear errors on bad files."""
+
+import json
+
+import numpy as np
+import pytest
+
+from rnn_core import PARAM_NAMES, Vocabulary, adam_init, init_params
+from rnn_core.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+
+TEXT = "the cat sat on the mat\n"
+
+
+@pytest.fixture
+def model():
+    vocab = Vocabulary.from_text(TEXT)
+    params = init_params(vocab.size, 8, seed=3, dtype=np.float32)
+    opt = adam_init(params)
+    opt["t"] = 7
+    opt["m"]["W_hh"] += 0.25
+    rng = np.random.default_rng(5)
+    rng.random(3)
+    return {
+        "params": params,
+        "vocab": vocab,
+        "optimizer": "adam",
+        "opt_state": opt,
+        "step": 7,
+        "h": np.full((2, 8), 0.5, dtype=np.float32),
+        "rng_state": rng.bit_generator.state,
+        "history": {"step": np.arange(1, 8), "train_bpc": np.linspace(4, 3, 7)},
+        "meta": {"epoch": 1, "window": 2, "config": {"hidden_size": 8}},
+    }
+
+
+def save(path, m):
+    return save_checkpoint(path, m["params"], m["vocab"], **{k: v for k, v in m.items() if k not in ("params", "vocab")})
+
+
+def test_round_trip(tmp_path, model):
+    path = save(tmp_path / "ck.npz", model)
+    ck = load_checkpoint(path)
+    for k in PARAM_NAMES:
+        assert np.array_equal(ck.params[k], model["params"][k]) and ck.params[k].dtype == np.float32
+    assert ck.vocab == model["vocab"]
+    assert ck.optimizer == "adam" and ck.step == 7
+    assert ck.opt_state["t"] == 7 and isinstance(ck.opt_state["t"], int)
+    for k in PARAM_NAMES:
+        assert np.array_equal(ck.opt_state["m"][k], model["opt_state"]["m"][k])
+        assert np.array_equal(ck.opt_state["v"][k], model["opt_state"]["v"][k])
+    assert np.array_equal(ck.h, model["h"])
+    assert ck.rng_state == model["rng_state"]
+    # the restored generator continues exactly where the saved one was
+    g1, g2 = np.random.default_rng(), np.random.default_rng()
+    g1.bit_generator.state, g2.bit_generator.state = model["rng_state"], ck.rng_state
+    assert g1.random() == g2.random()
+    assert np.array_equal(ck.history["train_bpc"], model["history"]["train_bpc"])
+    assert ck.meta["epoch"] == 1 and ck.config == {"hidden_size": 8}
+
+
+def test_plain_npz_with_named_arrays(tmp_path, model):
+    path = save(tmp_path / "ck.npz", model)
+    with np.load(path, allow_pickle=False) as z:
+        names = set(z.files)
+        assert set(PARAM_NAMES) <= names
+        assert z["vocab"].dtype == np.uint32
+        assert "".join(map(chr, z["vocab"])) == model["vocab"].chars
+        assert json.loads(z["rng_state"].tobytes())["bit_generator"] == "PCG64"
+        assert json.loads(z["meta"].tobytes())["step"] == 7
+        assert {"opt.t", "opt.m.W_hh", "opt.v.b_o", "h"} <= names
+
+
+def test_params_and_vocab_alone(tmp_path, model):
+    path = save_checkpoint(tmp_path / "m.npz", model["params"], model["vocab"])
+    ck = load_checkpoint(path)
+    assert ck.opt_state is None and ck.h is None and ck.step == 0
+
+
+def test_sgd_state_round_trips(tmp_path, model):
+    path = save_checkpoint(tmp_path / "s.npz", model["params"], model["vocab"], optimizer="sgd", opt_state={})
+    assert load_checkpoint(path).opt_state == {}
+
+
+def test_write_is_atomic(tmp_path, model, monkeypatch):
+    path = save(tmp_path / "ck.npz", model)
+    before = path.read_bytes()
+
+    def broken(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(np, "savez", broken)
+    with pytest.raises(OSError, match="disk full"):
+        save(path, model)
+    assert path.read_bytes() == before  # the old checkpoint survives
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ck.npz"]  # no temporary left
+
+
+def test_missing_folder_on_save(tmp_path, model):
+    with pytest.raises(FileNotFoundError, match="folder .* does not exist"):
+        save(tmp_path / "nope" / "ck.npz", model)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        load_checkpoint(tmp_path / "none.npz")
+
+
+@pytest.mark.parametrize("content", [b"", b"not a zip file at all", b"PK\x03\x04garbage"])
+def test_garbage_is_a_clear_error(tmp_path, content):
+    p = tmp_path / "bad.npz"
+    p.write_bytes(content)
+    with pytest.raises(CheckpointError, match="corrupt|holds no arrays"):
+        load_checkpoint(p)
+
+
+def test_truncated_file(tmp_path, model):
+    path = save(tmp_path / "ck.npz", model)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="corrupt"):
+        load_checkpoint(path)
+
+
+def test_pickled_object_is_refused(tmp_path):
+    p = tmp_path / "obj.npz"
+    np.savez(p, W_xh=np.array([{"a": 1}], dtype=object))
+    with pytest.raises(CheckpointError):
+        load_checkpoint(p)
+
+
+def test_not_an_rnn_checkpoint(tmp_path):
+    p = tmp_path / "other.npz"
+    np.savez(p, weights=np.zeros(3))
+    with pytest.raises(CheckpointError, match="missing W_xh"):
+        load_checkpoint(p)
+
+
+def test_mismatched_shapes(tmp_path, model):
+    arrays = {k: model["params"][k] for k in PARAM_NAMES}
+    arrays["W_hh"] = np.zeros((5, 5), dtype=np.float32)
+    arrays["vocab"] = np.array([ord(c) for c in model["vocab"].chars], dtype=np.uint32)
+    p = tmp_path / "m.npz"
+    np.savez(p, **arrays)
+    with pytest.raises(CheckpointError, match="W_hh"):
+        load_checkpoint(p)
+
+
+def test_vocab_size_mismatch(tmp_path, model):
+    arrays = {k: model["params"][k] for k in PARAM_NAMES}
+    arrays["vocab"] = np.array([ord(c) for c in "abc"], dtype=np.uint32)
+    p = tmp_path / "m.npz"
+    np.savez(p, **arrays)
+    with pytest.raises(CheckpointError, match="vocabulary has 3 characters"):
+        load_checkpoint(p)
+
+
+def test_non_finite_weights(tmp_path, model):
+    arrays = {k: model["params"][k].copy() for k in PARAM_NAMES}
+    arrays["b_o"][0] = np.nan
+    arrays["vocab"] = np.array([ord(c) for c in model["vocab"].chars], dtype=np.uint32)
+    p = tmp_path / "m.npz"
+    np.savez(p, **arrays)
+    with pytest.raises(CheckpointError, match="NaN"):
+        load_checkpoint(p)
+
+
+def test_bad_meta_json(tmp_path, model):
+    arrays = {k: model["params"][k] for k in PARAM_NAMES}
+    arrays["vocab"] = np.array([ord(c) for c in model["vocab"].chars], dtype=np.uint32)
+    arrays["meta"] = np.frombuffer(b"{not json", dtype=np.uint8)
+    p = tmp_path / "m.npz"
+    np.savez(p, **arrays)
+    with pytest.raises(CheckpointError, match="not valid JSON"):
+        load_checkpoint(p)
+
+
+def test_optimizer_state_mismatch(tmp_path, model):
+    path = save(tmp_path / "ck.npz", model)
+    with np.load(path) as z:
+        arrays = dict(z)
+    arrays["opt.m.W_hh"] = np.zeros((3, 3), dtype=np.float32)
+    np.savez(path, **arrays)
+    with pytest.raises(CheckpointError, match="opt.m.W_hh"):
+        load_checkpoint(path)

@@ -1,0 +1,225 @@
+"""Finding, cleaning, splitting and batching the text (rnn_core.data). No real network access."""
+
+import http.server
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rnn_core import Vocabulary
+from rnn_core.data import (
+    CACHE_FILENAME,
+    StreamBatcher,
+    TextUnavailableError,
+    default_cache_dir,
+    load_text,
+    normalize_newlines,
+    split_train_val,
+    strip_gutenberg,
+)
+
+BODY = "It is a truth universally acknowledged,\nthat a single man...\n\nChapter 2\n"
+FAKE_GUTENBERG = (
+    "\ufeffThe Project Gutenberg eBook of Pride and Prejudice\r\n"
+    "Title: Pride and Prejudice\r\n\r\n"
+    "*** START OF THE PROJECT GUTENBERG EBOOK PRIDE AND PREJUDICE ***\r\n\r\n\r\n"
+    + BODY.replace("\n", "\r\n")
+    + "\r\n\r\n*** END OF THE PROJECT GUTENBERG EBOOK PRIDE AND PREJUDICE ***\r\n"
+    "Section 5. General Information About Project Gutenberg\r\n"
+)
+
+
+@pytest.fixture
+def no_env(monkeypatch, tmp_path):
+    """No RNN_CORE_TEXT, and a private cache folder."""
+    monkeypatch.delenv("RNN_CORE_TEXT", raising=False)
+    monkeypatch.setenv("RNN_CORE_CACHE", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+@pytest.fixture
+def server():
+    """A local HTTP server on 127.0.0.1 serving the fake Gutenberg file at /pg1342.txt."""
+    payload = FAKE_GUTENBERG.encode("utf-8")
+    hits = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            hits.append(self.path)
+            if self.path == "/pg1342.txt":
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+            else:
+                self.send_error(404)
+
+        def log_message(self, *args):  # keep the test output quiet
+            pass
+
+    httpd = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}", hits
+    httpd.shutdown()
+    httpd.server_close()
+    thread.join()
+
+
+# -- cleaning ---------------------------------------------------------------------------
+
+
+def test_normalize_newlines():
+    assert normalize_newlines("a\r\nb\rc\nd") == "a\nb\nc\nd"
+
+
+def test_strip_gutenberg_keeps_only_the_body():
+    assert strip_gutenberg(normalize_newlines(FAKE_GUTENBERG.lstrip("\ufeff"))) == BODY
+
+
+def test_strip_gutenberg_leaves_text_without_markers_unchanged():
+    text = "  [Illustration]\n\nChapter 1\n\n\n"
+    assert strip_gutenberg(text) == text
+
+
+def test_strip_gutenberg_markers_only_at_line_starts():
+    text = "she said *** START OF nothing\nand went on.\n"
+    assert strip_gutenberg(text) == text
+
+
+def test_strip_gutenberg_start_marker_only():
+    assert strip_gutenberg("header\n*** START OF X ***\nbody\n") == "body\n"
+
+
+# -- finding the text ----------------------------------------------------------------------
+
+
+def test_explicit_path_wins_over_env(no_env, tmp_path, monkeypatch):
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("from the path\n", encoding="utf-8")
+    b.write_text("from the env\n", encoding="utf-8")
+    monkeypatch.setenv("RNN_CORE_TEXT", str(b))
+    assert load_text(a) == "from the path\n"
+    assert load_text() == "from the env\n"
+
+
+def test_env_file_is_cleaned(no_env, tmp_path, monkeypatch):
+    f = tmp_path / "pg.txt"
+    f.write_bytes(FAKE_GUTENBERG.encode("utf-8"))
+    monkeypatch.setenv("RNN_CORE_TEXT", str(f))
+    assert load_text() == BODY
+
+
+def test_missing_env_file_names_the_variable(no_env, tmp_path, monkeypatch):
+    monkeypatch.setenv("RNN_CORE_TEXT", str(tmp_path / "nope.txt"))
+    with pytest.raises(FileNotFoundError, match="RNN_CORE_TEXT"):
+        load_text()
+
+
+def test_missing_path(tmp_path):
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        load_text(tmp_path / "missing.txt")
+
+
+def test_empty_file(tmp_path):
+    f = tmp_path / "empty.txt"
+    f.write_text("")
+    with pytest.raises(ValueError, match="empty"):
+        load_text(f)
+
+
+def test_not_utf8(tmp_path):
+    f = tmp_path / "latin1.txt"
+    f.write_bytes("caf\xe9\n".encode("latin-1"))
+    with pytest.raises(ValueError, match="not UTF-8"):
+        load_text(f)
+
+
+def test_cached_copy_is_used_without_network(no_env):
+    no_env.mkdir(parents=True)
+    (no_env / CACHE_FILENAME).write_bytes(FAKE_GUTENBERG.encode("utf-8"))
+    assert load_text(url="http://127.0.0.1:9/never-asked") == BODY
+
+
+def test_download_fills_the_cache_then_reuses_it(no_env, server):
+    base, hits = server
+    assert load_text(url=base + "/pg1342.txt") == BODY
+    assert (no_env / CACHE_FILENAME).read_bytes() == FAKE_GUTENBERG.encode("utf-8")  # raw copy kept
+    assert list(no_env.iterdir()) == [no_env / CACHE_FILENAME]  # no temporary file left behind
+    assert load_text(url=base + "/pg1342.txt") == BODY
+    assert hits == ["/pg1342.txt"]  # the second call read the cache
+
+
+def test_download_size_cap(no_env, server):
+    base, _ = server
+    with pytest.raises(TextUnavailableError, match="larger than 100 bytes"):
+        load_text(url=base + "/pg1342.txt", max_bytes=100)
+    assert not (no_env / CACHE_FILENAME).exists()
+
+
+def test_download_http_error(no_env, server):
+    base, _ = server
+    with pytest.raises(TextUnavailableError, match="HTTP 404"):
+        load_text(url=base + "/missing.txt")
+
+
+def test_offline_message_says_where_to_put_the_file(no_env):
+    # port 9 (discard) on the loopback: nothing listens, the connection is refused at once
+    with pytest.raises(TextUnavailableError) as info:
+        load_text(url="http://127.0.0.1:9/pg1342.txt", timeout=2)
+    msg = str(info.value)
+    assert str(no_env / CACHE_FILENAME) in msg and "RNN_CORE_TEXT" in msg
+    assert isinstance(info.value, FileNotFoundError)
+
+
+def test_default_cache_dir(monkeypatch, tmp_path):
+    monkeypatch.setenv("RNN_CORE_CACHE", str(tmp_path))
+    assert default_cache_dir() == tmp_path
+    monkeypatch.delenv("RNN_CORE_CACHE")
+    repo = Path(__file__).resolve().parent.parent
+    assert default_cache_dir() == repo / "data"  # a source checkout
+
+
+# -- splitting and batching ------------------------------------------------------------------
+
+
+def test_split_is_90_10_and_in_order():
+    ids = np.arange(1000)
+    tr, va = split_train_val(ids)
+    assert len(tr) == 900 and len(va) == 100
+    assert np.array_equal(np.concatenate([tr, va]), ids)
+    with pytest.raises(ValueError, match="val_fraction"):
+        split_train_val(ids, 1.0)
+
+
+def test_batcher_streams_are_contiguous_and_targets_shift_by_one():
+    ids = np.arange(103)
+    b = StreamBatcher(ids, batch_size=4, seq_length=5)
+    L = (103 - 1) // 4
+    assert b.stream_length == L == 25 and b.windows_per_pass == 5
+    rows = [np.concatenate([b.window(k)[0][r] for k in range(b.windows_per_pass)]) for r in range(4)]
+    for r in range(4):
+        assert np.array_equal(rows[r], np.arange(r * L, r * L + 25))  # stream r, without gaps
+    for k in range(b.windows_per_pass):
+        X, Y = b.window(k)
+        assert X.shape == Y.shape == (4, 5)
+        assert np.array_equal(Y, X + 1)  # the target is the next character
+
+
+def test_batcher_on_text():
+    text = "abcdefghijklmnopqrstuvwxyz"
+    v = Vocabulary.from_text(text)
+    b = StreamBatcher(v.encode(text), batch_size=2, seq_length=3)
+    X, Y = b.window(0)
+    assert [v.decode(r) for r in X] == ["abc", "mno"]
+    assert [v.decode(r) for r in Y] == ["bcd", "nop"]
+
+
+def test_batcher_too_short():
+    with pytest.raises(ValueError, match="too short"):
+        StreamBatcher(np.arange(10), batch_size=4, seq_length=3)
+    with pytest.raises(ValueError, match="batch_size must be a positive integer"):
+        StreamBatcher(np.arange(10), batch_size=0, seq_length=3)
+    with pytest.raises(IndexError):
+        StreamBatcher(np.arange(13), batch_size=4, seq_length=3).window(1)
