@@ -134,6 +134,12 @@ def test_first_sentence_skips_markup():
     assert nbnav._first_sentence("One line with no full stop") == "One line with no full stop"
 
 
+def test_bold_lead_in_label_is_skipped(repo):
+    make_notebook(repo / "notebooks" / "01-a.ipynb", "01", "A", intro="**What you will learn.** How it works. More.")
+    make_notebook(repo / "notebooks" / "02-b.ipynb", "02", "B", intro="**Goal:**\n\nThe second one. More.")
+    assert [n.description for n in nbnav.find_notebooks(repo)] == ["How it works.", "The second one."]
+
+
 @pytest.mark.parametrize(
     "title, message",
     [("# Softmax", "must read '# NN · Title'"), ("# 07 · Wrong number", "does not match the file name")],
@@ -156,3 +162,21 @@ def test_missing_navigation_cell_is_named(repo):
     nbformat.write(nb, str(path))
     with pytest.raises(nbnav.NavError, match="found 0 cells tagged 'navigation'"):
         nbnav.check(repo)
+
+
+def _table_lines(markdown):
+    return [line.strip() for line in markdown.splitlines() if line.strip().startswith("|")]
+
+
+def test_readme_notation_table_is_notebook_01s():
+    # the notation is declared once, in notebook 01, and repeated verbatim in the README
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("<!-- notation -->")[1].split("<!-- /notation -->")[0]
+    nb = json.loads((ROOT / "notebooks" / "01-softmax-and-its-derivative.ipynb").read_text(encoding="utf-8"))
+    tables = [
+        _table_lines(nbnav._source(c))
+        for c in nb["cells"]
+        if c["cell_type"] == "markdown" and "| Symbol |" in nbnav._source(c)
+    ]
+    assert len(tables) == 1, "notebook 01 should hold exactly one notation table (a row starting '| Symbol |')"
+    assert _table_lines(block) == tables[0], "README notation table differs from notebook 01's: copy it over"

@@ -15,7 +15,8 @@ followed by a markdown cell tagged ``navigation`` (cell metadata
 
 Where the description comes from: the first sentence of the first prose paragraph
 after the navigation cell (headings, images, tables, HTML, lists and display maths
-are skipped; markdown links and emphasis are reduced to their text). To choose a
+are skipped, so is a bold lead-in label like ``**What you will learn.**``; markdown
+links and emphasis are reduced to their text). To choose a
 different one, set it in the notebook's metadata:
 ``"metadata": {"nbnav": {"description": "One line about the notebook."}}``.
 
@@ -98,7 +99,8 @@ def _description(nb, nav_index, path):
         if cell.get("cell_type") != "markdown":
             continue
         for paragraph in re.split(r"\n\s*\n", _source(cell)):
-            p = paragraph.strip()
+            # a bold lead-in label such as "**What you will learn.**" is not part of the sentence
+            p = re.sub(r"^\*\*[^*]+[.:]\*\*\s*", "", paragraph.strip())
             if p and not p.startswith(skip) and not re.match(r"\d+\.\s", p):
                 return _first_sentence(p)
     raise NavError(
