@@ -63,11 +63,12 @@ def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, recurrent_sca
     dtype: np.float64 (default, for gradient checks) or np.float32 (training).
     recurrent_scale: the spectral radius given to W_hh.
 
-    - W_xh (H, V): N(0, 1/H)... scaled so a one-hot input moves each unit's
+    - W_xh (H, V): N(0, 0.3^2), so a one-hot input moves each unit's
       pre-activation by about 0.3: small enough to stay in tanh's linear part.
     - W_hh (H, H): a random orthogonal matrix times ``recurrent_scale``. All its
-      eigenvalues then have modulus ``recurrent_scale``, so at the start the
-      state neither explodes nor dies out over time (see notebook 04).
+      eigenvalues then have modulus ``recurrent_scale``: at 1 the recurrence sits
+      on the edge between vanishing and exploding (tanh' = 1 - h^2 < 1 still
+      shrinks gradients a little; notebook 04 measures it).
     - W_yh (V, H): N(0, 1/H), so each logit starts with variance about the mean
       squared hidden activation (below 1): predictions start close to uniform.
     - b_h, b_o: zeros.
