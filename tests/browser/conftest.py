@@ -1,0 +1,194 @@
+"""Fixtures for the browser test: one JupyterLab server and one headless Chromium for the session.
+
+The `lab` fixture starts both, then opens every notebook the selected tests need, each in its own
+page, and clicks Run All in each one straight away, so the notebooks run side by side while the
+tests look at them one after the other. Everything is shut down at the end, also on failure.
+On a failed test, a screenshot, the browser console and the cells' outputs are saved under the
+session's temporary folder and the report says where.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+import labdriver
+from labdriver import NOTEBOOKS, REPO, SELFTEST, write_selftest_notebook
+
+OPEN_TIMEOUT = 120.0  # seconds for a page to load and its kernel to be idle
+RUN_TIMEOUT = 240.0  # seconds for Run All to finish in one notebook (they run side by side)
+
+TABS = pytest.StashKey[list]()  # (notebook, tab, session) used by a test
+TIMINGS = pytest.StashKey[dict]()  # what took how long, for the terminal summary
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "browser: end-to-end test in JupyterLab with headless Chromium "
+        "(deselect with -m 'not browser')")
+
+
+def _missing(what: str, how: str):
+    """Fail on CI, skip elsewhere, when the browser test cannot run here."""
+    message = f"{what}; {how}"
+    if os.environ.get("CI"):
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+
+
+class LabSession:
+    """The server, the browser, and one tab per notebook, opened and started on demand."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.site = root / "site"  # what JupyterLab serves: copies of the notebooks
+        self.evidence = root / "failures"
+        self.server: labdriver.LabServer | None = None
+        self.browser: labdriver.Browser | None = None
+        self.tabs: dict[str, labdriver.NotebookTab] = {}
+        self.timings: dict[str, float] = {}
+
+    def path_of(self, notebook: str) -> str:
+        return notebook if notebook == SELFTEST else f"notebooks/{notebook}"
+
+    def start_run(self, notebook: str) -> None:
+        """Open the notebook in a new page and click Run All; a failure is kept for its test."""
+        tab = labdriver.NotebookTab(self.server, self.browser, self.path_of(notebook),
+                                    workspace="ws-" + re.sub(r"[^A-Za-z0-9-]", "-", notebook))
+        self.tabs[notebook] = tab
+        try:
+            t0 = time.monotonic()
+            tab.open(timeout=OPEN_TIMEOUT)
+            self.timings[f"{notebook}: open until kernel idle"] = time.monotonic() - t0
+            tab.run_all()
+        except Exception as e:  # reported by the notebook's own test
+            tab.open_error = e
+
+    def tab(self, notebook: str) -> labdriver.NotebookTab:
+        """The notebook's tab once Run All has finished (raises what went wrong)."""
+        if notebook not in self.tabs:
+            self.start_run(notebook)
+        tab = self.tabs[notebook]
+        if tab.open_error is not None:
+            raise tab.open_error
+        if tab.run_seconds is None:
+            tab.wait_run_finished(RUN_TIMEOUT)
+            self.timings[f"{notebook}: Run All (from the click until its test saw it end)"] = \
+                tab.run_seconds
+        return tab
+
+    def close(self) -> None:
+        try:
+            for tab in self.tabs.values():
+                tab.close()
+            if self.browser is not None:
+                self.browser.close()
+        finally:
+            if self.server is not None:
+                self.server.stop()
+
+
+def _needed_notebooks(session) -> list[str]:
+    """Notebooks used by the selected browser tests that exist, in test order."""
+    needed = []
+    here = Path(__file__).parent
+    for item in session.items:
+        if Path(item.path).parent != here:
+            continue
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        notebook = params.get("notebook")
+        if not notebook or notebook in needed:
+            continue
+        if notebook == SELFTEST or (NOTEBOOKS / notebook).exists():
+            needed.append(notebook)
+    return needed
+
+
+@pytest.fixture(scope="session")
+def lab(request, tmp_path_factory):
+    chromium = labdriver.find_chromium()
+    if chromium is None:
+        _missing("Chromium is not installed (looked for `chromium` on PATH and $CHROMIUM)",
+                 "install it with `sudo apt-get install chromium` (Debian/Ubuntu), or point "
+                 "$CHROMIUM at a Chromium/Chrome binary")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        _missing("the Python package playwright is missing",
+                 "install the requirements: `.venv/bin/pip install -r requirements.txt`")
+
+    t_start = time.monotonic()
+    root = tmp_path_factory.mktemp("browser")
+    session = LabSession(root)
+    (session.site / "notebooks").mkdir(parents=True)
+    for nb in sorted(NOTEBOOKS.glob("*.ipynb")):
+        labdriver.copy_cleared(nb, session.site / "notebooks" / nb.name)
+    if (REPO / "img").is_dir():  # so that the notebooks' figures load (../img/NAME.svg)
+        shutil.copytree(REPO / "img", session.site / "img")
+    write_selftest_notebook(session.site / SELFTEST)
+
+    # The kernels inherit the server's environment: QUICK_ENV tells notebooks to keep slow cells short.
+    session.server = labdriver.LabServer(session.site, root / "state", {labdriver.QUICK_ENV: "1"})
+    try:
+        session.server.start()
+        needed = _needed_notebooks(request.session)
+        for notebook in needed:  # the kernels start while the browser starts
+            session.server.start_kernel(session.path_of(notebook))
+        session.browser = labdriver.Browser(chromium, root / "state", session.server.env)
+        session.timings["server, kernels and browser started"] = time.monotonic() - t_start
+        for notebook in needed:  # all notebooks run side by side, each in its own page
+            session.start_run(notebook)
+        yield session
+    finally:
+        session.close()
+        session.timings["whole browser session"] = time.monotonic() - t_start
+        request.config.stash[TIMINGS] = session.timings
+
+
+@pytest.fixture
+def notebook_tab(request, lab):
+    """Returns the tab of a notebook after Run All; the tab's evidence is saved if the test fails."""
+    used = request.node.stash.setdefault(TABS, [])
+
+    def get(notebook: str) -> labdriver.NotebookTab:
+        try:
+            return lab.tab(notebook)
+        finally:
+            tab = lab.tabs.get(notebook)
+            if tab is not None and all(t is not tab for _, t, _ in used):
+                used.append((notebook, tab, lab))
+
+    return get
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if report.when == "call" and report.failed:
+        lines = []
+        for notebook, tab, session in item.stash.get(TABS, []):
+            try:
+                name = item.name if notebook in item.name else f"{item.name}-{notebook}"
+                files = tab.save_evidence(session.evidence, name)
+            except Exception as e:
+                lines.append(f"{notebook}: could not save evidence: {e}")
+                continue
+            lines.append(f"{notebook}: " + ", ".join(str(f) for f in files))
+            lines.append(f"JupyterLab log: {session.server.log_path}")
+        if lines:
+            report.sections.append(("browser evidence (screenshot, console, outputs)",
+                                    "\n".join(lines)))
+    return report
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    timings = config.stash.get(TIMINGS, None)
+    if timings:
+        terminalreporter.section("browser test timings")
+        for what, seconds in timings.items():
+            terminalreporter.write_line(f"{seconds:7.1f} s  {what}")

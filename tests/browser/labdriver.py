@@ -1,0 +1,536 @@
+"""Drive JupyterLab in headless Chromium, the way a reader uses the series.
+
+`LabServer` starts JupyterLab from the project's own environment on a free loopback port with a
+random token; every folder Jupyter, IPython, matplotlib or Chromium would write to is a temporary
+folder. `Browser` is one headless Chromium (Debian's build, driven by Playwright) with a fresh
+profile. `NotebookTab` is one notebook opened in its own JupyterLab page: it waits for the kernel,
+runs all cells from the Run menu, finds a slider by its label, moves it with the keyboard or by
+typing into its readout, and reads back what the cell shows.
+
+The notebooks are served from a temporary copy with their outputs cleared, so JupyterLab never
+writes to the repository (no autosave, no checkpoints) and stale outputs cannot pass a check.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+REPO = Path(__file__).resolve().parents[2]
+NOTEBOOKS = REPO / "notebooks"
+SELFTEST = "browser-selftest.ipynb"  # a tiny notebook written next to the copies, to test the harness
+
+# Notebooks may read this to shrink their slow cells (training budgets) while under test.
+QUICK_ENV = "RNN_FROM_SCRATCH_QUICK"
+
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+# JupyterLab settings for the test profile: nothing saved behind our back, no news pop-up covering
+# the page, and every cell kept in the page so that off-screen outputs can be read.
+LAB_SETTINGS = {
+    "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+        "fetchNews": "false",
+        "checkForUpdates": False,
+    },
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+}
+
+# An error output (a traceback, or IPython's short form for a SyntaxError) as it appears on screen.
+ERROR_PATTERN = re.compile(
+    r"Traceback \(most recent call last\)|^\s*\w*(Error|Exception|Interrupt|Exit)(:|\s*$)",
+    re.MULTILINE,
+)
+WIDGET_PROBLEMS = ("Loading widget", "Error displaying widget")
+
+
+class LabError(AssertionError):
+    """Something a reader would see as broken (or the harness could not reach the page)."""
+
+
+def find_chromium() -> str | None:
+    """Path of Debian's Chromium (or $CHROMIUM), or None when it is not installed."""
+    candidate = os.environ.get("CHROMIUM")
+    if candidate:
+        return candidate if os.access(candidate, os.X_OK) else None
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nobody listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def private_dirs(root: Path) -> dict[str, str]:
+    """Environment variables that send every per-user folder of Jupyter & co. under `root`."""
+    names = {
+        "JUPYTER_CONFIG_DIR": "jupyter-config",
+        "JUPYTER_DATA_DIR": "jupyter-data",
+        "JUPYTER_RUNTIME_DIR": "jupyter-runtime",
+        "JUPYTERLAB_SETTINGS_DIR": "lab-settings",
+        "JUPYTERLAB_WORKSPACES_DIR": "lab-workspaces",
+        "IPYTHONDIR": "ipython",
+        "MPLCONFIGDIR": "matplotlib",
+        "XDG_CONFIG_HOME": "xdg-config",
+        "XDG_CACHE_HOME": "xdg-cache",
+        "XDG_DATA_HOME": "xdg-data",
+        "XDG_STATE_HOME": "xdg-state",
+    }
+    env = {}
+    for var, sub in names.items():
+        path = root / sub
+        path.mkdir(parents=True, exist_ok=True)
+        env[var] = str(path)
+    return env
+
+
+def copy_cleared(src: Path, dst: Path) -> None:
+    """Copy a notebook with its outputs and execution counts removed."""
+    nb = nbformat.read(src, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+    nb.metadata.pop("widgets", None)
+    nbformat.write(nb, dst)
+
+
+def write_selftest_notebook(path: Path) -> None:
+    """A small notebook with an IntSlider whose callback prints a value computed from it."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
+                                 "language": "python"}
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# Browser test: a slider that drives a print"),
+        nbformat.v4.new_code_cell("import ipywidgets as widgets"),
+        nbformat.v4.new_code_cell(
+            "def show_square(n):\n"
+            "    print(f\"square: {n * n}\")\n"
+            "\n"
+            "widgets.interact(show_square, n=widgets.IntSlider(value=3, min=0, max=20, "
+            "description=\"side n\", continuous_update=False));"),
+    ]
+    nbformat.write(nb, path)
+
+
+def _children(pid: int) -> list[int]:
+    """Direct child processes of `pid` (read from /proc, Linux only)."""
+    kids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # the command name is in parentheses and may contain spaces: the parent pid follows it
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == pid:
+            kids.append(int(entry.name))
+    return kids
+
+
+class LabServer:
+    """A JupyterLab server serving `root_dir`, with all its state under `state_dir`."""
+
+    def __init__(self, root_dir: Path, state_dir: Path, extra_env: dict[str, str] | None = None):
+        self.root_dir = Path(root_dir)
+        self.state_dir = Path(state_dir)
+        self.extra_env = dict(extra_env or {})
+        self.token = secrets.token_hex(24)
+        self.port: int | None = None
+        self.process: subprocess.Popen | None = None
+        self.log_path = self.state_dir / "jupyterlab.log"
+        self.env: dict[str, str] = {}
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def _write_settings(self, settings_dir: Path) -> None:
+        for rel, values in LAB_SETTINGS.items():
+            path = settings_dir / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(values, indent=2))
+
+    def start(self, timeout: float = 90.0) -> None:
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        env = dict(os.environ)
+        env.update(private_dirs(self.state_dir))
+        env["JUPYTER_PLATFORM_DIRS"] = "1"  # the new folder layout, without a deprecation warning
+        env.pop("JUPYTER_PATH", None)
+        env.pop("JUPYTER_CONFIG_PATH", None)
+        env.update(self.extra_env)
+        self._write_settings(Path(env["JUPYTERLAB_SETTINGS_DIR"]))
+        self.env = env
+        # jupyter-lab from the interpreter running the tests: the project's own environment
+        jupyter_lab = Path(sys.executable).with_name("jupyter-lab")
+        if not jupyter_lab.exists():
+            raise LabError(f"{jupyter_lab} not found: install the requirements into this environment")
+        last_error = ""
+        for _attempt in range(3):  # the free port may be taken between the check and the bind
+            self.port = free_port()
+            cmd = [
+                str(jupyter_lab),
+                "--no-browser",
+                "--ServerApp.ip=127.0.0.1",
+                f"--ServerApp.port={self.port}",
+                "--ServerApp.port_retries=0",
+                f"--IdentityProvider.token={self.token}",
+                f"--ServerApp.root_dir={self.root_dir}",
+                "--ServerApp.terminals_enabled=False",
+                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            ]
+            if hasattr(os, "geteuid") and os.geteuid() == 0:
+                cmd.append("--allow-root")
+            log = open(self.log_path, "a")
+            try:
+                self.process = subprocess.Popen(
+                    cmd, env=env, cwd=self.root_dir, stdout=log, stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL, start_new_session=True,
+                )
+            finally:
+                log.close()
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                if self.process.poll() is not None:
+                    last_error = f"JupyterLab exited with code {self.process.returncode}"
+                    break
+                try:
+                    self.api("GET", "/api/status", timeout=2)
+                    return
+                except (OSError, urllib.error.URLError) as e:
+                    last_error = str(e)
+                    time.sleep(0.25)
+            else:
+                self.stop()
+                raise LabError(f"JupyterLab did not answer within {timeout:.0f} s ({last_error}); "
+                               f"its log: {self.log_path}\n{self.log_tail()}")
+        raise LabError(f"JupyterLab did not start ({last_error}); its log: {self.log_path}\n"
+                       f"{self.log_tail()}")
+
+    def api(self, method: str, path: str, body: dict | None = None, timeout: float = 10) -> object:
+        """Call the server's REST API with the token; returns the decoded JSON (or None)."""
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(
+            self.url + path, data=data, method=method,
+            headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            raw = resp.read()
+        return json.loads(raw) if raw else None
+
+    def start_kernel(self, path: str) -> None:
+        """Start the kernel of notebook `path` now, so it is warm when the page connects."""
+        self.api("POST", "/api/sessions",
+                 {"path": path, "name": Path(path).name, "type": "notebook",
+                  "kernel": {"name": "python3"}}, timeout=60)
+
+    def log_tail(self, lines: int = 30) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        """Shut down the kernels and the server; kill whatever it started that is left."""
+        proc = self.process
+        if proc is None:
+            return
+        kernels = _children(proc.pid) if proc.poll() is None else []
+        if proc.poll() is None:
+            try:
+                self.api("POST", "/api/shutdown", timeout=10)
+            except (OSError, urllib.error.URLError):
+                pass
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait(timeout=10)
+        for pid in kernels:  # the server shuts its kernels down; make sure of it
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        self.process = None
+
+
+class Browser:
+    """One headless Chromium with a fresh profile; pages are JupyterLab tabs."""
+
+    def __init__(self, executable: str, state_dir: Path, env: dict[str, str]):
+        from playwright.sync_api import sync_playwright
+
+        self.state_dir = Path(state_dir)
+        self._pw = sync_playwright().start()
+        try:
+            self.context = self._pw.chromium.launch_persistent_context(
+                str(self.state_dir / "chromium-profile"),
+                executable_path=executable,
+                headless=True,
+                args=CHROMIUM_FLAGS,
+                env=env,
+                viewport={"width": 1400, "height": 1000},
+                timeout=60_000,
+            )
+        except BaseException:
+            self._pw.stop()
+            raise
+
+    def new_page(self):
+        return self.context.new_page()
+
+    def close(self) -> None:
+        try:
+            self.context.close()
+        finally:
+            self._pw.stop()
+
+
+@dataclass
+class SliderState:
+    """What a reader sees around one slider: its value and the outputs of its cell."""
+
+    value: str
+    text: str  # the cell's output text, the controls' own labels and readouts left out
+    images: tuple[str, ...]  # a short hash of each image shown
+
+    def __str__(self) -> str:
+        return f"value {self.value}; output {self.text!r}; {len(self.images)} image(s)"
+
+
+@dataclass
+class NotebookTab:
+    """One notebook open in its own JupyterLab page."""
+
+    server: LabServer
+    browser: Browser
+    path: str  # relative to the server root
+    workspace: str
+    console: list[str] = field(default_factory=list)
+    run_started: float = 0.0
+    run_seconds: float | None = None
+    open_error: BaseException | None = None
+
+    def __repr__(self) -> str:
+        return f"NotebookTab({self.path!r})"
+
+    def __post_init__(self):
+        self.page = self.browser.new_page()
+        self.page.set_default_timeout(30_000)
+        self.page.on("console", lambda m: self.console.append(f"[{m.type}] {m.text}"))
+        self.page.on("pageerror", lambda e: self.console.append(f"[pageerror] {e}"))
+        self.page.on("crash", lambda _p: self.console.append("[crash] the page crashed"))
+
+    # -- opening and running ------------------------------------------------------------------
+    def open(self, timeout: float = 120.0) -> None:
+        url = f"{self.server.url}/lab/workspaces/{self.workspace}/tree/{self.path}?token={self.server.token}"
+        self.page.goto(url, timeout=timeout * 1000)
+        self.page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for(
+            state="visible", timeout=timeout * 1000)
+        self.wait_kernel_idle(timeout)
+
+    def kernel_status(self) -> str:
+        """The kernel item of the status bar, e.g. 'Python 3 (ipykernel) | Idle'."""
+        item = self.page.locator('#jp-main-statusbar .jp-StatusBar-TextItem[title^="Change kernel"]')
+        return item.inner_text(timeout=5_000).strip() if item.count() else ""
+
+    def wait_kernel_idle(self, timeout: float) -> None:
+        """Wait for the status bar to say Idle (the toolbar's circle says so too early)."""
+        deadline = time.monotonic() + timeout
+        status = ""
+        while time.monotonic() < deadline:
+            self._fail_on_dialog()
+            status = self.kernel_status()
+            if re.search(r"\|\s*Idle$", status):
+                return
+            time.sleep(0.25)
+        raise LabError(f"{self.path}: the status bar did not show an idle kernel within "
+                       f"{timeout:.0f} s (it shows {status!r})")
+
+    def _fail_on_dialog(self) -> None:
+        dialog = self.page.locator(".jp-Dialog")
+        if dialog.count():
+            raise LabError(f"{self.path}: JupyterLab shows a dialog: {dialog.first.inner_text()!r}")
+
+    def prompts(self) -> list[str]:
+        """Prompt of every non-empty code cell, e.g. '[3]:', '[*]:' or '[ ]:'."""
+        return self.page.evaluate("""() => Array.from(
+            document.querySelectorAll('.jp-NotebookPanel .jp-Notebook .jp-CodeCell'))
+            .filter(c => (c.querySelector('.cm-content')?.textContent ?? '').trim() !== '')
+            .map(c => (c.querySelector('.jp-InputArea-prompt')?.textContent ?? '').trim())""")
+
+    def run_all(self) -> None:
+        """Run → Run All Cells, from the menu bar, as a reader would."""
+        self.page.locator("#jp-MainMenu .lm-MenuBar-item:has(.lm-MenuBar-itemLabel:text-is('Run'))").click()
+        self.page.locator(".lm-Menu .lm-Menu-item:has(.lm-Menu-itemLabel:text-is('Run All Cells'))").click()
+        self.run_started = time.monotonic()
+
+    def wait_run_finished(self, timeout: float) -> None:
+        """Wait until no cell is queued or running and the kernel has been idle for a moment."""
+        deadline = self.run_started + timeout
+        settled = 0
+        while time.monotonic() < deadline:
+            self._fail_on_dialog()
+            prompts = self.prompts()
+            busy = any("*" in p for p in prompts)
+            started = any(re.search(r"\d", p) for p in prompts)
+            idle = bool(re.search(r"\|\s*Idle$", self.kernel_status()))
+            settled = settled + 1 if (started and not busy and idle) else 0
+            if settled >= 3:
+                self.run_seconds = time.monotonic() - self.run_started
+                return
+            time.sleep(0.5)
+        prompts = self.prompts()
+        raise LabError(f"{self.path}: Run All did not finish within {timeout:.0f} s; prompts: "
+                       f"{' '.join(prompts)}; status bar: {self.kernel_status()!r}")
+
+    # -- what the page shows ------------------------------------------------------------------
+    def unexecuted_cells(self) -> list[int]:
+        """Indexes (among non-empty code cells, from 1) of cells without an execution count."""
+        return [i for i, p in enumerate(self.prompts(), 1) if not re.search(r"\[\d+\]", p)]
+
+    def error_outputs(self) -> list[str]:
+        """Error outputs shown anywhere in the notebook (widget outputs included)."""
+        texts = self.page.evaluate("""() => Array.from(document.querySelectorAll(
+            '.jp-NotebookPanel .jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'))
+            .map(e => e.textContent)""")
+        return [t.strip()[:1500] for t in texts if ERROR_PATTERN.search(t)]
+
+    def widget_problems(self, wait: float = 20.0) -> list[str]:
+        """Widget placeholders still on screen after `wait` seconds ('Loading widget…' etc.)."""
+        deadline = time.monotonic() + wait
+        while True:
+            text = self.page.locator(".jp-NotebookPanel .jp-Notebook").inner_text()
+            found = [p for p in WIDGET_PROBLEMS if p in text]
+            if not found or time.monotonic() > deadline:
+                return [line.strip() for line in text.splitlines()
+                        if any(p in line for p in WIDGET_PROBLEMS)][:10]
+            time.sleep(0.5)
+
+    def slider_labels(self) -> list[str]:
+        return self.page.evaluate("""() => Array.from(document.querySelectorAll(
+            '.jp-NotebookPanel .widget-slider')).map(s => {
+                const l = s.querySelector('.widget-label');
+                return l ? (l.textContent || l.title || '') : '';
+            })""")
+
+    # -- sliders ------------------------------------------------------------------------------
+    def slider(self, label: str, occurrence: int = 0):
+        """The `occurrence`-th slider whose label contains `label` (case and spaces ignored)."""
+        def norm(s: str) -> str:
+            return re.sub(r"\s+", " ", s).strip().lower()
+
+        labels = self.slider_labels()
+        matches = [i for i, text in enumerate(labels) if norm(label) in norm(text)]
+        if len(matches) <= occurrence:
+            raise LabError(f"{self.path}: no slider labelled {label!r} (occurrence {occurrence}); "
+                           f"sliders on the page: {labels}")
+        return self.page.locator(".jp-NotebookPanel .widget-slider").nth(matches[occurrence])
+
+    def state(self, slider) -> SliderState:
+        """The slider's value and the text and images of the outputs in its cell."""
+        value = slider.locator(".widget-readout").inner_text().strip()
+        snap = slider.evaluate("""(el) => {
+            const cell = el.closest('.jp-Cell');
+            const outputs = cell.querySelector('.jp-OutputArea').cloneNode(true);
+            // leave out the controls themselves: labels, readouts, buttons, text boxes
+            // and the prompts ('[18]:'), which change whenever the cell runs
+            outputs.querySelectorAll('.widget-inline-hbox, .widget-button, .jp-OutputArea-prompt')
+                .forEach(e => e.remove());
+            return {
+                text: outputs.innerText ?? outputs.textContent,
+                images: Array.from(outputs.querySelectorAll('img')).map(i => i.src).concat(
+                    Array.from(outputs.querySelectorAll('.jp-RenderedSVG svg')).map(s => s.outerHTML)),
+            };
+        }""")
+        images = tuple(hashlib.sha1(s.encode()).hexdigest()[:12] for s in snap["images"])
+        return SliderState(value=value, text=snap["text"].strip(), images=images)
+
+    def press_keys(self, slider, keys: list[str]) -> None:
+        """Click the slider's handle and press keys on it (ArrowRight, PageUp, End, ...)."""
+        handle = slider.locator(".noUi-handle").first
+        handle.click()
+        for key in keys:
+            handle.press(key)
+            time.sleep(0.05)
+
+    def type_value(self, slider, value: str) -> None:
+        """Type a value into the slider's readout and press Enter."""
+        readout = slider.locator(".widget-readout")
+        readout.click()
+        self.page.keyboard.press("ControlOrMeta+A")
+        self.page.keyboard.type(str(value), delay=30)
+        self.page.keyboard.press("Enter")
+
+    # -- evidence for a failure -----------------------------------------------------------
+    def outputs_text(self) -> str:
+        """Every code cell's prompt, first source line and output text, for the failure report."""
+        cells = self.page.evaluate("""() => Array.from(
+            document.querySelectorAll('.jp-NotebookPanel .jp-Notebook .jp-CodeCell')).map(c => ({
+                prompt: (c.querySelector('.jp-InputArea-prompt')?.textContent ?? '').trim(),
+                source: (c.querySelector('.cm-content')?.innerText ?? '').split('\\n')[0],
+                output: (c.querySelector('.jp-OutputArea')?.innerText ?? '').trim(),
+            }))""")
+        parts = []
+        for cell in cells:
+            parts.append(f"{cell['prompt']} {cell['source']}\n{cell['output']}\n")
+        return "\n".join(parts)
+
+    def save_evidence(self, folder: Path, name: str) -> list[Path]:
+        """Screenshot, console log and cell outputs of this tab; returns the files written."""
+        folder.mkdir(parents=True, exist_ok=True)
+        stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
+        written = []
+        shot = folder / f"{stem}.png"
+        try:
+            self.page.screenshot(path=str(shot), timeout=15_000)
+            written.append(shot)
+        except Exception as e:  # a crashed page still gets its console log saved
+            self.console.append(f"[harness] screenshot failed: {e}")
+        log = folder / f"{stem}.console.log"
+        log.write_text("\n".join(self.console) + "\n")
+        written.append(log)
+        try:
+            out = folder / f"{stem}.outputs.txt"
+            out.write_text(self.outputs_text())
+            written.append(out)
+        except Exception:
+            pass
+        return written
+
+    def close(self) -> None:
+        try:
+            self.page.close()
+        except Exception:
+            pass

@@ -1,0 +1,201 @@
+"""End-to-end: the notebooks' sliders render in JupyterLab and move what they claim to move.
+
+nbval runs the kernel side only. Here a real browser (headless Chromium) opens each notebook in
+JupyterLab, runs all cells from the Run menu, checks that no cell failed and that every widget
+rendered, then moves sliders with the keyboard or by typing into their readout, as a reader
+would, and checks that the output of the slider's cell changed accordingly.
+
+CHECKS is the whole specification: notebook file -> sliders (found by their label) -> how to move
+each one -> what must change. A notebook that does not exist yet is skipped; a slider missing from
+an existing notebook fails. Run alone with `.venv/bin/python -m pytest tests/browser`.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import pytest
+
+from labdriver import NOTEBOOKS, SELFTEST, LabError, NotebookTab, SliderState
+
+pytestmark = pytest.mark.browser
+
+
+# -- what must change when a slider moves ------------------------------------------------------
+def output_changed(before: SliderState, after: SliderState) -> None:
+    """The cell's printed text or its figure changed."""
+    assert (after.text, after.images) != (before.text, before.images), \
+        "the cell's output (text and figures) did not change"
+
+
+def text_changed(before: SliderState, after: SliderState) -> None:
+    """The cell's printed text changed (a new sample, a new number...)."""
+    assert after.text != before.text, "the cell's printed text did not change"
+
+
+def figure_changed(before: SliderState, after: SliderState) -> None:
+    """The cell's figure was redrawn with different content."""
+    assert after.images, "the cell shows no figure"
+    assert after.images != before.images, "the cell's figure did not change"
+
+
+def printed_number(label: str, text: str) -> float:
+    """The number printed after `label:` (thousands separators allowed)."""
+    m = re.search(re.escape(label) + r"\s*:?\s*(-?[\d,]*\.?\d+)", text)
+    assert m, f"no {label!r} followed by a number in the output {text!r}"
+    return float(m.group(1).replace(",", ""))
+
+
+def rnn_parameter_count(before: SliderState, after: SliderState) -> None:
+    """'parameters: N' follows the hidden size H: N = H·V + H·H + V·H + H + V for the same V."""
+    H0, H1 = int(float(before.value)), int(float(after.value))
+    N0, N1 = printed_number("parameters", before.text), printed_number("parameters", after.text)
+    # solve N0 = H0² + (2·H0 + 1)·V + H0 for the vocabulary size V, then predict N1
+    V = (N0 - H0 * H0 - H0) / (2 * H0 + 1)
+    assert V > 0 and V == int(V), \
+        f"parameters: {N0:,.0f} at H={H0} is not H·V + H·H + V·H + H + V for any vocabulary size V"
+    expected = H1 * H1 + (2 * H1 + 1) * V + H1
+    assert N1 == expected, (f"parameters: {N1:,.0f} at H={H1}, expected {expected:,.0f} "
+                            f"(V={V:.0f}, from {N0:,.0f} at H={H0})")
+
+
+def shows_value(label: str) -> Callable[[SliderState, SliderState], None]:
+    """The cell prints `label` followed by the slider's new value (to the printed precision)."""
+    def check(before: SliderState, after: SliderState) -> None:
+        shown, value = printed_number(label, after.text), float(after.value)
+        assert abs(shown - value) <= max(0.006, 0.01 * abs(value)), \
+            f"the output shows {label} {shown:g} but the slider is at {after.value}"
+    check.__doc__ = f"the output shows {label} equal to the slider's value"
+    return check
+
+
+def all_of(*checks: Callable[[SliderState, SliderState], None]):
+    def check(before: SliderState, after: SliderState) -> None:
+        for c in checks:
+            c(before, after)
+    return check
+
+
+def softmax_flattens(before: SliderState, after: SliderState) -> None:
+    """A higher temperature gives a flatter ŷ: its largest probability falls; ŷ still sums to 1."""
+    def y_hat(text: str) -> list[float]:
+        m = re.search(r"y_hat\s*=\s*((?:-?\d+\.\d+\s*)+)", text)
+        assert m, f"no 'y_hat = ...' in the output {text!r}"
+        return [float(x) for x in m.group(1).split()]
+
+    p0, p1 = y_hat(before.text), y_hat(after.text)
+    assert abs(sum(p1) - 1) < 1e-3, f"y_hat {p1} does not sum to 1"
+    t0, t1 = float(before.value), float(after.value)
+    assert (max(p1) - max(p0)) * (t1 - t0) < 0, \
+        f"temperature {t0:g} -> {t1:g} moved max y_hat {max(p0)} -> {max(p1)}: not flatter/sharper"
+
+
+@dataclass(frozen=True)
+class SliderCheck:
+    label: str  # text in the slider's label (case and spacing ignored)
+    expect: Callable[[SliderState, SliderState], None]  # raises AssertionError when wrong
+    keys: tuple[str, ...] = ()  # pressed on the slider's handle, or else...
+    typed: Callable[[str], str] | None = None  # ...typed into its readout (from the shown value)
+    occurrence: int = 0  # which of the sliders with this label, in page order
+    timeout: float = 90.0  # seconds for the output to settle after the move
+
+    def __str__(self) -> str:
+        how = f"keys {' '.join(self.keys)}" if self.keys else "typing into its readout"
+        return f"slider {self.label!r} moved by {how}"
+
+
+# notebook -> its sliders. PageUp moves 5 steps, End/Home go to the ends of the range.
+CHECKS: dict[str, list[SliderCheck]] = {
+    "01-softmax-and-its-derivative.ipynb": [
+        SliderCheck("temperature", all_of(shows_value("temperature"), softmax_flattens, figure_changed),
+                    keys=("PageUp",)),
+    ],
+    "03-the-forward-pass.ipynb": [
+        SliderCheck("hidden size", rnn_parameter_count, typed=lambda v: str(int(v) * 2 + 1)),
+        SliderCheck("hidden size", rnn_parameter_count, keys=("ArrowLeft", "ArrowLeft")),
+        SliderCheck("weight scale", figure_changed, keys=("PageUp",)),
+    ],
+    "04-backpropagation-through-time.ipynb": [
+        SliderCheck("spectral radius", all_of(shows_value("spectral radius"), figure_changed),
+                    keys=("PageUp",)),
+    ],
+    "05-training-on-pride-and-prejudice.ipynb": [
+        SliderCheck("hidden size", output_changed, keys=("PageUp",)),
+        SliderCheck("temperature", text_changed, keys=("PageUp",)),
+    ],
+}
+
+
+# -- how a check runs --------------------------------------------------------------------------
+def assert_ran_cleanly(tab: NotebookTab) -> None:
+    """Every cell ran, none shows an error, and every widget rendered."""
+    errors = tab.error_outputs()
+    assert not errors, f"{tab.path}: a cell shows an error:\n" + "\n---\n".join(errors)
+    skipped = tab.unexecuted_cells()
+    assert not skipped, (f"{tab.path}: code cells {skipped} (counting non-empty code cells from 1) "
+                         f"did not run; prompts: {' '.join(tab.prompts())}")
+    problems = tab.widget_problems()
+    assert not problems, f"{tab.path}: widgets did not render: {problems}"
+
+
+def move_and_check(tab: NotebookTab, check: SliderCheck) -> SliderState:
+    """Move one slider and wait until its cell's output settles in the expected state."""
+    slider = tab.slider(check.label, check.occurrence)
+    slider.scroll_into_view_if_needed()
+    before = tab.state(slider)
+    if check.keys:
+        tab.press_keys(slider, list(check.keys))
+    else:
+        tab.type_value(slider, check.typed(before.value))
+    deadline = time.monotonic() + check.timeout
+    previous, problem = None, "no state read"
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        after = tab.state(slider)
+        if after.value == before.value:
+            problem = f"the slider still shows {after.value}: the move did not register"
+        elif not re.search(r"\|\s*Idle$", tab.kernel_status()):
+            problem = "the kernel was still busy"
+        elif after != previous:
+            problem = "the output was still changing"
+        else:
+            try:
+                check.expect(before, after)
+                print(f"{tab.path}: {check}\n  before: {before}\n  after:  {after}")
+                return after
+            except AssertionError as e:
+                problem = str(e)
+        previous = after
+    raise LabError(f"{tab.path}: {check}: {problem} (after {check.timeout:.0f} s)\n"
+                   f"  before: {before}\n  after:  {after}")
+
+
+# -- the tests ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("notebook", [SELFTEST])
+def test_harness_moves_a_slider(notebook, notebook_tab):
+    """The harness itself, on a tiny notebook: keyboard and typed moves reach the kernel."""
+    tab = notebook_tab(notebook)
+    assert_ran_cleanly(tab)
+
+    def square_follows(before: SliderState, after: SliderState) -> None:
+        n = int(after.value)
+        assert printed_number("square", after.text) == n * n, f"expected square: {n * n}"
+
+    assert move_and_check(tab, SliderCheck("side n", square_follows, keys=("ArrowRight",) * 2)).value == "5"
+    assert move_and_check(tab, SliderCheck("side n", square_follows, typed=lambda v: "12")).value == "12"
+    assert move_and_check(tab, SliderCheck("side n", square_follows, keys=("Home",))).value == "0"
+    assert_ran_cleanly(tab)
+
+
+@pytest.mark.parametrize("notebook", list(CHECKS), ids=lambda nb: nb.split("-")[0])
+def test_sliders_drive_their_outputs(notebook, request):
+    if not (NOTEBOOKS / notebook).exists():
+        pytest.skip(f"notebooks/{notebook} does not exist yet")
+    tab = request.getfixturevalue("notebook_tab")(notebook)  # the browser only if needed
+    assert_ran_cleanly(tab)
+    for check in CHECKS[notebook]:
+        move_and_check(tab, check)
+    assert_ran_cleanly(tab)  # the callbacks raised nothing and the widgets still render
