@@ -42,7 +42,8 @@ parameters (and the checkpoint) are those of the last finite step.
 
 History (``result.history``, lists; ``.arrays()`` gives numpy arrays):
 ``step`` (1, 2, ...), ``train_bpc`` (the batch's loss before the update, in
-bits per character), ``grad_norm`` (global norm before clipping), ``lr``,
+bits per character), ``grad_norm`` (global norm of the mean-loss gradient,
+before clipping), ``lr``,
 ``elapsed`` (seconds since training first started, across resumes), and,
 every ``eval_every`` steps and at the end, ``val_step``, ``val_bpc``,
 ``val_elapsed``.
@@ -53,6 +54,11 @@ computed by ``rnn_core.bits_per_char(params, val_ids,
 n_streams=val_streams, window=256)``: the held-out text is cut into
 ``val_streams`` equal contiguous pieces read side by side, each starting
 from a zero hidden state and carrying it across the whole piece.
+
+The loss each step minimises is the window's mean cross-entropy per
+character: ``loss_and_grads`` gives the total over the B x T predictions,
+and its gradient is divided by B x T before clipping, so ``clip_norm`` and
+the logged ``grad_norm`` do not depend on the batch size or window length.
 
 Learning rate: ``learning_rate`` (after ``warmup_steps`` of linear
 warm-up), held until ``1 - decay_fraction`` of the budget is used, then
@@ -453,6 +459,7 @@ def train(
     eval_seconds = 0.0  # the last validation's duration: kept in reserve under a time budget
     stopped, message = "steps", ""
     chars = config.batch_size * config.seq_length
+    inv_chars = np.float32(1.0 / chars)
     ema = None
     bar = _progress_bar(progress, config.steps, start_step)
 
@@ -476,6 +483,8 @@ def train(
             # overflow is checked for below and reported in plain words, so numpy need not warn
             with np.errstate(over="ignore", invalid="ignore"):
                 loss, grads, h_last = loss_and_grads(state.params, X, Y, state.h)
+                for g in grads.values():  # the gradient of the mean loss per character
+                    g *= inv_chars
                 if config.clip_norm is None:
                     norm = global_norm(grads)
                 else:

@@ -269,3 +269,26 @@ def test_as_a_module_no_traceback(tmp_path):
     )
     assert r.returncode == 1 and r.stdout == ""
     assert_one_line_error(r.returncode, r.stderr, "does not exist")
+
+
+def test_ctrl_c_saves_and_summarises(tmp_path, text_file):
+    """SIGINT while training: checkpoint saved, summary printed, exit status 130, no traceback."""
+    import os
+    import signal
+
+    ck = tmp_path / "m.npz"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rnn_core", "train", "--text", str(text_file), "--checkpoint", str(ck),
+         "--hidden-size", "8", "--batch-size", "2", "--seq-length", "8", "--steps", "100000000"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    seen = b""
+    while b"step/s" not in seen and proc.poll() is None:  # wait for the progress bar: the loop is running
+        seen += os.read(proc.stderr.fileno(), 4096)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    err = (seen + err).decode()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert "stopped: interrupted" in out.decode() and "val_bpc " in out.decode()
+    assert load_checkpoint(ck).step > 0
