@@ -177,6 +177,8 @@ def download_text(dest, *, url=GUTENBERG_URL, timeout=DOWNLOAD_TIMEOUT, max_byte
         raise unavailable(f"the answer is larger than {max_bytes} bytes, so it is not the novel")
     if not data:
         raise unavailable("the answer is empty")
+    if _START_MARKER.encode() not in data:
+        raise unavailable(f"the answer has no '{_START_MARKER}' line, so it is not a Project Gutenberg text")
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=dest.name + ".", suffix=".part")

@@ -47,11 +47,12 @@ def server():
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
             hits.append(self.path)
-            if self.path == "/pg1342.txt":
+            if self.path in ("/pg1342.txt", "/captcha.html"):
+                body = payload if self.path == "/pg1342.txt" else b"<html>Are you a robot?</html>"
                 self.send_response(200)
-                self.send_header("Content-Length", str(len(payload)))
+                self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
-                self.wfile.write(payload)
+                self.wfile.write(body)
             else:
                 self.send_error(404)
 
@@ -59,7 +60,7 @@ def server():
             pass
 
     httpd = http.server.HTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}", hits
     httpd.shutdown()
@@ -155,6 +156,13 @@ def test_download_size_cap(no_env, server):
     base, _ = server
     with pytest.raises(TextUnavailableError, match="larger than 100 bytes"):
         load_text(url=base + "/pg1342.txt", max_bytes=100)
+    assert not (no_env / CACHE_FILENAME).exists()
+
+
+def test_download_that_is_not_a_gutenberg_text_is_not_cached(no_env, server):
+    base, _ = server
+    with pytest.raises(TextUnavailableError, match="not a Project Gutenberg text"):
+        load_text(url=base + "/captcha.html")
     assert not (no_env / CACHE_FILENAME).exists()
 
 
