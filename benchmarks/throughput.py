@@ -42,6 +42,29 @@ def timeit(fn, repeats, warmup=2):
     return statistics.median(times)
 
 
+def time_in_rounds(fns, repeats, rounds=3, pause=0.5):
+    """Median time per call of each function, timed in alternating blocks.
+
+    Each round times every function for ``repeats // rounds`` calls in a row, with a
+    pause between blocks: thread pools (OpenBLAS's, PyTorch's OpenMP) keep spinning
+    for a while after their work, and one engine's spinning threads must not be
+    charged to the other. Alternating blocks spreads any change in the machine's
+    load over all engines alike.
+    """
+    times = {name: [] for name in fns}
+    for name, fn in fns.items():  # warm-up
+        fn()
+        fn()
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            time.sleep(pause)
+            for _ in range(max(1, repeats // rounds)):
+                t0 = time.perf_counter()
+                fn()
+                times[name].append(time.perf_counter() - t0)
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
 # -- reference: the classic per-sequence, per-time-step loop ----------------------------
 
 
@@ -110,7 +133,7 @@ def torch_step_fn(params, inputs, targets, h0):
         out, _ = rnn(x, h)
         loss = torch.nn.functional.cross_entropy(head(out).reshape(-1, V), y, reduction="sum")
         loss.backward()
-        return float(loss)
+        return loss.item()
 
     # same numbers first, so the comparison is of equal work
     ours = rnn_core.loss_and_grads(params, inputs, targets, h0)
@@ -167,22 +190,26 @@ def main(argv=None):
     chars = B * T
     print(f"H={H} B={B} T={T} V={V} float32, {chars} characters per call")
 
-    t_ours = timeit(lambda: rnn_core.loss_and_grads(params, inputs, targets, h0), args.repeats)
+    nb = args.loop_sequences
+    fns = {"ours": lambda: rnn_core.loss_and_grads(params, inputs, targets, h0)}
+    step = torch_step_fn(params, inputs, targets, h0)
+    if step is not None:
+        fns["torch"] = step
+    t = time_in_rounds(fns, args.repeats)
+    t_ours = t["ours"]
     cps_ours = chars / t_ours
     print(f"rnn_core.loss_and_grads  {t_ours * 1e3:9.2f} ms/call  {cps_ours:12,.0f} chars/s")
 
-    nb = args.loop_sequences
     t_loop = timeit(lambda: loop_loss_and_grads(params, inputs[:nb], targets[:nb], h0[:nb]), 3, warmup=1)
     cps_loop = nb * T / t_loop
     print(f"per-sequence step loop   {t_loop * B / nb * 1e3:9.2f} ms/call  {cps_loop:12,.0f} chars/s"
           f"  (timed on {nb} sequences, scaled)")
 
-    step = torch_step_fn(params, inputs, targets, h0)
     cps_torch = None
     if step is not None:
         import torch
 
-        t_torch = timeit(step, args.repeats)
+        t_torch = t["torch"]
         cps_torch = chars / t_torch
         print(f"PyTorch nn.RNN ({torch.get_num_threads()} threads) {t_torch * 1e3:7.2f} ms/call  {cps_torch:12,.0f} chars/s"
               f"  (torch {torch.__version__})")
