@@ -65,7 +65,11 @@ warm-up), held until ``1 - decay_fraction`` of the budget is used, then
 lowered linearly to ``final_lr_fraction * learning_rate`` at its end. The
 budget is ``steps``, or ``max_seconds`` when that runs out first: progress
 is max(step / steps, seconds / max_seconds) (seconds of this run).
-``lr_schedule="constant"`` keeps the rate fixed after warm-up.
+``lr_schedule="constant"`` keeps the rate fixed after warm-up. The default,
+decay_fraction=1, lowers the rate from the first step on: at H=256 a rate
+held at 5e-3 for about 10,000 steps makes training unstable (the validation
+loss jumps from about 2.05 to 2.8 bits), and decaying from the start avoids
+that whatever the budget, at no cost in the final figure.
 
 Determinism: float32 throughout, all randomness from ``seed``; the same
 config, text and step budget give bit-identical parameters, also when
@@ -130,7 +134,7 @@ class TrainConfig:
     optimizer: str = "adam"
     lr_schedule: str = "linear"
     warmup_steps: int = 0
-    decay_fraction: float = 0.5
+    decay_fraction: float = 1.0
     final_lr_fraction: float = 0.1
     clip_norm: float | None = 5.0
     init_scale: float = 1.0
@@ -461,7 +465,7 @@ def train(
     chars = config.batch_size * config.seq_length
     inv_chars = np.float32(1.0 / chars)
     ema = None
-    bar = _progress_bar(progress, config.steps, start_step)
+    bar = None
 
     def snapshot():
         now_val = history.val_bpc[-1] if history.val_bpc else None
@@ -473,6 +477,7 @@ def train(
         )
 
     try:
+        bar = _progress_bar(progress, config.steps, start_step)  # inside: Ctrl-C may come while it starts
         while state.step < config.steps:
             run_seconds = time.perf_counter() - t0
             if config.max_seconds is not None and run_seconds + eval_seconds >= config.max_seconds:

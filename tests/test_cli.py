@@ -283,12 +283,13 @@ def test_ctrl_c_saves_and_summarises(tmp_path, text_file):
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
     seen = b""
-    while b"step/s" not in seen and proc.poll() is None:  # wait for the progress bar: the loop is running
+    # wait until the progress bar counts steps: the training loop is running
+    while not re.search(rb"\|\s*[1-9][0-9]*/", seen) and proc.poll() is None:
         seen += os.read(proc.stderr.fileno(), 4096)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     err = (seen + err).decode()
     assert proc.returncode == 130, err
     assert "Traceback" not in err
-    assert "stopped: interrupted" in out.decode() and "val_bpc " in out.decode()
+    assert "stopped: interrupted" in out.decode() and "val_bpc " in out.decode(), err
     assert load_checkpoint(ck).step > 0
