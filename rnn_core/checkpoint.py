@@ -82,6 +82,9 @@ class Checkpoint:
     def hidden_size(self):
         return self.params["W_hh"].shape[0]
 
+    def __repr__(self):
+        return f"Checkpoint(step={self.step}, H={self.hidden_size}, V={self.vocab.size}, optimizer={self.optimizer})"
+
 
 def _json_bytes(obj):
     return np.frombuffer(json.dumps(obj, sort_keys=True).encode("utf-8"), dtype=np.uint8)

@@ -275,6 +275,10 @@ class TrainState:
     rng_state: dict
     elapsed: float = 0.0
 
+    def __repr__(self):
+        H = self.params["W_hh"].shape[0]
+        return f"TrainState(step={self.step}, epoch={self.epoch}, window={self.window}, H={H}, elapsed={self.elapsed:.1f})"
+
 
 @dataclass
 class TrainResult:
@@ -295,6 +299,9 @@ class TrainResult:
     @property
     def step(self):
         return self.state.step
+
+    def __repr__(self):
+        return f"TrainResult({self.summary()})"
 
     def summary(self):
         """One line: step, final train and validation bits per character, speed, why it stopped."""

@@ -33,6 +33,7 @@ def test_it_learns():
     assert np.mean(r.history.train_bpc[-20:]) < np.mean(r.history.train_bpc[:20]) - 1.0
     assert all(p.dtype == np.float32 for p in r.params.values())
     assert "val_bpc " in r.summary() and f"{r.val_bpc:.4f}" in r.summary()
+    assert repr(r).startswith("TrainResult(step 150 ") and "array" not in repr(r.state)
 
 
 def test_history_fields():
