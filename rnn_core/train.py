@@ -135,7 +135,7 @@ class TrainConfig:
     lr_schedule: str = "linear"
     warmup_steps: int = 0
     decay_fraction: float = 1.0
-    final_lr_fraction: float = 0.1
+    final_lr_fraction: float = 0.02
     clip_norm: float | None = 5.0
     init_scale: float = 1.0
     steps: int = 20_000
