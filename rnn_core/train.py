@@ -549,6 +549,7 @@ def train(
                     break
     except KeyboardInterrupt:
         stopped, message = "interrupted", f"interrupted at step {state.step}: returning the model trained so far"
+        _trim(history, state.step)  # the interrupt may fall between recording a step and taking it
 
     if stopped == "steps":
         message = f"finished {state.step} steps"
@@ -564,6 +565,16 @@ def train(
         bar.set_postfix_str(_postfix(ema, history, None) + f" stopped: {stopped}", refresh=False)
         bar.close()
     return result
+
+
+def _trim(history, step):
+    """Drop records of steps after ``step``."""
+    n = sum(1 for s in history.step if s <= step)
+    for name in ("step", "train_bpc", "grad_norm", "lr", "elapsed"):
+        del getattr(history, name)[n:]
+    m = sum(1 for s in history.val_step if s <= step)
+    for name in ("val_step", "val_bpc", "val_elapsed"):
+        del getattr(history, name)[m:]
 
 
 def _record_val(history, state, value, start_elapsed, t0):

@@ -237,3 +237,12 @@ def test_config_round_trips_through_a_dict():
     cfg = TrainConfig(hidden_size=7, max_seconds=3.0, clip_norm=None)
     assert TrainConfig.from_dict(cfg.to_dict()) == cfg
     assert isinstance(run(steps=2), TrainResult)
+
+
+def test_trim_history_to_the_state():
+    from rnn_core import History
+
+    h = History(step=[1, 2, 3], train_bpc=[3.0, 2.0, 1.0], grad_norm=[1, 1, 1], lr=[1, 1, 1], elapsed=[0, 1, 2],
+                val_step=[2, 3], val_bpc=[2.5, 1.5], val_elapsed=[1, 2])
+    trainer._trim(h, 2)
+    assert h.step == [1, 2] and h.train_bpc == [3.0, 2.0] and h.val_step == [2] and h.val_bpc == [2.5]
