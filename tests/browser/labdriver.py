@@ -57,6 +57,14 @@ LAB_SETTINGS = {
         "checkForUpdates": False,
     },
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+    # JupyterLab >= 4.4 sends widget messages to a kernel subshell by default; with ipykernel 7 a
+    # slider's matplotlib callback then races the kernel's main shell: the first move after Run All
+    # often fails with "ValueError: ... ParseException" from matplotlib's mathtext, or its figure
+    # is lost (jupyterlab/jupyterlab#19719, matplotlib/ipympl#610). Turned off here; readers need
+    # the same setting (Settings → Kernels → Kernel Comms over subshells → Disabled).
+    "@jupyterlab/apputils-extension/kernels-settings.jupyterlab-settings": {
+        "commsOverSubshells": "disabled",
+    },
 }
 
 # An error output (a traceback, or IPython's short form for a SyntaxError) as it appears on screen.

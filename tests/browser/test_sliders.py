@@ -19,7 +19,7 @@ from typing import Callable
 
 import pytest
 
-from labdriver import NOTEBOOKS, SELFTEST, LabError, NotebookTab, SliderState
+from labdriver import ERROR_PATTERN, NOTEBOOKS, SELFTEST, LabError, NotebookTab, SliderState
 
 pytestmark = pytest.mark.browser
 
@@ -49,16 +49,23 @@ def printed_number(label: str, text: str) -> float:
     return float(m.group(1).replace(",", ""))
 
 
+def parameter_count(text: str) -> float:
+    """The count printed as 'parameters: N' or as 'N parameters'."""
+    m = re.search(r"parameters\s*:\s*([\d,]+)|([\d,]+)\s+parameters", text)
+    assert m, f"no parameter count ('parameters: N' or 'N parameters') in the output {text!r}"
+    return float((m.group(1) or m.group(2)).replace(",", ""))
+
+
 def rnn_parameter_count(before: SliderState, after: SliderState) -> None:
-    """'parameters: N' follows the hidden size H: N = H·V + H·H + V·H + H + V for the same V."""
+    """The parameter count follows the hidden size H: N = H·V + H·H + V·H + H + V for the same V."""
     H0, H1 = int(float(before.value)), int(float(after.value))
-    N0, N1 = printed_number("parameters", before.text), printed_number("parameters", after.text)
+    N0, N1 = parameter_count(before.text), parameter_count(after.text)
     # solve N0 = H0² + (2·H0 + 1)·V + H0 for the vocabulary size V, then predict N1
     V = (N0 - H0 * H0 - H0) / (2 * H0 + 1)
     assert V > 0 and V == int(V), \
-        f"parameters: {N0:,.0f} at H={H0} is not H·V + H·H + V·H + H + V for any vocabulary size V"
+        f"{N0:,.0f} parameters at H={H0} is not H·V + H·H + V·H + H + V for any vocabulary size V"
     expected = H1 * H1 + (2 * H1 + 1) * V + H1
-    assert N1 == expected, (f"parameters: {N1:,.0f} at H={H1}, expected {expected:,.0f} "
+    assert N1 == expected, (f"{N1:,.0f} parameters at H={H1}, expected {expected:,.0f} "
                             f"(V={V:.0f}, from {N0:,.0f} at H={H0})")
 
 
@@ -123,8 +130,13 @@ CHECKS: dict[str, list[SliderCheck]] = {
                     keys=("PageUp",)),
     ],
     "05-training-on-pride-and-prejudice.ipynb": [
-        SliderCheck("hidden size", output_changed, keys=("PageUp",)),
-        SliderCheck("temperature", text_changed, keys=("PageUp",)),
+        SliderCheck("temperature", all_of(shows_value("temperature"), text_changed, figure_changed),
+                    keys=("PageUp",)),
+        # a short training run (a few steps when the notebook sees RNN_FROM_SCRATCH_QUICK=1)
+        SliderCheck("hidden size", all_of(shows_value("hidden size"), rnn_parameter_count,
+                                          figure_changed), keys=("PageUp",), timeout=180),
+        SliderCheck("hidden unit", all_of(shows_value("hidden unit"), text_changed),
+                    keys=("ArrowRight",)),
     ],
 }
 
@@ -161,6 +173,9 @@ def move_and_check(tab: NotebookTab, check: SliderCheck) -> SliderState:
             problem = "the kernel was still busy"
         elif after != previous:
             problem = "the output was still changing"
+        elif ERROR_PATTERN.search(after.text):
+            raise LabError(f"{tab.path}: {check}: the cell shows an error\n  before: {before}\n"
+                           f"  after:  value {after.value}; output:\n{after.text}")
         else:
             try:
                 check.expect(before, after)
