@@ -1,10 +1,10 @@
-"""Fixtures for the browser test: one JupyterLab server and one headless Chromium for the session.
+"""Fixtures for the browser test: one JupyterLab server and one headless Chromium for all notebooks.
 
 The `lab` fixture starts both, then opens every notebook the selected tests need, each in its own
 page, and clicks Run All in each one straight away, so the notebooks run side by side while the
 tests look at them one after the other. Everything is shut down at the end, also on failure.
 On a failed test, a screenshot, the browser console and the cells' outputs are saved under the
-session's temporary folder and the report says where.
+test run's temporary folder (pytest's tmp_path) and the report says where.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def _needed_notebooks(session) -> list[str]:
     return needed
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # all browser tests live in one module: shut down right after it
 def lab(request, tmp_path_factory):
     chromium = labdriver.find_chromium()
     if chromium is None:

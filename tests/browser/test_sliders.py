@@ -163,7 +163,7 @@ def move_and_check(tab: NotebookTab, check: SliderCheck) -> SliderState:
     else:
         tab.type_value(slider, check.typed(before.value))
     deadline = time.monotonic() + check.timeout
-    previous, problem = None, "no state read"
+    previous, after, problem = None, before, "no state read"
     while time.monotonic() < deadline:
         time.sleep(0.5)
         after = tab.state(slider)
