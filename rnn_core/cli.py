@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import time
 from pathlib import Path
 
 from . import __version__
@@ -168,7 +169,7 @@ _FLAG_TO_FIELD = {
 }
 
 
-def _cmd_train(args, out, err):
+def _cmd_train(args, out, err, started):
     given = {field: getattr(args, flag) for flag, field in _FLAG_TO_FIELD.items() if getattr(args, flag) is not None}
     if args.checkpoint is None:
         path = DEFAULT_CHECKPOINT
@@ -195,7 +196,7 @@ def _cmd_train(args, out, err):
         config = TrainConfig(**given)
 
     text = load_text(args.text)
-    result = train(text, config, checkpoint=path, resume=args.resume, progress=not args.no_progress)
+    result = train(text, config, checkpoint=path, resume=args.resume, progress=not args.no_progress, started=started)
     settings = f"H={config.hidden_size} B={config.batch_size} T={config.seq_length} {config.optimizer} lr {config.learning_rate:g}"
     print(f"{result.summary()}  ({settings})  checkpoint: {path}", file=out, flush=True)
     if result.stopped == "non-finite":
@@ -228,6 +229,7 @@ def main(argv=None, out=None, err=None):
     """Run the command line with ``argv`` (default: sys.argv[1:]); returns the exit status."""
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
+    started = time.perf_counter()  # --max-seconds counts from here: reading the text is part of the run
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -235,7 +237,7 @@ def main(argv=None, out=None, err=None):
         return e.code if isinstance(e.code, int) else 2
     try:
         if args.command == "train":
-            return _cmd_train(args, out, err)
+            return _cmd_train(args, out, err, started)
         return _cmd_sample(args, out, err)
     except KeyboardInterrupt:
         print("interrupted", file=err)

@@ -10,7 +10,8 @@ Use from a notebook::
     rnn_core.sample(result.params, result.vocab, "Elizabeth", 300, temperature=0.7)
 
 ``train(data, config=None, *, vocab=None, checkpoint=None, resume=False,
-callback=None, callback_every=100, progress=True, **overrides) -> TrainResult``
+callback=None, callback_every=100, progress=True, started=None, **overrides)
+-> TrainResult``
 
 - ``data``: the text (a str; the vocabulary is ``sorted(set(text))``), or a 1-D
   int array of character indices together with ``vocab=``.
@@ -420,9 +421,14 @@ def train(
     callback=None,
     callback_every=100,
     progress=True,
+    started=None,
     **overrides,
 ):
-    """Train a character-level RNN on ``data``; returns a TrainResult (see the module docstring)."""
+    """Train a character-level RNN on ``data``; returns a TrainResult (see the module docstring).
+
+    started: a ``time.perf_counter()`` reading that ``max_seconds`` counts from (default: now), so
+    a caller can include its own set-up time in the budget, as the command line does.
+    """
     if config is None:
         config = TrainConfig(**overrides)
     elif not isinstance(config, TrainConfig):
@@ -467,7 +473,8 @@ def train(
 
     start_step, start_elapsed = state.step, state.elapsed
     t0 = time.perf_counter()
-    eval_seconds = 0.0  # the last validation's duration: kept in reserve under a time budget
+    budget_t0 = t0 if started is None else started
+    eval_seconds = save_seconds = 0.0  # the last validation's and save's durations: kept in reserve
     stopped, message = "steps", ""
     chars = config.batch_size * config.seq_length
     inv_chars = np.float32(1.0 / chars)
@@ -486,8 +493,8 @@ def train(
     try:
         bar = _progress_bar(progress, config.steps, start_step)  # inside: Ctrl-C may come while it starts
         while state.step < config.steps:
-            run_seconds = time.perf_counter() - t0
-            if config.max_seconds is not None and run_seconds + eval_seconds >= config.max_seconds:
+            run_seconds = time.perf_counter() - budget_t0
+            if config.max_seconds is not None and run_seconds + eval_seconds + save_seconds >= config.max_seconds:
                 stopped, message = "time", f"stopped after {run_seconds:.1f} s: the time budget of {config.max_seconds:g} s is used up"
                 break
             lr = learning_rate_at(config, state.step, run_seconds)
@@ -538,7 +545,9 @@ def train(
                 eval_seconds = time.perf_counter() - t_eval
                 evaluated = True
             if path is not None and config.checkpoint_every and state.step % config.checkpoint_every == 0:
+                t_save = time.perf_counter()
                 _save(path, state, vocab, config, history, fingerprint)
+                save_seconds = time.perf_counter() - t_save
             if bar is not None:
                 bar.update(1)
                 if evaluated or state.step % 10 == 0:
