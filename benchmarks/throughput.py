@@ -16,16 +16,19 @@ the machine and on whatever else runs on it, ratios measured side by side much l
 It also prints the share of the machine's limit: FLOPs per character, about
 6 (H^2 + V H) for the matrix products of forward plus backward, times characters per second,
 divided by the FLOP rate numpy's matrix product reaches on exactly the products one training
-step performs, timed alone in the same run.
+step performs, timed alone in the same run on one core and multiplied by the number of cores
+(at most two, the split rnn_core uses).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 import rnn_core
 
@@ -216,12 +219,18 @@ def main(argv=None):
     else:
         print("PyTorch nn.RNN           not importable: comparison skipped")
 
+    # The limit: the FLOP rate of the same products on one core (BLAS held to one thread,
+    # where small products run best), times the cores available, at most two: what a
+    # perfect two-way split of the work could reach.
     run, flops = gemm_only_fn(H, B, T, V, dtype)
-    t_gemm = timeit(run, args.repeats)
-    gemm_rate = flops / t_gemm
+    with threadpool_limits(1, user_api="blas"):
+        t_gemm = timeit(run, args.repeats)
+    cores = min(2, os.cpu_count() or 1)
+    gemm_rate = flops / t_gemm * cores
     flops_per_char = 6 * (H * H + V * H)
     achieved = flops_per_char * cps_ours
-    print(f"numpy matmul on the same products: {gemm_rate / 1e9:.1f} GFLOP/s;"
+    print(f"numpy matmul on the same products: {gemm_rate / cores / 1e9:.1f} GFLOP/s on one core,"
+          f" {gemm_rate / 1e9:.1f} on {cores};"
           f" rnn_core achieves {achieved / 1e9:.1f} GFLOP/s ({flops_per_char:,} FLOPs/char)")
     print()
     print(f"ratio rnn_core / per-sequence loop: {cps_ours / cps_loop:6.1f}x")
