@@ -610,4 +610,5 @@ def _progress_bar(progress, total, initial):
         return None
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, initial=initial, unit="step", dynamic_ncols=True, smoothing=0.05)
+    # at most two redraws a second: faster ones flood a notebook's output channel
+    return tqdm(total=total, initial=initial, unit="step", dynamic_ncols=True, smoothing=0.05, mininterval=0.5)
