@@ -30,13 +30,12 @@ mismatched file.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from .files import write_atomically
 from .rnn import PARAM_NAMES, check_params
 from .vocab import Vocabulary
 
@@ -156,17 +155,8 @@ def save_checkpoint(
     info.update({"format": FORMAT, "version": VERSION, "step": int(step), "optimizer": optimizer})
     arrays["meta"] = _json_bytes(info)
 
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, **arrays)  # a file object: numpy adds no ".npz" to the name
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    # a file object: numpy adds no ".npz" to the name
+    return write_atomically(path, lambda f: np.savez(f, **arrays))
 
 
 def load_checkpoint(path):

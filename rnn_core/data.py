@@ -31,13 +31,14 @@ the state is reset to zeros and the next pass starts again at the beginning.
 from __future__ import annotations
 
 import os
-import tempfile
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from .files import write_atomically
 
 __all__ = [
     "GUTENBERG_URL",
@@ -181,16 +182,7 @@ def download_text(dest, *, url=GUTENBERG_URL, timeout=DOWNLOAD_TIMEOUT, max_byte
         raise unavailable(f"the answer has no '{_START_MARKER}' line, so it is not a Project Gutenberg text")
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=dest.name + ".", suffix=".part")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, dest)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomically(dest, lambda f: f.write(data), suffix=".part")
     except OSError as e:
         raise TextUnavailableError(
             f"downloaded the text but could not save it to {dest} ({e.strerror or e}); set {CACHE_ENV} "
