@@ -135,41 +135,39 @@ def test_not_an_rnn_checkpoint(tmp_path):
         load_checkpoint(p)
 
 
-def test_mismatched_shapes(tmp_path, model):
-    arrays = {k: model["params"][k] for k in PARAM_NAMES}
-    arrays["W_hh"] = np.zeros((5, 5), dtype=np.float32)
-    arrays["vocab"] = np.array([ord(c) for c in model["vocab"].chars], dtype=np.uint32)
+def _hand_made_checkpoint(tmp_path, model, chars=None, **changes):
+    """A minimal .npz written without save_checkpoint: the weights, a vocabulary, and ``changes``."""
+    arrays = {k: model["params"][k].copy() for k in PARAM_NAMES}
+    chars = model["vocab"].chars if chars is None else chars
+    arrays["vocab"] = np.array([ord(c) for c in chars], dtype=np.uint32)
+    arrays.update(changes)
     p = tmp_path / "m.npz"
     np.savez(p, **arrays)
+    return p
+
+
+def test_mismatched_shapes(tmp_path, model):
+    p = _hand_made_checkpoint(tmp_path, model, W_hh=np.zeros((5, 5), dtype=np.float32))
     with pytest.raises(CheckpointError, match="W_hh"):
         load_checkpoint(p)
 
 
 def test_vocab_size_mismatch(tmp_path, model):
-    arrays = {k: model["params"][k] for k in PARAM_NAMES}
-    arrays["vocab"] = np.array([ord(c) for c in "abc"], dtype=np.uint32)
-    p = tmp_path / "m.npz"
-    np.savez(p, **arrays)
+    p = _hand_made_checkpoint(tmp_path, model, chars="abc")
     with pytest.raises(CheckpointError, match="vocabulary has 3 characters"):
         load_checkpoint(p)
 
 
 def test_non_finite_weights(tmp_path, model):
-    arrays = {k: model["params"][k].copy() for k in PARAM_NAMES}
-    arrays["b_o"][0] = np.nan
-    arrays["vocab"] = np.array([ord(c) for c in model["vocab"].chars], dtype=np.uint32)
-    p = tmp_path / "m.npz"
-    np.savez(p, **arrays)
+    b_o = model["params"]["b_o"].copy()
+    b_o[0] = np.nan
+    p = _hand_made_checkpoint(tmp_path, model, b_o=b_o)
     with pytest.raises(CheckpointError, match="NaN"):
         load_checkpoint(p)
 
 
 def test_bad_meta_json(tmp_path, model):
-    arrays = {k: model["params"][k] for k in PARAM_NAMES}
-    arrays["vocab"] = np.array([ord(c) for c in model["vocab"].chars], dtype=np.uint32)
-    arrays["meta"] = np.frombuffer(b"{not json", dtype=np.uint8)
-    p = tmp_path / "m.npz"
-    np.savez(p, **arrays)
+    p = _hand_made_checkpoint(tmp_path, model, meta=np.frombuffer(b"{not json", dtype=np.uint8))
     with pytest.raises(CheckpointError, match="not valid JSON"):
         load_checkpoint(p)
 
