@@ -6,7 +6,7 @@ of it and the next one imports it. Conventions and shapes: see ``rnn_core.rnn``.
 
 from .functions import cross_entropy, cross_entropy_grad, log_softmax, logsumexp, one_hot, softmax, softmax_jacobian
 from .generate import bits_per_char, next_char_probs, perplexity, sample
-from .gradcheck import check_gradients, numerical_gradient, rel_error
+from .gradcheck import GRADCHECK_TOL, check_gradients, numerical_gradient, rel_error
 from .optim import (
     OPTIMIZERS,
     adagrad_init,

@@ -13,7 +13,11 @@ import numpy as np
 
 from .rnn import PARAM_NAMES, check_params, loss_and_grads
 
-__all__ = ["rel_error", "numerical_gradient", "check_gradients"]
+__all__ = ["GRADCHECK_TOL", "rel_error", "numerical_gradient", "check_gradients"]
+
+# The series' one tolerance: a float64 analytic gradient whose relative error against central
+# differences (eps = 1e-5) is below this is right; a wrong formula is off by far more (notebook 01).
+GRADCHECK_TOL = 1e-7
 
 
 def rel_error(a, b):

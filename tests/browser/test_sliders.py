@@ -129,7 +129,7 @@ CHECKS: dict[str, list[SliderCheck]] = {
         SliderCheck("spectral radius", all_of(shows_value("spectral radius"), figure_changed),
                     keys=("PageUp",)),
     ],
-    "05-training-on-pride-and-prejudice.ipynb": [
+    "06-training-on-pride-and-prejudice.ipynb": [
         SliderCheck("temperature", all_of(shows_value("temperature"), text_changed, figure_changed),
                     keys=("PageUp",)),
         # a short training run (a few steps when the notebook sees RNN_FROM_SCRATCH_QUICK=1)
