@@ -83,6 +83,28 @@ def hidden_state_heatmaps(h, y_hat, inputs, targets, chars):
 # -- 04 · backpropagation through time, 05 · BPTT in practice ---------------------------------------
 
 
+def plot_training_loss(losses, first_right=None, baseline=None):
+    """Notebook 04, section 4: the loss of the hand-trained network against the number of updates.
+
+    losses: (N,) positive, losses[k] the loss after k updates, drawn on a log scale.
+    first_right: the number of updates after which greedy decoding first gave the right text,
+    marked by a vertical line (None: it never did). baseline: the loss of a uniform guess,
+    T log V, drawn as a dashed line (None: not drawn).
+    """
+    plt = _plt()
+    losses = np.asarray(losses)
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    ax.semilogy(np.arange(len(losses)), losses, label="loss L")
+    if baseline is not None:
+        ax.axhline(baseline, color="grey", ls="--", lw=0.8, label="uniform guess, T log V")
+    if first_right is not None:
+        ax.axvline(first_right, color="C1", ls=":", label=f"greedy decoding first right (update {first_right})")
+    ax.set_xlabel("updates")
+    ax.set_ylabel("loss in nats (log scale)")
+    ax.legend(loc="center right", fontsize=8)
+    fig.tight_layout()
+    plt.show()
+
 
 # -- 06 · training on Pride and Prejudice, 07 · what the network learned ---------------------------
 

@@ -50,6 +50,18 @@ def test_hidden_state_heatmaps_show_the_arrays_with_the_series_colours():
 
 # -- 04, 05 ----------------------------------------------------------------------------------------
 
+def test_plot_training_loss_marks_the_first_right_update_and_the_baseline():
+    losses = np.array([5.9, 4.6, 3.0, 1.0, 0.1, 0.01])
+    plots.plot_training_loss(losses, first_right=3, baseline=5.5)
+    ax = plt.gcf().axes[0]
+    curve, baseline, marker = ax.get_lines()
+    assert np.array_equal(curve.get_ydata(), losses) and ax.get_yscale() == "log"
+    assert list(baseline.get_ydata()) == [5.5, 5.5] and list(marker.get_xdata()) == [3, 3]
+
+
+def test_plot_training_loss_without_markers():
+    plots.plot_training_loss([3.0, 2.0, 2.5])
+    assert len(plt.gcf().axes[0].get_lines()) == 1
 
 
 # -- 06, 07 ----------------------------------------------------------------------------------------
