@@ -3,6 +3,9 @@
     python benchmarks/throughput.py            # H=256, B=64, T=64, V=91, float32
     python benchmarks/throughput.py --repeats 20 --hidden-size 128
 
+With --cell lstm (or both, the default) it also times rnn_core.lstm against PyTorch nn.LSTM: see
+lstm_main below.
+
 Prints characters per second (one character = one time step of one sequence, forward and
 backward) for
   - rnn_core.loss_and_grads (batched, the engine the notebooks and the trainer use);
@@ -174,6 +177,135 @@ def gemm_only_fn(H, B, T, V, dtype):
     return run, flops
 
 
+# -- the LSTM (rnn_core.lstm) beside PyTorch's nn.LSTM ---------------------------------------------
+#
+# Self-contained: run with --cell lstm (or both). At H=256, V=91, float32, for the trainer's
+# default B=32, T=32 and for B=64, T=64, it times rnn_core.lstm.loss_and_grads against PyTorch's
+# nn.LSTM + nn.Linear + cross-entropy, forward and backward, on the CPU with two threads; twice:
+# as PyTorch runs it by default (on x86 it hands the whole LSTM layer to oneDNN's fused
+# kernels) and with oneDNN switched off (ATen's own LSTM cell, one operation at a time).
+
+LSTM_CONFIGS = ((32, 32), (64, 64))  # (B, T)
+
+
+def lstm_torch_step_fn(params, inputs, targets, onednn=True):
+    """A closure running PyTorch nn.LSTM forward + backward on the same work, or None."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    import warnings
+
+    from rnn_core import lstm
+
+    V, H = params["W_yh"].shape
+    net = torch.nn.LSTM(V, H, batch_first=True)  # its gates are stacked i, f, g, o, as ours
+    head = torch.nn.Linear(H, V)
+    with torch.no_grad():
+        net.weight_ih_l0.copy_(torch.from_numpy(params["W_x"]))
+        net.weight_hh_l0.copy_(torch.from_numpy(params["W_h"]))
+        net.bias_ih_l0.copy_(torch.from_numpy(params["b"]))
+        net.bias_hh_l0.zero_()
+        head.weight.copy_(torch.from_numpy(params["W_yh"]))
+        head.bias.copy_(torch.from_numpy(params["b_o"]))
+    x = torch.nn.functional.one_hot(torch.from_numpy(inputs), V).float()
+    y = torch.from_numpy(targets).reshape(-1)
+    def step():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # setting the flag prints a notice about GPUs
+            with torch.backends.mkldnn.flags(enabled=onednn):
+                net.zero_grad(set_to_none=True)
+                head.zero_grad(set_to_none=True)
+                out, _ = net(x)
+                loss = torch.nn.functional.cross_entropy(head(out).reshape(-1, V), y, reduction="sum")
+                loss.backward()
+        return loss.item()
+
+    # same numbers first, so the comparison is of equal work
+    ours = lstm.loss_and_grads(params, inputs, targets)
+    assert abs(step() - ours[0]) <= 1e-3 * abs(ours[0]), "PyTorch and rnn_core.lstm disagree on the loss"
+    assert np.allclose(net.weight_hh_l0.grad.numpy(), ours[1]["W_h"], rtol=1e-2, atol=1e-2)
+    return step
+
+
+def lstm_gemm_only_fn(H, B, T, V, dtype):
+    """Every matrix product of one LSTM forward + backward step, with nothing else around them."""
+    rng = np.random.default_rng(0)
+    W_h = rng.standard_normal((4 * H, H)).astype(dtype)
+    W_hT = np.ascontiguousarray(W_h.T)
+    W_yh = rng.standard_normal((V, H)).astype(dtype)
+    h = rng.standard_normal((B, H)).astype(dtype)
+    a = rng.standard_normal((B, 4 * H)).astype(dtype)
+    hs = rng.standard_normal((T * B, H)).astype(dtype)
+    das = rng.standard_normal((T * B, 4 * H)).astype(dtype)
+    dz = rng.standard_normal((T * B, V)).astype(dtype)
+    onehot = np.eye(V, dtype=dtype)[rng.integers(0, V, T * B)]
+    out_a, out_h = np.empty((B, 4 * H), dtype), np.empty((B, H), dtype)
+
+    def run():
+        for _ in range(T):  # forward recurrence: h W_h^T, (B, H) @ (H, 4H)
+            np.matmul(h, W_hT, out=out_a)
+        hs @ W_yh.T  # logits
+        dz.T @ hs  # dW_yh
+        dz @ W_yh  # dL/dh from the logits
+        for _ in range(T):  # backward recurrence: da W_h, (B, 4H) @ (4H, H)
+            np.matmul(a, W_h, out=out_h)
+        das.T @ hs  # dW_h
+        das.T @ onehot  # dW_x (a dense product with one-hot rows)
+
+    return run
+
+
+def lstm_main(args):
+    from rnn_core import lstm
+
+    H, V, dtype = args.hidden_size, args.vocab_size, np.float32
+    try:
+        import torch
+
+        torch.set_num_threads(min(2, os.cpu_count() or 1))
+        about_torch = f"torch {torch.__version__}, {torch.get_num_threads()} threads"
+    except ImportError:
+        about_torch = None
+    rows = []
+    for B, T in LSTM_CONFIGS:
+        rng = np.random.default_rng(0)
+        params = lstm.init_params(V, H, seed=0, dtype=dtype)
+        inputs, targets = rng.integers(0, V, (B, T)), rng.integers(0, V, (B, T))
+        chars = B * T
+        print(f"LSTM  H={H} B={B} T={T} V={V} float32, {chars} characters per call")
+        fns = {"ours": lambda: lstm.loss_and_grads(params, inputs, targets)}
+        for name, onednn in (("torch", True), ("torch_aten", False)):
+            step = lstm_torch_step_fn(params, inputs, targets, onednn)
+            if step is not None:
+                fns[name] = step
+        fns["matmul"] = lstm_gemm_only_fn(H, B, T, V, dtype)
+        t = time_in_rounds(fns, args.repeats * 2, rounds=6)
+        label = {
+            "ours": "rnn_core.lstm.loss_and_grads",
+            "torch": "PyTorch nn.LSTM (oneDNN)",
+            "torch_aten": "PyTorch nn.LSTM (no oneDNN)",
+            "matmul": "its matrix products alone",
+        }
+        for name, seconds in t.items():
+            print(f"  {label[name]:30s} {seconds * 1e3:8.2f} ms/call {chars / seconds:12,.0f} chars/s"
+                  f"  {t['ours'] / seconds:5.2f}x rnn_core.lstm's speed")
+        if about_torch is None:
+            print("  PyTorch nn.LSTM: not importable, comparison skipped")
+        print(f"  the matrix products alone take {t['matmul'] / t['ours']:.0%} of rnn_core.lstm's time")
+        rows.append((B, T, t))
+    print()
+    print(f"| LSTM, H={H}, float32 | rnn_core.lstm | PyTorch nn.LSTM | PyTorch, no oneDNN | matmul share |")
+    print("|---|---|---|---|---|")
+    for B, T, t in rows:
+        cells = [f"{B * T / t['ours']:,.0f} chars/s"]
+        for name in ("torch", "torch_aten"):
+            cells.append(f"{B * T / t[name]:,.0f} ({t[name] / t['ours']:.2f}x)" if name in t else "n/a")
+        print(f"| B={B}, T={T} | " + " | ".join(cells) + f" | {t['matmul'] / t['ours']:.0%} |")
+    if about_torch:
+        print(f"({about_torch}; ratios are PyTorch's time / rnn_core.lstm's: above 1, rnn_core.lstm is faster)")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--hidden-size", type=int, default=256)
@@ -182,7 +314,13 @@ def main(argv=None):
     ap.add_argument("--vocab-size", type=int, default=91)
     ap.add_argument("--repeats", type=int, default=15, help="timed calls per engine (the median is used)")
     ap.add_argument("--loop-sequences", type=int, default=4, help="sequences the slow loop runs per call")
+    ap.add_argument("--cell", choices=("rnn", "lstm", "both"), default="both", help="which engine to time")
     args = ap.parse_args(argv)
+    if args.cell in ("lstm", "both"):
+        lstm_main(args)
+        if args.cell == "lstm":
+            return
+        print()
     H, B, T, V = args.hidden_size, args.batch_size, args.seq_length, args.vocab_size
     dtype = np.float32
     rng = np.random.default_rng(0)
