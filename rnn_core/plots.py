@@ -126,32 +126,40 @@ def show_target_score(o_y, y_hat, loss, grad, o_grid, curves, y=0):
     """Print one prediction's loss and gradient, and draw them against the target's score (notebook 02, section 4).
 
     o_y: the target's score; y_hat, grad: (V,) the probabilities and the gradient y_hat - y;
-    loss: -log y_hat[y]; o_grid: (N,) target scores; curves: {label: (N,) values over o_grid},
-    all computed by the notebook; y: the target's index.
+    loss: -log y_hat[y]; o_grid: (N,) target scores; curves: {label: (N,) values over o_grid}, the
+    first one (the loss) drawn on the left, the others (slopes, between -1 and 1) in the middle;
+    all computed by the notebook. y: the target's index.
     """
     plt = _plt()
     y_hat, grad = np.asarray(y_hat), np.asarray(grad)
     print(f"target score o_y: {o_y:.2f}   y_hat_y: {y_hat[y]:.4f}   loss -log y_hat_y: {loss:.4f}   "
           f"gradient y_hat_y - 1: {grad[y]:.4f}")
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [1.3, 1]})
-    for (label, values), color in zip(curves.items(), ("#c2410c", "#1d4ed8", "#616e7c")):
+    fig, (ax_loss, ax_grad, ax_bars) = plt.subplots(1, 3, figsize=(12, 3.4))
+    colors = ("#c2410c", "#1d4ed8", "#616e7c", "#15803d")
+    for k, ((label, values), color) in enumerate(zip(curves.items(), colors)):
+        ax = ax_loss if k == 0 else ax_grad
         values = np.asarray(values)
-        ax1.plot(o_grid, values, color=color, ls="-" if color != "#616e7c" else "--", label=label)
-        ax1.plot([o_y], [np.interp(o_y, o_grid, values)], "o", color=color)
-    ax1.axvline(o_y, color="gray", lw=0.8)
-    ax1.axhline(0, color="black", lw=0.5)
-    ax1.set_xlabel("the target's score $o_y$ (other scores fixed)")
-    ax1.set_title("loss and gradient as the target's score moves")
-    ax1.legend(fontsize=8, loc="upper right")
+        ax.plot(o_grid, values, color=color, ls="--" if k >= 2 else "-", label=label)
+        ax.plot([o_y], [np.interp(o_y, o_grid, values)], "o", color=color)
+    for ax in (ax_loss, ax_grad):
+        ax.axvline(o_y, color="gray", lw=0.8)
+        ax.axhline(0, color="black", lw=0.5)
+        ax.set_xlabel("the target's score $o_y$")
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8, loc="upper right" if ax is ax_loss else "center left")
+    ax_loss.set_title("the loss")
+    ax_grad.set_ylim(-1.05, 0.5)
+    ax_grad.set_title("slopes with respect to $o_y$")
     V = len(y_hat)
     x = np.arange(V)
-    ax2.bar(x - 0.2, y_hat, 0.4, color="#c2410c", label=r"$\hat y$")
-    ax2.bar(x + 0.2, grad, 0.4, color="#1d4ed8", label=r"$\hat y - \mathbf{y}$")
-    ax2.axhline(0, color="black", lw=0.5)
-    ax2.set_ylim(-1, 1)
-    ax2.set_xticks(x, ["target" if i == y else f"class {i}" for i in x])
-    ax2.set_title("probabilities and gradient, class by class")
-    ax2.legend(fontsize=8, loc="lower right")
+    ax_bars.bar(x - 0.2, y_hat, 0.4, color="#c2410c", label=r"$\hat y$")
+    ax_bars.bar(x + 0.2, grad, 0.4, color="#1d4ed8", label=r"$\hat y - \mathbf{y}$")
+    ax_bars.axhline(0, color="black", lw=0.5)
+    ax_bars.set_ylim(-1, 1)
+    ax_bars.set_xticks(x, ["target" if i == y else f"class {i}" for i in x])
+    ax_bars.set_title("class by class")
+    ax_bars.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
     plt.show()
 
 

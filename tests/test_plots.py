@@ -98,8 +98,9 @@ def test_show_target_score_prints_and_draws_the_curves(monkeypatch, capsys):
     plots.show_target_score(0.5, y_hat, loss, grad, grid, curves)
     out = capsys.readouterr().out
     assert out.startswith(f"target score o_y: 0.50   y_hat_y: {y_hat[0]:.4f}   loss -log y_hat_y: {loss:.4f}")
-    curve_ax, bar_ax = plt.gcf().axes[:2]
-    assert [t.get_text() for t in curve_ax.get_legend().get_texts()] == ["loss", "gradient"]
+    loss_ax, grad_ax, bar_ax = plt.gcf().axes
+    assert [t.get_text() for t in loss_ax.get_legend().get_texts()] == ["loss"]  # the first curve, alone
+    assert [t.get_text() for t in grad_ax.get_legend().get_texts()] == ["gradient"]
     assert [p.get_height() for p in bar_ax.patches] == pytest.approx(np.concatenate([y_hat, grad]))
     assert bar_ax.get_xticklabels()[0].get_text() == "target"
 
