@@ -131,7 +131,7 @@ CHECKS: dict[str, list[SliderCheck]] = {
         SliderCheck("target score", all_of(shows_value("target score o_y"), loss_falls_as_score_rises,
                                            figure_changed), keys=("PageUp",)),
         SliderCheck("target score", all_of(shows_value("target score o_y"), loss_falls_as_score_rises,
-                                           figure_changed), keys=("Home",)),
+                                           figure_changed), keys=("ArrowLeft", "ArrowLeft")),
     ],
     "03-the-forward-pass.ipynb": [
         SliderCheck("hidden size", rnn_parameter_count, typed=lambda v: str(int(v) * 2 + 1)),
