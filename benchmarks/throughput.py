@@ -181,7 +181,7 @@ def gemm_only_fn(H, B, T, V, dtype):
 #
 # Self-contained: run with --cell lstm (or both). At H=256, V=91, float32, for the trainer's
 # default B=32, T=32 and for B=64, T=64, it times rnn_core.lstm.loss_and_grads against PyTorch's
-# nn.LSTM + nn.Linear + cross-entropy, forward and backward, on the CPU with two threads; twice:
+# nn.LSTM + nn.Linear + cross-entropy, forward and backward, on the CPU, with 2 threads and with 1 (--lstm-threads); each twice:
 # as PyTorch runs it by default (on x86 it hands the whole LSTM layer to oneDNN's fused
 # kernels) and with oneDNN switched off (ATen's own LSTM cell, one operation at a time).
 
@@ -257,14 +257,22 @@ def lstm_gemm_only_fn(H, B, T, V, dtype):
 
 
 def lstm_main(args):
+    """The LSTM table, once per thread count in --lstm-threads (numpy's BLAS and PyTorch alike)."""
+    for n in args.lstm_threads:
+        with threadpool_limits(n, user_api="blas"):
+            lstm_table(args, n)
+        print()
+
+
+def lstm_table(args, threads):
     from rnn_core import lstm
 
     H, V, dtype = args.hidden_size, args.vocab_size, np.float32
     try:
         import torch
 
-        torch.set_num_threads(min(2, os.cpu_count() or 1))
-        about_torch = f"torch {torch.__version__}, {torch.get_num_threads()} threads"
+        torch.set_num_threads(threads)
+        about_torch = f"torch {torch.__version__}"
     except ImportError:
         about_torch = None
     rows = []
@@ -273,7 +281,7 @@ def lstm_main(args):
         params = lstm.init_params(V, H, seed=0, dtype=dtype)
         inputs, targets = rng.integers(0, V, (B, T)), rng.integers(0, V, (B, T))
         chars = B * T
-        print(f"LSTM  H={H} B={B} T={T} V={V} float32, {chars} characters per call")
+        print(f"LSTM  H={H} B={B} T={T} V={V} float32, {threads} thread(s), {chars} characters per call")
         fns = {"ours": lambda: lstm.loss_and_grads(params, inputs, targets)}
         for name, onednn in (("torch", True), ("torch_aten", False)):
             step = lstm_torch_step_fn(params, inputs, targets, onednn)
@@ -295,7 +303,7 @@ def lstm_main(args):
         print(f"  the matrix products alone take {t['matmul'] / t['ours']:.0%} of rnn_core.lstm's time")
         rows.append((B, T, t))
     print()
-    print(f"| LSTM, H={H}, float32 | rnn_core.lstm | PyTorch nn.LSTM | PyTorch, no oneDNN | matmul share |")
+    print(f"| LSTM, H={H}, float32, {threads} thread(s) | rnn_core.lstm | PyTorch nn.LSTM | PyTorch, no oneDNN | matmul share |")
     print("|---|---|---|---|---|")
     for B, T, t in rows:
         cells = [f"{B * T / t['ours']:,.0f} chars/s"]
@@ -303,7 +311,7 @@ def lstm_main(args):
             cells.append(f"{B * T / t[name]:,.0f} ({t[name] / t['ours']:.2f}x)" if name in t else "n/a")
         print(f"| B={B}, T={T} | " + " | ".join(cells) + f" | {t['matmul'] / t['ours']:.0%} |")
     if about_torch:
-        print(f"({about_torch}; ratios are PyTorch's time / rnn_core.lstm's: above 1, rnn_core.lstm is faster)")
+        print(f"({about_torch}, {threads} thread(s) for it and for numpy's BLAS; ratios are PyTorch's time / rnn_core.lstm's: above 1, rnn_core.lstm is faster)")
 
 
 def main(argv=None):
@@ -314,6 +322,8 @@ def main(argv=None):
     ap.add_argument("--vocab-size", type=int, default=91)
     ap.add_argument("--repeats", type=int, default=15, help="timed calls per engine (the median is used)")
     ap.add_argument("--loop-sequences", type=int, default=4, help="sequences the slow loop runs per call")
+    ap.add_argument("--lstm-threads", type=int, nargs="+", default=[2, 1],
+                    help="thread counts for the LSTM table (BLAS and PyTorch alike); 1 is the fair one on a busy machine")
     ap.add_argument("--cell", choices=("rnn", "lstm", "both"), default="both", help="which engine to time")
     args = ap.parse_args(argv)
     if args.cell in ("lstm", "both"):
