@@ -26,6 +26,7 @@ from .rnn import (
     forward,
     init_params,
     loss_and_grads,
+    output_logits,
     param_shapes,
     sequence_loss,
     step_backward,
