@@ -37,4 +37,4 @@ from .vocab import Vocabulary
 __version__ = "0.1.0"
 from .data import StreamBatcher, load_text, split_train_val, strip_gutenberg
 from .checkpoint import Checkpoint, CheckpointError, load_checkpoint, save_checkpoint
-from .train import History, TrainConfig, TrainResult, TrainState, learning_rate_at, train
+from .trainer import History, TrainConfig, TrainResult, TrainState, learning_rate_at, train

@@ -32,8 +32,9 @@ def test_vocabulary_errors():
         v.decode([0, 3])
 
 
-def _trained_on_abc():
-    """A tiny network fitted to 'abcabc...' so its predictions are sharp."""
+@pytest.fixture(scope="module")
+def trained_on_abc():
+    """A tiny network fitted to 'abcabc...' so its predictions are sharp: (params, vocab, ids)."""
     text = "abc" * 50
     vocab = Vocabulary.from_text(text)
     ids = vocab.encode(text)
@@ -45,8 +46,8 @@ def _trained_on_abc():
     return params, vocab, ids
 
 
-def test_sampling_is_seeded_and_learns_the_pattern():
-    params, vocab, ids = _trained_on_abc()
+def test_sampling_is_seeded_and_learns_the_pattern(trained_on_abc):
+    params, vocab, ids = trained_on_abc
     a = sample(params, vocab, "ab", 30, temperature=1.0, seed=1)
     assert a == sample(params, vocab, "ab", 30, temperature=1.0, seed=1)
     assert len(a) == 30 and set(a) <= set("abc")
@@ -71,8 +72,8 @@ def test_bits_per_char_of_an_untrained_network_is_near_uniform_and_streams_agree
     assert bits_per_char(params, ids, window=13) == pytest.approx(bits_per_char(params, ids, window=1000))
 
 
-def test_sampling_errors():
-    params, vocab, ids = _trained_on_abc()
+def test_sampling_errors(trained_on_abc):
+    params, vocab, ids = trained_on_abc
     with pytest.raises(ValueError, match="not in the vocabulary"):
         sample(params, vocab, "abd", 5)
     with pytest.raises(ValueError, match="prime must be a non-empty"):
