@@ -69,8 +69,7 @@ def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, recurrent_sca
     The numbers are drawn in float64 and then cast, so the same seed gives the
     same network in float32 and float64.
     """
-    V = check_int(vocab_size, "vocab_size")
-    H = check_int(hidden_size, "hidden_size")
+    V, H = check_int(vocab_size, "vocab_size"), check_int(hidden_size, "hidden_size")
     dtype = np.dtype(dtype)
     if dtype not in (np.float32, np.float64):
         raise TypeError(f"dtype must be np.float32 or np.float64, got {dtype}")
@@ -189,8 +188,7 @@ def sequence_loss(params, inputs, targets, h0=None):
     params, X, Y, h0, single = _check_window(params, inputs, targets, h0)
     hs = _hidden_states(params, X, h0)
     loss, _ = _output_loss(params, hs[1:].reshape(X.size, -1), Y.reshape(-1), grad=False)
-    h_last = hs[-1].copy()
-    return loss, (h_last[0] if single else h_last)
+    return loss, (hs[-1, 0] if single else hs[-1]).copy()
 
 
 # -- the loops over time (time-major: X, Y are (T, B); states are (T+1, B, H)) -------------------
@@ -271,9 +269,7 @@ def _truncated_deltas(d0, dtanh, W_hh, k):
     every loss at once: d_j[s] = (d_{j-1}[s+1] W_hh) * (1 - h_s^2), j = 1..k.
     Returns A (T, B, H) with A[s] = sum over t in [s, s+k] of dL_t/da_s.
     """
-    T = d0.shape[0]
-    acc = d0.copy()
-    d = d0
+    T, acc, d = d0.shape[0], d0.copy(), d0
     for j in range(1, min(k, T - 1) + 1):
         d = (d[1:] @ W_hh) * dtanh[: T - j]  # (T-j, B, H)
         acc[: T - j] += d
