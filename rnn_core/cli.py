@@ -173,11 +173,14 @@ def _check_flags(values, command):
 
 
 def _flag_message(error, values):
-    """A check's "name must be ..., got ..." as "--name: must be ..., got ..." (saying "a number" for a float flag)."""
+    """A check's "name must be ..., got ..." as "--name: must be ..., got ..." (saying "a number" for a float flag).
+
+    None when the error names none of the flags: then it is not about a flag's value.
+    """
     text = str(error)
     name = next((n for n in values if text.startswith(f"{n} must be ")), None)
     if name is None:
-        return text
+        return None
     requirement = text[len(f"{name} must be ") :]
     number = isinstance(values[name], float) and not requirement.startswith(("a ", "an ", "one of"))
     return f"--{name.replace('_', '-')}: must be {'a number ' if number else ''}{requirement}"
@@ -252,7 +255,10 @@ def main(argv=None, out=None, err=None):
         try:
             _check_flags(values, args.command)
         except (ValueError, TypeError) as e:  # a flag's value: a usage error, like argparse's own
-            parser.exit(2, f"{parser.prog} {args.command}: error: {_flag_message(e, values)} (see {parser.prog} {args.command} --help)\n")
+            message = _flag_message(e, values)
+            if message is None:  # not about a flag's value: a bug, shown as one
+                raise
+            parser.exit(2, f"{parser.prog} {args.command}: error: {message} (see {parser.prog} {args.command} --help)\n")
     except SystemExit as e:  # --help, --version, or a usage error already printed
         return e.code if isinstance(e.code, int) else 2
     try:

@@ -64,7 +64,7 @@ def check_gradients(params, inputs, targets, h0=None, eps=1e-5, bptt_truncate=No
     W_yh, b_h, b_o and h0 (h0 is zeros when None is given).
     With ``bptt_truncate`` set, only the full-gradient check makes sense for the
     truncated result at k >= T - 1; for smaller k the truncated gradient is an
-    approximation and will not match (that is the point of notebook 04).
+    approximation and will not match (notebook 05 measures by how much).
     """
     params = check_params(params)
     if params["W_hh"].dtype != np.float64:

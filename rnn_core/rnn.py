@@ -18,7 +18,7 @@ with h_t of shape (B, H): the same numbers, one row per sequence.
 
 Forward pass: notebooks/03-the-forward-pass.ipynb. Backward pass (BPTT):
 notebooks/04-backpropagation-through-time.ipynb, section 2; its truncated
-variant: notebook 05.
+variant and vanishing gradients: notebooks/05-bptt-in-practice.ipynb.
 
 Speed: the loop over time is the only Python loop. Everything that does not
 depend on the recurrence (the logits, softmax and loss, the weight gradients)

@@ -1,7 +1,7 @@
 """The training loop behind notebook 06 and ``python -m rnn_core train``: see ``train``.
 
 ``train`` is a short loop over small functions: ``_setup`` (config, data, a fresh or
-resumed state), ``_train_step`` (one pure optimizer step), ``_validate`` and ``_save``.
+resumed state), ``_train_step`` (one pure optimizer step), ``_measure_val_bpc`` and ``_save``.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
@@ -55,9 +56,11 @@ class TrainConfig:
         recurrent_scale).
     Budget and bookkeeping:
       steps: total optimizer steps (counting steps done before a resume).
-      max_seconds: wall-clock budget of one call in seconds, or None.
+      max_seconds: wall-clock budget of one call in seconds, or None (the
+        schedule, and so the result, then depends on the machine's speed).
       eval_every: steps between validations (0: only at the end).
-      val_streams: pieces the validation text is cut into (see ``train``).
+      val_streams: pieces the validation text is cut into, read side by side,
+        each from a zero hidden state carried across the whole piece.
       checkpoint_every: steps between checkpoint saves (0: only at the end).
       seed: seeds the initial weights, the only random draw of training.
     """
@@ -116,6 +119,17 @@ class TrainConfig:
 def learning_rate_at(config, step, seconds=None):
     """The learning rate for the update that follows ``step`` completed steps.
 
+    ``config.learning_rate`` (after ``warmup_steps`` of linear warm-up), held
+    until ``1 - decay_fraction`` of the budget is used, then lowered linearly to
+    ``final_lr_fraction * learning_rate`` at its end. The budget is ``steps``,
+    or ``max_seconds`` when that runs out first: progress is max(step / steps,
+    seconds / max_seconds). ``lr_schedule="constant"`` keeps the rate fixed
+    after warm-up. The default, decay_fraction=1, lowers the rate from the
+    first step on: at H=256 a rate held at 5e-3 for about 10,000 steps makes
+    training unstable (the validation loss jumps from about 2.05 to 2.8 bits),
+    and decaying from the start avoids that whatever the budget, at no cost in
+    the final figure.
+
     seconds: time spent so far in this run (only used with config.max_seconds).
     """
     lr = config.learning_rate
@@ -135,7 +149,14 @@ def learning_rate_at(config, step, seconds=None):
 
 @dataclass
 class History:
-    """Per-step and per-validation records of a run (the fields are described in ``train``)."""
+    """Per-step and per-validation records of a run, as lists (``arrays()`` gives numpy arrays).
+
+    Every step: ``step`` (1, 2, ...), ``train_bpc`` (the batch's loss before the
+    update, in bits per character), ``grad_norm`` (the global norm of the
+    mean-loss gradient, before clipping), ``lr`` and ``elapsed`` (seconds since
+    training first started, across resumes). Every ``eval_every`` steps and at
+    the end: ``val_step``, ``val_bpc`` and ``val_elapsed``.
+    """
 
     step: list = field(default_factory=list)
     train_bpc: list = field(default_factory=list)
@@ -194,7 +215,17 @@ class TrainState:
 
 @dataclass
 class TrainResult:
-    """What ``train`` returns (its fields are described there)."""
+    """What ``train`` returns, however training ended.
+
+    params, vocab: the model (after a non-finite loss or gradient, the last
+    finite parameters); history: a ``History``; config: the ``TrainConfig``
+    used; state: a ``TrainState``, everything needed to resume; stopped: why
+    training ended, one of ``STOP_REASONS`` ("steps", "time", "interrupted",
+    "callback", "non-finite"), and message, a sentence saying so; val_bpc: the
+    last validation figure; train_bpc: the mean over the last ``RECENT_STEPS``
+    steps; steps_per_second: of this call; fingerprint: the text's identity
+    (``text_fingerprint``). ``summary()`` gives one line.
+    """
 
     params: dict
     vocab: Vocabulary
@@ -234,19 +265,8 @@ def text_fingerprint(ids):
 # -- the loop ------------------------------------------------------------------------------------
 
 
-def train(
-    data,
-    config=None,
-    *,
-    vocab=None,
-    checkpoint=None,
-    resume=False,
-    callback=None,
-    callback_every=100,
-    progress=True,
-    started=None,
-    **overrides,
-):
+def train(data, config=None, *, vocab=None, checkpoint=None, resume=False, callback=None, callback_every=100,
+          progress=True, started=None, **overrides):
     """Train a character-level RNN on ``data``; returns a ``TrainResult``.
 
     Use from a notebook::
@@ -257,105 +277,51 @@ def train(
         result.history.val_bpc                           # validation bits per character over time
         rnn_core.sample(result.params, result.vocab, "Elizabeth", 300, temperature=0.7)
 
-    Arguments:
-
-    - ``data``: the text (a str; the vocabulary is ``sorted(set(text))``), or a 1-D
+    - data: the text (a str; the vocabulary is ``sorted(set(text))``), or a 1-D
       int array of character indices together with ``vocab=``.
-    - ``config``: a ``TrainConfig`` (defaults: see there); ``**overrides`` replace
-      single fields, e.g. ``train(text, hidden_size=64, steps=500)``.
-    - ``checkpoint``: a path: the training state is saved there every
-      ``config.checkpoint_every`` steps and when training ends, however it ends
-      (see ``rnn_core.checkpoint``). Its folder must exist.
-    - ``resume``: False; True to continue from the file at ``checkpoint``; or a
-      ``TrainResult`` from an earlier call to continue it in memory. The model
-      shape, batch size, sequence length, optimizer and text must match; the
-      step count, learning rate and time budget may change. ``config.steps``
-      is the total number of steps, counting those already done.
-    - ``callback(result)``: called every ``callback_every`` steps and after each
-      validation with a ``TrainResult`` snapshot (e.g. to redraw a live loss
-      plot); if it returns True, training stops.
-    - ``progress``: show a tqdm.auto progress bar with the live loss (a widget
-      in JupyterLab, text on stderr in a terminal).
-    - ``started``: a ``time.perf_counter()`` reading that ``max_seconds`` counts
-      from (default: now), so a caller can include its own set-up time in the
-      budget, as the command line does.
+    - config: a ``TrainConfig`` (its fields are described there); ``**overrides``
+      replace single fields, e.g. ``train(text, steps=500)``.
+    - checkpoint: a path (its folder must exist) where the training state is saved
+      every ``checkpoint_every`` steps and at the end, however training ends.
+    - resume: True to continue from the file at ``checkpoint``, or a ``TrainResult``
+      to continue in memory; model shape, batch size, sequence length, optimizer
+      and text must match, and ``config.steps`` counts the steps already done.
+    - callback(result): called every ``callback_every`` steps and after each
+      validation with a ``TrainResult`` snapshot; returning True stops training.
+    - progress: show a tqdm.auto progress bar with the live loss.
+    - started: the ``time.perf_counter()`` reading ``max_seconds`` counts from.
 
-    Training ends after ``config.steps`` steps, after ``config.max_seconds``
+    Each step minimises the window's mean cross-entropy per character (the
+    gradient of ``loss_and_grads``' total is divided by B x T before clipping).
+    Training ends after ``config.steps`` steps or ``config.max_seconds``
     seconds, on Ctrl-C / the notebook's stop button, when the callback asks, or
-    when the loss or gradient stops being finite. It always returns a
-    ``TrainResult``: ``params`` and ``vocab`` (the model), ``history``,
-    ``config``, ``stopped`` (why it ended: "steps", "time", "interrupted",
-    "callback", "non-finite"), ``message`` (a sentence saying so), ``val_bpc``
-    (the last validation figure) and ``train_bpc`` (the mean over the last
-    ``RECENT_STEPS`` = 100 steps), ``steps_per_second``, ``state`` (everything
-    needed to resume, a ``TrainState``) and ``summary()``, one line. After a
-    non-finite loss or gradient the parameters (and the checkpoint) are those
-    of the last finite step.
-
-    History (``result.history``, lists; ``.arrays()`` gives numpy arrays):
-    ``step`` (1, 2, ...), ``train_bpc`` (the batch's loss before the update, in
-    bits per character), ``grad_norm`` (global norm of the mean-loss gradient,
-    before clipping), ``lr``, ``elapsed`` (seconds since training first
-    started, across resumes), and, every ``eval_every`` steps and at the end,
-    ``val_step``, ``val_bpc``, ``val_elapsed``.
-
-    Validation bits per character (``val_bpc``): the mean of -log2 ŷ_t[y_t]
-    over the held-out text, the last ``val_fraction`` of the characters,
-    computed by ``rnn_core.bits_per_char(params, val_ids,
-    n_streams=val_streams, window=VAL_WINDOW)`` (VAL_WINDOW = 256): the
-    held-out text is cut into ``val_streams`` equal contiguous pieces read side
-    by side, each starting from a zero hidden state and carrying it across the
-    whole piece.
-
-    The loss each step minimises is the window's mean cross-entropy per
-    character: ``loss_and_grads`` gives the total over the B x T predictions,
-    and its gradient is multiplied by np.float32(1 / (B x T)) before clipping,
-    so ``clip_norm`` and the logged ``grad_norm`` do not depend on the batch
-    size or window length.
-
-    Learning rate (``learning_rate_at``): ``learning_rate`` (after
-    ``warmup_steps`` of linear warm-up), held until ``1 - decay_fraction`` of
-    the budget is used, then lowered linearly to ``final_lr_fraction *
-    learning_rate`` at its end. The budget is ``steps``, or ``max_seconds``
-    when that runs out first: progress is max(step / steps, seconds /
-    max_seconds) (seconds of this run). ``lr_schedule="constant"`` keeps the
-    rate fixed after warm-up. The default, decay_fraction=1, lowers the rate
-    from the first step on: at H=256 a rate held at 5e-3 for about 10,000
-    steps makes training unstable (the validation loss jumps from about 2.05
-    to 2.8 bits), and decaying from the start avoids that whatever the budget,
-    at no cost in the final figure.
-
-    Determinism: float32 throughout, the initial weights from ``seed``, and
-    nothing else random (the windows are read in order); the same config,
-    text and step budget give bit-identical parameters, also when training is
-    stopped and resumed from a checkpoint (a time budget makes the schedule,
-    and so the result, depend on the machine's speed).
+    when the loss or gradient stops being finite. The same config, text and step
+    budget give bit-identical parameters, also when stopped and resumed.
     """
     run, state, history = _setup(data, config, overrides, vocab, checkpoint, resume, started)
-    config, stopped, message, bar, ema = run.config, "steps", "", None, None
+    config, stopped, message, bar = run.config, "steps", "", None
     try:
-        bar = _progress_bar(progress, config.steps, state.step)  # inside: Ctrl-C may come while it starts
+        bar = _ProgressBar.open(progress, config.steps, state.step)  # inside: Ctrl-C may come while it opens
         while state.step < config.steps:
             seconds = time.perf_counter() - run.budget_t0
-            if config.max_seconds is not None and seconds + run.eval_seconds + run.save_seconds >= config.max_seconds:
-                stopped = "time"
-                message = f"stopped after {seconds:.1f} s: the time budget of {config.max_seconds:g} s is used up"
+            if run.out_of_time(seconds):
+                stopped, message = "time", f"stopped after {seconds:.1f} s: the time budget of {config.max_seconds:g} s is used up"
                 break
             lr = learning_rate_at(config, state.step, seconds)
-            stepped = _train_step(state, run.batcher, config, lr)
-            if isinstance(stepped, str):  # why the step could not be taken
-                stopped, message = "non-finite", _non_finite_message(state.step, stepped)
+            try:
+                state, bpc, norm = _train_step(run, state, lr)
+            except _NonFinite as e:
+                stopped, message = "non-finite", _non_finite_message(state.step, e)
                 break
-            state, bpc, norm = stepped
             state = replace(state, elapsed=run.elapsed())
             _record_step(history, state, bpc, norm, lr)
-            ema = bpc if ema is None else BAR_SMOOTHING * ema + (1 - BAR_SMOOTHING) * bpc
-            validated = bool(config.eval_every) and state.step % config.eval_every == 0 and state.step < config.steps
+            validated = _every(config.eval_every, state.step) and state.step < config.steps
             if validated:
-                _validate(run, state, history)
-            if run.path is not None and config.checkpoint_every and state.step % config.checkpoint_every == 0:
+                _measure_val_bpc(run, state, history)
+            if run.path is not None and _every(config.checkpoint_every, state.step):
                 _save(run, state, history)
-            _update_bar(bar, state.step, validated, ema, history, lr)
+            if bar is not None:
+                bar.step(bpc, history, lr, redraw_text=validated)
             if callback is not None and (validated or state.step % callback_every == 0):
                 if callback(_snapshot(run, state, history, stopped, message)):
                     stopped, message = "callback", f"stopped at step {state.step}: the callback asked to stop"
@@ -363,20 +329,25 @@ def train(
     except KeyboardInterrupt:
         stopped, message = "interrupted", f"interrupted at step {state.step}: returning the model trained so far"
         _trim(history, state.step)  # the interrupt may fall between recording a step and taking it
-    return _finish(run, state, history, stopped, message, bar, ema)
+    return _finish(run, state, history, stopped, message, bar)
 
 
-def _train_step(state, batcher, config, lr):
+class _NonFinite(ArithmeticError):
+    """Raised by ``_train_step`` when the loss, the gradient or an updated parameter is not finite."""
+
+
+def _train_step(run, state, lr):
     """One optimizer step from ``state``: loss -> mean -> clip -> update -> finite check.
 
-    Pure: returns (the next TrainState, the window's bits per character, the gradient's
-    global norm before clipping), or a str saying what stopped being finite.
+    Pure (``state`` is left as it is): returns (the next TrainState, the window's bits
+    per character, the gradient's global norm before clipping), or raises _NonFinite.
     """
-    X, Y = batcher.window(state.next_window)
+    config = run.config
+    X, Y = run.batcher.window(state.next_window)
     chars = X.size  # B x T predictions
     # overflow is checked for below and reported in plain words, so numpy need not warn
     with np.errstate(over="ignore", invalid="ignore"):
-        loss, grads, h_last = loss_and_grads(state.params, X, Y, state.h)
+        loss, grads, h_last = run.loss_and_grads(state.params, X, Y, state.h)  # the model's one entry point
         for g in grads.values():  # the gradient of the mean loss per character
             g *= np.float32(1.0 / chars)
         if config.clip_norm is None:
@@ -384,20 +355,22 @@ def _train_step(state, batcher, config, lr):
         else:
             grads, norm = clip_global_norm(grads, config.clip_norm)
         if not math.isfinite(loss):
-            return f"the loss is {loss}"
+            raise _NonFinite(f"the loss is {loss}")
         if not math.isfinite(norm):
-            return f"the gradient norm is {norm}"
+            raise _NonFinite(f"the gradient norm is {norm}")
         params, opt_state = OPTIMIZERS[config.optimizer][1](state.params, grads, state.opt_state, lr)
     if not all(np.isfinite(p).all() for p in params.values()):
-        return "the update made a parameter non-finite"
+        raise _NonFinite("the update made a parameter non-finite")
     epoch, next_window, h = state.epoch, state.next_window + 1, h_last
-    if next_window == batcher.windows_per_pass:  # end of a pass: start again, from a zero state
+    if next_window == run.batcher.windows_per_pass:  # end of a pass: start again, from a zero state
         epoch, next_window, h = epoch + 1, 0, np.zeros_like(h_last)
-    after = TrainState(
-        params=params, opt_state=opt_state, step=state.step + 1, epoch=epoch, next_window=next_window, h=h,
-        elapsed=state.elapsed,
-    )
+    after = replace(state, params=params, opt_state=opt_state, step=state.step + 1, epoch=epoch, next_window=next_window, h=h)
     return after, loss / chars / LN2, norm
+
+
+def _every(interval, step):
+    """Whether something done every ``interval`` steps (0: never) is due after ``step``."""
+    return bool(interval) and step % interval == 0
 
 
 def _non_finite_message(step, what):
@@ -425,21 +398,20 @@ def _trim(history, step):
         del getattr(history, name)[m:]
 
 
-def _finish(run, state, history, stopped, message, bar, ema):
+def _finish(run, state, history, stopped, message, bar):
     """The last validation and save, however training ended; returns the TrainResult."""
     if stopped == "steps":
         message = f"finished {state.step} steps"
     try:
         if run.config.val_fraction > 0 and (not history.val_step or history.val_step[-1] != state.step):
-            _validate(run, state, history)
+            _measure_val_bpc(run, state, history)
     except KeyboardInterrupt:
         pass
     if run.path is not None:
         _save(run, state, history)
     result = _snapshot(run, state, history, stopped, message)
     if bar is not None:
-        bar.set_postfix_str(_postfix(ema, history, None) + f" stopped: {stopped}", refresh=False)
-        bar.close()
+        bar.close(history, stopped)
     return result
 
 
@@ -463,8 +435,13 @@ def _snapshot(run, state, history, stopped, message):
 # -- validation and saving -------------------------------------------------------------------------
 
 
-def _validate(run, state, history):
-    """Record val_bpc for ``state`` in the history (nothing without a validation text)."""
+def _measure_val_bpc(run, state, history):
+    """Record val_bpc for ``state`` in the history (nothing without a validation text).
+
+    val_bpc is ``bits_per_char(params, val_ids, n_streams=val_streams, window=VAL_WINDOW)``:
+    the held-out text cut into ``val_streams`` equal contiguous pieces read side by side, each
+    from a zero hidden state carried across the whole piece.
+    """
     if run.config.val_fraction == 0:
         return
     t0 = time.perf_counter()
@@ -508,6 +485,7 @@ class _Run:
 
     config: TrainConfig
     vocab: Vocabulary
+    loss_and_grads: Callable  # the model's (params, X, Y, h0) -> (loss, grads, h_last)
     batcher: StreamBatcher
     val_ids: np.ndarray
     path: Path | None
@@ -522,6 +500,16 @@ class _Run:
     def elapsed(self):
         """Seconds of training so far, counting those before a resume."""
         return self.start_elapsed + time.perf_counter() - self.t0
+
+    def out_of_time(self, seconds):
+        """Whether, ``seconds`` into the budget, another step and the final validation and save would overrun it."""
+        limit = self.config.max_seconds
+        return limit is not None and seconds + self.eval_seconds + self.save_seconds >= limit
+
+
+def _model(config):
+    """(init_params, loss_and_grads) of the network ``config`` describes: the one place a cell is chosen."""
+    return init_params, loss_and_grads
 
 
 def _setup(data, config, overrides, vocab, checkpoint, resume, started):
@@ -542,9 +530,10 @@ def _setup(data, config, overrides, vocab, checkpoint, resume, started):
     batcher = StreamBatcher(train_ids, config.batch_size, config.seq_length)
     path = None if checkpoint is None else check_checkpoint_path(checkpoint)
     fingerprint = text_fingerprint(ids)
-    state, history = _starting_state(config, vocab, fingerprint, path, resume)
+    init, loss_and_grads_fn = _model(config)
+    state, history = _starting_state(config, vocab, fingerprint, path, resume, init)
     run = _Run(
-        config=config, vocab=vocab, batcher=batcher, val_ids=val_ids, path=path, fingerprint=fingerprint,
+        config=config, vocab=vocab, loss_and_grads=loss_and_grads_fn, batcher=batcher, val_ids=val_ids, path=path, fingerprint=fingerprint,
         start_step=state.step, start_elapsed=state.elapsed, budget_t0=time.perf_counter() if started is None else started,
     )
     return run, state, history
@@ -569,7 +558,7 @@ def _encode(data, vocab):
     return ids.astype(np.int64), vocab
 
 
-def _starting_state(config, vocab, fingerprint, path, resume):
+def _starting_state(config, vocab, fingerprint, path, resume, init):
     """(TrainState, History): fresh, from the checkpoint at ``path``, or from an earlier TrainResult."""
     if isinstance(resume, TrainResult):
         if resume.vocab != vocab or resume.fingerprint != fingerprint:
@@ -582,7 +571,7 @@ def _starting_state(config, vocab, fingerprint, path, resume):
         raise ValueError("resume=True needs checkpoint=PATH to resume from")
     if resume:
         return _state_from_checkpoint(path, config, vocab, fingerprint)
-    params = init_params(vocab.size, config.hidden_size, seed=config.seed, dtype=np.float32, recurrent_scale=config.init_scale)
+    params = init(vocab.size, config.hidden_size, seed=config.seed, dtype=np.float32, recurrent_scale=config.init_scale)
     h = np.zeros((config.batch_size, config.hidden_size), dtype=np.float32)
     opt_state = OPTIMIZERS[config.optimizer][0](params)
     return TrainState(params=params, opt_state=opt_state, step=0, epoch=0, next_window=0, h=h, elapsed=0.0), History()
@@ -629,30 +618,42 @@ def _state_from_checkpoint(path, config, vocab, fingerprint):
 # -- the progress bar --------------------------------------------------------------------------------
 
 
-def _progress_bar(progress, total, initial):
-    if not progress:
-        return None
-    from tqdm.auto import tqdm
+class _ProgressBar:
+    """A tqdm.auto bar (a widget in JupyterLab, text on stderr in a terminal) showing the live loss.
 
-    return tqdm(
-        total=total, initial=initial, unit="step", dynamic_ncols=True, smoothing=0.05, mininterval=BAR_REDRAW_SECONDS
-    )
+    Its train_bpc is an exponential average of the steps' figures (weight BAR_SMOOTHING on the
+    past); its text changes every BAR_TEXT_EVERY steps and after each validation.
+    """
 
+    def __init__(self, total, initial):
+        from tqdm.auto import tqdm
 
-def _update_bar(bar, step, validated, ema, history, lr):
-    if bar is None:
-        return
-    bar.update(1)
-    if validated or step % BAR_TEXT_EVERY == 0:
-        bar.set_postfix_str(_postfix(ema, history, lr), refresh=False)
+        self.tqdm = tqdm(
+            total=total, initial=initial, unit="step", dynamic_ncols=True, smoothing=0.05, mininterval=BAR_REDRAW_SECONDS
+        )
+        self.ema = None
 
+    @classmethod
+    def open(cls, progress, total, initial):
+        """A bar, or None when ``progress`` is false."""
+        return cls(total, initial) if progress else None
 
-def _postfix(ema, history, lr):
-    parts = []
-    if ema is not None:
-        parts.append(f"train_bpc {ema:.3f}")
-    if history.val_bpc:
-        parts.append(f"val_bpc {history.val_bpc[-1]:.3f}")
-    if lr is not None:
-        parts.append(f"lr {lr:.1e}")
-    return " ".join(parts)
+    def step(self, bpc, history, lr, redraw_text=False):
+        self.ema = bpc if self.ema is None else BAR_SMOOTHING * self.ema + (1 - BAR_SMOOTHING) * bpc
+        self.tqdm.update(1)
+        if redraw_text or self.tqdm.n % BAR_TEXT_EVERY == 0:
+            self.tqdm.set_postfix_str(self._text(history, lr), refresh=False)
+
+    def close(self, history, stopped):
+        self.tqdm.set_postfix_str(self._text(history, None) + f" stopped: {stopped}", refresh=False)
+        self.tqdm.close()
+
+    def _text(self, history, lr):
+        parts = []
+        if self.ema is not None:
+            parts.append(f"train_bpc {self.ema:.3f}")
+        if history.val_bpc:
+            parts.append(f"val_bpc {history.val_bpc[-1]:.3f}")
+        if lr is not None:
+            parts.append(f"lr {lr:.1e}")
+        return " ".join(parts)

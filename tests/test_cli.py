@@ -186,6 +186,22 @@ def test_bad_sample_flags(capsys, trained, flag, value, pattern):
     assert_one_line_error(code, err, pattern, status=2)
 
 
+def test_a_type_error_that_is_no_flags_fault_is_not_a_usage_error(capsys, tmp_path, text_file, monkeypatch):
+    """Only a check naming a flag becomes a usage line; any other TypeError is a bug and keeps its traceback."""
+    import rnn_core.cli as cli
+
+    def broken(*args, **kwargs):
+        raise TypeError("unsupported operand type(s) for +: 'int' and 'str'")
+
+    monkeypatch.setattr(cli, "TrainConfig", broken)
+    with pytest.raises(TypeError, match="unsupported operand"):
+        main(["train", "--text", str(text_file), "--checkpoint", str(tmp_path / "m.npz"), *FAST])
+    monkeypatch.undo()
+    monkeypatch.setattr(cli, "load_text", broken)  # after the flags are checked
+    with pytest.raises(TypeError, match="unsupported operand"):
+        main(["train", "--text", str(text_file), "--checkpoint", str(tmp_path / "m.npz"), *FAST])
+
+
 def test_missing_text(capsys, tmp_path):
     code, _, err = call(capsys, "train", "--text", tmp_path / "nope.txt", "--checkpoint", tmp_path / "m.npz", *FAST)
     assert_one_line_error(code, err, r"error: the text file .*nope.txt does not exist", status=1)
