@@ -69,6 +69,17 @@ def test_deterministic():
     assert not same_params(a.params, c.params)
 
 
+def test_one_step_is_pure():
+    """_train_step leaves the state it is given untouched: the same state and rate give the same step."""
+    config = TrainConfig(**{k: v for k, v in SMALL.items() if k != "progress"})
+    run_, state, _ = trainer._setup(TEXT, config, {}, None, None, False, None)
+    before = {k: v.copy() for k, v in state.params.items()}
+    a, b = trainer._train_step(run_, state, 1e-2), trainer._train_step(run_, state, 1e-2)
+    assert same_params(state.params, before) and state.step == 0 and not state.h.any()
+    assert same_params(a[0].params, b[0].params) and a[1:] == b[1:]
+    assert a[0].step == 1 and a[0].next_window == 1 and not same_params(a[0].params, before)
+
+
 def test_learning_rate_schedule():
     cfg = TrainConfig(learning_rate=1.0, steps=100, decay_fraction=0.5, final_lr_fraction=0.1, warmup_steps=10)
     assert learning_rate_at(cfg, 0) == pytest.approx(0.1)  # warm-up: 1/10 of the peak on the first step
