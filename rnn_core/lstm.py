@@ -84,18 +84,20 @@ def count_params(vocab_size, hidden_size):
     return sum(int(np.prod(s)) for s in param_shapes(vocab_size, hidden_size).values())
 
 
-def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, forget_bias=1.0):
+def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, forget_bias=1.0, recurrent_scale=1.0):
     """Random initial parameters, a dict with keys W_x, W_h, b, W_yh, b_o.
 
     vocab_size V >= 1, hidden_size H >= 1; seed: for np.random.default_rng;
     dtype: np.float64 (default, for gradient checks) or np.float32 (training);
-    forget_bias: the initial bias of the forget gate.
+    forget_bias: the initial bias of the forget gate; recurrent_scale: the
+    spectral radius of each gate's block of W_h (1: orthogonal; as in
+    rnn_core.init_params, and TrainConfig.init_scale sets it).
 
     - W_x (4H, V): N(0, 0.3^2), as the vanilla RNN's W_xh: a one-hot input moves
       each gate's pre-activation by about 0.3, inside the squashing functions'
       linear part.
     - W_h (4H, H): each gate's H x H block an independent random orthogonal
-      matrix. An orthogonal map keeps the length of h_{t-1}, so no gate starts
+      matrix (times ``recurrent_scale``). An orthogonal map keeps the length of h_{t-1}, so no gate starts
       out dominated by the recurrence or deaf to it (Saxe, McClelland & Ganguli
       2014; the common LSTM default).
     - b (4H,): zeros, except the forget gate's block, ``forget_bias`` (1.0):
@@ -119,9 +121,10 @@ def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, forget_bias=1
     if dtype not in (np.float32, np.float64):
         raise TypeError(f"dtype must be np.float32 or np.float64, got {dtype}")
     check_number(forget_bias, "forget_bias")
+    check_number(recurrent_scale, "recurrent_scale", 0)
     rng = np.random.default_rng(seed)
     W_x = rng.standard_normal((4 * H, V)) * 0.3
-    W_h = np.concatenate([_random_orthogonal(rng, H) for _ in GATES])  # (4H, H), one block per gate
+    W_h = np.concatenate([_random_orthogonal(rng, H) for _ in GATES]) * recurrent_scale  # (4H, H), one block per gate
     b = np.zeros(4 * H)
     b[H : 2 * H] = forget_bias
     W_yh = rng.standard_normal((V, H)) / np.sqrt(H)
