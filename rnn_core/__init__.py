@@ -1,4 +1,4 @@
-"""rnn_core: a vanilla recurrent neural network in plain numpy.
+"""rnn_core: a vanilla recurrent neural network, and the LSTM (``rnn_core.lstm``), in plain numpy.
 
 The package behind the rnn-from-scratch notebooks: each notebook derives a piece
 of it and the next one imports it. Conventions and shapes: see ``rnn_core.rnn``.
@@ -26,14 +26,17 @@ from .rnn import (
     forward,
     init_params,
     loss_and_grads,
+    output_logits,
     param_shapes,
     sequence_loss,
     step_backward,
     step_forward,
 )
 from .vocab import Vocabulary
+from . import lstm
+from .cells import CELLS
 
 __version__ = "0.1.0"
 from .data import StreamBatcher, load_text, split_train_val, strip_gutenberg
 from .checkpoint import Checkpoint, CheckpointError, load_checkpoint, save_checkpoint
-from .train import History, TrainConfig, TrainResult, TrainState, learning_rate_at, train
+from .trainer import History, TrainConfig, TrainResult, TrainState, learning_rate_at, train

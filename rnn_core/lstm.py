@@ -49,9 +49,10 @@ gradients) runs once for all T * B characters as a few large products.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
 
 import numpy as np
+
+from ._validation import check_int, check_number, check_param_arrays, check_state, prepare_sequences
 
 __all__ = [
     "PARAM_NAMES",
@@ -83,18 +84,20 @@ def count_params(vocab_size, hidden_size):
     return sum(int(np.prod(s)) for s in param_shapes(vocab_size, hidden_size).values())
 
 
-def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, forget_bias=1.0):
+def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, forget_bias=1.0, recurrent_scale=1.0):
     """Random initial parameters, a dict with keys W_x, W_h, b, W_yh, b_o.
 
     vocab_size V >= 1, hidden_size H >= 1; seed: for np.random.default_rng;
     dtype: np.float64 (default, for gradient checks) or np.float32 (training);
-    forget_bias: the initial bias of the forget gate.
+    forget_bias: the initial bias of the forget gate; recurrent_scale: the
+    spectral radius of each gate's block of W_h (1: orthogonal; as in
+    rnn_core.init_params, and TrainConfig.init_scale sets it).
 
     - W_x (4H, V): N(0, 0.3^2), as the vanilla RNN's W_xh: a one-hot input moves
       each gate's pre-activation by about 0.3, inside the squashing functions'
       linear part.
     - W_h (4H, H): each gate's H x H block an independent random orthogonal
-      matrix. An orthogonal map keeps the length of h_{t-1}, so no gate starts
+      matrix (times ``recurrent_scale``). An orthogonal map keeps the length of h_{t-1}, so no gate starts
       out dominated by the recurrence or deaf to it (Saxe, McClelland & Ganguli
       2014; the common LSTM default).
     - b (4H,): zeros, except the forget gate's block, ``forget_bias`` (1.0):
@@ -112,16 +115,16 @@ def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, forget_bias=1
     The numbers are drawn in float64 and then cast, so the same seed gives the
     same network in float32 and float64.
     """
-    V = _check_int(vocab_size, "vocab_size")
-    H = _check_int(hidden_size, "hidden_size")
+    V = check_int(vocab_size, "vocab_size")
+    H = check_int(hidden_size, "hidden_size")
     dtype = np.dtype(dtype)
     if dtype not in (np.float32, np.float64):
         raise TypeError(f"dtype must be np.float32 or np.float64, got {dtype}")
-    if isinstance(forget_bias, bool) or not isinstance(forget_bias, (int, float, np.integer, np.floating)) or not np.isfinite(forget_bias):
-        raise TypeError(f"forget_bias must be a finite number, got {forget_bias!r}")
+    check_number(forget_bias, "forget_bias")
+    check_number(recurrent_scale, "recurrent_scale", 0)
     rng = np.random.default_rng(seed)
     W_x = rng.standard_normal((4 * H, V)) * 0.3
-    W_h = np.concatenate([_random_orthogonal(rng, H) for _ in GATES])  # (4H, H), one block per gate
+    W_h = np.concatenate([_random_orthogonal(rng, H) for _ in GATES]) * recurrent_scale  # (4H, H), one block per gate
     b = np.zeros(4 * H)
     b[H : 2 * H] = forget_bias
     W_yh = rng.standard_normal((V, H)) / np.sqrt(H)
@@ -439,7 +442,7 @@ def check_params(params):
 
     Returns the dict (unchanged). Raises TypeError or ValueError naming the problem.
     """
-    _check_param_arrays(params, PARAM_NAMES, "rnn_core.lstm.init_params")
+    check_param_arrays(params, PARAM_NAMES, "rnn_core.lstm.init_params")
     W_x = params["W_x"]
     if W_x.ndim != 2 or W_x.shape[0] % 4 != 0 or W_x.shape[0] == 0:
         raise ValueError(f"W_x must have shape (4H, V), four gates' rows stacked, got {W_x.shape}")
@@ -454,7 +457,7 @@ def _check_window(params, inputs, targets, state0):
     """The checked params, time-major X and Y (T, B), h0 and c0 as (B, H), and whether inputs was (T,)."""
     params = check_params(params)
     H, V = params["W_h"].shape[1], params["W_x"].shape[1]
-    X, Y, single = _prepare_sequences(inputs, targets, V)
+    X, Y, single = prepare_sequences(inputs, targets, V)
     if state0 is None:
         state0 = (None, None)
     elif isinstance(state0, np.ndarray) or not isinstance(state0, (tuple, list)) or len(state0) != 2:
@@ -463,80 +466,6 @@ def _check_window(params, inputs, targets, state0):
             + (f" of shape {state0.shape}" if isinstance(state0, np.ndarray) else "")
         )
     dtype, B = params["W_h"].dtype, X.shape[1]
-    h0 = _check_state(state0[0], "h0", H, B, single, dtype)
-    c0 = _check_state(state0[1], "c0", H, B, single, dtype)
+    h0 = check_state(state0[0], "h0", H, B, single, dtype)
+    c0 = check_state(state0[1], "c0", H, B, single, dtype)
     return params, X, Y, h0, c0, single
-
-
-# The helpers below word their messages as rnn_core.rnn's input checks do.
-
-
-def _check_int(value, name, minimum=1):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be a positive integer, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be a positive integer, got {value}")
-    return int(value)
-
-
-def _check_param_arrays(params, names, made_by):
-    if not isinstance(params, Mapping):
-        raise TypeError(f"params must be a dict with keys {', '.join(names)}; got {type(params).__name__}")
-    missing = [k for k in names if k not in params]
-    if missing:
-        raise ValueError(f"params is missing {', '.join(missing)}; it needs {', '.join(names)} (see {made_by})")
-    for k in names:
-        if not isinstance(params[k], np.ndarray):
-            raise TypeError(f"params[{k!r}] must be a numpy array, got {type(params[k]).__name__}")
-    if len({params[k].dtype for k in names}) != 1 or params[names[0]].dtype not in (np.float32, np.float64):
-        found = ", ".join(f"{k}: {params[k].dtype}" for k in names)
-        raise TypeError(f"parameters must all be float32 or all float64 ({found}); convert with .astype")
-    for k in names:
-        if not np.isfinite(params[k]).all():
-            raise ValueError(f"{k} contains NaN or infinity: training diverged or the array is corrupt; re-initialise")
-    return params
-
-
-def _check_indices(a, name, vocab_size):
-    a = np.asarray(a)
-    if a.dtype.kind not in "iu":
-        hint = "; encode text first with a Vocabulary" if a.dtype.kind in "US" else ""
-        raise TypeError(f"{name} must be an integer array of character indices, got dtype {a.dtype}{hint}")
-    if a.ndim not in (1, 2):
-        raise ValueError(f"{name} must have shape (T,) or (B, T), got {a.shape}")
-    if a.size == 0:
-        raise ValueError(f"{name} is empty (shape {a.shape}): give at least one time step")
-    lo, hi = a.min(), a.max()
-    if lo < 0 or hi >= vocab_size:
-        bad = lo if lo < 0 else hi
-        raise ValueError(f"{name} holds index {bad}, outside the vocabulary of size V={vocab_size} (valid: 0..{vocab_size - 1})")
-    return a
-
-
-def _prepare_sequences(inputs, targets, vocab_size):
-    X = _check_indices(inputs, "inputs", vocab_size)
-    Y = None if targets is None else _check_indices(targets, "targets", vocab_size)
-    if Y is not None and Y.shape != X.shape:
-        raise ValueError(f"inputs and targets must have the same shape, got {X.shape} and {Y.shape}")
-    single = X.ndim == 1
-
-    def time_major(a):
-        return np.ascontiguousarray((a[None, :] if single else a).T)
-
-    return time_major(X), (None if Y is None else time_major(Y)), single
-
-
-def _check_state(state, name, hidden_size, batch_size, single, dtype):
-    H, B = hidden_size, batch_size
-    if state is None:
-        return np.zeros((B, H), dtype=dtype)
-    state = np.asarray(state)
-    want = (H,) if single else (B, H)
-    if state.shape != want:
-        kind = "one sequence" if single else f"a batch of B={B} sequences"
-        raise ValueError(f"{name} must have shape {want} for {kind} with H={H}, got {state.shape}")
-    if state.dtype.kind != "f":
-        raise TypeError(f"{name} must be a float array, got dtype {state.dtype}")
-    if not np.isfinite(state).all():
-        raise ValueError(f"{name} contains NaN or infinity")
-    return np.array(state, dtype=dtype).reshape(B, H)

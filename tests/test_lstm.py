@@ -405,3 +405,64 @@ def test_bad_init_arguments():
         lstm.init_params(5, 3, dtype=np.int32)
     with pytest.raises(TypeError, match="forget_bias"):
         lstm.init_params(5, 3, forget_bias="1")
+    with pytest.raises(ValueError, match="recurrent_scale"):
+        lstm.init_params(5, 3, recurrent_scale=0)
+
+
+def test_recurrent_scale_scales_each_gate_block():
+    a, b = lstm.init_params(6, 4, seed=3), lstm.init_params(6, 4, seed=3, recurrent_scale=0.5)
+    assert np.allclose(b["W_h"], 0.5 * a["W_h"])
+    assert all(np.array_equal(a[k], b[k]) for k in ("W_x", "b", "W_yh", "b_o"))
+
+
+# -- using a trained LSTM: sampling and bits per character take either cell -----------------------
+
+
+def _lstm_and_vocab(seed=4):
+    vocab = rnn_core.Vocabulary("abcde")
+    params, _, _, _ = _random_case(vocab.size, 6, 1, None, seed=seed)
+    params["W_yh"] *= 4.0  # sharper predictions, so greedy sampling is far from ties
+    return params, vocab
+
+
+def test_next_char_probs_of_an_lstm_is_the_softmax_of_its_last_logits():
+    params, vocab = _lstm_and_vocab()
+    prime = "abcaed"[:5]
+    out = lstm.forward(params, vocab.encode(prime))
+    assert np.allclose(rnn_core.next_char_probs(params, vocab, prime), rnn_core.softmax(out["logits"][-1]))
+    assert np.allclose(rnn_core.next_char_probs(params, vocab, prime, temperature=2.0),
+                       rnn_core.softmax(out["logits"][-1] / 2.0))
+
+
+def test_sampling_an_lstm_feeds_each_character_back_with_h_and_c_carried():
+    params, vocab = _lstm_and_vocab()
+    text = rnn_core.sample(params, vocab, "ab", 12, temperature=0)  # greedy: the most likely each time
+    ids = list(vocab.encode("ab"))
+    for _ in range(12):  # greedy by hand, rerunning the whole sequence each time
+        ids.append(int(np.argmax(lstm.forward(params, np.array(ids))["logits"][-1])))
+    assert text == vocab.decode(np.array(ids[2:]))
+    assert rnn_core.sample(params, vocab, "ab", 40, seed=1) == rnn_core.sample(params, vocab, "ab", 40, seed=1)
+    assert rnn_core.sample(params, vocab, "ab", 40, seed=1) != rnn_core.sample(params, vocab, "ab", 40, seed=2)
+
+
+def test_bits_per_char_of_an_lstm_carries_h_and_c_across_windows():
+    params, vocab = _lstm_and_vocab()
+    ids = np.random.default_rng(5).integers(0, vocab.size, 301)
+    whole = lstm.sequence_loss(params, ids[:-1], ids[1:])[0] / 300 / np.log(2)
+    assert np.isclose(rnn_core.bits_per_char(params, ids, window=300), whole)
+    assert np.isclose(rnn_core.bits_per_char(params, ids, window=7), whole)  # state carried: the same figure
+    X, Y = ids[:300].reshape(3, 100), ids[1:301].reshape(3, 100)
+    assert np.isclose(rnn_core.bits_per_char(params, ids, n_streams=3, window=9),
+                      lstm.sequence_loss(params, X, Y)[0] / 300 / np.log(2))
+
+
+def test_the_cell_is_told_from_the_parameters_names():
+    from rnn_core.cells import cell_of, check_cell_params
+
+    assert cell_of(lstm.init_params(5, 3)) == "lstm" and cell_of(rnn_core.init_params(5, 3)) == "rnn"
+    with pytest.raises(ValueError, match="missing W_h"):  # an LSTM missing a part: the LSTM's message
+        rnn_core.sample({k: v for k, v in lstm.init_params(5, 3).items() if k != "W_h"}, rnn_core.Vocabulary("abcde"), "a", 3)
+    with pytest.raises(ValueError, match="cell must be one of 'rnn', 'lstm'"):
+        check_cell_params(lstm.init_params(5, 3), "gru")
+    with pytest.raises(ValueError, match="vocabulary has 4 characters but the parameters expect V=5"):
+        rnn_core.sample(lstm.init_params(5, 3), rnn_core.Vocabulary("abcd"), "a", 3)
