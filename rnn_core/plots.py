@@ -280,6 +280,7 @@ def plot_lag_accuracy(lags, accuracies, chance):
         ax.plot(lags, acc, "o-", color=f"C{k}", label=label)
     ax.axhline(chance, color="grey", ls="--", lw=0.8, label=f"chance ({chance:.2f})")
     ax.set_xscale("log")
+    ax.minorticks_off()
     ax.set_xticks(lags)
     ax.set_xticklabels([str(lag) for lag in lags])
     ax.set_ylim(0, 1.05)
