@@ -48,7 +48,6 @@ gradients) runs once for all T * B characters as a few large products.
 
 from __future__ import annotations
 
-import threading
 
 import numpy as np
 
@@ -224,7 +223,7 @@ def forward(params, inputs, state0=None):
     p /= p.sum(axis=-1, keepdims=True)
     out = {name: run["gates"][:, :, k] for k, name in enumerate(GATES)}
     out.update(c=run["c"][1:], h=hs, logits=logits, p=p)
-    # time-major (T, B, .) inside; batch-first (B, T, .) outside, like inputs; copies, never the buffers
+    # time-major (T, B, .) inside; batch-first (B, T, .) outside, like inputs; copies, never views of the work arrays
     out = {k: np.array(v.transpose(1, 0, 2), order="C") for k, v in out.items()}
     out.update(h0=h0, c0=c0)
     if single:
@@ -308,17 +307,17 @@ def _forward_pass(params, X, h0, c0, for_backward):
     (T, B), H, dtype = X.shape, W_h.shape[1], W_h.dtype
     scale = _gate_scales(H, dtype)
     # W_x x_t + b for every step at once, the sigmoid rows halved: a row lookup in the (V, 4H) table
-    # (mode="clip": the indices are checked already, and numpy's default mode copies through a buffer)
-    a_in = np.take((W_x.T + b) * scale, X, axis=0, out=_reusable("a_in", (T, B, 4 * H), dtype), mode="clip")
+    # (mode="clip": the indices are checked already, and the default mode copies through a buffer)
+    a_in = np.take((W_x.T + b) * scale, X, axis=0, mode="clip")
     a_in = a_in.reshape(T, B, 4, H)
     W_hT = W_h.T * scale  # (H, 4H), contiguous: BLAS is faster on it than on a transposed view
-    h = _reusable("h", (T + 1, B, H), dtype)
-    c = _reusable("c", (T + 1, B, H), dtype)
-    gates = _reusable("gates", (T, B, 4, H), dtype)
+    h = np.empty((T + 1, B, H), dtype)
+    c = np.empty((T + 1, B, H), dtype)
+    gates = np.empty((T, B, 4, H), dtype)
     h[0], c[0] = h0, c0
     if for_backward:
-        dgates = _reusable("dgates", (T, B, 4, H), dtype)
-        dcell = _reusable("dcell", (T, B, H), dtype)
+        dgates = np.empty((T, B, 4, H), dtype)
+        dcell = np.empty((T, B, H), dtype)
     u = np.empty((B, 4, H), dtype)
     u_rows = u.reshape(B, 4 * H)
     # sigmoid = (1 + tanh(a/2)) / 2 = u/2 + 1/2 for i, f, o; g = u: one multiply and one add per row
@@ -366,7 +365,7 @@ def _backward_pass(params, X, Y, run):
     loss, dlogits = _output_loss(params, h_flat, Y.reshape(-1))
     dW_yh = dlogits.T @ h_flat  # (V, N) @ (N, H) -> (V, H)
     db_o = dlogits.sum(axis=0)
-    dh = np.matmul(dlogits, W_yh, out=_reusable("dh", (N, H), W_h.dtype)).reshape(T, B, H)  # W_yh^T dlogits_t reaches h_t from the logits
+    dh = (dlogits @ W_yh).reshape(T, B, H)  # W_yh^T dlogits_t reaches h_t from the logits
     W_h_k = W_h * k[:, None]  # (4H, H): the derivatives' constants folded into W_h
     dh_next = np.zeros((B, H), W_h.dtype)  # dL/dh_t from step t+1
     dc = np.zeros((B, H), W_h.dtype)  # dL/dc_t from step t+1
@@ -384,7 +383,7 @@ def _backward_pass(params, X, Y, run):
     da_flat = D.reshape(N, 4 * H)
     # the gates' weights: sums over every step of da_t h_{t-1}^T, da_t x_t^T and da_t
     dW_h = da_flat.T @ h[:-1].reshape(N, H)  # (4H, N) @ (N, H) -> (4H, H)
-    x_rows = np.take(np.eye(V, dtype=W_h.dtype), X.reshape(-1), axis=0, out=_reusable("x", (N, V), W_h.dtype), mode="clip")
+    x_rows = np.take(np.eye(V, dtype=W_h.dtype), X.reshape(-1), axis=0, mode="clip")
     dW_x = da_flat.T @ x_rows  # (4H, N) @ (N, V) -> (4H, V)
     db = dW_x.sum(axis=1)  # every da_t lands in exactly one column of dW_x
     dW_h *= k[:, None]
@@ -401,7 +400,7 @@ def _output_loss(params, h_flat, y_flat, grad=True):
     (loss, dlogits) with dlogits (N, V), or (loss, None); the loss summed in float64.
     """
     rows = np.arange(len(y_flat))
-    z = np.matmul(h_flat, params["W_yh"].T, out=_reusable("logits", (len(y_flat), params["b_o"].size), h_flat.dtype))
+    z = h_flat @ params["W_yh"].T
     z += params["b_o"]  # the logits
     z -= z.max(axis=1, keepdims=True)  # largest exponent 0: no overflow
     loss = -float(np.sum(z[rows, y_flat], dtype=np.float64))  # -log yhat_y = log sum_j exp(z_j) - z_y
@@ -413,25 +412,6 @@ def _output_loss(params, h_flat, y_flat, grad=True):
     z /= sums[:, None]  # yhat = softmax(logits)
     z[rows, y_flat] -= 1.0  # dL/dlogits = yhat - onehot(y)
     return loss, z
-
-
-_buffers = threading.local()
-
-
-def _reusable(name, shape, dtype):
-    """Like np.empty(shape, dtype), but this thread's buffer ``name``, kept for the next call.
-
-    A training step fills megabytes of intermediates; fresh arrays that large come
-    as new pages from the operating system on every call, and touching them for the
-    first time costs more than the arithmetic done in them. Only intermediates live
-    here, never an array returned to a caller.
-    """
-    store = _buffers.__dict__.setdefault("store", {})
-    n = int(np.prod(shape))
-    buf = store.get((name, np.dtype(dtype)))
-    if buf is None or buf.size < n:
-        buf = store[(name, np.dtype(dtype))] = np.empty(n, dtype)
-    return buf[:n].reshape(shape)
 
 
 # -- input checks: clear errors at the door, never an IndexError deep inside ----------------------
