@@ -52,6 +52,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import check_int, check_number, check_param_arrays, check_state, prepare_sequences
+from .functions import cross_entropy_and_grad
+from .rnn import output_logits  # the same output layer as the vanilla RNN: logits = W_yh h + b_o
 
 __all__ = [
     "PARAM_NAMES",
@@ -218,7 +220,7 @@ def forward(params, inputs, state0=None):
     run = _forward_pass(params, X, h0, c0, for_backward=False)
     T, B, H = X.shape[0], X.shape[1], h0.shape[1]
     hs = run["h"][1:]
-    logits = (hs.reshape(T * B, H) @ params["W_yh"].T + params["b_o"]).reshape(T, B, -1)
+    logits = output_logits(params, hs.reshape(T * B, H)).reshape(T, B, -1)
     p = np.exp(logits - logits.max(axis=-1, keepdims=True))
     p /= p.sum(axis=-1, keepdims=True)
     out = {name: run["gates"][:, :, k] for k, name in enumerate(GATES)}
@@ -266,7 +268,7 @@ def sequence_loss(params, inputs, targets, state0=None):
     params, X, Y, h0, c0, single = _check_window(params, inputs, targets, state0)
     run = _forward_pass(params, X, h0, c0, for_backward=False)
     T, B, H = X.shape[0], X.shape[1], h0.shape[1]
-    loss, _ = _output_loss(params, run["h"][1:].reshape(T * B, H), Y.reshape(-1), grad=False)
+    loss, _ = cross_entropy_and_grad(output_logits(params, run["h"][1:].reshape(T * B, H)), Y.reshape(-1), grad=False)
     last = (run["h"][-1].copy(), run["c"][-1].copy())
     return loss, ((last[0][0], last[1][0]) if single else last)
 
@@ -362,7 +364,7 @@ def _backward_pass(params, X, Y, run):
     k = _gate_scales(H, W_h.dtype) ** 2  # the derivatives' constants: 1/4 for i, f, o, 1 for g
     h_flat = h[1:].reshape(N, H)
     # the output layer, for every step at once: dL/dlogits_t = yhat_t - onehot(y_t)
-    loss, dlogits = _output_loss(params, h_flat, Y.reshape(-1))
+    loss, dlogits = cross_entropy_and_grad(output_logits(params, h_flat), Y.reshape(-1))  # dL/dlogits = yhat - onehot(y)
     dW_yh = dlogits.T @ h_flat  # (V, N) @ (N, H) -> (V, H)
     db_o = dlogits.sum(axis=0)
     dh = (dlogits @ W_yh).reshape(T, B, H)  # W_yh^T dlogits_t reaches h_t from the logits
@@ -391,27 +393,6 @@ def _backward_pass(params, X, Y, run):
     db *= k
     grads = {"W_x": dW_x, "W_h": dW_h, "b": db, "W_yh": dW_yh, "b_o": db_o}
     return loss, grads, dh_next, dc
-
-
-def _output_loss(params, h_flat, y_flat, grad=True):
-    """Loss and dL/dlogits for rows h_flat (N, H) with targets y_flat (N,).
-
-    rnn_core's cross_entropy and cross_entropy_grad, fused: one exp. Returns
-    (loss, dlogits) with dlogits (N, V), or (loss, None); the loss summed in float64.
-    """
-    rows = np.arange(len(y_flat))
-    z = h_flat @ params["W_yh"].T
-    z += params["b_o"]  # the logits
-    z -= z.max(axis=1, keepdims=True)  # largest exponent 0: no overflow
-    loss = -float(np.sum(z[rows, y_flat], dtype=np.float64))  # -log yhat_y = log sum_j exp(z_j) - z_y
-    np.exp(z, out=z)
-    sums = z.sum(axis=1)
-    loss += float(np.sum(np.log(sums), dtype=np.float64))
-    if not grad:
-        return loss, None
-    z /= sums[:, None]  # yhat = softmax(logits)
-    z[rows, y_flat] -= 1.0  # dL/dlogits = yhat - onehot(y)
-    return loss, z
 
 
 # -- input checks: clear errors at the door, never an IndexError deep inside ----------------------
