@@ -24,6 +24,161 @@ def _plt():
 
 # -- 01 · softmax and its derivative, 02 · cross-entropy ---------------------------------------
 
+def temperature_bars(o, probs_by_temperature):
+    """Grouped bars: softmax(o / tau) for several temperatures (notebook 01, section 4).
+
+    o: (V,) scores; probs_by_temperature: {tau: (V,) probabilities}, computed by the notebook.
+    """
+    plt = _plt()
+    o = np.asarray(o)
+    V, n = len(o), len(probs_by_temperature)
+    fig, ax = plt.subplots(figsize=(8, 3))
+    width = 0.8 / n
+    for k, (tau, probs) in enumerate(probs_by_temperature.items()):
+        ax.bar(np.arange(V) + (k - (n - 1) / 2) * width, probs, width, label=f"τ = {tau:g}")
+    ax.axhline(1 / V, color="gray", lw=0.8, ls="--")
+    ax.set_xticks(np.arange(V), [f"$o_{i + 1}$ = {v:g}" for i, v in enumerate(o)])
+    ax.set_ylabel("probability")
+    ax.set_title(f"softmax(o / τ): the same scores at {n} temperatures (dashed: uniform 1/V)")
+    ax.legend(ncols=n, fontsize=8, loc="upper right")
+    plt.show()
+
+
+def step_size_errors(steps, errors, guides, chosen, tol):
+    """Log-log plot of a finite-difference check's relative error against the step eps (notebook 01, section 5).
+
+    steps, errors: (N,) arrays; guides: {label: (N,) array}, the error models drawn dashed;
+    chosen: the step the series uses; tol: the series' tolerance, drawn as a horizontal line.
+    """
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    ax.loglog(steps, errors, "o-", color="#1d4ed8", label="measured relative error")
+    for (label, values), style in zip(guides.items(), ("--", ":", "-.")):
+        ax.loglog(steps, values, style, color="gray", label=label)
+    ax.axvline(chosen, color="#15803d", lw=1, label=f"ε = {chosen:g}, the series' step")
+    ax.axhline(tol, color="#b91c1c", lw=1, label=f"tolerance {tol:g}")
+    ax.set_ylim(min(np.min(errors), 1e-13) / 3, 1)
+    ax.invert_xaxis()  # smaller steps to the right
+    ax.set_xlabel("step ε (smaller to the right)")
+    ax.set_ylabel("relative error")
+    ax.set_title("central differences: the Taylor error falls as ε², roundoff grows as 1/ε")
+    ax.legend(fontsize=8, loc="upper center")
+    plt.show()
+
+
+def show_softmax(y_hat, J, temperature=1.0):
+    """Print y_hat, then draw it as bars beside a heatmap of the Jacobian J (notebook 01, sections 8 and 10).
+
+    y_hat: (V,) probabilities softmax(o / temperature); J: (V, V) their Jacobian with respect to o,
+    both computed by the notebook. Colours: ``HEATMAP_CMAP``, limits +-1/(4 temperature), the largest
+    an entry can be.
+    """
+    plt = _plt()
+    y_hat, J = np.asarray(y_hat), np.asarray(J)
+    V = len(y_hat)
+    names = [f"{k + 1}" for k in range(V)]
+    print(f"temperature {temperature:.2f}   y_hat = " + "  ".join(f"{p:.4f}" for p in y_hat))
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [1, 1.15]})
+    ax1.bar(names, y_hat, color="#c2410c")
+    ax1.axhline(1 / V, color="gray", lw=0.8, ls="--")
+    ax1.set_ylim(0, 1)
+    ax1.set_xlabel("class i")
+    ax1.set_title(f"probabilities $\\hat{{y}}$ = softmax(o / {temperature:.2f})")
+    limit = 0.25 / temperature  # y(1 - y) <= 1/4, times the chain-rule factor 1/tau
+    im = ax2.imshow(J, cmap=HEATMAP_CMAP, vmin=-limit, vmax=limit)
+    if V <= 8:
+        for (i, k), val in np.ndenumerate(J):
+            ax2.text(k, i, f"{val:.2f}".replace("-0.00", "0.00"), ha="center", va="center", fontsize=8)
+    ax2.set_xticks(range(V), names)
+    ax2.set_yticks(range(V), names)
+    ax2.set_xlabel("score k")
+    ax2.set_ylabel("probability i")
+    ax2.set_title(r"Jacobian $\partial \hat{y}_i \,/\, \partial o_k$")
+    fig.colorbar(im, ax=ax2)
+    plt.show()
+
+
+def softmax_sliders(compute, scores=(2.0, 1.0, 0.1, -1.0), temperature=1.0):
+    """Sliders for four scores and the temperature, redrawing ``show_softmax`` (notebook 01, section 10).
+
+    compute(o, temperature) -> (y_hat, J) is the notebook's function. Returns the
+    ``ipywidgets.interactive`` box (display it).
+    """
+    import ipywidgets as widgets
+
+    if len(scores) != 4:
+        raise ValueError(f"softmax_sliders draws four score sliders; got {len(scores)} scores")
+    score = dict(min=-5.0, max=5.0, step=0.1, continuous_update=False, style={"description_width": "initial"})
+
+    def update(o_1, o_2, o_3, o_4, temperature):
+        y_hat, J = compute([o_1, o_2, o_3, o_4], temperature)
+        show_softmax(y_hat, J, temperature)
+
+    return widgets.interactive(
+        update,
+        **{f"o_{k + 1}": widgets.FloatSlider(value=v, description=f"o_{k + 1}", **score) for k, v in enumerate(scores)},
+        temperature=widgets.FloatLogSlider(value=temperature, base=10, min=-1, max=1, step=0.05,
+                                           description="temperature", continuous_update=False, style={"description_width": "initial"}),
+    )
+
+
+def show_target_score(o_y, y_hat, loss, grad, o_grid, curves, y=0):
+    """Print one prediction's loss and gradient, and draw them against the target's score (notebook 02, section 4).
+
+    o_y: the target's score; y_hat, grad: (V,) the probabilities and the gradient y_hat - y;
+    loss: -log y_hat[y]; o_grid: (N,) target scores; curves: {label: (N,) values over o_grid}, the
+    first one (the loss) drawn on the left, the others (slopes, between -1 and 1) in the middle;
+    all computed by the notebook. y: the target's index.
+    """
+    plt = _plt()
+    y_hat, grad = np.asarray(y_hat), np.asarray(grad)
+    print(f"target score o_y: {o_y:.2f}   y_hat_y: {y_hat[y]:.4f}   loss -log y_hat_y: {loss:.4f}   "
+          f"gradient y_hat_y - 1: {grad[y]:.4f}")
+    fig, (ax_loss, ax_grad, ax_bars) = plt.subplots(1, 3, figsize=(12, 3.4))
+    colors = ("#c2410c", "#1d4ed8", "#616e7c", "#15803d")
+    for k, ((label, values), color) in enumerate(zip(curves.items(), colors)):
+        ax = ax_loss if k == 0 else ax_grad
+        values = np.asarray(values)
+        ax.plot(o_grid, values, color=color, ls="--" if k >= 2 else "-", label=label)
+        ax.plot([o_y], [np.interp(o_y, o_grid, values)], "o", color=color)
+    for ax in (ax_loss, ax_grad):
+        ax.axvline(o_y, color="gray", lw=0.8)
+        ax.axhline(0, color="black", lw=0.5)
+        ax.set_xlabel("the target's score $o_y$")
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8, loc="upper right" if ax is ax_loss else "center left")
+    ax_loss.set_title("the loss")
+    ax_grad.set_ylim(-1.05, 0.5)
+    ax_grad.set_title("slopes with respect to $o_y$")
+    V = len(y_hat)
+    x = np.arange(V)
+    ax_bars.bar(x - 0.2, y_hat, 0.4, color="#c2410c", label=r"$\hat y$")
+    ax_bars.bar(x + 0.2, grad, 0.4, color="#1d4ed8", label=r"$\hat y - \mathbf{y}$")
+    ax_bars.axhline(0, color="black", lw=0.5)
+    ax_bars.set_ylim(-1, 1)
+    ax_bars.set_xticks(x, ["target" if i == y else f"class {i}" for i in x])
+    ax_bars.set_title("class by class")
+    ax_bars.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    plt.show()
+
+
+def target_score_slider(compute, o_grid, curves, value=0.0, y=0):
+    """A slider for the target's score, redrawing ``show_target_score`` (notebook 02, section 4).
+
+    compute(o_y) -> (y_hat, loss, grad) is the notebook's function; o_grid and curves as for
+    ``show_target_score``. Returns the ``ipywidgets.interactive`` box (display it).
+    """
+    import ipywidgets as widgets
+
+    def update(o_y):
+        y_hat, loss, grad = compute(o_y)
+        show_target_score(o_y, y_hat, loss, grad, o_grid, curves, y=y)
+
+    slider = widgets.FloatSlider(value=value, min=float(np.min(o_grid)), max=float(np.max(o_grid)), step=0.1,
+                                 description="target score o_y", continuous_update=False, style={"description_width": "initial"})
+    return widgets.interactive(update, o_y=slider)
+
 
 
 # -- 03 · the forward pass -----------------------------------------------------------------------

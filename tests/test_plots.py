@@ -20,6 +20,102 @@ def _close_figures():
 # -- 01, 02 ----------------------------------------------------------------------------------------
 
 
+def _jacobian(o, temperature=1.0):
+    y_hat = np.exp(o / temperature - np.max(o / temperature))
+    y_hat /= y_hat.sum()
+    return y_hat, (np.diag(y_hat) - np.outer(y_hat, y_hat)) / temperature
+
+
+def _quiet_show(monkeypatch):
+    # plt.show() on the Agg backend warns that it cannot show anything; the figures stay open to inspect
+    monkeypatch.setattr(plt, "show", lambda *a, **k: None)
+
+
+def test_temperature_bars_draws_one_bar_per_score_and_temperature(monkeypatch):
+    _quiet_show(monkeypatch)
+    o = np.array([2.0, 1.0, 0.1, -1.0])
+    rows = {tau: _jacobian(o, tau)[0] for tau in (0.5, 1.0, 2.0)}
+    plots.temperature_bars(o, rows)
+    ax = plt.gcf().axes[0]
+    assert len(ax.patches) == 4 * 3
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["τ = 0.5", "τ = 1", "τ = 2"]
+
+
+def test_step_size_errors_draws_measured_guides_and_lines(monkeypatch):
+    _quiet_show(monkeypatch)
+    steps = 10.0 ** -np.arange(1, 6)
+    plots.step_size_errors(steps, steps**2, {"Taylor": steps**2 / 6, "roundoff": 1e-16 / steps}, chosen=1e-3, tol=1e-7)
+    ax = plt.gcf().axes[0]
+    assert ax.get_xscale() == ax.get_yscale() == "log"
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels[:3] == ["measured relative error", "Taylor", "roundoff"] and len(labels) == 5
+    assert ax.xaxis_inverted()  # smaller steps to the right
+
+
+def test_show_softmax_prints_y_hat_and_uses_the_series_colours(monkeypatch, capsys):
+    _quiet_show(monkeypatch)
+    y_hat, J = _jacobian(np.array([1.5, 0.5, 0.0, -0.5]), 0.5)
+    plots.show_softmax(y_hat, J, temperature=0.5)
+    assert capsys.readouterr().out.startswith("temperature 0.50   y_hat = " + "  ".join(f"{p:.4f}" for p in y_hat))
+    bars, heat = plt.gcf().axes[:2]
+    assert [p.get_height() for p in bars.patches] == pytest.approx(y_hat)
+    image = heat.get_images()[0]
+    assert image.get_cmap().name == plots.HEATMAP_CMAP
+    assert image.get_clim() == pytest.approx((-0.5, 0.5))  # +-1/(4 tau), centred on zero
+    assert len(heat.texts) == 16  # every entry written in its cell
+
+
+def test_softmax_sliders_wire_the_notebook_function(monkeypatch, capsys):
+    _quiet_show(monkeypatch)
+    calls = []
+
+    def compute(o, temperature):
+        calls.append((list(o), temperature))
+        return _jacobian(np.array(o), temperature)
+
+    box = plots.softmax_sliders(compute, scores=(2.0, 1.0, 0.1, -1.0), temperature=1.0)
+    sliders = box.children[:-1]
+    assert [s.description for s in sliders] == ["o_1", "o_2", "o_3", "o_4", "temperature"]
+    assert all(s.style.description_width == "initial" for s in sliders)  # labels never cut off
+    sliders[4].value = 2.0
+    assert calls[-1] == ([2.0, 1.0, 0.1, -1.0], 2.0)
+    assert "temperature 2.00" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="four score sliders"):
+        plots.softmax_sliders(compute, scores=(1.0, 2.0))
+
+
+def _one_prediction(o_y):
+    o = np.array([o_y, 1.0, 0.5, -0.5])
+    y_hat = np.exp(o - o.max()) / np.exp(o - o.max()).sum()
+    return y_hat, -np.log(y_hat[0]), y_hat - np.eye(4)[0]
+
+
+def test_show_target_score_prints_and_draws_the_curves(monkeypatch, capsys):
+    _quiet_show(monkeypatch)
+    grid = np.linspace(-3, 3, 13)
+    curves = {"loss": [_one_prediction(s)[1] for s in grid], "gradient": [_one_prediction(s)[2][0] for s in grid]}
+    y_hat, loss, grad = _one_prediction(0.5)
+    plots.show_target_score(0.5, y_hat, loss, grad, grid, curves)
+    out = capsys.readouterr().out
+    assert out.startswith(f"target score o_y: 0.50   y_hat_y: {y_hat[0]:.4f}   loss -log y_hat_y: {loss:.4f}")
+    loss_ax, grad_ax, bar_ax = plt.gcf().axes
+    assert [t.get_text() for t in loss_ax.get_legend().get_texts()] == ["loss"]  # the first curve, alone
+    assert [t.get_text() for t in grad_ax.get_legend().get_texts()] == ["gradient"]
+    assert [p.get_height() for p in bar_ax.patches] == pytest.approx(np.concatenate([y_hat, grad]))
+    assert bar_ax.get_xticklabels()[0].get_text() == "target"
+
+
+def test_target_score_slider_redraws_for_the_new_score(monkeypatch, capsys):
+    _quiet_show(monkeypatch)
+    grid = np.linspace(-6, 6, 25)
+    box = plots.target_score_slider(_one_prediction, grid, {"loss": [_one_prediction(s)[1] for s in grid]})
+    slider = box.children[0]
+    assert slider.description == "target score o_y" and slider.style.description_width == "initial"
+    assert (slider.min, slider.max) == (-6.0, 6.0)
+    slider.value = 3.0
+    assert f"loss -log y_hat_y: {_one_prediction(3.0)[1]:.4f}" in capsys.readouterr().out
+
+
 
 # -- 03 --------------------------------------------------------------------------------------------
 

@@ -100,6 +100,13 @@ def softmax_flattens(before: SliderState, after: SliderState) -> None:
         f"temperature {t0:g} -> {t1:g} moved max y_hat {max(p0)} -> {max(p1)}: not flatter/sharper"
 
 
+def loss_falls_as_score_rises(before: SliderState, after: SliderState) -> None:
+    """Raising the target's score lowers the printed loss -log ŷ_y (and lowering it raises the loss)."""
+    s0, s1 = float(before.value), float(after.value)
+    l0, l1 = printed_number("loss -log y_hat_y", before.text), printed_number("loss -log y_hat_y", after.text)
+    assert (l1 - l0) * (s1 - s0) < 0, f"target score {s0:g} -> {s1:g} moved the loss {l0} -> {l1}"
+
+
 @dataclass(frozen=True)
 class SliderCheck:
     label: str  # text in the slider's label (case and spacing ignored)
@@ -119,6 +126,12 @@ CHECKS: dict[str, list[SliderCheck]] = {
     "01-softmax-and-its-derivative.ipynb": [
         SliderCheck("temperature", all_of(shows_value("temperature"), softmax_flattens, figure_changed),
                     keys=("PageUp",)),
+    ],
+    "02-cross-entropy.ipynb": [
+        SliderCheck("target score", all_of(shows_value("target score o_y"), loss_falls_as_score_rises,
+                                           figure_changed), keys=("PageUp",)),
+        SliderCheck("target score", all_of(shows_value("target score o_y"), loss_falls_as_score_rises,
+                                           figure_changed), keys=("ArrowLeft", "ArrowLeft")),
     ],
     "03-the-forward-pass.ipynb": [
         SliderCheck("hidden size", rnn_parameter_count, typed=lambda v: str(int(v) * 2 + 1)),
