@@ -261,6 +261,76 @@ def plot_training_loss(losses, first_right=None, baseline=None):
     plt.show()
 
 
+# The helpers notebook 05 uses.
+def _log_limits(values, margin=10**0.5):
+    """(low, high) for a log axis holding every value in ``values`` (all must be > 0), with a margin."""
+    values = np.concatenate([np.ravel(np.asarray(v, dtype=float)) for v in values])
+    if values.size == 0 or not np.all(np.isfinite(values)) or np.any(values <= 0):
+        raise ValueError("a log axis needs finite values > 0; drop or floor the zeros and non-finite values first")
+    return values.min() / margin, values.max() * margin
+
+
+def truncation_error_figure(ks, errors, title):
+    """Notebook 05, section 2: relative error of truncated BPTT against the full gradient, one curve per scale.
+
+    ks: truncation lengths k, shape (n,); errors: {recurrent_scale: array (n,) of relative errors > 0};
+    title: the axes' title. The y-axis holds every value (nothing is cut). Returns the Axes.
+    """
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    for scale, errs in errors.items():
+        ax.semilogy(ks, errs, label=f"recurrent_scale ρ = {scale:g}")
+    ax.set_ylim(*_log_limits(errors.values()))
+    ax.set_xlabel("truncation length k (steps each loss reaches back)")
+    ax.set_ylabel("relative error vs full gradient")
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    return ax
+
+
+def gradient_flow_figure(lags, flows, bound, recurrent_scale, hidden_size):
+    """Notebook 05, section 3: ‖∂L_T/∂h_t‖ against the lag T − t, one thin line per seed, and the bound.
+
+    lags: (n,) lags 0..T; flows: (S, n), row s the norms for seed s; bound: (n,) the bound
+    ρ^lag ‖∂L_T/∂h_T‖ of seed 0. The y-axis is chosen to hold every plotted value, however small or
+    large (the notebook asserts it). Returns the Axes.
+    """
+    plt = _plt()
+    flows = np.atleast_2d(flows)
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    for s, flow in enumerate(flows):
+        ax.semilogy(lags, flow, color="C0", lw=1, alpha=0.7, label=f"measured, {len(flows)} seeds" if s == 0 else None)
+    ax.semilogy(lags, bound, "--", color="grey", label="bound ρ^(T−t)·‖∂L_T/∂h_T‖ (seed 0)")
+    ax.set_ylim(*_log_limits([flows, bound]))
+    ax.set_xlabel("lag T − t (steps back from the last loss)")
+    ax.set_ylabel("‖∂L_T/∂h_t‖")
+    ax.set_title(f"recurrent_scale ρ = {recurrent_scale:.2f}, H = {hidden_size}")
+    ax.legend(loc="best", fontsize=8)
+    return ax
+
+
+def clipping_figure(g, by_entry, by_norm, limit):
+    """Notebook 05, section 3: a 2-D gradient, its elementwise clip (box) and its global-norm clip (circle).
+
+    g, by_entry, by_norm: arrays of shape (2,); limit: the clipping threshold c. Returns the Axes.
+    """
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(5, 2.8))
+    for vec, label, color in [(g, "gradient", "black"), (by_entry, "elementwise clip", "C1"),
+                              (by_norm, "global-norm clip", "C0")]:
+        ax.annotate("", xy=tuple(vec), xytext=(0, 0), arrowprops=dict(arrowstyle="->", color=color, lw=2))
+        ax.plot([], [], color=color, label=label)
+    ax.add_patch(plt.Rectangle((-limit, -limit), 2 * limit, 2 * limit, fill=False, ls=":", color="C1"))
+    ax.add_patch(plt.Circle((0, 0), limit, fill=False, ls=":", color="C0"))
+    xs, ys = zip((0.0, 0.0), tuple(g), tuple(by_entry), tuple(by_norm))
+    pad = 0.1 * float(np.linalg.norm(g))
+    ax.set_xlim(min(xs) - pad, max(xs) + pad)
+    ax.set_ylim(min(ys) - pad, max(max(ys), limit) + pad)
+    ax.set_aspect("equal")
+    ax.legend(loc="upper right", fontsize=8)
+    return ax
+
+
 # -- 06 · training on Pride and Prejudice, 07 · what the network learned ---------------------------
 
 

@@ -142,6 +142,11 @@ CHECKS: dict[str, list[SliderCheck]] = {
         SliderCheck("learning rate", all_of(shows_value("learning rate"), text_changed, figure_changed),
                     keys=("PageUp",)),
     ],
+    "05-bptt-in-practice.ipynb": [
+        SliderCheck("recurrent_scale", all_of(shows_value("recurrent_scale (ρ)"), text_changed, figure_changed),
+                    keys=("PageUp",)),
+        SliderCheck("hidden size", all_of(shows_value("hidden size"), figure_changed), keys=("PageUp",)),
+    ],
     "06-training-on-pride-and-prejudice.ipynb": [
         SliderCheck("temperature", all_of(shows_value("temperature"), text_changed, figure_changed),
                     keys=("PageUp",)),
