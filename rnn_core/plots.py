@@ -29,9 +29,81 @@ def _plt():
 # -- 03 · the forward pass -----------------------------------------------------------------------
 
 
+def plot_tanh(z, h, slope):
+    """Notebook 03, section 2: tanh and its derivative against z.
+
+    z, h, slope: arrays of the same shape (N,), with h = tanh(z) and slope = 1 - h**2 as the
+    notebook computed them.
+    """
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6, 3))
+    ax.plot(z, h, label=r"$\tanh z$")
+    ax.plot(z, slope, label=r"$\tanh' z = 1 - \tanh^2 z$")
+    for level in (-1, 1):
+        ax.axhline(level, color="grey", lw=0.5, ls="--")
+    ax.set_xlabel("z")
+    ax.legend()
+    plt.show()
+
+
+def _shown(ch):
+    """A visible stand-in for the space character on axis labels."""
+    return "␣" if ch == " " else ch
+
+
+def hidden_state_heatmaps(h, y_hat, inputs, targets, chars):
+    """Notebook 03, section 6: hidden states and predictions of one run, as two heatmaps.
+
+    h: hidden states h_1..h_T, (T, H), in [-1, 1]; y_hat: predicted probabilities, (T, V);
+    inputs, targets: character indices, (T,) each; chars: the vocabulary's characters, length V.
+    Left: each hidden unit (rows) after each input character (columns). Right: the probability
+    given to every character, with a dot on the one that really comes next. Both use
+    HEATMAP_CMAP on [-1, 1] (white is 0, full red is 1), the series' one heatmap convention.
+    """
+    plt = _plt()
+    h, y_hat = np.asarray(h), np.asarray(y_hat)
+    T, H = h.shape
+    fig, (ax_h, ax_p) = plt.subplots(1, 2, figsize=(12, 3.6))
+    im = ax_h.imshow(h.T, aspect="auto", cmap=HEATMAP_CMAP, vmin=-1, vmax=1, interpolation="nearest")
+    ax_h.set_title(f"hidden states h_t (H = {H})")
+    ax_h.set_ylabel("hidden unit")
+    fig.colorbar(im, ax=ax_h)
+    im = ax_p.imshow(y_hat.T, aspect="auto", cmap=HEATMAP_CMAP, vmin=-1, vmax=1, interpolation="nearest")
+    ax_p.plot(np.arange(T), targets, "o", color="black", ms=3)
+    ax_p.set_title("ŷ_t: probability of each next character (dot: the true one)")
+    ax_p.set_yticks(np.arange(len(chars)), [_shown(c) for c in chars], fontsize=7)
+    fig.colorbar(im, ax=ax_p).ax.set_ylim(0, 1)  # probabilities: only the white-to-red half
+    for ax in (ax_h, ax_p):
+        ax.set_xticks(np.arange(T), [_shown(chars[i]) for i in inputs], fontsize=7)
+        ax.set_xlabel("input character")
+    fig.tight_layout()
+    plt.show()
+
 
 # -- 04 · backpropagation through time, 05 · BPTT in practice ---------------------------------------
 
+
+def plot_training_loss(losses, first_right=None, baseline=None):
+    """Notebook 04, section 4: the loss of the hand-trained network against the number of updates.
+
+    losses: (N,) positive, losses[k] the loss after k updates, drawn on a log scale.
+    first_right: the number of updates after which greedy decoding first gave the right text,
+    marked by a vertical line (None: it never did). baseline: the loss of a uniform guess,
+    T log V, drawn as a dashed line (None: not drawn).
+    """
+    plt = _plt()
+    losses = np.asarray(losses)
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    ax.semilogy(np.arange(len(losses)), losses, label="loss L")
+    if baseline is not None:
+        ax.axhline(baseline, color="grey", ls="--", lw=0.8, label="uniform guess, T log V")
+    if first_right is not None:
+        ax.axvline(first_right, color="C1", ls=":", label=f"greedy decoding first right (update {first_right})")
+    ax.set_xlabel("updates")
+    ax.set_ylabel("loss in nats (log scale)")
+    ax.legend(loc="center right", fontsize=8)
+    fig.tight_layout()
+    plt.show()
 
 
 # -- 06 · training on Pride and Prejudice, 07 · what the network learned ---------------------------

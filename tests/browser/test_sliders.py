@@ -126,7 +126,7 @@ CHECKS: dict[str, list[SliderCheck]] = {
         SliderCheck("weight scale", figure_changed, keys=("PageUp",)),
     ],
     "04-backpropagation-through-time.ipynb": [
-        SliderCheck("spectral radius", all_of(shows_value("spectral radius"), figure_changed),
+        SliderCheck("learning rate", all_of(shows_value("learning rate"), text_changed, figure_changed),
                     keys=("PageUp",)),
     ],
     "06-training-on-pride-and-prejudice.ipynb": [
