@@ -148,13 +148,11 @@ CHECKS: dict[str, list[SliderCheck]] = {
         SliderCheck("hidden size", all_of(shows_value("hidden size"), figure_changed), keys=("PageUp",)),
     ],
     "06-training-on-pride-and-prejudice.ipynb": [
+        # the sampling widget (section 5): a new sample and a flatter next-character chart...
         SliderCheck("temperature", all_of(shows_value("temperature"), text_changed, figure_changed),
                     keys=("PageUp",)),
-        # a short training run (a few steps when the notebook sees RNN_FROM_SCRATCH_QUICK=1)
-        SliderCheck("hidden size", all_of(shows_value("hidden size"), rnn_parameter_count,
-                                          figure_changed), keys=("PageUp",), timeout=180),
-        SliderCheck("hidden unit", all_of(shows_value("hidden unit"), text_changed),
-                    keys=("ArrowRight",)),
+        # ...and a longer sample
+        SliderCheck("length", text_changed, keys=("PageUp",)),
     ],
 }
 
