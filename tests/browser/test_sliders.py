@@ -246,7 +246,7 @@ class StopCheck:
 
 STOP_CHECKS: dict[str, StopCheck] = {
     "06-training-on-pride-and-prejudice.ipynb": StopCheck(
-        cell_starts="live_plot = plots.LivePlot(",
+        cell_starts="# the long run: the stop button",
         longer="config = replace(config, steps=1_000_000)  # inserted by the browser test",
         expect="interrupted at step"),
 }
