@@ -17,12 +17,13 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import warnings
 from pathlib import Path
 
 from . import __version__
 from ._validation import check_checkpoint_path, check_int, check_number
 from .checkpoint import CheckpointError, load_checkpoint
-from .data import CACHE_ENV, TEXT_ENV, load_text
+from .data import CACHE_ENV, TEXT_ENV, TextMismatchWarning, load_text
 from .generate import sample
 from .optim import OPTIMIZERS
 from .trainer import TrainConfig, train
@@ -199,7 +200,11 @@ def _cmd_train(args, out, err, started, given):
     else:
         config = TrainConfig(**given)
 
-    text = load_text(args.text)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", TextMismatchWarning)
+        text = load_text(args.text)
+    for w in caught:  # one plain line each (a different edition of the novel), not a source-line dump
+        print(f"warning: {_one_line(w.message)}", file=err, flush=True)
     result = train(text, config, checkpoint=path, resume=args.resume, progress=not args.no_progress, started=started)
     settings = f"H={config.hidden_size} B={config.batch_size} T={config.seq_length} {config.optimizer} lr {config.learning_rate:g}"
     print(f"{result.summary()}  ({settings})  checkpoint: {path}", file=out, flush=True)

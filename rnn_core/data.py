@@ -18,6 +18,15 @@ dropped), line endings become ``\\n``, and a Project Gutenberg header and
 footer (everything outside the ``*** START OF`` / ``*** END OF`` lines) are
 removed when present (``strip_gutenberg``). The rest is kept exactly.
 
+The edition: Project Gutenberg revises its files now and then, and a revised
+file changes the vocabulary, the baselines and every number the notebooks
+store. ``EXPECTED_TEXT`` records the SHA-256, the length and the vocabulary
+size of the cleaned text the notebooks were executed with. When the novel
+comes from ``$RNN_CORE_TEXT``, the cache or a download and differs from it,
+``load_text`` says so once, with a ``TextMismatchWarning`` (not an error: any
+text can be trained on). An explicit ``path`` is taken as the caller's choice
+of text and not compared.
+
 How the text becomes training batches (``StreamBatcher``): the training ids
 are cut into B contiguous *streams*, one per row of the batch, and each
 stream is read T characters at a time. Window k of a pass holds, for every
@@ -30,9 +39,12 @@ the state is reset to zeros and the next pass starts again at the beginning.
 
 from __future__ import annotations
 
+import hashlib
+import http.client
 import os
 import urllib.error
 import urllib.request
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,6 +59,10 @@ __all__ = [
     "CACHE_ENV",
     "CACHE_FILENAME",
     "TextUnavailableError",
+    "TextMismatchWarning",
+    "TextIdentity",
+    "EXPECTED_TEXT",
+    "text_identity",
     "default_cache_dir",
     "load_text",
     "download_text",
@@ -69,6 +85,49 @@ _END_MARKER = "*** END OF"
 
 class TextUnavailableError(FileNotFoundError):
     """The text could not be found locally nor downloaded."""
+
+
+class TextMismatchWarning(UserWarning):
+    """The novel found is not the edition the notebooks were executed with."""
+
+
+@dataclass(frozen=True)
+class TextIdentity:
+    """What identifies a cleaned text: the SHA-256 of its UTF-8 bytes, its length, its vocabulary size."""
+
+    sha256: str
+    n_chars: int
+    vocab_size: int
+
+    def __str__(self):
+        return f"SHA-256 {self.sha256[:16]}…, {self.n_chars:,} characters, {self.vocab_size} distinct"
+
+
+# The cleaned text of Project Gutenberg #1342 that the notebooks' stored outputs were computed from.
+EXPECTED_TEXT = TextIdentity(
+    sha256="86dab871eec9c0cef97f4cb6313f86c6cc48f6f7809534e65cd3f1c1d486d247",
+    n_chars=728_744,
+    vocab_size=91,
+)
+
+
+def text_identity(text):
+    """The ``TextIdentity`` of a (cleaned) text."""
+    return TextIdentity(hashlib.sha256(text.encode("utf-8")).hexdigest(), len(text), len(set(text)))
+
+
+def _check_edition(text, where):
+    found = text_identity(text)
+    if found != EXPECTED_TEXT:
+        # issued from this line with a message that depends only on the text: Python's default
+        # warning filter then shows it once per session, however often the text is loaded
+        warnings.warn(
+            f"{where} is not the edition of Pride and Prejudice the notebooks were executed with "
+            f"(expected {EXPECTED_TEXT}; found {found}). Training works on any text, but the numbers "
+            f"the notebooks show (vocabulary, baselines, losses, samples) will differ from the stored ones",
+            TextMismatchWarning,
+        )
+    return text
 
 
 # -- cleaning -----------------------------------------------------------------------
@@ -141,12 +200,13 @@ def load_text(path=None, *, url=GUTENBERG_URL, cache_dir=None, timeout=DOWNLOAD_
         return _read_text_file(Path(path), "the text file")
     env = os.environ.get(TEXT_ENV)
     if env:
-        return _read_text_file(Path(env).expanduser(), f"the file named by ${TEXT_ENV}")
+        text = _read_text_file(Path(env).expanduser(), f"the file named by ${TEXT_ENV}")
+        return _check_edition(text, f"the text in ${TEXT_ENV} ({env})")
     cache_dir = default_cache_dir() if cache_dir is None else Path(cache_dir)
     cached = cache_dir / CACHE_FILENAME
     if not cached.is_file():
         download_text(cached, url=url, timeout=timeout, max_bytes=max_bytes)
-    return _read_text_file(cached, "the cached text")
+    return _check_edition(_read_text_file(cached, "the cached text"), f"the text in {cached}")
 
 
 def download_text(dest, *, url=GUTENBERG_URL, timeout=DOWNLOAD_TIMEOUT, max_bytes=MAX_DOWNLOAD_BYTES):
@@ -169,6 +229,9 @@ def download_text(dest, *, url=GUTENBERG_URL, timeout=DOWNLOAD_TIMEOUT, max_byte
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response:
             data = response.read(max_bytes + 1)
+            announced = response.headers.get("Content-Length")
+    except http.client.IncompleteRead as e:
+        raise unavailable(f"the connection closed after {len(e.partial)} bytes: the download is incomplete") from None
     except urllib.error.HTTPError as e:
         raise unavailable(f"HTTP {e.code}") from None
     except urllib.error.URLError as e:
@@ -179,8 +242,12 @@ def download_text(dest, *, url=GUTENBERG_URL, timeout=DOWNLOAD_TIMEOUT, max_byte
         raise unavailable(f"the answer is larger than {max_bytes} bytes, so it is not the novel")
     if not data:
         raise unavailable("the answer is empty")
+    if announced is not None and announced.isdigit() and len(data) < int(announced) <= max_bytes:
+        raise unavailable(f"only {len(data)} of {int(announced)} bytes arrived: the download is incomplete")
     if _START_MARKER.encode() not in data:
         raise unavailable(f"the answer has no '{_START_MARKER}' line, so it is not a Project Gutenberg text")
+    if _END_MARKER.encode() not in data:
+        raise unavailable(f"the answer has no '{_END_MARKER}' line: the download is incomplete")
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(dest, lambda f: f.write(data), suffix=".part")

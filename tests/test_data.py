@@ -1,15 +1,19 @@
 """Finding, cleaning, splitting and batching the text (rnn_core.data). No real network access."""
 
 import http.server
+import os
 import threading
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from rnn_core import Vocabulary
+from rnn_core import Vocabulary, data
 from rnn_core.data import (
     CACHE_FILENAME,
+    EXPECTED_TEXT,
+    TextMismatchWarning,
     StreamBatcher,
     TextUnavailableError,
     default_cache_dir,
@@ -17,6 +21,7 @@ from rnn_core.data import (
     normalize_newlines,
     split_train_val,
     strip_gutenberg,
+    text_identity,
 )
 
 BODY = "It is a truth universally acknowledged,\nthat a single man...\n\nChapter 2\n"
@@ -47,7 +52,20 @@ def server():
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
             hits.append(self.path)
-            if self.path in ("/pg1342.txt", "/captcha.html"):
+            if self.path == "/truncated.txt":  # announces the whole file, sends half, hangs up
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload[: len(payload) // 2])
+                self.wfile.flush()
+                self.close_connection = True
+            elif self.path == "/no-end.txt":  # complete as announced, but cut before the END line
+                body = payload[: payload.index(b"*** END OF")]
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            elif self.path in ("/pg1342.txt", "/captcha.html"):
                 body = payload if self.path == "/pg1342.txt" else b"<html>Are you a robot?</html>"
                 self.send_response(200)
                 self.send_header("Content-Length", str(len(body)))
@@ -66,6 +84,12 @@ def server():
     httpd.shutdown()
     httpd.server_close()
     thread.join()
+
+
+@pytest.fixture
+def body_is_the_edition(monkeypatch):
+    """Pretend the fake novel's body is the edition the notebooks were executed with."""
+    monkeypatch.setattr(data, "EXPECTED_TEXT", text_identity(BODY))
 
 
 # -- cleaning ---------------------------------------------------------------------------
@@ -102,14 +126,16 @@ def test_explicit_path_wins_over_env(no_env, tmp_path, monkeypatch):
     b.write_text("from the env\n", encoding="utf-8")
     monkeypatch.setenv("RNN_CORE_TEXT", str(b))
     assert load_text(a) == "from the path\n"
-    assert load_text() == "from the env\n"
+    with pytest.warns(TextMismatchWarning):  # not the novel: said, and loaded all the same
+        assert load_text() == "from the env\n"
 
 
 def test_env_file_is_cleaned(no_env, tmp_path, monkeypatch):
     f = tmp_path / "pg.txt"
     f.write_bytes(FAKE_GUTENBERG.encode("utf-8"))
     monkeypatch.setenv("RNN_CORE_TEXT", str(f))
-    assert load_text() == BODY
+    with pytest.warns(TextMismatchWarning):
+        assert load_text() == BODY
 
 
 def test_missing_env_file_names_the_variable(no_env, tmp_path, monkeypatch):
@@ -137,19 +163,78 @@ def test_not_utf8(tmp_path):
         load_text(f)
 
 
-def test_cached_copy_is_used_without_network(no_env):
+def test_cached_copy_is_used_without_network(no_env, body_is_the_edition):
     no_env.mkdir(parents=True)
     (no_env / CACHE_FILENAME).write_bytes(FAKE_GUTENBERG.encode("utf-8"))
     assert load_text(url="http://127.0.0.1:9/never-asked") == BODY
 
 
-def test_download_fills_the_cache_then_reuses_it(no_env, server):
+def test_download_fills_the_cache_then_reuses_it(no_env, server, body_is_the_edition):
     base, hits = server
     assert load_text(url=base + "/pg1342.txt") == BODY
     assert (no_env / CACHE_FILENAME).read_bytes() == FAKE_GUTENBERG.encode("utf-8")  # raw copy kept
     assert list(no_env.iterdir()) == [no_env / CACHE_FILENAME]  # no temporary file left behind
     assert load_text(url=base + "/pg1342.txt") == BODY
     assert hits == ["/pg1342.txt"]  # the second call read the cache
+
+
+# -- the edition: a revised text is reported once, a truncated download never cached --------
+
+
+def test_matching_text_loads_without_a_warning(no_env, server, body_is_the_edition):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any warning fails the test
+        assert load_text(url=server[0] + "/pg1342.txt") == BODY
+
+
+def test_revised_text_warns_once_with_both_identities(no_env, server):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")  # Python's own default: once per message and place
+        assert load_text(url=server[0] + "/pg1342.txt") == BODY  # a warning, not an error
+        assert load_text(url=server[0] + "/pg1342.txt") == BODY
+    assert len(caught) == 1 and caught[0].category is TextMismatchWarning
+    msg = str(caught[0].message)
+    found = text_identity(BODY)
+    assert EXPECTED_TEXT.sha256[:16] in msg and f"{EXPECTED_TEXT.n_chars:,} characters" in msg
+    assert found.sha256[:16] in msg and f"{found.n_chars:,} characters, {found.vocab_size} distinct" in msg
+    assert "will differ" in msg and str(no_env / CACHE_FILENAME) in msg
+    assert (no_env / CACHE_FILENAME).is_file()  # the text is kept: any text can be trained on
+
+
+def test_revised_text_from_the_environment_warns(no_env, tmp_path, monkeypatch):
+    f = tmp_path / "other.txt"
+    f.write_text("a revised edition\n", encoding="utf-8")
+    monkeypatch.setenv("RNN_CORE_TEXT", str(f))
+    with pytest.warns(TextMismatchWarning, match=r"the text in \$RNN_CORE_TEXT"):
+        load_text()
+
+
+def test_an_explicit_path_is_the_callers_choice(no_env, tmp_path):
+    f = tmp_path / "shakespeare.txt"
+    f.write_text("To be, or not to be\n", encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert load_text(f) == "To be, or not to be\n"
+
+
+@pytest.mark.skipif(not os.environ.get("RNN_CORE_TEXT"), reason="needs the novel ($RNN_CORE_TEXT)")
+def test_the_recorded_edition_is_the_copy_the_tests_use():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TextMismatchWarning)
+        text = load_text()
+    assert text_identity(text) == EXPECTED_TEXT
+
+
+def test_truncated_download_is_not_cached(no_env, server):
+    with pytest.raises(TextUnavailableError, match="incomplete"):
+        load_text(url=server[0] + "/truncated.txt")
+    assert not no_env.exists() or list(no_env.iterdir()) == []  # no partial file left behind
+
+
+def test_download_cut_before_the_end_marker_is_not_cached(no_env, server):
+    with pytest.raises(TextUnavailableError, match=r"no '\*\*\* END OF' line: the download is incomplete"):
+        load_text(url=server[0] + "/no-end.txt")
+    assert not no_env.exists() or list(no_env.iterdir()) == []
 
 
 def test_download_size_cap(no_env, server):

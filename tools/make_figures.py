@@ -12,10 +12,10 @@ The figures (names used by the notebooks):
     rnn-unrolled.svg                  the network folded and unrolled in time, W_xh, W_hh, W_yh labelled
     char-level-language-model.svg     the character-level language model on "hello", with numbers
 
-The numbers in the last figure are those of a real, untrained network:
-``rnn_core.init_params(4, 3, seed=2)`` run by ``rnn_core.forward`` on "hell", with the
-vocabulary in the order the characters first appear in "hello" (h, e, l, o).
-Notebook 02 computes the same numbers.
+The numbers in the last figure are those of the series' running example, computed here
+with rnn_core exactly as notebook 02 computes them: the sorted vocabulary of "hello"
+(``rnn_core.Vocabulary.from_text("hello")``, e h l o), the untrained network
+``rnn_core.init_params(4, 3, seed=0)``, and ``rnn_core.forward`` on "hell" from h0 = 0.
 
 Reproducible output: fixed figure sizes (no tight bounding boxes), glyphs drawn as
 paths from matplotlib's bundled DejaVu fonts, ``svg.hashsalt`` fixed so element ids do
@@ -51,9 +51,9 @@ O_FILL, O_EDGE = "#ffedd5", "#c2410c"  # outputs o, y_hat
 GOOD_FILL, GOOD_EDGE = "#bbf7d0", "#15803d"  # the target's score
 NOTE = "#b91c1c"
 
-# the "hello" example of the last figure (notebook 02 uses the same numbers)
-HELLO_VOCAB = "helo"  # order of first appearance in "hello"
-HELLO_SEED = 2
+# the running example of the last figure (notebooks 02, 03 and 04 use the same network)
+HELLO_TEXT = "hello"
+HELLO_SEED = 0
 HELLO_HIDDEN = 3
 
 STYLE = {
@@ -250,13 +250,13 @@ def fig_unrolled():
 
 
 def hello_example():
-    """The numbers of the "hello" figure: inputs, targets, hidden states (4, 3) and scores (4, 4)."""
-    text = "hello"
-    idx = np.array([HELLO_VOCAB.index(c) for c in text])
-    inputs, targets = idx[:-1], idx[1:]
-    params = rnn_core.init_params(len(HELLO_VOCAB), HELLO_HIDDEN, seed=HELLO_SEED)
-    out = rnn_core.forward(params, inputs)
-    return inputs, targets, out["h"], out["o"]
+    """The running example's numbers: vocabulary, inputs, targets, hidden states (4, 3) and scores (4, 4)."""
+    vocab = rnn_core.Vocabulary.from_text(HELLO_TEXT)  # sorted: 'ehlo'
+    ids = vocab.encode(HELLO_TEXT)
+    inputs, targets = ids[:-1], ids[1:]  # "hell" -> "ello"
+    params = rnn_core.init_params(vocab.size, HELLO_HIDDEN, seed=HELLO_SEED)
+    out = rnn_core.forward(params, inputs)  # h0 = 0
+    return vocab.chars, inputs, targets, out["h"], out["o"]
 
 
 def vector(ax, cx, top, values, fill, edge, highlight=None, hl_fill=None, hl_edge=None, fmt=minus, bold_hl=True):
@@ -276,21 +276,21 @@ def vector(ax, cx, top, values, fill, edge, highlight=None, hl_fill=None, hl_edg
 
 
 def fig_char_language_model():
-    inputs, targets, h, o = hello_example()
-    V, H = len(HELLO_VOCAB), h.shape[1]
+    chars, inputs, targets, h, o = hello_example()
+    V, H = len(chars), h.shape[1]
     fig, ax = new_figure(-4.9, 9.2, -2.75, 10.3)
     xs = [0.0, 2.7, 5.4, 8.1]
     in_top, h_top, o_top = 2.0, 4.85, 8.05
     o_bottom = o_top - 0.5 * V
     for t, x in enumerate(xs):
-        char_token(ax, x, -0.9, HELLO_VOCAB[inputs[t]], X_FILL, X_EDGE, size=0.75)
+        char_token(ax, x, -0.9, chars[inputs[t]], X_FILL, X_EDGE, size=0.75)
         arrow(ax, (x, -0.5), (x, -0.05), color=MUTED, lw=1.2)
         one_hot = np.eye(V, dtype=int)[inputs[t]]
         vector(ax, x, in_top, one_hot, "white", X_EDGE, highlight=inputs[t], hl_fill=X_FILL, hl_edge=X_EDGE,
                fmt=str)
         vector(ax, x, h_top, h[t], H_FILL, H_EDGE, fmt=minus)
         vector(ax, x, o_top, o[t], "white", O_EDGE, highlight=targets[t], hl_fill=GOOD_FILL, hl_edge=GOOD_EDGE)
-        char_token(ax, x, o_top + 1.0, HELLO_VOCAB[targets[t]], GOOD_FILL, GOOD_EDGE, size=0.75)
+        char_token(ax, x, o_top + 1.0, chars[targets[t]], GOOD_FILL, GOOD_EDGE, size=0.75)
         arrow(ax, (x, in_top + 0.05), (x, h_top - 0.5 * H - 0.05))
         arrow(ax, (x, h_top + 0.05), (x, o_bottom - 0.05))
         ax.text(x - 0.13, (in_top + h_top - 0.5 * H) / 2, "$W_{xh}$", ha="right", va="center", fontsize=11)
@@ -301,7 +301,7 @@ def fig_char_language_model():
             ax.text((xs[t - 1] + x) / 2, hy + 0.3, "$W_{hh}$", ha="center", va="center", fontsize=11, color=H_EDGE)
     # the vocabulary beside the first column's one-hot and score vectors
     for top in (in_top, o_top):
-        for k, c in enumerate(HELLO_VOCAB):
+        for k, c in enumerate(chars):
             ax.text(xs[0] - 0.68, top - 0.25 - 0.5 * k, c, ha="center", va="center", fontsize=11,
                     family="DejaVu Sans Mono", color=MUTED)
     # row names on the left
@@ -317,7 +317,7 @@ def fig_char_language_model():
     ax.text(4.05, -2.0, "green: the score of the character that should come next;\n"
             "training pushes it up and the other scores down",
             ha="center", va="center", fontsize=10.5, color=GOOD_EDGE, linespacing=1.4)
-    ax.text(2.15, 9.75, "a character-level language model reading \u201chello\u201d (vocabulary h, e, l, o)",
+    ax.text(2.15, 9.75, "a character-level language model reading \u201chello\u201d (vocabulary " + ", ".join(chars) + ")",
             ha="center", va="center", fontsize=12.5, color=INK)
     return fig
 
