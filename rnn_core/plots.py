@@ -261,7 +261,296 @@ def plot_training_loss(losses, first_right=None, baseline=None):
     plt.show()
 
 
+# The helpers notebook 05 uses.
+def _log_limits(values, margin=10**0.5):
+    """(low, high) for a log axis holding every value in ``values`` (all must be > 0), with a margin."""
+    values = np.concatenate([np.ravel(np.asarray(v, dtype=float)) for v in values])
+    if values.size == 0 or not np.all(np.isfinite(values)) or np.any(values <= 0):
+        raise ValueError("a log axis needs finite values > 0; drop or floor the zeros and non-finite values first")
+    return values.min() / margin, values.max() * margin
+
+
+def truncation_error_figure(ks, errors, title):
+    """Notebook 05, section 2: relative error of truncated BPTT against the full gradient, one curve per scale.
+
+    ks: truncation lengths k, shape (n,); errors: {recurrent_scale: array (n,) of relative errors > 0};
+    title: the axes' title. The y-axis holds every value (nothing is cut). Returns the Axes.
+    """
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    for scale, errs in errors.items():
+        ax.semilogy(ks, errs, label=f"recurrent_scale ρ = {scale:g}")
+    ax.set_ylim(*_log_limits(errors.values()))
+    ax.set_xlabel("truncation length k (steps each loss reaches back)")
+    ax.set_ylabel("relative error vs full gradient")
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    return ax
+
+
+def gradient_flow_figure(lags, flows, bound, recurrent_scale, hidden_size):
+    """Notebook 05, section 3: ‖∂L_T/∂h_t‖ against the lag T − t, one thin line per seed, and the bound.
+
+    lags: (n,) lags 0..T; flows: (S, n), row s the norms for seed s; bound: (n,) the bound
+    ρ^lag ‖∂L_T/∂h_T‖ of seed 0. The y-axis is chosen to hold every plotted value, however small or
+    large (the notebook asserts it). Returns the Axes.
+    """
+    plt = _plt()
+    flows = np.atleast_2d(flows)
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    for s, flow in enumerate(flows):
+        ax.semilogy(lags, flow, color="C0", lw=1, alpha=0.7, label=f"measured, {len(flows)} seeds" if s == 0 else None)
+    ax.semilogy(lags, bound, "--", color="grey", label="bound ρ^(T−t)·‖∂L_T/∂h_T‖ (seed 0)")
+    ax.set_ylim(*_log_limits([flows, bound]))
+    ax.set_xlabel("lag T − t (steps back from the last loss)")
+    ax.set_ylabel("‖∂L_T/∂h_t‖")
+    ax.set_title(f"recurrent_scale ρ = {recurrent_scale:.2f}, H = {hidden_size}")
+    ax.legend(loc="best", fontsize=8)
+    return ax
+
+
+def clipping_figure(g, by_entry, by_norm, limit):
+    """Notebook 05, section 3: a 2-D gradient, its elementwise clip (box) and its global-norm clip (circle).
+
+    g, by_entry, by_norm: arrays of shape (2,); limit: the clipping threshold c. Returns the Axes.
+    """
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(5, 2.8))
+    for vec, label, color in [(g, "gradient", "black"), (by_entry, "elementwise clip", "C1"),
+                              (by_norm, "global-norm clip", "C0")]:
+        ax.annotate("", xy=tuple(vec), xytext=(0, 0), arrowprops=dict(arrowstyle="->", color=color, lw=2))
+        ax.plot([], [], color=color, label=label)
+    ax.add_patch(plt.Rectangle((-limit, -limit), 2 * limit, 2 * limit, fill=False, ls=":", color="C1"))
+    ax.add_patch(plt.Circle((0, 0), limit, fill=False, ls=":", color="C0"))
+    xs, ys = zip((0.0, 0.0), tuple(g), tuple(by_entry), tuple(by_norm))
+    pad = 0.1 * float(np.linalg.norm(g))
+    ax.set_xlim(min(xs) - pad, max(xs) + pad)
+    ax.set_ylim(min(ys) - pad, max(max(ys), limit) + pad)
+    ax.set_aspect("equal")
+    ax.legend(loc="upper right", fontsize=8)
+    return ax
+
+
 # -- 06 · training on Pride and Prejudice, 07 · what the network learned ---------------------------
+
+def visible_char(ch):
+    """A character as it can be seen in a table or an axis label: space as ␣, line break as ↵ (notebook 06)."""
+    return {" ": "␣", "\n": "↵"}.get(ch, ch)
+
+
+def plot_char_frequencies(counts, chars):
+    """Bars of each character's share of a text, most frequent first, on a log scale (notebook 06, section 1).
+
+    counts: (V,) occurrences of each character, computed by the notebook; chars: the V characters.
+    """
+    plt = _plt()
+    counts = np.asarray(counts)
+    order = np.argsort(-counts, kind="stable")  # most frequent first
+    V = len(counts)
+    fig, ax = plt.subplots(figsize=(12, 3.2))
+    ax.bar(np.arange(V), counts[order] / counts.sum(), color="C0")
+    ax.set_yscale("log")
+    ax.set_xticks(np.arange(V), [visible_char(chars[i]) for i in order], fontsize=7)
+    ax.set_xlim(-0.7, V - 0.3)
+    ax.set_ylabel("share of the text")
+    ax.set_title(f"the {V} characters of the text, most frequent first (log scale)")
+    plt.show()
+
+
+def moving_average(x, k):
+    """The mean of each run of k consecutive values of x: len(x) - k + 1 values (for smoothed curves)."""
+    return np.convolve(np.asarray(x, dtype=float), np.ones(k) / k, mode="valid")
+
+
+def _baselines(ax, baselines, x_end):
+    for (name, bpc), style in zip(baselines.items(), (":", "--", "-.")):
+        ax.axhline(bpc, color="grey", lw=1, ls=style)
+        ax.text(x_end, bpc, f" {name} {bpc:.2f}", va="center", fontsize=8, color="grey")
+
+
+def draw_training_curves(ax, history, baselines, max_step, smooth=50, label="", color=None):
+    """Training bpc (each step faintly, and a moving average) and validation bpc against the step (notebook 06).
+
+    history: a ``rnn_core.History``; baselines: {name: bpc}, drawn as grey lines (at most three);
+    max_step: the right end of the axis; smooth: steps per moving average.
+    """
+    h = history.arrays()
+    ax.plot(h["step"], h["train_bpc"], color=color or "C0", lw=0.5, alpha=0.3)  # every step, faint
+    k = min(smooth, len(h["train_bpc"]))
+    if k:
+        ax.plot(h["step"][k - 1 :], moving_average(h["train_bpc"], k), color=color or "C0",
+                label=f"{label}training (mean of {k} steps)")
+    if len(h["val_step"]):
+        ax.plot(h["val_step"], h["val_bpc"], "o-", ms=4, color=color or "C1", label=f"{label}validation")
+    _baselines(ax, baselines, max_step)
+    ax.set_xlim(0, max_step)
+    ax.set_ylim(1.0, 7.0)
+    ax.set_xlabel("step")
+    ax.set_ylabel("bits per character")
+
+
+class LivePlot:
+    """A progress bar and the training curves, updated in place while ``rnn_core.train`` runs (notebook 06).
+
+    Pass it (or a function that calls it) as train's ``callback``: each call with a snapshot of the
+    run (a ``TrainResult``) moves the bar, and every ``plot_every`` steps, and at ``max_step``,
+    redraws ``draw_training_curves``. It returns None, so training goes on. Call it once more with
+    the final result to draw the end of a run that stopped early.
+    """
+
+    def __init__(self, baselines, max_step, plot_every=250, smooth=50):
+        import ipywidgets as widgets
+
+        plt = _plt()
+        self.baselines, self.max_step, self.plot_every, self.smooth = baselines, max_step, plot_every, smooth
+        self.bar = widgets.IntProgress(value=0, min=0, max=max_step)
+        self.status = widgets.Label()
+        self.row = widgets.HBox([self.bar, self.status])
+        self.fig, self.ax = plt.subplots(figsize=(9, 4))
+        plt.close(self.fig)  # shown through a display handle, not by the inline backend at the end of the cell
+        self.handle = None
+
+    def __call__(self, snapshot):
+        from IPython.display import display
+
+        self.bar.value = min(snapshot.step, self.max_step)
+        val = f"{snapshot.val_bpc:.2f}" if snapshot.val_bpc is not None else "-"
+        train = f"{snapshot.train_bpc:.2f}" if snapshot.train_bpc is not None else "-"
+        self.status.value = (f"step {snapshot.step:,} of {self.max_step:,}   training bpc {train}   "
+                             f"validation bpc {val}")
+        if self.handle is not None and snapshot.step % self.plot_every and snapshot.step < self.max_step:
+            return None
+        self.ax.clear()
+        draw_training_curves(self.ax, snapshot.history, self.baselines, self.max_step, smooth=self.smooth)
+        self.ax.set_title(f"step {snapshot.step:,} of {self.max_step:,}")
+        if self.ax.get_legend_handles_labels()[0]:
+            self.ax.legend(loc="upper center")
+        if self.handle is None:  # the first call: show the bar and the figure, updated in place from now on
+            display(self.row)
+            self.handle = display(self.fig, display_id=True)
+        else:
+            self.handle.update(self.fig)
+        return None
+
+
+def plot_first_steps(history, baselines, n):
+    """The training bpc of each of the first n steps, unsmoothed, over the baselines (notebook 06, section 4)."""
+    plt = _plt()
+    h = history.arrays()
+    steps, bpc = h["step"][:n], h["train_bpc"][:n]
+    fig, ax = plt.subplots(figsize=(9, 3.2))
+    ax.plot(steps, bpc, ".-", ms=3, lw=0.8, color="C0", label="training bpc of each step's window")
+    _baselines(ax, baselines, n)
+    ax.set_xlim(0, n)
+    ax.set_xlabel("step")
+    ax.set_ylabel("bits per character")
+    ax.set_title(f"the first {len(steps)} steps, one point per step")
+    ax.legend(loc="upper right", fontsize=8)
+    plt.show()
+
+
+def plot_training_runs(runs, baselines, smooth=25):
+    """Smoothed training curves of several short runs on one axis (notebook 06, section 3: SGD against Adam).
+
+    runs: {label: rnn_core.History}; labels starting with "sgd" are drawn in blues, others in reds.
+    """
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(9, 3.8))
+    blues, reds = plt.get_cmap("Blues"), plt.get_cmap("Reds")
+    n_sgd = sum(label.startswith("sgd") for label in runs)
+    i_sgd = i_other = 0
+    max_step = 1
+    for label, history in runs.items():
+        h = history.arrays()
+        if label.startswith("sgd"):
+            color, i_sgd = blues(0.45 + 0.5 * i_sgd / max(1, n_sgd - 1)), i_sgd + 1
+        else:
+            color, i_other = reds(0.45 + 0.5 * i_other / max(1, len(runs) - n_sgd - 1)), i_other + 1
+        k = min(smooth, len(h["train_bpc"]))
+        if k:
+            ax.plot(h["step"][k - 1 :], moving_average(h["train_bpc"], k), color=color, label=label)
+        max_step = max(max_step, int(h["step"][-1]) if len(h["step"]) else 1)
+    _baselines(ax, baselines, max_step)
+    ax.set_xlim(0, max_step)
+    ax.set_ylim(1.5, 7.0)
+    ax.set_xlabel("step")
+    ax.set_ylabel(f"training bpc (mean of {smooth} steps)")
+    ax.legend(fontsize=8, ncols=2, loc="upper right")
+    plt.show()
+
+
+def print_sample(view):
+    """Print a sample as the sampling widget shows it (notebook 06, section 5).
+
+    view: the notebook's ``sample_view`` result, a dict with "error" (None or a message), and else
+    "temperature", "prime", "continuation".
+    """
+    if view["error"]:
+        print(f"cannot sample: {view['error']}")
+        return
+    print(f"temperature: {view['temperature']:.2f}")
+    print(view["prime"] + view["continuation"])
+
+
+def plot_next_char_probs(view):
+    """Bars of the most likely next characters after the priming text (notebook 06, section 5).
+
+    view: the notebook's ``sample_view`` result: "probs" (V,), "top" (indices, most likely first),
+    "chars", "prime", "temperature"; nothing is drawn for a view with an error.
+    """
+    if view["error"]:
+        return
+    plt = _plt()
+    top = view["top"]
+    rows = np.arange(len(top))[::-1]  # the most likely character on top
+    fig, ax = plt.subplots(figsize=(3.6, 4.2))
+    ax.barh(rows, view["probs"][top], color="C0")
+    ax.set_yticks(rows, [repr(view["chars"][i]) for i in top])
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("probability")
+    ax.set_title(f"next character after\n{view['prime'][-16:]!r}, τ = {view['temperature']:.2f}", fontsize=10)
+    fig.tight_layout()
+    plt.show()
+
+
+def show_sample_view(view):
+    """``print_sample`` and then ``plot_next_char_probs`` below it (notebook 06, section 5)."""
+    print_sample(view)
+    plot_next_char_probs(view)
+
+
+def sampling_widget(view_fn, prime, temperature=0.8, length=300):
+    """Sliders for the temperature and the length and a box for the priming text, showing the sample
+    beside its next-character chart (notebook 06, section 5).
+
+    view_fn(temperature, prime, length) -> a view dict (the notebook's ``sample_view``). Returns the
+    widget box (display it).
+    """
+    import ipywidgets as widgets
+    from IPython.display import clear_output
+
+    style = {"description_width": "initial"}
+    temperature_slider = widgets.FloatSlider(value=temperature, min=0.0, max=2.0, step=0.05, description="temperature",
+                                             continuous_update=False, style=style)
+    length_slider = widgets.IntSlider(value=length, min=20, max=1000, step=20, description="length",
+                                      continuous_update=False, style=style)
+    prime_box = widgets.Text(value=prime, description="priming text", continuous_update=False, style=style)
+    text_pane = widgets.Output(layout=widgets.Layout(width="62%"))
+    chart_pane = widgets.Output(layout=widgets.Layout(width="38%"))
+
+    def update(temperature, prime, length):
+        view = view_fn(temperature, prime, length)
+        with text_pane:
+            clear_output(wait=True)
+            print_sample(view)
+        with chart_pane:
+            clear_output(wait=True)
+            plot_next_char_probs(view)
+
+    wiring = widgets.interactive_output(update, {"temperature": temperature_slider, "prime": prime_box,
+                                                 "length": length_slider})
+    return widgets.VBox([widgets.HBox([temperature_slider, length_slider, prime_box]),
+                         widgets.HBox([text_pane, chart_pane]), wiring])
 
 
 
