@@ -230,7 +230,7 @@ def plot_probe_accuracies(accuracies):
     predictors = list(accuracies[props[0]])
     width = 0.8 / len(predictors)
     colours = ["0.7"] + [f"C{i}" for i in range(len(predictors) - 1)]
-    fig, ax = plt.subplots(figsize=(10, 3.4))
+    fig, ax = plt.subplots(figsize=(11, 3.4))
     x = np.arange(len(props))
     for j, (name, colour) in enumerate(zip(predictors, colours)):
         heights = [accuracies[p][name] for p in props]
@@ -238,7 +238,7 @@ def plot_probe_accuracies(accuracies):
     ax.set_xticks(x, props)
     ax.set_ylim(0, 1)
     ax.set_ylabel("held-out accuracy")
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside the bars, never over them
     fig.tight_layout()
     plt.show()
 
