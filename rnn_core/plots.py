@@ -331,7 +331,7 @@ def clipping_figure(g, by_entry, by_norm, limit):
     return ax
 
 
-# -- 06 · training on Pride and Prejudice, 07 · what the network learned ---------------------------
+# -- 06 · training on Pride and Prejudice --------------------------------------------------------
 
 def visible_char(ch):
     """A character as it can be seen in a table or an axis label: space as ␣, line break as ↵ (notebook 06)."""
