@@ -154,6 +154,15 @@ CHECKS: dict[str, list[SliderCheck]] = {
         # ...and a longer sample
         SliderCheck("length", text_changed, keys=("PageUp",)),
     ],
+    "07-what-the-network-learned.ipynb": [
+        # a short training run (a few steps when the notebook sees RNN_FROM_SCRATCH_QUICK=1)
+        SliderCheck("hidden size", all_of(shows_value("hidden size"), rnn_parameter_count,
+                                          figure_changed), keys=("PageUp",), timeout=180),
+        SliderCheck("learning rate", all_of(shows_value("learning rate"), figure_changed),
+                    keys=("PageUp",), timeout=180),
+        SliderCheck("hidden unit", all_of(shows_value("hidden unit"), text_changed),
+                    keys=("ArrowRight",)),
+    ],
 }
 
 
