@@ -186,6 +186,20 @@ def loop_loss_and_grads(params, inputs, targets, h0):
 # -- reference: PyTorch ------------------------------------------------------------------
 
 
+def torch_layers(torch, layer, params, names):
+    """PyTorch's recurrent ``layer`` and a Linear read-out holding our weights: ``names`` are the
+    keys of W_ih, W_hh and the bias in ``params``; PyTorch's second bias is zero."""
+    V, H = params["W_yh"].shape
+    net, head = layer, torch.nn.Linear(H, V)
+    with torch.no_grad():
+        for ours, theirs in zip(names, (net.weight_ih_l0, net.weight_hh_l0, net.bias_ih_l0)):
+            theirs.copy_(torch.from_numpy(params[ours]))
+        net.bias_hh_l0.zero_()
+        head.weight.copy_(torch.from_numpy(params["W_yh"]))
+        head.bias.copy_(torch.from_numpy(params["b_o"]))
+    return net, head
+
+
 def torch_step_fn(params, inputs, targets, h0):
     """A closure running PyTorch nn.RNN forward + backward on the same work, or None."""
     try:
@@ -193,15 +207,7 @@ def torch_step_fn(params, inputs, targets, h0):
     except ImportError:
         return None
     H, V = params["W_xh"].shape
-    rnn = torch.nn.RNN(V, H, nonlinearity="tanh", batch_first=True)
-    head = torch.nn.Linear(H, V)
-    with torch.no_grad():
-        rnn.weight_ih_l0.copy_(torch.from_numpy(params["W_xh"]))
-        rnn.weight_hh_l0.copy_(torch.from_numpy(params["W_hh"]))
-        rnn.bias_ih_l0.copy_(torch.from_numpy(params["b_h"]))
-        rnn.bias_hh_l0.zero_()
-        head.weight.copy_(torch.from_numpy(params["W_yh"]))
-        head.bias.copy_(torch.from_numpy(params["b_o"]))
+    rnn, head = torch_layers(torch, torch.nn.RNN(V, H, nonlinearity="tanh", batch_first=True), params, ("W_xh", "W_hh", "b_h"))
     x = torch.nn.functional.one_hot(torch.from_numpy(inputs), V).float()
     y = torch.from_numpy(targets).reshape(-1)
     h = torch.from_numpy(h0)[None]
@@ -322,15 +328,8 @@ def lstm_torch_step_fn(params, inputs, targets, onednn=True):
     from rnn_core import lstm
 
     V, H = params["W_yh"].shape
-    net = torch.nn.LSTM(V, H, batch_first=True)  # its gates are stacked i, f, g, o, as ours
-    head = torch.nn.Linear(H, V)
-    with torch.no_grad():
-        net.weight_ih_l0.copy_(torch.from_numpy(params["W_x"]))
-        net.weight_hh_l0.copy_(torch.from_numpy(params["W_h"]))
-        net.bias_ih_l0.copy_(torch.from_numpy(params["b"]))
-        net.bias_hh_l0.zero_()
-        head.weight.copy_(torch.from_numpy(params["W_yh"]))
-        head.bias.copy_(torch.from_numpy(params["b_o"]))
+    # nn.LSTM stacks its gates i, f, g, o, as rnn_core.lstm does
+    net, head = torch_layers(torch, torch.nn.LSTM(V, H, batch_first=True), params, ("W_x", "W_h", "b"))
     x = torch.nn.functional.one_hot(torch.from_numpy(inputs), V).float()
     y = torch.from_numpy(targets).reshape(-1)
     def step():
@@ -382,11 +381,12 @@ def lstm_gemm_only_fn(H, B, T, V, dtype):
 def lstm_main(args):
     """The LSTM table, once per thread count in --lstm-threads (numpy's BLAS and PyTorch alike)."""
     for n in args.lstm_threads:
-        if threadpool_limits is None:  # optional: without it, BLAS picks its own thread count
+        controller = blas_controller()
+        if controller is None:  # optional: without it, BLAS picks its own thread count
             print(f"threadpoolctl is not installed: numpy's BLAS is not limited to {n} thread(s)")
             lstm_table(args, n)
             continue
-        with threadpool_limits(n, user_api="blas"):
+        with controller.limit(limits=n, user_api="blas"):
             lstm_table(args, n)
         print()
 
