@@ -10,10 +10,11 @@ Prints characters per second (one character = one time step of one sequence, for
 backward) at H=256, V=91, float32, for
   - rnn_core.loss_and_grads, the engine the notebooks and the trainer use (BLAS with its own
     threads);
-  - its ablation, "two halves": the batch cut into two halves run in two threads, BLAS
-    limited to one thread each, the gradients added: the split rnn_core used to do inside
-    loss_and_grads, rebuilt here around the public function (it needs threadpoolctl, not a
-    dependency of rnn_core: `pip install threadpoolctl`; without it the row is skipped);
+  - two ablations (they need threadpoolctl, not a dependency of rnn_core: `pip install
+    threadpoolctl`; without it the rows are skipped): "one BLAS thread", the same call with
+    BLAS held to one thread; and "two halves", the batch cut into two halves run in two
+    threads, BLAS limited to one thread each, the gradients added: the split rnn_core used to
+    do inside loss_and_grads, rebuilt here around the public function;
   - PyTorch nn.RNN + nn.Linear + cross-entropy, forward and backward, when torch is
     importable (optional: the project never needs it);
   - a per-sequence, per-time-step loop in the style of the classic min-char-rnn (column
@@ -48,9 +49,9 @@ import numpy as np
 import rnn_core
 
 try:
-    from threadpoolctl import threadpool_limits
-except ImportError:  # the "two halves" column needs it
-    threadpool_limits = None
+    from threadpoolctl import ThreadpoolController
+except ImportError:  # the "two halves" and "one BLAS thread" rows need it
+    ThreadpoolController = None
 
 CONFIGS = ((32, 32), (64, 64))  # (B, T): the trainer's default, and a larger batch
 TEXT_LENGTH = 704_000  # characters, about the length of Pride and Prejudice
@@ -90,7 +91,30 @@ def time_in_rounds(fns, rounds, calls, pause=0.3):
     return {name: statistics.median(ts) for name, ts in times.items()}
 
 
-# -- ablation: the batch in two halves, in two threads, one BLAS thread each ---------------------
+# -- ablations: BLAS held to one thread; the batch in two halves, in two threads, one BLAS thread each
+
+
+def blas_controller():
+    """A threadpoolctl controller of the BLAS libraries numpy loaded, or None without threadpoolctl."""
+    return None if ThreadpoolController is None else ThreadpoolController()
+
+
+def one_blas_thread_fn(params, inputs, targets, h0):
+    """A closure running loss_and_grads unchanged, with BLAS held to one thread, or None.
+
+    Beside "two halves" it tells the split's own effect from that of BLAS's thread count: on a
+    machine busy with other work, a BLAS that waits for its second thread at every small
+    product can lose more than that thread brings.
+    """
+    controller = blas_controller()
+    if controller is None:
+        return None
+
+    def step():
+        with controller.limit(limits=1, user_api="blas"):
+            return rnn_core.loss_and_grads(params, inputs, targets, h0)
+
+    return step
 
 
 def two_halves_fn(params, inputs, targets, h0):
@@ -100,14 +124,15 @@ def two_halves_fn(params, inputs, targets, h0):
     the trainer's default: each thread runs its half with BLAS held to one thread (numpy
     releases the GIL inside its loops and BLAS calls), and the halves' gradients are added.
     """
-    if threadpool_limits is None or (os.cpu_count() or 1) < 2 or len(inputs) < 2:
+    controller = blas_controller()
+    if controller is None or (os.cpu_count() or 1) < 2 or len(inputs) < 2:
         return None
     m = len(inputs) // 2
     halves = [(inputs[:m], targets[:m], h0[:m]), (inputs[m:], targets[m:], h0[m:])]
     pool = ThreadPoolExecutor(max_workers=2)
 
     def step():
-        with threadpool_limits(1, user_api="blas"):
+        with controller.limit(limits=1, user_api="blas"):
             (l1, g1, h1), (l2, g2, h2) = pool.map(lambda half: rnn_core.loss_and_grads(params, *half), halves)
         return l1 + l2, {k: g1[k] + g2[k] for k in g1}, np.concatenate([h1, h2])
 
@@ -161,6 +186,20 @@ def loop_loss_and_grads(params, inputs, targets, h0):
 # -- reference: PyTorch ------------------------------------------------------------------
 
 
+def torch_layers(torch, layer, params, names):
+    """PyTorch's recurrent ``layer`` and a Linear read-out holding our weights: ``names`` are the
+    keys of W_ih, W_hh and the bias in ``params``; PyTorch's second bias is zero."""
+    V, H = params["W_yh"].shape
+    net, head = layer, torch.nn.Linear(H, V)
+    with torch.no_grad():
+        for ours, theirs in zip(names, (net.weight_ih_l0, net.weight_hh_l0, net.bias_ih_l0)):
+            theirs.copy_(torch.from_numpy(params[ours]))
+        net.bias_hh_l0.zero_()
+        head.weight.copy_(torch.from_numpy(params["W_yh"]))
+        head.bias.copy_(torch.from_numpy(params["b_o"]))
+    return net, head
+
+
 def torch_step_fn(params, inputs, targets, h0):
     """A closure running PyTorch nn.RNN forward + backward on the same work, or None."""
     try:
@@ -168,15 +207,7 @@ def torch_step_fn(params, inputs, targets, h0):
     except ImportError:
         return None
     H, V = params["W_xh"].shape
-    rnn = torch.nn.RNN(V, H, nonlinearity="tanh", batch_first=True)
-    head = torch.nn.Linear(H, V)
-    with torch.no_grad():
-        rnn.weight_ih_l0.copy_(torch.from_numpy(params["W_xh"]))
-        rnn.weight_hh_l0.copy_(torch.from_numpy(params["W_hh"]))
-        rnn.bias_ih_l0.copy_(torch.from_numpy(params["b_h"]))
-        rnn.bias_hh_l0.zero_()
-        head.weight.copy_(torch.from_numpy(params["W_yh"]))
-        head.bias.copy_(torch.from_numpy(params["b_o"]))
+    rnn, head = torch_layers(torch, torch.nn.RNN(V, H, nonlinearity="tanh", batch_first=True), params, ("W_xh", "W_hh", "b_h"))
     x = torch.nn.functional.one_hot(torch.from_numpy(inputs), V).float()
     y = torch.from_numpy(targets).reshape(-1)
     h = torch.from_numpy(h0)[None]
@@ -240,7 +271,7 @@ def measure(ids, H, B, T, V, rounds, calls, loop_sequences):
     inputs, targets = (np.ascontiguousarray(a) for a in rnn_core.StreamBatcher(ids, B, T).window(0))
     h0 = np.zeros((B, H), dtype)
     fns = {"rnn_core": lambda: rnn_core.loss_and_grads(params, inputs, targets, h0)}
-    for name, make in (("two halves", two_halves_fn), ("torch", torch_step_fn)):
+    for name, make in (("one BLAS thread", one_blas_thread_fn), ("two halves", two_halves_fn), ("torch", torch_step_fn)):
         step = make(params, inputs, targets, h0)
         if step is not None:
             fns[name] = step
@@ -253,6 +284,7 @@ def measure(ids, H, B, T, V, rounds, calls, loop_sequences):
 
 ROWS = (
     ("rnn_core", "**`rnn_core.loss_and_grads`** (BLAS with its own threads)"),
+    ("one BLAS thread", "ablation: the same, BLAS held to one thread"),
     ("two halves", "ablation: the batch as two halves in two threads, one BLAS thread each (removed)"),
     ("torch", "PyTorch {torch} `nn.RNN` + `Linear` + cross-entropy, CPU, {threads} threads"),
     ("loop", "per-sequence, per-time-step loop (classic min-char-rnn style)"),
@@ -296,15 +328,8 @@ def lstm_torch_step_fn(params, inputs, targets, onednn=True):
     from rnn_core import lstm
 
     V, H = params["W_yh"].shape
-    net = torch.nn.LSTM(V, H, batch_first=True)  # its gates are stacked i, f, g, o, as ours
-    head = torch.nn.Linear(H, V)
-    with torch.no_grad():
-        net.weight_ih_l0.copy_(torch.from_numpy(params["W_x"]))
-        net.weight_hh_l0.copy_(torch.from_numpy(params["W_h"]))
-        net.bias_ih_l0.copy_(torch.from_numpy(params["b"]))
-        net.bias_hh_l0.zero_()
-        head.weight.copy_(torch.from_numpy(params["W_yh"]))
-        head.bias.copy_(torch.from_numpy(params["b_o"]))
+    # nn.LSTM stacks its gates i, f, g, o, as rnn_core.lstm does
+    net, head = torch_layers(torch, torch.nn.LSTM(V, H, batch_first=True), params, ("W_x", "W_h", "b"))
     x = torch.nn.functional.one_hot(torch.from_numpy(inputs), V).float()
     y = torch.from_numpy(targets).reshape(-1)
     def step():
@@ -356,11 +381,12 @@ def lstm_gemm_only_fn(H, B, T, V, dtype):
 def lstm_main(args):
     """The LSTM table, once per thread count in --lstm-threads (numpy's BLAS and PyTorch alike)."""
     for n in args.lstm_threads:
-        if threadpool_limits is None:  # optional: without it, BLAS picks its own thread count
+        controller = blas_controller()
+        if controller is None:  # optional: without it, BLAS picks its own thread count
             print(f"threadpoolctl is not installed: numpy's BLAS is not limited to {n} thread(s)")
             lstm_table(args, n)
             continue
-        with threadpool_limits(n, user_api="blas"):
+        with controller.limit(limits=n, user_api="blas"):
             lstm_table(args, n)
         print()
 
@@ -442,9 +468,10 @@ def main(argv=None):
         torch_label = {"torch": torch.__version__.split("+")[0], "threads": torch.get_num_threads()}
     except ImportError:
         pass
-    if threadpool_limits is None:
-        print("threadpoolctl is not installed: the 'two halves' row is skipped (pip install threadpoolctl)")
+    if ThreadpoolController is None:
+        print("threadpoolctl is not installed: the ablation rows are skipped (pip install threadpoolctl)")
     print(f"H={H} V={V} float32; {os.cpu_count()} cores; {args.rounds} rounds of {args.calls} calls per engine")
+    print(f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())} (1, 5, 15 min)")
 
     ids = random_text(V)
     results = {}
@@ -456,7 +483,7 @@ def main(argv=None):
                 print(f"  {key:14s} {cps[key]:12,.0f} chars/s   {cps[key] / cps['rnn_core']:6.3f} x rnn_core")
         print(f"  the same matrix products alone take {cps['rnn_core'] / cps['matmuls alone']:.0%} of rnn_core's time")
         print(f"  rnn_core / per-sequence loop: {cps['rnn_core'] / cps['loop']:.1f}x")
-    print()
+    print(f"\nload average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())} (1, 5, 15 min)\n")
     print(report(results, torch_label))
 
 

@@ -23,9 +23,9 @@ from pathlib import Path
 
 from . import __version__
 from ._validation import check_checkpoint_path, check_int, check_number
+from .cells import CELLS
 from .checkpoint import CheckpointError, load_checkpoint
 from .data import CACHE_ENV, TEXT_ENV, TextMismatchWarning, load_text
-from .cells import CELLS
 from .generate import sample
 from .optim import OPTIMIZERS
 from .trainer import TrainConfig, train

@@ -48,11 +48,12 @@ gradients) runs once for all T * B characters as a few large products.
 
 from __future__ import annotations
 
-import threading
 
 import numpy as np
 
 from ._validation import check_int, check_number, check_param_arrays, check_state, prepare_sequences
+from .functions import cross_entropy_and_grad
+from .rnn import output_logits  # the same output layer as the vanilla RNN: logits = W_yh h + b_o
 
 __all__ = [
     "PARAM_NAMES",
@@ -219,12 +220,12 @@ def forward(params, inputs, state0=None):
     run = _forward_pass(params, X, h0, c0, for_backward=False)
     T, B, H = X.shape[0], X.shape[1], h0.shape[1]
     hs = run["h"][1:]
-    logits = (hs.reshape(T * B, H) @ params["W_yh"].T + params["b_o"]).reshape(T, B, -1)
+    logits = output_logits(params, hs.reshape(T * B, H)).reshape(T, B, -1)
     p = np.exp(logits - logits.max(axis=-1, keepdims=True))
     p /= p.sum(axis=-1, keepdims=True)
     out = {name: run["gates"][:, :, k] for k, name in enumerate(GATES)}
     out.update(c=run["c"][1:], h=hs, logits=logits, p=p)
-    # time-major (T, B, .) inside; batch-first (B, T, .) outside, like inputs; copies, never the buffers
+    # time-major (T, B, .) inside; batch-first (B, T, .) outside, like inputs; copies, never views of the work arrays
     out = {k: np.array(v.transpose(1, 0, 2), order="C") for k, v in out.items()}
     out.update(h0=h0, c0=c0)
     if single:
@@ -267,7 +268,7 @@ def sequence_loss(params, inputs, targets, state0=None):
     params, X, Y, h0, c0, single = _check_window(params, inputs, targets, state0)
     run = _forward_pass(params, X, h0, c0, for_backward=False)
     T, B, H = X.shape[0], X.shape[1], h0.shape[1]
-    loss, _ = _output_loss(params, run["h"][1:].reshape(T * B, H), Y.reshape(-1), grad=False)
+    loss, _ = cross_entropy_and_grad(output_logits(params, run["h"][1:].reshape(T * B, H)), Y.reshape(-1), grad=False)
     last = (run["h"][-1].copy(), run["c"][-1].copy())
     return loss, ((last[0][0], last[1][0]) if single else last)
 
@@ -308,17 +309,17 @@ def _forward_pass(params, X, h0, c0, for_backward):
     (T, B), H, dtype = X.shape, W_h.shape[1], W_h.dtype
     scale = _gate_scales(H, dtype)
     # W_x x_t + b for every step at once, the sigmoid rows halved: a row lookup in the (V, 4H) table
-    # (mode="clip": the indices are checked already, and numpy's default mode copies through a buffer)
-    a_in = np.take((W_x.T + b) * scale, X, axis=0, out=_reusable("a_in", (T, B, 4 * H), dtype), mode="clip")
+    # (mode="clip": the indices are checked already, and the default mode copies through a buffer)
+    a_in = np.take((W_x.T + b) * scale, X, axis=0, mode="clip")
     a_in = a_in.reshape(T, B, 4, H)
     W_hT = W_h.T * scale  # (H, 4H), contiguous: BLAS is faster on it than on a transposed view
-    h = _reusable("h", (T + 1, B, H), dtype)
-    c = _reusable("c", (T + 1, B, H), dtype)
-    gates = _reusable("gates", (T, B, 4, H), dtype)
+    h = np.empty((T + 1, B, H), dtype)
+    c = np.empty((T + 1, B, H), dtype)
+    gates = np.empty((T, B, 4, H), dtype)
     h[0], c[0] = h0, c0
     if for_backward:
-        dgates = _reusable("dgates", (T, B, 4, H), dtype)
-        dcell = _reusable("dcell", (T, B, H), dtype)
+        dgates = np.empty((T, B, 4, H), dtype)
+        dcell = np.empty((T, B, H), dtype)
     u = np.empty((B, 4, H), dtype)
     u_rows = u.reshape(B, 4 * H)
     # sigmoid = (1 + tanh(a/2)) / 2 = u/2 + 1/2 for i, f, o; g = u: one multiply and one add per row
@@ -363,10 +364,10 @@ def _backward_pass(params, X, Y, run):
     k = _gate_scales(H, W_h.dtype) ** 2  # the derivatives' constants: 1/4 for i, f, o, 1 for g
     h_flat = h[1:].reshape(N, H)
     # the output layer, for every step at once: dL/dlogits_t = yhat_t - onehot(y_t)
-    loss, dlogits = _output_loss(params, h_flat, Y.reshape(-1))
+    loss, dlogits = cross_entropy_and_grad(output_logits(params, h_flat), Y.reshape(-1))  # dL/dlogits = yhat - onehot(y)
     dW_yh = dlogits.T @ h_flat  # (V, N) @ (N, H) -> (V, H)
     db_o = dlogits.sum(axis=0)
-    dh = np.matmul(dlogits, W_yh, out=_reusable("dh", (N, H), W_h.dtype)).reshape(T, B, H)  # W_yh^T dlogits_t reaches h_t from the logits
+    dh = (dlogits @ W_yh).reshape(T, B, H)  # W_yh^T dlogits_t reaches h_t from the logits
     W_h_k = W_h * k[:, None]  # (4H, H): the derivatives' constants folded into W_h
     dh_next = np.zeros((B, H), W_h.dtype)  # dL/dh_t from step t+1
     dc = np.zeros((B, H), W_h.dtype)  # dL/dc_t from step t+1
@@ -384,7 +385,7 @@ def _backward_pass(params, X, Y, run):
     da_flat = D.reshape(N, 4 * H)
     # the gates' weights: sums over every step of da_t h_{t-1}^T, da_t x_t^T and da_t
     dW_h = da_flat.T @ h[:-1].reshape(N, H)  # (4H, N) @ (N, H) -> (4H, H)
-    x_rows = np.take(np.eye(V, dtype=W_h.dtype), X.reshape(-1), axis=0, out=_reusable("x", (N, V), W_h.dtype), mode="clip")
+    x_rows = np.take(np.eye(V, dtype=W_h.dtype), X.reshape(-1), axis=0, mode="clip")
     dW_x = da_flat.T @ x_rows  # (4H, N) @ (N, V) -> (4H, V)
     db = dW_x.sum(axis=1)  # every da_t lands in exactly one column of dW_x
     dW_h *= k[:, None]
@@ -392,46 +393,6 @@ def _backward_pass(params, X, Y, run):
     db *= k
     grads = {"W_x": dW_x, "W_h": dW_h, "b": db, "W_yh": dW_yh, "b_o": db_o}
     return loss, grads, dh_next, dc
-
-
-def _output_loss(params, h_flat, y_flat, grad=True):
-    """Loss and dL/dlogits for rows h_flat (N, H) with targets y_flat (N,).
-
-    rnn_core's cross_entropy and cross_entropy_grad, fused: one exp. Returns
-    (loss, dlogits) with dlogits (N, V), or (loss, None); the loss summed in float64.
-    """
-    rows = np.arange(len(y_flat))
-    z = np.matmul(h_flat, params["W_yh"].T, out=_reusable("logits", (len(y_flat), params["b_o"].size), h_flat.dtype))
-    z += params["b_o"]  # the logits
-    z -= z.max(axis=1, keepdims=True)  # largest exponent 0: no overflow
-    loss = -float(np.sum(z[rows, y_flat], dtype=np.float64))  # -log yhat_y = log sum_j exp(z_j) - z_y
-    np.exp(z, out=z)
-    sums = z.sum(axis=1)
-    loss += float(np.sum(np.log(sums), dtype=np.float64))
-    if not grad:
-        return loss, None
-    z /= sums[:, None]  # yhat = softmax(logits)
-    z[rows, y_flat] -= 1.0  # dL/dlogits = yhat - onehot(y)
-    return loss, z
-
-
-_buffers = threading.local()
-
-
-def _reusable(name, shape, dtype):
-    """Like np.empty(shape, dtype), but this thread's buffer ``name``, kept for the next call.
-
-    A training step fills megabytes of intermediates; fresh arrays that large come
-    as new pages from the operating system on every call, and touching them for the
-    first time costs more than the arithmetic done in them. Only intermediates live
-    here, never an array returned to a caller.
-    """
-    store = _buffers.__dict__.setdefault("store", {})
-    n = int(np.prod(shape))
-    buf = store.get((name, np.dtype(dtype)))
-    if buf is None or buf.size < n:
-        buf = store[(name, np.dtype(dtype))] = np.empty(n, dtype)
-    return buf[:n].reshape(shape)
 
 
 # -- input checks: clear errors at the door, never an IndexError deep inside ----------------------

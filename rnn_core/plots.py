@@ -261,8 +261,458 @@ def plot_training_loss(losses, first_right=None, baseline=None):
     plt.show()
 
 
-# -- 06 · training on Pride and Prejudice, 07 · what the network learned ---------------------------
+# The helpers notebook 05 uses.
+def _log_limits(values, margin=10**0.5):
+    """(low, high) for a log axis holding every value in ``values`` (all must be > 0), with a margin."""
+    values = np.concatenate([np.ravel(np.asarray(v, dtype=float)) for v in values])
+    if values.size == 0 or not np.all(np.isfinite(values)) or np.any(values <= 0):
+        raise ValueError("a log axis needs finite values > 0; drop or floor the zeros and non-finite values first")
+    return values.min() / margin, values.max() * margin
 
+
+def truncation_error_figure(ks, errors, title):
+    """Notebook 05, section 2: relative error of truncated BPTT against the full gradient, one curve per scale.
+
+    ks: truncation lengths k, shape (n,); errors: {recurrent_scale: array (n,) of relative errors > 0};
+    title: the axes' title. The y-axis holds every value (nothing is cut). Returns the Axes.
+    """
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    for scale, errs in errors.items():
+        ax.semilogy(ks, errs, label=f"recurrent_scale ρ = {scale:g}")
+    ax.set_ylim(*_log_limits(errors.values()))
+    ax.set_xlabel("truncation length k (steps each loss reaches back)")
+    ax.set_ylabel("relative error vs full gradient")
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    return ax
+
+
+def gradient_flow_figure(lags, flows, bound, recurrent_scale, hidden_size):
+    """Notebook 05, section 3: ‖∂L_T/∂h_t‖ against the lag T − t, one thin line per seed, and the bound.
+
+    lags: (n,) lags 0..T; flows: (S, n), row s the norms for seed s; bound: (n,) the bound
+    ρ^lag ‖∂L_T/∂h_T‖ of seed 0. The y-axis is chosen to hold every plotted value, however small or
+    large (the notebook asserts it). Returns the Axes.
+    """
+    plt = _plt()
+    flows = np.atleast_2d(flows)
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    for s, flow in enumerate(flows):
+        ax.semilogy(lags, flow, color="C0", lw=1, alpha=0.7, label=f"measured, {len(flows)} seeds" if s == 0 else None)
+    ax.semilogy(lags, bound, "--", color="grey", label="bound ρ^(T−t)·‖∂L_T/∂h_T‖ (seed 0)")
+    ax.set_ylim(*_log_limits([flows, bound]))
+    ax.set_xlabel("lag T − t (steps back from the last loss)")
+    ax.set_ylabel("‖∂L_T/∂h_t‖")
+    ax.set_title(f"recurrent_scale ρ = {recurrent_scale:.2f}, H = {hidden_size}")
+    ax.legend(loc="best", fontsize=8)
+    return ax
+
+
+def clipping_figure(g, by_entry, by_norm, limit):
+    """Notebook 05, section 3: a 2-D gradient, its elementwise clip (box) and its global-norm clip (circle).
+
+    g, by_entry, by_norm: arrays of shape (2,); limit: the clipping threshold c. Returns the Axes.
+    """
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(5, 2.8))
+    for vec, label, color in [(g, "gradient", "black"), (by_entry, "elementwise clip", "C1"),
+                              (by_norm, "global-norm clip", "C0")]:
+        ax.annotate("", xy=tuple(vec), xytext=(0, 0), arrowprops=dict(arrowstyle="->", color=color, lw=2))
+        ax.plot([], [], color=color, label=label)
+    ax.add_patch(plt.Rectangle((-limit, -limit), 2 * limit, 2 * limit, fill=False, ls=":", color="C1"))
+    ax.add_patch(plt.Circle((0, 0), limit, fill=False, ls=":", color="C0"))
+    xs, ys = zip((0.0, 0.0), tuple(g), tuple(by_entry), tuple(by_norm))
+    pad = 0.1 * float(np.linalg.norm(g))
+    ax.set_xlim(min(xs) - pad, max(xs) + pad)
+    ax.set_ylim(min(ys) - pad, max(max(ys), limit) + pad)
+    ax.set_aspect("equal")
+    ax.legend(loc="upper right", fontsize=8)
+    return ax
+
+
+# -- 06 · training on Pride and Prejudice --------------------------------------------------------
+
+def visible_char(ch):
+    """A character as it can be seen in a table or an axis label: space as ␣, line break as ↵ (notebook 06)."""
+    return {" ": "␣", "\n": "↵"}.get(ch, ch)
+
+
+def plot_char_frequencies(counts, chars):
+    """Bars of each character's share of a text, most frequent first, on a log scale (notebook 06, section 1).
+
+    counts: (V,) occurrences of each character, computed by the notebook; chars: the V characters.
+    """
+    plt = _plt()
+    counts = np.asarray(counts)
+    order = np.argsort(-counts, kind="stable")  # most frequent first
+    V = len(counts)
+    fig, ax = plt.subplots(figsize=(12, 3.2))
+    ax.bar(np.arange(V), counts[order] / counts.sum(), color="C0")
+    ax.set_yscale("log")
+    ax.set_xticks(np.arange(V), [visible_char(chars[i]) for i in order], fontsize=7)
+    ax.set_xlim(-0.7, V - 0.3)
+    ax.set_ylabel("share of the text")
+    ax.set_title(f"the {V} characters of the text, most frequent first (log scale)")
+    plt.show()
+
+
+def moving_average(x, k):
+    """The mean of each run of k consecutive values of x: len(x) - k + 1 values (for smoothed curves)."""
+    return np.convolve(np.asarray(x, dtype=float), np.ones(k) / k, mode="valid")
+
+
+def _baselines(ax, baselines, x_end):
+    for (name, bpc), style in zip(baselines.items(), (":", "--", "-.")):
+        ax.axhline(bpc, color="grey", lw=1, ls=style)
+        ax.text(x_end, bpc, f" {name} {bpc:.2f}", va="center", fontsize=8, color="grey")
+
+
+def draw_training_curves(ax, history, baselines, max_step, smooth=50, label="", color=None):
+    """Training bpc (each step faintly, and a moving average) and validation bpc against the step (notebook 06).
+
+    history: a ``rnn_core.History``; baselines: {name: bpc}, drawn as grey lines (at most three);
+    max_step: the right end of the axis; smooth: steps per moving average.
+    """
+    h = history.arrays()
+    ax.plot(h["step"], h["train_bpc"], color=color or "C0", lw=0.5, alpha=0.3)  # every step, faint
+    k = min(smooth, len(h["train_bpc"]))
+    if k:
+        ax.plot(h["step"][k - 1 :], moving_average(h["train_bpc"], k), color=color or "C0",
+                label=f"{label}training (mean of {k} steps)")
+    if len(h["val_step"]):
+        ax.plot(h["val_step"], h["val_bpc"], "o-", ms=4, color=color or "C1", label=f"{label}validation")
+    _baselines(ax, baselines, max_step)
+    ax.set_xlim(0, max_step)
+    ax.set_ylim(1.0, 7.0)
+    ax.set_xlabel("step")
+    ax.set_ylabel("bits per character")
+
+
+class LivePlot:
+    """A progress bar and the training curves, updated in place while ``rnn_core.train`` runs (notebook 06).
+
+    Pass it (or a function that calls it) as train's ``callback``: each call with a snapshot of the
+    run (a ``TrainResult``) moves the bar, and every ``plot_every`` steps, and at ``max_step``,
+    redraws ``draw_training_curves``. It returns None, so training goes on. Call it once more with
+    the final result to draw the end of a run that stopped early.
+    """
+
+    def __init__(self, baselines, max_step, plot_every=250, smooth=50):
+        import ipywidgets as widgets
+
+        plt = _plt()
+        self.baselines, self.max_step, self.plot_every, self.smooth = baselines, max_step, plot_every, smooth
+        self.bar = widgets.IntProgress(value=0, min=0, max=max_step)
+        self.status = widgets.Label()
+        self.row = widgets.HBox([self.bar, self.status])
+        self.fig, self.ax = plt.subplots(figsize=(9, 4))
+        plt.close(self.fig)  # shown through a display handle, not by the inline backend at the end of the cell
+        self.handle = None
+
+    def __call__(self, snapshot):
+        from IPython.display import display
+
+        self.bar.value = min(snapshot.step, self.max_step)
+        val = f"{snapshot.val_bpc:.2f}" if snapshot.val_bpc is not None else "-"
+        train = f"{snapshot.train_bpc:.2f}" if snapshot.train_bpc is not None else "-"
+        self.status.value = (f"step {snapshot.step:,} of {self.max_step:,}   training bpc {train}   "
+                             f"validation bpc {val}")
+        if self.handle is not None and snapshot.step % self.plot_every and snapshot.step < self.max_step:
+            return None
+        self.ax.clear()
+        draw_training_curves(self.ax, snapshot.history, self.baselines, self.max_step, smooth=self.smooth)
+        self.ax.set_title(f"step {snapshot.step:,} of {self.max_step:,}")
+        if self.ax.get_legend_handles_labels()[0]:
+            self.ax.legend(loc="upper center")
+        if self.handle is None:  # the first call: show the bar and the figure, updated in place from now on
+            display(self.row)
+            self.handle = display(self.fig, display_id=True)
+        else:
+            self.handle.update(self.fig)
+        return None
+
+
+def plot_first_steps(history, baselines, n):
+    """The training bpc of each of the first n steps, unsmoothed, over the baselines (notebook 06, section 4)."""
+    plt = _plt()
+    h = history.arrays()
+    steps, bpc = h["step"][:n], h["train_bpc"][:n]
+    fig, ax = plt.subplots(figsize=(9, 3.2))
+    ax.plot(steps, bpc, ".-", ms=3, lw=0.8, color="C0", label="training bpc of each step's window")
+    _baselines(ax, baselines, n)
+    ax.set_xlim(0, n)
+    ax.set_xlabel("step")
+    ax.set_ylabel("bits per character")
+    ax.set_title(f"the first {len(steps)} steps, one point per step")
+    ax.legend(loc="upper right", fontsize=8)
+    plt.show()
+
+
+def plot_training_runs(runs, baselines, smooth=25):
+    """Smoothed training curves of several short runs on one axis (notebook 06, section 3: SGD against Adam).
+
+    runs: {label: rnn_core.History}; labels starting with "sgd" are drawn in blues, others in reds.
+    """
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(9, 3.8))
+    blues, reds = plt.get_cmap("Blues"), plt.get_cmap("Reds")
+    n_sgd = sum(label.startswith("sgd") for label in runs)
+    i_sgd = i_other = 0
+    max_step = 1
+    for label, history in runs.items():
+        h = history.arrays()
+        if label.startswith("sgd"):
+            color, i_sgd = blues(0.45 + 0.5 * i_sgd / max(1, n_sgd - 1)), i_sgd + 1
+        else:
+            color, i_other = reds(0.45 + 0.5 * i_other / max(1, len(runs) - n_sgd - 1)), i_other + 1
+        k = min(smooth, len(h["train_bpc"]))
+        if k:
+            ax.plot(h["step"][k - 1 :], moving_average(h["train_bpc"], k), color=color, label=label)
+        max_step = max(max_step, int(h["step"][-1]) if len(h["step"]) else 1)
+    _baselines(ax, baselines, max_step)
+    ax.set_xlim(0, max_step)
+    ax.set_ylim(1.5, 7.0)
+    ax.set_xlabel("step")
+    ax.set_ylabel(f"training bpc (mean of {smooth} steps)")
+    ax.legend(fontsize=8, ncols=2, loc="upper right")
+    plt.show()
+
+
+def print_sample(view):
+    """Print a sample as the sampling widget shows it (notebook 06, section 5).
+
+    view: the notebook's ``sample_view`` result, a dict with "error" (None or a message), and else
+    "temperature", "prime", "continuation".
+    """
+    if view["error"]:
+        print(f"cannot sample: {view['error']}")
+        return
+    print(f"temperature: {view['temperature']:.2f}")
+    print(view["prime"] + view["continuation"])
+
+
+def plot_next_char_probs(view):
+    """Bars of the most likely next characters after the priming text (notebook 06, section 5).
+
+    view: the notebook's ``sample_view`` result: "probs" (V,), "top" (indices, most likely first),
+    "chars", "prime", "temperature"; nothing is drawn for a view with an error.
+    """
+    if view["error"]:
+        return
+    plt = _plt()
+    top = view["top"]
+    rows = np.arange(len(top))[::-1]  # the most likely character on top
+    fig, ax = plt.subplots(figsize=(3.6, 4.2))
+    ax.barh(rows, view["probs"][top], color="C0")
+    ax.set_yticks(rows, [repr(view["chars"][i]) for i in top])
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("probability")
+    ax.set_title(f"next character after\n{view['prime'][-16:]!r}, τ = {view['temperature']:.2f}", fontsize=10)
+    fig.tight_layout()
+    plt.show()
+
+
+def show_sample_view(view):
+    """``print_sample`` and then ``plot_next_char_probs`` below it (notebook 06, section 5)."""
+    print_sample(view)
+    plot_next_char_probs(view)
+
+
+def sampling_widget(view_fn, prime, temperature=0.8, length=300):
+    """Sliders for the temperature and the length and a box for the priming text, showing the sample
+    beside its next-character chart (notebook 06, section 5).
+
+    view_fn(temperature, prime, length) -> a view dict (the notebook's ``sample_view``). Returns the
+    widget box (display it).
+    """
+    import ipywidgets as widgets
+    from IPython.display import clear_output
+
+    style = {"description_width": "initial"}
+    temperature_slider = widgets.FloatSlider(value=temperature, min=0.0, max=2.0, step=0.05, description="temperature",
+                                             continuous_update=False, style=style)
+    length_slider = widgets.IntSlider(value=length, min=20, max=1000, step=20, description="length",
+                                      continuous_update=False, style=style)
+    prime_box = widgets.Text(value=prime, description="priming text", continuous_update=False, style=style)
+    text_pane = widgets.Output(layout=widgets.Layout(width="62%"))
+    chart_pane = widgets.Output(layout=widgets.Layout(width="38%"))
+
+    def update(temperature, prime, length):
+        view = view_fn(temperature, prime, length)
+        with text_pane:
+            clear_output(wait=True)
+            print_sample(view)
+        with chart_pane:
+            clear_output(wait=True)
+            plot_next_char_probs(view)
+
+    wiring = widgets.interactive_output(update, {"temperature": temperature_slider, "prime": prime_box,
+                                                 "length": length_slider})
+    return widgets.VBox([widgets.HBox([temperature_slider, length_slider, prime_box]),
+                         widgets.HBox([text_pane, chart_pane]), wiring])
+
+
+
+# -- 07 · what the network learned ---------------------------------------------------------------
+
+
+def plot_hidden_size_sweep(curves, val_bpc, n_params, baselines, highlight=None):
+    """Notebook 07, section 1: what a fixed number of steps buys at each hidden size H.
+
+    curves: {H: (steps, smoothed training bpc)}, the notebook's smoothed curves, one per run;
+    val_bpc: {H: final validation bpc}; n_params: {H: parameter count}; baselines: {name: bpc},
+    drawn as grey lines (the bigram one is labelled). highlight: None, or a dict with "label",
+    "H", "val_bpc", "n_params" and "curve" (steps, smoothed bpc) for one more run, drawn in red
+    over the sweep (the live-training slider's run).
+    Left: the training curves; middle: validation bpc against H; right: against the parameter count.
+    """
+    plt = _plt()
+    sizes = np.array(sorted(val_bpc))
+    val = np.array([val_bpc[H] for H in sizes])
+    counts = np.array([n_params[H] for H in sizes])
+    fig, (ax_curves, ax_size, ax_params) = plt.subplots(1, 3, figsize=(13, 3.6))
+    shades = plt.get_cmap("Greys")(np.linspace(0.35, 0.9, len(sizes)))
+    for H, shade in zip(sizes, shades):
+        steps, bpc = curves[H]
+        ax_curves.plot(steps, bpc, color=shade, lw=1.2, label=f"H = {H}")
+    ax_curves.set_xlabel("step")
+    ax_curves.set_ylabel("training bpc (smoothed)")
+    for ax, x, xlabel in ((ax_size, sizes, "hidden size H"), (ax_params, counts, "parameters")):
+        ax.semilogx(x, val, "o-", color="grey")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("validation bpc")
+    ax_size.set_xticks(sizes, [str(H) for H in sizes])
+    ax_size.minorticks_off()
+    for ax in (ax_curves, ax_size, ax_params):
+        for (name, bpc), style in zip(baselines.items(), (":", "--", "-.")):
+            ax.axhline(bpc, color="grey", lw=1, ls=style)
+    for name, bpc in baselines.items():
+        ax_size.text(sizes[0], bpc, f" {name}", va="bottom", fontsize=8, color="grey")
+    if highlight is not None:
+        steps, bpc = highlight["curve"]
+        ax_curves.plot(steps, bpc, color="C3", lw=2, label=highlight["label"])
+        ax_size.plot(highlight["H"], highlight["val_bpc"], "*", color="C3", ms=14)
+        ax_params.plot(highlight["n_params"], highlight["val_bpc"], "*", color="C3", ms=14)
+        ax_size.set_title(highlight["label"], fontsize=10)
+    ax_curves.legend(fontsize=8)
+    fig.tight_layout()
+    plt.show()
+
+
+def live_training_widget(run_fn, hidden_size=32, learning_rate=5e-3, seq_length=32):
+    """Sliders for the hidden size, the learning rate and the sequence length, wired to ``run_fn``
+    (notebook 07, section 1: "Train one yourself").
+
+    run_fn(hidden_size, learning_rate, seq_length) trains and draws (the notebook's
+    ``show_live_training``); it runs again each time a slider is released. Returns the widget box.
+    """
+    import ipywidgets as widgets
+
+    style = {"description_width": "initial"}
+    size_slider = widgets.IntSlider(value=hidden_size, min=8, max=256, step=8, description="hidden size",
+                                    continuous_update=False, style=style)
+    lr_slider = widgets.FloatLogSlider(value=learning_rate, base=10, min=-4, max=-1, step=0.1,
+                                       description="learning rate", readout_format=".1e",
+                                       continuous_update=False, style=style)
+    seq_slider = widgets.IntSlider(value=seq_length, min=4, max=128, step=4, description="sequence length",
+                                   continuous_update=False, style=style)
+    out = widgets.interactive_output(run_fn, {"hidden_size": size_slider, "learning_rate": lr_slider,
+                                              "seq_length": seq_slider})
+    return widgets.VBox([widgets.HBox([size_slider, lr_slider, seq_slider]), out])
+
+
+def unit_html(values, chars):
+    """Notebook 07, section 2: text as HTML, each character on a background coloured by a value in [-1, 1].
+
+    values: (N,) one hidden unit's activation after each character; chars: the N characters.
+    HEATMAP_CMAP (blue negative, white 0, red positive), only its paler middle 60% so that black
+    text stays readable; characters HTML-escaped, a line break shown as ↵ before it.
+    """
+    import html
+
+    from matplotlib.colors import to_hex
+
+    cmap = _plt().get_cmap(HEATMAP_CMAP)
+    spans = []
+    for value, ch in zip(np.asarray(values, dtype=float), chars):
+        colour = to_hex(cmap(0.5 + 0.3 * float(np.clip(value, -1, 1))))
+        shown = "↵\n" if ch == "\n" else html.escape(ch)
+        spans.append(f'<span style="background-color:{colour}">{shown}</span>')
+    return ('<div style="font-family:monospace; white-space:pre-wrap; line-height:1.6">'
+            + "".join(spans) + "</div>")
+
+
+def show_unit(values, chars, caption):
+    """Print ``caption``, then show ``unit_html(values, chars)`` (notebook 07, section 2)."""
+    from IPython.display import HTML, display
+
+    print(caption)
+    display(HTML(unit_html(values, chars)))
+
+
+def unit_widget(show_fn, unit, n_units):
+    """A "hidden unit" slider (0 .. n_units - 1) wired to show_fn(unit) (notebook 07, section 2).
+
+    show_fn is the notebook's function that colours one unit over the passage. Returns the widget box.
+    """
+    import ipywidgets as widgets
+
+    slider = widgets.IntSlider(value=unit, min=0, max=n_units - 1, step=1, description="hidden unit",
+                               continuous_update=False, style={"description_width": "initial"})
+    return widgets.VBox([slider, widgets.interactive_output(show_fn, {"unit": slider})])
+
+
+def plot_probe_accuracies(accuracies):
+    """Notebook 07, section 2: held-out accuracy of each predictor of each property, as grouped bars.
+
+    accuracies: {property: {predictor: accuracy in [0, 1]}}, the same predictors in the same
+    order for every property (the first is drawn as the baseline it is, in grey).
+    """
+    plt = _plt()
+    props = list(accuracies)
+    predictors = list(accuracies[props[0]])
+    width = 0.8 / len(predictors)
+    colours = ["0.7"] + [f"C{i}" for i in range(len(predictors) - 1)]
+    fig, ax = plt.subplots(figsize=(11, 3.4))
+    x = np.arange(len(props))
+    for j, (name, colour) in enumerate(zip(predictors, colours)):
+        heights = [accuracies[p][name] for p in props]
+        ax.bar(x + (j - (len(predictors) - 1) / 2) * width, heights, width, color=colour, label=name)
+    ax.set_xticks(x, props)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("held-out accuracy")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside the bars, never over them
+    fig.tight_layout()
+    plt.show()
+
+
+def plot_grad_norms(step, grad_norm, lr, clip_norm, smooth=50):
+    """Notebook 07, section 3: the global gradient norm of every training step, and the learning rate.
+
+    step, grad_norm, lr: (N,) from ``result.history.arrays()``; clip_norm: the clipping threshold,
+    a dashed red line (None: not drawn); smooth: steps in the drawn running mean.
+    """
+    plt = _plt()
+    step, grad_norm = np.asarray(step), np.asarray(grad_norm, dtype=float)
+    fig, (ax_g, ax_lr) = plt.subplots(2, 1, sharex=True, figsize=(9, 4.6), gridspec_kw={"height_ratios": [2, 1]})
+    ax_g.plot(step, grad_norm, lw=0.5, alpha=0.4, color="C0", label="each step")
+    k = min(smooth, len(grad_norm))
+    if k:
+        mean = np.convolve(grad_norm, np.ones(k) / k, mode="valid")
+        ax_g.plot(step[k - 1 :], mean, color="C0", label=f"mean of {k} steps")
+    top = grad_norm.max() if len(grad_norm) else 1.0
+    if clip_norm is not None:
+        ax_g.axhline(clip_norm, color="C3", ls="--", lw=1, label=f"clipping threshold {clip_norm:g}")
+        top = max(top, clip_norm)
+    ax_g.set_ylim(0, 1.1 * top)
+    ax_g.set_ylabel("gradient norm")
+    ax_g.legend(fontsize=8)
+    ax_lr.plot(step, lr, color="grey")
+    ax_lr.set_ylabel("learning rate")
+    ax_lr.set_xlabel("step")
+    fig.tight_layout()
+    plt.show()
 
 
 # -- 08 · gated cells: the LSTM ------------------------------------------------------------------

@@ -371,7 +371,9 @@ def _train_step(run, state, lr):
     epoch, next_window, h, c = state.epoch, state.next_window + 1, h_last, c_last
     if next_window == run.batcher.windows_per_pass:  # end of a pass: start again, from a zero state
         epoch, next_window, h, c = epoch + 1, 0, np.zeros_like(h_last), (None if c is None else np.zeros_like(c))
-    after = replace(state, params=params, opt_state=opt_state, step=state.step + 1, epoch=epoch, next_window=next_window, h=h, c=c)
+    after = replace(
+        state, params=params, opt_state=opt_state, step=state.step + 1, epoch=epoch, next_window=next_window, h=h, c=c
+    )
     return after, loss / chars / LN2, norm
 
 
@@ -510,7 +512,8 @@ class _Run:
         return self.start_elapsed + time.perf_counter() - self.t0
 
     def out_of_time(self, seconds):
-        """Whether, ``seconds`` into the budget, another step and the final validation and save would overrun it."""
+        """Whether, ``seconds`` into the budget, what is left no longer holds a final validation and save
+        (as long as the last ones took): then training stops so that the whole call fits in max_seconds."""
         limit = self.config.max_seconds
         return limit is not None and seconds + self.eval_seconds + self.save_seconds >= limit
 

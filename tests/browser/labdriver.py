@@ -510,6 +510,49 @@ class NotebookTab:
         self.page.keyboard.type(str(value), delay=30)
         self.page.keyboard.press("Enter")
 
+    # -- running one cell, and the stop button ------------------------------------------------
+    def code_cell(self, starts_with: str):
+        """The code cell whose source starts with `starts_with` (exactly one must)."""
+        sources = self.page.evaluate("""() => Array.from(
+            document.querySelectorAll('.jp-NotebookPanel .jp-Notebook .jp-CodeCell'))
+            .map(c => (c.querySelector('.cm-content')?.innerText ?? '').trimStart())""")
+        found = [i for i, s in enumerate(sources) if s.startswith(starts_with)]
+        if len(found) != 1:
+            raise LabError(f"{self.path}: {len(found)} code cells start with {starts_with!r}, expected one")
+        return self.page.locator(".jp-NotebookPanel .jp-Notebook .jp-CodeCell").nth(found[0])
+
+    def next_code_cell(self, cell):
+        """The code cell after `cell` (markdown cells skipped)."""
+        return cell.locator("xpath=following-sibling::div[contains(@class, 'jp-CodeCell')][1]")
+
+    def select(self, cell) -> None:
+        """Select a cell in command mode, as a click on its prompt does."""
+        cell.scroll_into_view_if_needed()
+        cell.locator(".jp-InputArea-prompt").click()
+        self.page.keyboard.press("Escape")
+
+    def insert_above_and_run(self, cell, code: str) -> None:
+        """Insert a code cell above `cell`, type `code` into it and run it (Shift+Enter); the
+        selection then moves on to `cell`."""
+        self.select(cell)
+        self.page.keyboard.press("a")
+        self.page.keyboard.press("Enter")
+        self.page.keyboard.insert_text(code)  # no key events: no auto-closed brackets
+        self.page.keyboard.press("Shift+Enter")
+
+    def run_selected(self) -> None:
+        self.page.keyboard.press("Shift+Enter")
+
+    def prompt(self, cell) -> str:
+        return cell.locator(".jp-InputArea-prompt").inner_text().strip()
+
+    def output_text(self, cell) -> str:
+        return cell.locator(".jp-OutputArea").inner_text().strip()
+
+    def interrupt(self) -> None:
+        """Click the notebook toolbar's stop button (■, "Interrupt the kernel")."""
+        self.page.locator('.jp-NotebookPanel-toolbar [data-command="notebook:interrupt-kernel"]').click()
+
     # -- evidence for a failure -----------------------------------------------------------
     def outputs_text(self) -> str:
         """Every code cell's prompt, first source line and output text, for the failure report."""

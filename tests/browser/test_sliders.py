@@ -142,12 +142,24 @@ CHECKS: dict[str, list[SliderCheck]] = {
         SliderCheck("learning rate", all_of(shows_value("learning rate"), text_changed, figure_changed),
                     keys=("PageUp",)),
     ],
+    "05-bptt-in-practice.ipynb": [
+        SliderCheck("recurrent_scale", all_of(shows_value("recurrent_scale (ρ)"), text_changed, figure_changed),
+                    keys=("PageUp",)),
+        SliderCheck("hidden size", all_of(shows_value("hidden size"), figure_changed), keys=("PageUp",)),
+    ],
     "06-training-on-pride-and-prejudice.ipynb": [
+        # the sampling widget (section 5): a new sample and a flatter next-character chart...
         SliderCheck("temperature", all_of(shows_value("temperature"), text_changed, figure_changed),
                     keys=("PageUp",)),
+        # ...and a longer sample
+        SliderCheck("length", text_changed, keys=("PageUp",)),
+    ],
+    "07-what-the-network-learned.ipynb": [
         # a short training run (a few steps when the notebook sees RNN_FROM_SCRATCH_QUICK=1)
         SliderCheck("hidden size", all_of(shows_value("hidden size"), rnn_parameter_count,
                                           figure_changed), keys=("PageUp",), timeout=180),
+        SliderCheck("learning rate", all_of(shows_value("learning rate"), figure_changed),
+                    keys=("PageUp",), timeout=180),
         SliderCheck("hidden unit", all_of(shows_value("hidden unit"), text_changed),
                     keys=("ArrowRight",)),
     ],
@@ -233,3 +245,71 @@ def test_sliders_drive_their_outputs(notebook, request):
     for check in CHECKS[notebook]:
         move_and_check(tab, check)
     assert_ran_cleanly(tab)  # the callbacks raised nothing and the widgets still render
+
+
+# -- the stop button -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class StopCheck:
+    """A training cell made long, stopped with ■ after `run_for` seconds, and the cell after it."""
+
+    cell_starts: str  # the first characters of the training cell's source
+    longer: str  # code run just above it, so that it would train far longer than the test waits
+    expect: str  # what the training cell prints when stopped (rnn_core.train's message)
+    run_for: float = 8.0  # seconds of training before the click
+    timeout: float = 60.0  # seconds for each cell to finish
+
+
+STOP_CHECKS: dict[str, StopCheck] = {
+    "06-training-on-pride-and-prejudice.ipynb": StopCheck(
+        cell_starts="# the long run: the stop button",
+        longer="config = replace(config, steps=1_000_000)  # inserted by the browser test",
+        expect="interrupted at step"),
+}
+
+
+def wait_for_prompt(tab: NotebookTab, cell, pattern: str, timeout: float) -> str:
+    deadline = time.monotonic() + timeout
+    prompt = tab.prompt(cell)
+    while time.monotonic() < deadline:
+        prompt = tab.prompt(cell)
+        if re.search(pattern, prompt) and re.search(r"\|\s*Idle$|\|\s*Busy$", tab.kernel_status()):
+            return prompt
+        time.sleep(0.25)
+    raise LabError(f"{tab.path}: the cell's prompt is {prompt!r}, waited for {pattern!r} "
+                   f"for {timeout:.0f} s; status bar: {tab.kernel_status()!r}")
+
+
+@pytest.mark.parametrize("notebook", list(STOP_CHECKS), ids=lambda nb: nb.split("-")[0])
+def test_stop_button_ends_training_cleanly(notebook, request):
+    """A reader clicks ■ while the network trains: the cell ends with rnn_core.train's one-line
+    message and no traceback, and the next cell runs on the model trained so far."""
+    if not (NOTEBOOKS / notebook).exists():
+        pytest.skip(f"notebooks/{notebook} does not exist yet")
+    check = STOP_CHECKS[notebook]
+    tab = request.getfixturevalue("notebook_tab")(notebook)  # after Run All (and the slider tests)
+    assert_ran_cleanly(tab)
+    training = tab.code_cell(check.cell_starts)
+    tab.insert_above_and_run(training, check.longer)  # the selection moves on to the training cell
+    tab.wait_kernel_idle(check.timeout)
+    tab.run_selected()
+    training = tab.code_cell(check.cell_starts)  # found again: locators count cells by position
+    wait_for_prompt(tab, training, r"\[\*\]", check.timeout)
+    time.sleep(check.run_for)
+    assert tab.prompt(training) == "[*]:", f"{tab.path}: training ended before the click: {tab.output_text(training)!r}"
+    tab.interrupt()
+    wait_for_prompt(tab, training, r"\[\d+\]", check.timeout)
+    tab.wait_kernel_idle(check.timeout)
+    shown = tab.output_text(training)
+    assert check.expect in shown, f"{tab.path}: after ■ the training cell shows {shown!r}"
+    assert not ERROR_PATTERN.search(shown), f"{tab.path}: after ■ the training cell shows an error:\n{shown}"
+
+    after = tab.next_code_cell(training)
+    tab.select(after)
+    tab.run_selected()
+    wait_for_prompt(tab, after, r"\[\d+\]", check.timeout)
+    tab.wait_kernel_idle(check.timeout)
+    shown = tab.output_text(after)
+    assert not ERROR_PATTERN.search(shown), f"{tab.path}: the cell after training shows an error:\n{shown}"
+    print(f"{tab.path}: stopped with ■; training cell: {tab.output_text(training)[-200:]!r}; "
+          f"next cell: {shown[:200]!r}")
+    assert_ran_cleanly(tab)
