@@ -1,23 +1,36 @@
-"""Forward + BPTT throughput of rnn_core, against two references measured in the same run.
+"""Forward + BPTT throughput of rnn_core, its ablations and two references, measured in one run.
 
-    python benchmarks/throughput.py            # H=256, B=64, T=64, V=91, float32
-    python benchmarks/throughput.py --repeats 20 --hidden-size 128
+    python benchmarks/throughput.py                          # B=32 T=32 (the trainer's default), then B=64 T=64
+    python benchmarks/throughput.py --batch-size 64 --seq-length 64 --rounds 10
 
 Prints characters per second (one character = one time step of one sequence, forward and
-backward) for
-  - rnn_core.loss_and_grads (batched, the engine the notebooks and the trainer use);
-  - a per-sequence, per-time-step loop in the style of the classic min-char-rnn (column
-    vectors, one-hot inputs, one sequence at a time), written below for comparison;
+backward) at H=256, V=91, float32, for
+  - rnn_core.loss_and_grads, the engine the notebooks and the trainer use (BLAS with its own
+    threads);
+  - two ablations (they need threadpoolctl, not a dependency of rnn_core: `pip install
+    threadpoolctl`; without it the rows are skipped): "one BLAS thread", the same call with
+    BLAS held to one thread; and "two halves", the batch cut into two halves run in two
+    threads, BLAS limited to one thread each, the gradients added: the split rnn_core used to
+    do inside loss_and_grads, rebuilt here around the public function;
   - PyTorch nn.RNN + nn.Linear + cross-entropy, forward and backward, when torch is
     importable (optional: the project never needs it);
-and the ratios between them, which are what this benchmark reports: absolute speeds depend on
-the machine and on whatever else runs on it, ratios measured side by side much less.
+  - a per-sequence, per-time-step loop in the style of the classic min-char-rnn (column
+    vectors, one-hot inputs, one sequence at a time), written below for comparison;
+and each one's speed relative to rnn_core, which is what this benchmark reports: absolute speeds
+depend on the machine and on whatever else runs on it, ratios measured side by side much less.
+The engines are timed in alternating blocks (``--rounds`` blocks of ``--calls`` calls each).
 
-It also prints the share of the machine's limit: FLOPs per character, about
-6 (H^2 + V H) for the matrix products of forward plus backward, times characters per second,
-divided by the FLOP rate numpy's matrix product reaches on exactly the products one training
-step performs, timed alone in the same run on one core and multiplied by the number of cores
-(at most two, the split rnn_core uses).
+It also prints the time the same matrix products take alone (with the same BLAS settings): the
+share of rnn_core's time they account for says how little is left to gain around them.
+
+The windows are cut, as the trainer cuts them, by StreamBatcher from a random text of the
+novel's length encoded by Vocabulary. That matters beyond realism: once a process has freed a
+large block (encoding the text does), glibc's malloc keeps freed memory for reuse, and the
+engine's intermediates cost little to allocate. A process that never freed a large block
+hands them back to the system after every call instead, and each call starts on fresh pages,
+which is slower (and not how the engine runs in training).
+
+The last lines are a Markdown table for the README.
 """
 
 from __future__ import annotations
@@ -26,11 +39,19 @@ import argparse
 import os
 import statistics
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 import rnn_core
+
+try:
+    from threadpoolctl import ThreadpoolController
+except ImportError:  # the "two halves" and "one BLAS thread" rows need it
+    ThreadpoolController = None
+
+CONFIGS = ((32, 32), (64, 64))  # (B, T): the trainer's default, and a larger batch
+TEXT_LENGTH = 704_000  # characters, about the length of Pride and Prejudice
 
 
 def timeit(fn, repeats, warmup=2):
@@ -45,27 +66,79 @@ def timeit(fn, repeats, warmup=2):
     return statistics.median(times)
 
 
-def time_in_rounds(fns, repeats, rounds=3, pause=0.5):
+def time_in_rounds(fns, rounds, calls, pause=0.3):
     """Median time per call of each function, timed in alternating blocks.
 
-    Each round times every function for ``repeats // rounds`` calls in a row, with a
-    pause between blocks: thread pools (OpenBLAS's, PyTorch's OpenMP) keep spinning
-    for a while after their work, and one engine's spinning threads must not be
-    charged to the other. Alternating blocks spreads any change in the machine's
-    load over all engines alike.
+    Each round times every function for ``calls`` calls in a row, with a pause between
+    blocks: thread pools (OpenBLAS's, PyTorch's OpenMP) keep spinning for a while after
+    their work, and one engine's spinning threads must not be charged to the other.
+    Alternating blocks spreads any change in the machine's load over all engines alike.
     """
     times = {name: [] for name in fns}
-    for name, fn in fns.items():  # warm-up
+    for fn in fns.values():  # warm-up
         fn()
         fn()
     for _ in range(rounds):
         for name, fn in fns.items():
             time.sleep(pause)
-            for _ in range(max(1, repeats // rounds)):
+            for _ in range(calls):
                 t0 = time.perf_counter()
                 fn()
                 times[name].append(time.perf_counter() - t0)
     return {name: statistics.median(ts) for name, ts in times.items()}
+
+
+# -- ablations: BLAS held to one thread; the batch in two halves, in two threads, one BLAS thread each
+
+
+def blas_controller():
+    """A threadpoolctl controller of the BLAS libraries numpy loaded, or None without threadpoolctl."""
+    return None if ThreadpoolController is None else ThreadpoolController()
+
+
+def one_blas_thread_fn(params, inputs, targets, h0):
+    """A closure running loss_and_grads unchanged, with BLAS held to one thread, or None.
+
+    Beside "two halves" it tells the split's own effect from that of BLAS's thread count: on a
+    machine busy with other work, a BLAS that waits for its second thread at every small
+    product can lose more than that thread brings.
+    """
+    controller = blas_controller()
+    if controller is None:
+        return None
+
+    def step():
+        with controller.limit(limits=1, user_api="blas"):
+            return rnn_core.loss_and_grads(params, inputs, targets, h0)
+
+    return step
+
+
+def two_halves_fn(params, inputs, targets, h0):
+    """A closure running loss_and_grads as two halves of the batch in two threads, or None.
+
+    This is what rnn_core did inside loss_and_grads until the split was measured slower at
+    the trainer's default: each thread runs its half with BLAS held to one thread (numpy
+    releases the GIL inside its loops and BLAS calls), and the halves' gradients are added.
+    """
+    controller = blas_controller()
+    if controller is None or (os.cpu_count() or 1) < 2 or len(inputs) < 2:
+        return None
+    m = len(inputs) // 2
+    halves = [(inputs[:m], targets[:m], h0[:m]), (inputs[m:], targets[m:], h0[m:])]
+    pool = ThreadPoolExecutor(max_workers=2)
+
+    def step():
+        with controller.limit(limits=1, user_api="blas"):
+            (l1, g1, h1), (l2, g2, h2) = pool.map(lambda half: rnn_core.loss_and_grads(params, *half), halves)
+        return l1 + l2, {k: g1[k] + g2[k] for k in g1}, np.concatenate([h1, h2])
+
+    # same numbers first, so the comparison is of equal work
+    loss, grads, h = step()
+    ours = rnn_core.loss_and_grads(params, inputs, targets, h0)
+    assert np.isclose(loss, ours[0], rtol=1e-5) and np.allclose(h, ours[2], atol=1e-6)
+    assert all(np.allclose(grads[k], ours[1][k], rtol=1e-3, atol=1e-4) for k in grads)
+    return step
 
 
 # -- reference: the classic per-sequence, per-time-step loop ----------------------------
@@ -145,11 +218,11 @@ def torch_step_fn(params, inputs, targets, h0):
     return step
 
 
-# -- the machine's limit: the same matrix products, timed alone -------------------------
+# -- the matrix products alone -------------------------------------------------------------
 
 
 def gemm_only_fn(H, B, T, V, dtype):
-    """Every matrix product of one forward + backward step, with nothing else around them."""
+    """Every matrix product of one forward + backward call of rnn_core, with nothing around them."""
     rng = np.random.default_rng(0)
     W_hh = rng.standard_normal((H, H)).astype(dtype)
     W_yh = rng.standard_normal((V, H)).astype(dtype)
@@ -157,86 +230,109 @@ def gemm_only_fn(H, B, T, V, dtype):
     hs = rng.standard_normal((T * B, H)).astype(dtype)
     do = rng.standard_normal((T * B, V)).astype(dtype)
     onehot = np.eye(V, dtype=dtype)[rng.integers(0, V, T * B)]
-    out = np.empty((B, H), dtype)
 
     def run():
-        for _ in range(T):  # forward recurrence: h W_hh^T
-            np.matmul(h, W_hh.T, out=out)
+        for _ in range(T):  # forward recurrence: W_hh h_{t-1}, one column per sequence
+            W_hh @ h.T
         hs @ W_yh.T  # logits
         do.T @ hs  # dW_yh
         do @ W_yh  # dL/dh from the outputs
-        for _ in range(T):  # backward recurrence: da W_hh
-            np.matmul(h, W_hh, out=out)
+        for _ in range(T):  # backward recurrence: W_hh^T da_t
+            W_hh.T @ h.T
         hs.T @ hs  # dW_hh
         hs.T @ onehot  # dW_xh (as a dense product with one-hot rows)
 
-    flops = 2 * (2 * T * B * H * H + 3 * T * B * H * V + T * B * H * H + T * B * H * V)
-    return run, flops
+    return run
+
+
+# -- one configuration, and the report ---------------------------------------------------------
+
+
+def random_text(V, n=TEXT_LENGTH, seed=0):
+    """The training ids of a random text of n characters drawn from V code points, as train() encodes it."""
+    chars = [chr(c) for c in range(32, 32 + V)]
+    text = "".join(np.random.default_rng(seed).choice(chars, n))
+    return rnn_core.Vocabulary.from_text(text).encode(text)
+
+
+def measure(ids, H, B, T, V, rounds, calls, loop_sequences):
+    """Characters per second of every engine at one (B, T); None for an engine not available."""
+    dtype = np.float32
+    params = rnn_core.init_params(V, H, seed=0, dtype=dtype)
+    inputs, targets = (np.ascontiguousarray(a) for a in rnn_core.StreamBatcher(ids, B, T).window(0))
+    h0 = np.zeros((B, H), dtype)
+    fns = {"rnn_core": lambda: rnn_core.loss_and_grads(params, inputs, targets, h0)}
+    for name, make in (("one BLAS thread", one_blas_thread_fn), ("two halves", two_halves_fn), ("torch", torch_step_fn)):
+        step = make(params, inputs, targets, h0)
+        if step is not None:
+            fns[name] = step
+    fns["matmuls alone"] = gemm_only_fn(H, B, T, V, dtype)
+    seconds = time_in_rounds(fns, rounds, calls)
+    n = min(loop_sequences, B)
+    seconds["loop"] = timeit(lambda: loop_loss_and_grads(params, inputs[:n], targets[:n], h0[:n]), 3, warmup=1) * B / n
+    return {name: B * T / s for name, s in seconds.items()}
+
+
+ROWS = (
+    ("rnn_core", "**`rnn_core.loss_and_grads`** (BLAS with its own threads)"),
+    ("one BLAS thread", "ablation: the same, BLAS held to one thread"),
+    ("two halves", "ablation: the batch as two halves in two threads, one BLAS thread each (removed)"),
+    ("torch", "PyTorch {torch} `nn.RNN` + `Linear` + cross-entropy, CPU, {threads} threads"),
+    ("loop", "per-sequence, per-time-step loop (classic min-char-rnn style)"),
+)
+
+
+def report(results, torch_label):
+    """The README's table: characters per second and speed relative to rnn_core, per configuration."""
+    head = "| engine |" + "".join(f" B = {B}, T = {T}: chars/s | relative |" for B, T in results)
+    lines = [head, "|---|" + "---:|---:|" * len(results)]
+    for key, label in ROWS:
+        cells = []
+        for cps in results.values():
+            if cps.get(key) is None:
+                cells.append(" n/a | n/a |")
+            else:
+                cells.append(f" {cps[key]:,.0f} | {cps[key] / cps['rnn_core']:.2f} |")
+        lines.append(f"| {label.format(**torch_label)} |" + "".join(cells))
+    return "\n".join(lines)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--hidden-size", type=int, default=256)
-    ap.add_argument("--batch-size", type=int, default=64)
-    ap.add_argument("--seq-length", type=int, default=64)
+    ap.add_argument("--batch-size", type=int, help="run one configuration (default: B=32 T=32, then B=64 T=64)")
+    ap.add_argument("--seq-length", type=int, help="with --batch-size")
     ap.add_argument("--vocab-size", type=int, default=91)
-    ap.add_argument("--repeats", type=int, default=15, help="timed calls per engine (the median is used)")
+    ap.add_argument("--rounds", type=int, default=6, help="alternating blocks per engine (default: 6)")
+    ap.add_argument("--calls", type=int, default=8, help="timed calls per block (default: 8; the median is used)")
     ap.add_argument("--loop-sequences", type=int, default=4, help="sequences the slow loop runs per call")
     args = ap.parse_args(argv)
-    H, B, T, V = args.hidden_size, args.batch_size, args.seq_length, args.vocab_size
-    dtype = np.float32
-    rng = np.random.default_rng(0)
-    params = rnn_core.init_params(V, H, seed=0, dtype=dtype)
-    inputs = rng.integers(0, V, (B, T))
-    targets = rng.integers(0, V, (B, T))
-    h0 = np.zeros((B, H), dtype)
-    chars = B * T
-    print(f"H={H} B={B} T={T} V={V} float32, {chars} characters per call")
-
-    nb = args.loop_sequences
-    fns = {"ours": lambda: rnn_core.loss_and_grads(params, inputs, targets, h0)}
-    step = torch_step_fn(params, inputs, targets, h0)
-    if step is not None:
-        fns["torch"] = step
-    t = time_in_rounds(fns, args.repeats)
-    t_ours = t["ours"]
-    cps_ours = chars / t_ours
-    print(f"rnn_core.loss_and_grads  {t_ours * 1e3:9.2f} ms/call  {cps_ours:12,.0f} chars/s")
-
-    t_loop = timeit(lambda: loop_loss_and_grads(params, inputs[:nb], targets[:nb], h0[:nb]), 3, warmup=1)
-    cps_loop = nb * T / t_loop
-    print(f"per-sequence step loop   {t_loop * B / nb * 1e3:9.2f} ms/call  {cps_loop:12,.0f} chars/s"
-          f"  (timed on {nb} sequences, scaled)")
-
-    cps_torch = None
-    if step is not None:
+    H, V = args.hidden_size, args.vocab_size
+    configs = CONFIGS if args.batch_size is None else ((args.batch_size, args.seq_length or args.batch_size),)
+    torch_label = {"torch": "(not importable)", "threads": "-"}
+    try:
         import torch
 
-        t_torch = t["torch"]
-        cps_torch = chars / t_torch
-        print(f"PyTorch nn.RNN ({torch.get_num_threads()} threads) {t_torch * 1e3:7.2f} ms/call  {cps_torch:12,.0f} chars/s"
-              f"  (torch {torch.__version__})")
-    else:
-        print("PyTorch nn.RNN           not importable: comparison skipped")
+        torch_label = {"torch": torch.__version__.split("+")[0], "threads": torch.get_num_threads()}
+    except ImportError:
+        pass
+    if ThreadpoolController is None:
+        print("threadpoolctl is not installed: the ablation rows are skipped (pip install threadpoolctl)")
+    print(f"H={H} V={V} float32; {os.cpu_count()} cores; {args.rounds} rounds of {args.calls} calls per engine")
+    print(f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())} (1, 5, 15 min)")
 
-    # The limit: the FLOP rate of the same products on one core (BLAS held to one thread,
-    # where small products run best), times the cores available, at most two: what a
-    # perfect two-way split of the work could reach.
-    run, flops = gemm_only_fn(H, B, T, V, dtype)
-    with threadpool_limits(1, user_api="blas"):
-        t_gemm = timeit(run, args.repeats)
-    cores = min(2, os.cpu_count() or 1)
-    gemm_rate = flops / t_gemm * cores
-    flops_per_char = 6 * (H * H + V * H)
-    achieved = flops_per_char * cps_ours
-    print(f"numpy matmul on the same products: {gemm_rate / cores / 1e9:.1f} GFLOP/s on one core,"
-          f" {gemm_rate / 1e9:.1f} on {cores};"
-          f" rnn_core achieves {achieved / 1e9:.1f} GFLOP/s ({flops_per_char:,} FLOPs/char)")
-    print()
-    print(f"ratio rnn_core / per-sequence loop: {cps_ours / cps_loop:6.1f}x")
-    if cps_torch is not None:
-        print(f"ratio rnn_core / PyTorch nn.RNN:    {cps_ours / cps_torch:6.2f}x")
-    print(f"share of the matmul limit:          {achieved / gemm_rate:6.1%}")
+    ids = random_text(V)
+    results = {}
+    for B, T in configs:
+        cps = results[(B, T)] = measure(ids, H, B, T, V, args.rounds, args.calls, args.loop_sequences)
+        print(f"\nB={B} T={T}: {B * T} characters per call")
+        for key, label in ROWS:
+            if cps.get(key) is not None:
+                print(f"  {key:14s} {cps[key]:12,.0f} chars/s   {cps[key] / cps['rnn_core']:6.3f} x rnn_core")
+        print(f"  the same matrix products alone take {cps['rnn_core'] / cps['matmuls alone']:.0%} of rnn_core's time")
+        print(f"  rnn_core / per-sequence loop: {cps['rnn_core'] / cps['loop']:.1f}x")
+    print(f"\nload average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())} (1, 5, 15 min)\n")
+    print(report(results, torch_label))
 
 
 if __name__ == "__main__":

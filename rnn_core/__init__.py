@@ -26,6 +26,7 @@ from .rnn import (
     forward,
     init_params,
     loss_and_grads,
+    output_logits,
     param_shapes,
     sequence_loss,
     step_backward,
@@ -36,4 +37,4 @@ from .vocab import Vocabulary
 __version__ = "0.1.0"
 from .data import StreamBatcher, load_text, split_train_val, strip_gutenberg
 from .checkpoint import Checkpoint, CheckpointError, load_checkpoint, save_checkpoint
-from .train import History, TrainConfig, TrainResult, TrainState, learning_rate_at, train
+from .trainer import History, TrainConfig, TrainResult, TrainState, learning_rate_at, train

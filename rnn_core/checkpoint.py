@@ -11,10 +11,13 @@ allow_pickle=False)`` opens; every entry is an array:
 ``opt.<name>[.<key>]`` the optimizer state, e.g. ``opt.t``, ``opt.m.W_hh``, ``opt.v.W_hh``
                        (Adam), ``opt.G.W_hh`` (Adagrad), nothing for SGD
 ``history.<field>``    the training history (step, train_bpc, ..., val_bpc)
-``rng_state``          the random generator's state: a JSON string stored as uint8 bytes
+``rng_state``          optional: a random generator's state, JSON stored as uint8 bytes
+                       (``rnn_core.train`` draws no random numbers and writes none;
+                       files written before it stopped storing one still load)
 ``meta``               JSON as uint8 bytes: format and version, step, position in the
-                       data (pass and window), optimizer name, the training
-                       configuration, a fingerprint of the training text, elapsed time
+                       data (``epoch``: passes done; ``window``: the next window),
+                       optimizer name, the training configuration, a fingerprint of
+                       the training text, elapsed time
 =====================  ==========================================================
 
 Only the parameters and the vocabulary are needed to sample text; the rest
@@ -35,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._validation import check_checkpoint_path, check_int
 from .files import write_atomically
 from .rnn import PARAM_NAMES, check_params
 from .vocab import Vocabulary
@@ -139,8 +143,7 @@ def save_checkpoint(
         raise TypeError(f"vocab must be a rnn_core.Vocabulary, got {type(vocab).__name__}")
     if vocab.size != params["W_xh"].shape[1]:
         raise ValueError(f"vocabulary has {vocab.size} characters but the parameters expect V={params['W_xh'].shape[1]}")
-    if not path.parent.is_dir():
-        raise FileNotFoundError(f"checkpoint folder {path.parent} does not exist; create it first or choose another path")
+    check_checkpoint_path(path)
     arrays = {k: params[k] for k in PARAM_NAMES}
     arrays["vocab"] = np.array([ord(c) for c in vocab.chars], dtype=np.uint32)
     if h is not None:
@@ -167,6 +170,36 @@ def load_checkpoint(path):
     not fit together.
     """
     path = Path(path)
+    arrays = _read_archive(path)
+
+    def bad(msg):
+        return CheckpointError(f"checkpoint {path} is unusable: {msg}")
+
+    params, vocab = _read_model(arrays, bad)
+    meta = _read_json(arrays, "meta", bad) or {}
+    if meta and meta.get("format") != FORMAT:
+        raise bad(f"'meta' does not describe an {FORMAT} file")
+    if meta and meta.get("version", 0) > VERSION:
+        raise bad(f"written by a newer rnn_core (format version {meta.get('version')}); upgrade rnn_core")
+    try:
+        step = check_int(meta.get("step", 0), "step", 0)
+    except (TypeError, ValueError) as e:
+        raise bad(str(e)) from None
+    return Checkpoint(
+        params=params,
+        vocab=vocab,
+        optimizer=meta.get("optimizer"),
+        opt_state=_read_opt_state(arrays, params, meta, bad),
+        step=step,
+        h=_read_hidden_state(arrays, params, bad),
+        rng_state=_read_json(arrays, "rng_state", bad),
+        history={k[len("history.") :]: v for k, v in arrays.items() if k.startswith("history.")},
+        meta=meta,
+    )
+
+
+def _read_archive(path):
+    """Every array in the .npz file at ``path``, as a dict."""
     if not path.exists():
         raise FileNotFoundError(f"checkpoint {path} does not exist")
     if not path.is_file():
@@ -179,10 +212,11 @@ def load_checkpoint(path):
         raise CheckpointError(f"checkpoint {path} is corrupt or not a .npz file ({type(e).__name__}: {e})") from None
     if not isinstance(arrays, dict) or not arrays:
         raise CheckpointError(f"checkpoint {path} holds no arrays")
+    return arrays
 
-    def bad(msg):
-        return CheckpointError(f"checkpoint {path} is unusable: {msg}")
 
+def _read_model(arrays, bad):
+    """(params, vocab) from the archive's arrays, checked against each other."""
     missing = [k for k in (*PARAM_NAMES, "vocab") if k not in arrays]
     if missing:
         raise bad(f"missing {', '.join(missing)} (is it an rnn_core checkpoint?)")
@@ -203,42 +237,28 @@ def load_checkpoint(path):
     V = params["W_xh"].shape[1]
     if vocab.size != V:
         raise bad(f"the vocabulary has {vocab.size} characters but the parameters expect V={V}")
+    return params, vocab
 
-    meta = _read_json(arrays, "meta", bad) or {}
-    if meta and meta.get("format") != FORMAT:
-        raise bad(f"'meta' does not describe an {FORMAT} file")
-    if meta and meta.get("version", 0) > VERSION:
-        raise bad(f"written by a newer rnn_core (format version {meta.get('version')}); upgrade rnn_core")
-    rng_state = _read_json(arrays, "rng_state", bad)
 
+def _read_hidden_state(arrays, params, bad):
     h = arrays.get("h")
-    H = params["W_hh"].shape[0]
-    if h is not None and (h.ndim != 2 or h.shape[1] != H or h.dtype != params["W_hh"].dtype or not np.isfinite(h).all()):
-        raise bad(f"hidden state 'h' has shape {h.shape}, dtype {h.dtype}; expected (B, {H}), {params['W_hh'].dtype}, finite")
+    H, dtype = params["W_hh"].shape[0], params["W_hh"].dtype
+    if h is not None and (h.ndim != 2 or h.shape[1] != H or h.dtype != dtype or not np.isfinite(h).all()):
+        raise bad(f"hidden state 'h' has shape {h.shape}, dtype {h.dtype}; expected (B, {H}), {dtype}, finite")
+    return h
 
+
+def _read_opt_state(arrays, params, meta, bad):
     opt_arrays = {k: v for k, v in arrays.items() if k.startswith("opt.")}
-    opt_state = _unflatten_opt_state(opt_arrays) if opt_arrays or meta.get("optimizer") == "sgd" else None
-    if opt_state:
-        for name, value in opt_state.items():
-            if isinstance(value, dict):
-                for k, arr in value.items():
-                    if k not in params or arr.shape != params[k].shape or arr.dtype != params[k].dtype:
-                        raise bad(f"optimizer entry opt.{name}.{k} does not match the parameters")
-    history = {k[len("history.") :]: v for k, v in arrays.items() if k.startswith("history.")}
-    step = meta.get("step", 0)
-    if isinstance(step, bool) or not isinstance(step, int) or step < 0:
-        raise bad(f"step must be an integer >= 0, got {step!r}")
-    return Checkpoint(
-        params=params,
-        vocab=vocab,
-        optimizer=meta.get("optimizer"),
-        opt_state=opt_state,
-        step=step,
-        h=h,
-        rng_state=rng_state,
-        history=history,
-        meta=meta,
-    )
+    if not opt_arrays and meta.get("optimizer") != "sgd":
+        return None
+    opt_state = _unflatten_opt_state(opt_arrays)
+    for name, value in opt_state.items():
+        if isinstance(value, dict):
+            for k, arr in value.items():
+                if k not in params or arr.shape != params[k].shape or arr.dtype != params[k].dtype:
+                    raise bad(f"optimizer entry opt.{name}.{k} does not match the parameters")
+    return opt_state
 
 
 def _read_json(arrays, key, bad):

@@ -15,18 +15,18 @@ with status 130.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 import warnings
 from pathlib import Path
 
 from . import __version__
-from .checkpoint import load_checkpoint
+from ._validation import check_checkpoint_path, check_int, check_number
+from .checkpoint import CheckpointError, load_checkpoint
 from .data import CACHE_ENV, TEXT_ENV, TextMismatchWarning, load_text
 from .generate import sample
 from .optim import OPTIMIZERS
-from .train import TrainConfig, train
+from .trainer import TrainConfig, train
 
 __all__ = ["main", "build_parser"]
 
@@ -41,34 +41,20 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def _int_at_least(minimum):
-    def parse(s):
-        try:
-            v = int(s)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {s!r}") from None
-        if v < minimum:
-            raise argparse.ArgumentTypeError(f"must be {'a positive integer' if minimum == 1 else f'>= {minimum}'}, got {v}")
-        return v
-
-    return parse
+def _integer(s):
+    """An int flag value; whether it is in range is for the package's own checks to say."""
+    try:
+        return int(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {s!r}") from None
 
 
-def _float_above(minimum, inclusive=False):
-    def parse(s):
-        try:
-            v = float(s)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got {s!r}") from None
-        if not math.isfinite(v) or v < minimum or (v == minimum and not inclusive):
-            raise argparse.ArgumentTypeError(f"must be a number {'>=' if inclusive else '>'} {minimum:g}, got {s}")
-        return v
-
-    return parse
-
-
-_positive_int, _nonneg_int = _int_at_least(1), _int_at_least(0)
-_positive_float, _nonneg_float = _float_above(0.0), _float_above(0.0, inclusive=True)
+def _number(s):
+    """A float flag value; whether it is in range is for the package's own checks to say."""
+    try:
+        return float(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {s!r}") from None
 
 
 def build_parser():
@@ -80,7 +66,12 @@ def build_parser():
     parser.add_argument("--version", action="version", version=f"rnn_core {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="{train,sample}", parser_class=_Parser)
     sub.required = True
+    _add_train_arguments(sub)
+    _add_sample_arguments(sub)
+    return parser
 
+
+def _add_train_arguments(sub):
     d = _DEFAULTS
     t = sub.add_parser(
         "train",
@@ -98,26 +89,26 @@ def build_parser():
         help=f"UTF-8 text file to train on (default: ${TEXT_ENV} if set, else Pride and Prejudice from the cache "
         f"folder, downloaded from Project Gutenberg on first use; ${CACHE_ENV} moves the cache)",
     )
-    t.add_argument("--hidden-size", type=_positive_int, metavar="H", help=f"hidden units (default: {d.hidden_size})")
-    t.add_argument("--batch-size", type=_positive_int, metavar="B", help=f"parallel streams per batch (default: {d.batch_size})")
+    t.add_argument("--hidden-size", type=_integer, metavar="H", help=f"hidden units (default: {d.hidden_size})")
+    t.add_argument("--batch-size", type=_integer, metavar="B", help=f"parallel streams per batch (default: {d.batch_size})")
     t.add_argument(
-        "--seq-length", type=_positive_int, metavar="T", help=f"characters per window, the BPTT length (default: {d.seq_length})"
+        "--seq-length", type=_integer, metavar="T", help=f"characters per window, the BPTT length (default: {d.seq_length})"
     )
-    t.add_argument("--learning-rate", type=_positive_float, metavar="LR", help=f"peak learning rate (default: {d.learning_rate:g})")
+    t.add_argument("--learning-rate", type=_number, metavar="LR", help=f"peak learning rate (default: {d.learning_rate:g})")
     t.add_argument(
         "--steps",
-        type=_positive_int,
+        type=_integer,
         metavar="N",
         help=f"total optimizer steps, counting those done before a resume (default: {d.steps})",
     )
     t.add_argument(
         "--max-seconds",
-        type=_positive_float,
+        type=_number,
         metavar="S",
         help="wall-clock budget in seconds; the learning rate decays over whichever budget runs out first "
         "(default: no limit)",
     )
-    t.add_argument("--seed", type=_nonneg_int, metavar="K", help=f"random seed for the initial weights (default: {d.seed})")
+    t.add_argument("--seed", type=_integer, metavar="K", help=f"random seed for the initial weights (default: {d.seed})")
     t.add_argument(
         "--checkpoint",
         metavar="PATH",
@@ -129,13 +120,15 @@ def build_parser():
         "--optimizer", choices=sorted(OPTIMIZERS), help=f"optimizer (default: {d.optimizer})"
     )
     t.add_argument(
-        "--clip-norm", type=_positive_float, metavar="X", help=f"clip the gradient's global norm to X (default: {d.clip_norm:g})"
+        "--clip-norm", type=_number, metavar="X", help=f"clip the gradient's global norm to X (default: {d.clip_norm:g})"
     )
     t.add_argument(
-        "--eval-every", type=_nonneg_int, metavar="N", help=f"steps between validations, 0 for only at the end (default: {d.eval_every})"
+        "--eval-every", type=_integer, metavar="N", help=f"steps between validations, 0 for only at the end (default: {d.eval_every})"
     )
     t.add_argument("--no-progress", action="store_true", help="no progress bar")
 
+
+def _add_sample_arguments(sub):
     s = sub.add_parser("sample", help="generate text from a checkpoint", description="Print text generated by a trained model.")
     s.add_argument("--checkpoint", metavar="PATH", default=str(DEFAULT_CHECKPOINT), help=f"checkpoint to read (default: {DEFAULT_CHECKPOINT})")
     s.add_argument(
@@ -143,56 +136,67 @@ def build_parser():
         metavar="TEXT",
         help="text the model reads before generating; printed before the generated text (default: a newline, not printed)",
     )
-    s.add_argument("--length", type=_nonneg_int, default=500, metavar="N", help="characters to generate (default: 500)")
+    s.add_argument("--length", type=_integer, default=500, metavar="N", help="characters to generate (default: 500)")
     s.add_argument(
         "--temperature",
-        type=_nonneg_float,
+        type=_number,
         default=0.8,
         metavar="T",
         help="below 1: safer and more repetitive; above 1: more surprising; 0: always the most likely character (default: 0.8)",
     )
-    s.add_argument("--top-k", type=_positive_int, metavar="K", help="draw only among the K most likely characters (default: all)")
-    s.add_argument("--seed", type=_nonneg_int, default=0, metavar="K", help="random seed (default: 0)")
-    return parser
+    s.add_argument("--top-k", type=_integer, metavar="K", help="draw only among the K most likely characters (default: all)")
+    s.add_argument("--seed", type=_integer, default=0, metavar="K", help="random seed (default: 0)")
 
 
-_FLAG_TO_FIELD = {
-    "hidden_size": "hidden_size",
-    "batch_size": "batch_size",
-    "seq_length": "seq_length",
-    "learning_rate": "learning_rate",
-    "steps": "steps",
-    "max_seconds": "max_seconds",
-    "seed": "seed",
-    "optimizer": "optimizer",
-    "clip_norm": "clip_norm",
-    "eval_every": "eval_every",
-}
+# the TrainConfig fields that have a flag of the same name (--hidden-size sets hidden_size)
+_TRAIN_FLAGS = (
+    "hidden_size", "batch_size", "seq_length", "learning_rate", "steps", "max_seconds", "seed", "optimizer", "clip_norm",
+    "eval_every",
+)
 
 
-def _cmd_train(args, out, err, started):
-    given = {field: getattr(args, flag) for flag, field in _FLAG_TO_FIELD.items() if getattr(args, flag) is not None}
+def _flag_values(args):
+    """The settings the flags give: the TrainConfig fields given (train), or sample's settings."""
+    if args.command == "train":
+        return {name: getattr(args, name) for name in _TRAIN_FLAGS if getattr(args, name) is not None}
+    return {name: getattr(args, name) for name in ("length", "temperature", "top_k", "seed")}
+
+
+def _check_flags(values, command):
+    """Raise the package's own ValueError/TypeError for a flag value it would refuse."""
+    if command == "train":
+        TrainConfig(**values)  # checks every field it is given
+        return
+    check_int(values["length"], "length", 0)
+    check_number(values["temperature"], "temperature", 0, include_low=True)
+    check_int(values["top_k"], "top_k", 1, allow_none=True)
+    check_int(values["seed"], "seed", 0)
+
+
+def _flag_message(error, values):
+    """A check's "name must be ..., got ..." as "--name: must be ..., got ..." (saying "a number" for a float flag).
+
+    None when the error names none of the flags: then it is not about a flag's value.
+    """
+    text = str(error)
+    name = next((n for n in values if text.startswith(f"{n} must be ")), None)
+    if name is None:
+        return None
+    requirement = text[len(f"{name} must be ") :]
+    number = isinstance(values[name], float) and not requirement.startswith(("a ", "an ", "one of"))
+    return f"--{name.replace('_', '-')}: must be {'a number ' if number else ''}{requirement}"
+
+
+def _cmd_train(args, out, err, started, given):
     if args.checkpoint is None:
         path = DEFAULT_CHECKPOINT
         if not args.resume:
             path.parent.mkdir(parents=True, exist_ok=True)
     else:
         path = Path(args.checkpoint)
-    # checked before anything slow happens
-    if path.is_dir():
-        raise ValueError(f"--checkpoint {path} is a folder; give a file name such as {path / 'rnn.npz'}")
-    if not path.parent.is_dir():
-        raise FileNotFoundError(f"checkpoint folder {path.parent} does not exist; create it or choose another --checkpoint")
+    check_checkpoint_path(path, "--checkpoint")  # before anything slow happens
     if args.resume:
-        if not path.is_file():
-            raise FileNotFoundError(f"checkpoint {path} does not exist, so there is nothing to resume (drop --resume to start afresh)")
-        stored = load_checkpoint(path).config
-        if not stored:
-            raise ValueError(f"checkpoint {path} holds no training configuration, so it cannot be resumed")
-        base = TrainConfig.from_dict(stored)
-        if "max_seconds" not in given:
-            given["max_seconds"] = None  # a time budget belongs to one run, not to the checkpoint
-        config = TrainConfig.from_dict({**base.to_dict(), **given})
+        config = _resumed_config(path, given)
     else:
         config = TrainConfig(**given)
 
@@ -210,6 +214,20 @@ def _cmd_train(args, out, err, started):
     if result.stopped == "interrupted":
         return 130
     return 0
+
+
+def _resumed_config(path, given):
+    """The checkpoint's training configuration, with the flags given on top."""
+    if not path.is_file():
+        raise FileNotFoundError(f"checkpoint {path} does not exist, so there is nothing to resume (drop --resume to start afresh)")
+    stored = load_checkpoint(path).config
+    if not stored:
+        raise ValueError(f"checkpoint {path} holds no training configuration, so it cannot be resumed")
+    given = {"max_seconds": None, **given}  # a time budget belongs to one run, not to the checkpoint
+    try:
+        return TrainConfig.from_dict({**stored, **given})
+    except (TypeError, ValueError) as e:  # the flags were checked: the stored part is bad
+        raise CheckpointError(f"checkpoint {path} holds an unusable training configuration: {e}") from None
 
 
 def _cmd_sample(args, out, err):
@@ -238,16 +256,24 @@ def main(argv=None, out=None, err=None):
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        values = _flag_values(args)
+        try:
+            _check_flags(values, args.command)
+        except (ValueError, TypeError) as e:  # a flag's value: a usage error, like argparse's own
+            message = _flag_message(e, values)
+            if message is None:  # not about a flag's value: a bug, shown as one
+                raise
+            parser.exit(2, f"{parser.prog} {args.command}: error: {message} (see {parser.prog} {args.command} --help)\n")
     except SystemExit as e:  # --help, --version, or a usage error already printed
         return e.code if isinstance(e.code, int) else 2
     try:
         if args.command == "train":
-            return _cmd_train(args, out, err, started)
+            return _cmd_train(args, out, err, started, values)
         return _cmd_sample(args, out, err)
     except KeyboardInterrupt:
         print("interrupted", file=err)
         return 130
-    except (ValueError, TypeError, OSError) as e:
+    except (ValueError, OSError) as e:  # bad input: a text, a checkpoint, a prime
         print(f"error: {_one_line(e)}", file=err)
         return 1
 

@@ -50,6 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._validation import check_int, check_number
 from .files import write_atomically
 
 __all__ = [
@@ -287,8 +288,7 @@ def split_train_val(ids, val_fraction=0.1):
     ids: a 1-D array (or a str); the split index is int(len * (1 - val_fraction)),
     so with val_fraction=0.1 the last 10% of characters are held out.
     """
-    if not (isinstance(val_fraction, (int, float)) and 0 <= val_fraction < 1):
-        raise ValueError(f"val_fraction must be a number in [0, 1), got {val_fraction!r}")
+    check_number(val_fraction, "val_fraction", 0, 1, include_low=True, include_high=False)
     n = len(ids)
     cut = int(n * (1.0 - val_fraction))
     return ids[:cut], ids[cut:]
@@ -316,11 +316,7 @@ class StreamBatcher:
         ids = np.asarray(self.ids)
         if ids.ndim != 1 or ids.dtype.kind not in "iu":
             raise ValueError(f"ids must be a 1-D integer array of character indices, got shape {ids.shape}, dtype {ids.dtype}")
-        for name in ("batch_size", "seq_length"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ValueError(f"{name} must be a positive integer, got {v!r}")
-        B, T = int(self.batch_size), int(self.seq_length)
+        B, T = check_int(self.batch_size, "batch_size"), check_int(self.seq_length, "seq_length")
         L = (ids.size - 1) // B if ids.size else 0
         if L < T:
             need = B * T + 1

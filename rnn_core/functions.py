@@ -74,11 +74,12 @@ def cross_entropy(o, y):
     o: logits, shape (V,) or (N, V); y: the target class index, an int or an
     int array of shape (N,). With a one-hot target distribution, the
     cross-entropy H(target, p) = -sum_i target_i log p_i keeps one term:
-    -log p_y = logsumexp(o) - o_y. Returns a Python float.
+    -log p_y = logsumexp(o) - o_y. Returns a Python float (the sum is taken
+    in float64, also for float32 logits).
     """
     o2, y1 = _rows_and_targets(o, y)
     rows = np.arange(len(y1))
-    return float(np.sum(logsumexp(o2, axis=1) - o2[rows, y1]))
+    return float(np.sum(logsumexp(o2, axis=1) - o2[rows, y1], dtype=np.float64))
 
 
 def cross_entropy_grad(o, y):

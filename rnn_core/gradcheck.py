@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rnn import PARAM_NAMES, check_params, loss_and_grads
+from .rnn import PARAM_NAMES, check_params, loss_and_grads, sequence_loss
 
 __all__ = ["GRADCHECK_TOL", "rel_error", "numerical_gradient", "check_gradients"]
 
@@ -64,7 +64,7 @@ def check_gradients(params, inputs, targets, h0=None, eps=1e-5, bptt_truncate=No
     W_yh, b_h, b_o and h0 (h0 is zeros when None is given).
     With ``bptt_truncate`` set, only the full-gradient check makes sense for the
     truncated result at k >= T - 1; for smaller k the truncated gradient is an
-    approximation and will not match (that is the point of notebook 04).
+    approximation and will not match (notebook 05 measures by how much).
     """
     params = check_params(params)
     if params["W_hh"].dtype != np.float64:
@@ -77,8 +77,8 @@ def check_gradients(params, inputs, targets, h0=None, eps=1e-5, bptt_truncate=No
     h0 = np.array(h0, dtype=np.float64)
     _, grads, _, dh0 = loss_and_grads(p, inputs, targets, h0, bptt_truncate=bptt_truncate, return_dh0=True)
 
-    def f():
-        return loss_and_grads(p, inputs, targets, h0)[0]
+    def f():  # the loss alone: the forward pass, no gradients
+        return sequence_loss(p, inputs, targets, h0)[0]
 
     errors = {k: rel_error(grads[k], numerical_gradient(f, p[k], eps)) for k in PARAM_NAMES}
     errors["h0"] = rel_error(dh0, numerical_gradient(f, h0, eps))

@@ -3,10 +3,10 @@
 The convention, declared once for the whole series (column vectors, as the
 notebooks write the maths; the code stores one row per sequence):
 
-    h_t   = tanh(W_hh h_{t-1} + W_xh x_t + b_h)      hidden state, (H,)
-    o_t   = W_yh h_t + b_o                           logits, (V,)
+    h_t    = tanh(W_hh h_{t-1} + W_xh x_t + b_h)     hidden state, (H,)
+    o_t    = W_yh h_t + b_o                          logits, (V,)
     yhat_t = softmax(o_t)                            next-character probabilities, (V,)
-    L     = sum_t -log yhat_t[y_t]                   cross-entropy in nats
+    L      = sum_t -log yhat_t[y_t]                  cross-entropy in nats
 
     W_xh (H, V)   W_hh (H, H)   W_yh (V, H)   b_h (H,)   b_o (V,)
 
@@ -16,31 +16,24 @@ so W_xh x_t is simply column x_t of W_xh. With B sequences at once the column
 equations become row equations, h_t = tanh(h_{t-1} W_hh^T + x_t W_xh^T + b_h)
 with h_t of shape (B, H): the same numbers, one row per sequence.
 
-Forward pass: notebooks/03-the-forward-pass.ipynb. Backward pass (BPTT) and
-its truncated variant: notebooks/04-backpropagation-through-time.ipynb.
+Forward pass: notebooks/03-the-forward-pass.ipynb. Backward pass (BPTT):
+notebooks/04-backpropagation-through-time.ipynb, section 2; its truncated
+variant and vanishing gradients: notebooks/05-bptt-in-practice.ipynb.
+
+Speed: the loop over time is the only Python loop. Everything that does not
+depend on the recurrence (the logits, softmax and loss, the weight gradients)
+runs once for all T * B characters as a few large matrix products.
 """
 
 from __future__ import annotations
 
-import os
-import threading
-from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 
-__all__ = [
-    "PARAM_NAMES",
-    "init_params",
-    "param_shapes",
-    "count_params",
-    "check_params",
-    "step_forward",
-    "step_backward",
-    "forward",
-    "loss_and_grads",
-    "sequence_loss",
-]
+from ._validation import check_int, check_param_arrays, check_state, prepare_sequences
+from .functions import one_hot, softmax
+
+__all__ = ["PARAM_NAMES", "init_params", "param_shapes", "count_params", "check_params", "step_forward",
+           "output_logits", "step_backward", "forward", "loss_and_grads", "sequence_loss"]
 
 PARAM_NAMES = ("W_xh", "W_hh", "W_yh", "b_h", "b_o")
 
@@ -68,7 +61,7 @@ def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, recurrent_sca
     - W_hh (H, H): a random orthogonal matrix times ``recurrent_scale``. All its
       eigenvalues then have modulus ``recurrent_scale``: at 1 the recurrence sits
       on the edge between vanishing and exploding (tanh' = 1 - h^2 < 1 still
-      shrinks gradients a little; notebook 04 measures it).
+      shrinks gradients a little; notebook 05 measures it).
     - W_yh (V, H): N(0, 1/H), so each logit starts with variance about the mean
       squared hidden activation (below 1): predictions start close to uniform.
     - b_h, b_o: zeros.
@@ -76,8 +69,7 @@ def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, recurrent_sca
     The numbers are drawn in float64 and then cast, so the same seed gives the
     same network in float32 and float64.
     """
-    V = _positive_int(vocab_size, "vocab_size")
-    H = _positive_int(hidden_size, "hidden_size")
+    V, H = check_int(vocab_size, "vocab_size"), check_int(hidden_size, "hidden_size")
     dtype = np.dtype(dtype)
     if dtype not in (np.float32, np.float64):
         raise TypeError(f"dtype must be np.float32 or np.float64, got {dtype}")
@@ -88,29 +80,29 @@ def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, recurrent_sca
     q, r = np.linalg.qr(rng.standard_normal((H, H)))
     W_hh = q * np.sign(np.diag(r)) * recurrent_scale
     W_yh = rng.standard_normal((V, H)) / np.sqrt(H)
-    params = {
-        "W_xh": W_xh,
-        "W_hh": W_hh,
-        "W_yh": W_yh,
-        "b_h": np.zeros(H),
-        "b_o": np.zeros(V),
-    }
+    params = {"W_xh": W_xh, "W_hh": W_hh, "W_yh": W_yh, "b_h": np.zeros(H), "b_o": np.zeros(V)}
     return {k: np.ascontiguousarray(v, dtype=dtype) for k, v in params.items()}
 
 
-# -- one time step: the equations as written ------------------------------------
+# -- one time step: the equations as written --------------------------------------------------
 
 
 def step_forward(params, x_t, h_prev):
-    """One step h_t = tanh(W_hh h_{t-1} + W_xh x_t + b_h).
+    """One step h_t = tanh(W_hh h_{t-1} + W_xh x_t + b_h): the only place this equation is written.
 
     x_t: a character index (int) or B indices, shape (B,).
     h_prev: h_{t-1}, shape (H,) or (B, H).
     Returns h_t, shaped like h_prev.
     """
     W_xh, W_hh, b_h = params["W_xh"], params["W_hh"], params["b_h"]
-    # W_xh x_t with one-hot x_t is column x_t of W_xh; rows of W_xh.T when batched
-    return np.tanh(h_prev @ W_hh.T + W_xh.T[x_t] + b_h)
+    # W_hh h_{t-1} with one column per sequence, turned back into rows: (H, H) @ (H, B) -> (H, B).
+    # W_xh x_t with one-hot x_t is column x_t of W_xh; rows of W_xh.T when batched.
+    return np.tanh((W_hh @ h_prev.T).T + W_xh.T[x_t] + b_h)
+
+
+def output_logits(params, h):
+    """The logits o = W_yh h + b_o for states h of shape (..., H): returns (..., V)."""
+    return h @ params["W_yh"].T + params["b_o"]
 
 
 def step_backward(params, dh_t, h_t, h_prev, x_t):
@@ -134,7 +126,7 @@ def step_backward(params, dh_t, h_t, h_prev, x_t):
     return dh_prev, grads
 
 
-# -- whole sequences, vectorised over the batch ------------------------------------
+# -- whole sequences, vectorised over the batch --------------------------------------------------
 
 
 def forward(params, inputs, h0=None):
@@ -148,17 +140,13 @@ def forward(params, inputs, h0=None):
       p: probabilities yhat_1..yhat_T, same shape as o
       h0: the initial state used, (H,) or (B, H)
     """
-    params = check_params(params)
-    X, h0b, single = _prepare_inputs(params, inputs, None, h0)
-    hs = _hidden_states(params, X, h0b)
-    T, B, H = hs.shape[0] - 1, hs.shape[1], hs.shape[2]
-    o = (hs[1:].reshape(T * B, H) @ params["W_yh"].T + params["b_o"]).reshape(T, B, -1)
-    p = _softmax_last(o)
+    params, X, _, h0, single = _check_window(params, inputs, None, h0)
+    hs = _hidden_states(params, X, h0)[1:]  # (T, B, H)
+    T, B, H = hs.shape
+    o = output_logits(params, hs.reshape(T * B, H)).reshape(T, B, -1)
     # time-major (T, B, .) inside; batch-first (B, T, .) outside, like inputs
-    out = {"h": hs[1:].transpose(1, 0, 2), "o": o.transpose(1, 0, 2), "p": p.transpose(1, 0, 2), "h0": h0b}
-    if single:
-        out = {k: v[0] for k, v in out.items()}
-    return out
+    out = {"h": hs.transpose(1, 0, 2), "o": o.transpose(1, 0, 2), "p": softmax(o).transpose(1, 0, 2), "h0": h0}
+    return {k: v[0] for k, v in out.items()} if single else out
 
 
 def loss_and_grads(params, inputs, targets, h0=None, bptt_truncate=None, return_dh0=False):
@@ -173,7 +161,7 @@ def loss_and_grads(params, inputs, targets, h0=None, bptt_truncate=None, return_
       gives the truncated approximation: the loss at step t sends gradient back
       through steps t, t-1, ..., t-k only, as if h_{t-k-1} were a constant.
       With k >= T - 1 this equals the full gradient; for smaller k it is *not*
-      the gradient of L, only an approximation of it (notebook 04 measures how
+      the gradient of L, only an approximation of it (notebook 05 measures how
       far off it is).
     return_dh0: also return dL/dh0 (shaped like h0), e.g. to check it.
 
@@ -182,17 +170,14 @@ def loss_and_grads(params, inputs, targets, h0=None, bptt_truncate=None, return_
       grads: dict with the same keys and shapes as params (dW_xh etc.)
       h_last: h_T, the state after the last step, shaped like h0 ((H,) or (B, H))
     """
-    params = check_params(params)
-    X, Y, h0b, single = _prepare_inputs(params, inputs, targets, h0)
-    if bptt_truncate is not None:
-        if isinstance(bptt_truncate, bool) or not isinstance(bptt_truncate, (int, np.integer)) or bptt_truncate < 0:
-            raise ValueError(f"bptt_truncate must be None or an integer >= 0, got {bptt_truncate!r}")
-    loss, grads, h_last, dh0 = _loss_and_grads_tb(params, X, Y, h0b, bptt_truncate)
+    params, X, Y, h0, single = _check_window(params, inputs, targets, h0)
+    k = check_int(bptt_truncate, "bptt_truncate", 0, allow_none=True)
+    hs = _hidden_states(params, X, h0)  # (T+1, B, H)
+    loss, grads, dh0 = _backward(params, X, Y, hs, k)
+    h_last = hs[-1].copy()  # its own small array, not a view keeping every state alive
     if single:
         h_last, dh0 = h_last[0], dh0[0]
-    if return_dh0:
-        return loss, grads, h_last, dh0
-    return loss, grads, h_last
+    return (loss, grads, h_last, dh0) if return_dh0 else (loss, grads, h_last)
 
 
 def sequence_loss(params, inputs, targets, h0=None):
@@ -200,137 +185,81 @@ def sequence_loss(params, inputs, targets, h0=None):
 
     Same arguments and shapes as ``loss_and_grads``; cheaper, for evaluation.
     """
-    params = check_params(params)
-    X, Y, h0b, single = _prepare_inputs(params, inputs, targets, h0)
-    loss, h_last = _loss_only_tb(params, X, Y, h0b)
-    return loss, (h_last[0] if single else h_last)
+    params, X, Y, h0, single = _check_window(params, inputs, targets, h0)
+    hs = _hidden_states(params, X, h0)
+    loss, _ = _output_loss(params, hs[1:].reshape(X.size, -1), Y.reshape(-1), grad=False)
+    return loss, (hs[-1, 0] if single else hs[-1]).copy()
 
 
-# -- the fast internals (time-major: X, Y are (T, B); states are (T+1, B, H)) --------
-#
-# Speed: the loop over time is the only Python loop; inside it each step is one
-# (B, H) @ (H, H) product and two elementwise passes. Everything that does not
-# depend on the recurrence (input lookups, logits, softmax, the weight gradients)
-# runs once for all T * B characters as a few large matrix products. A batch is
-# also cut into two halves that run in two threads (numpy releases the GIL inside
-# its loops and BLAS calls), each half with a single-threaded BLAS: the two
-# recurrences then use both cores, which BLAS threading cannot do with products
-# as small as one time step's. The cut depends only on B, never on the machine,
-# so results are the same everywhere; the halves' gradients are added in a fixed
-# order.
+# -- the loops over time (time-major: X, Y are (T, B); states are (T+1, B, H)) -------------------
 
 
-_workspace = threading.local()
-
-
-def _scratch(name, shape, dtype):
-    """A buffer reused from call to call (one set per thread), for intermediates only.
-
-    Fresh large arrays on every call cost page faults that take longer than the
-    arithmetic done in them; nothing returned to the caller lives in these.
-    """
-    bufs = _workspace.__dict__.setdefault("bufs", {})
-    n = int(np.prod(shape))
-    buf = bufs.get((name, dtype))
-    if buf is None or buf.size < n:
-        buf = bufs[(name, dtype)] = np.empty(n, dtype)
-    return buf[:n].reshape(shape)
-
-
-def _hidden_states(params, X, h0, scratch=False):
-    """h_0..h_T for X of shape (T, B): returns (T+1, B, H).
-
-    scratch=True puts the states in a reused buffer (valid until the next call).
-    """
-    T, B = X.shape
-    H = params["W_hh"].shape[0]
-    dtype = params["W_hh"].dtype
-    hs = _scratch("hs", (T + 1, B, H), dtype) if scratch else np.empty((T + 1, B, H), dtype)
+def _hidden_states(params, X, h0):
+    """h_0..h_T for inputs X (T, B) from h0 (B, H): returns (T+1, B, H)."""
+    hs = np.empty((X.shape[0] + 1,) + h0.shape, dtype=h0.dtype)
     hs[0] = h0
-    # W_xh x_t + b_h for every step at once: a row lookup in the (V, H) table
-    a = np.take(params["W_xh"].T + params["b_h"], X, axis=0, out=_scratch("a", (T, B, H), dtype))
-    W_hh_T = np.ascontiguousarray(params["W_hh"].T)  # BLAS is faster on a contiguous copy
-    tmp = np.empty((B, H), dtype=hs.dtype)
-    for t in range(T):  # the recurrence: the only loop over time
-        np.matmul(hs[t], W_hh_T, out=tmp)  # W_hh h_{t-1} as rows: (B, H) @ (H, H) -> (B, H)
-        tmp += a[t]
-        np.tanh(tmp, out=hs[t + 1])
+    for t in range(X.shape[0]):  # the recurrence: the only loop over time
+        hs[t + 1] = step_forward(params, X[t], hs[t])
     return hs
 
 
-def _softmax_last(o):
-    e = np.exp(o - o.max(axis=-1, keepdims=True))
-    e /= e.sum(axis=-1, keepdims=True)
-    return e
+def _output_loss(params, h_flat, y_flat, grad=True):
+    """Loss and dL/do for the logits o = W_yh h + b_o of rows h_flat (N, H) with targets y_flat (N,).
 
-
-def _logits_loss(params, h_flat, y_flat, out=None):
-    """exp of the shifted logits for rows h_flat (N, H), their row sums, and the loss.
-
-    Returns (e, s, loss) with e = exp(o - max(o)) (N, V), s = e.sum(axis=1) (N,),
-    and loss = sum over rows of logsumexp(o) - o[y], in nats (summed in float64).
+    ``cross_entropy(o, y)`` and ``cross_entropy_grad(o, y)`` from functions.py, fused for
+    speed (a training step is about 5% faster): one exp instead of two, computed in place.
+    tests/test_rnn.py checks that the two give the same numbers. Returns (loss, do) with do
+    (N, V), or (loss, None).
     """
-    z = np.matmul(h_flat, params["W_yh"].T, out=out)  # (N, H) @ (H, V) -> (N, V)
-    z += params["b_o"]
-    z -= z.max(axis=1, keepdims=True)  # largest exponent 0: no overflow
-    z_y = z[np.arange(len(y_flat)), y_flat]
-    np.exp(z, out=z)
-    s = z.sum(axis=1)
-    loss = float(np.sum(np.log(s), dtype=np.float64) - np.sum(z_y, dtype=np.float64))
-    return z, s, loss
+    rows = np.arange(len(y_flat))
+    do = output_logits(params, h_flat)  # o: (N, H) @ (H, V) -> (N, V)
+    do -= do.max(axis=1, keepdims=True)  # largest exponent 0: no overflow
+    loss = -float(np.sum(do[rows, y_flat], dtype=np.float64))  # -log yhat_y = log sum_j exp(o_j) - o_y
+    np.exp(do, out=do)
+    sums = do.sum(axis=1)
+    loss += float(np.sum(np.log(sums), dtype=np.float64))
+    if not grad:
+        return loss, None
+    do /= sums[:, None]  # yhat = softmax(o)
+    do[rows, y_flat] -= 1.0  # dL/do = yhat - onehot(y)
+    return loss, do
 
 
-def _shard_loss_only(params, X, Y, h0):
-    hs = _hidden_states(params, X, h0, scratch=True)
-    T, B, H = hs.shape[0] - 1, hs.shape[1], hs.shape[2]
-    z = _scratch("z", (T * B, params["W_yh"].shape[0]), hs.dtype)
-    _, _, loss = _logits_loss(params, hs[1:].reshape(T * B, H), Y.reshape(-1), out=z)
-    return loss, hs[T].copy()
+def _backward(params, X, Y, hs, k=None):
+    """Loss, gradients and dL/dh0 from the states hs (T+1, B, H); k: truncate BPTT at k steps back.
 
-
-def _shard_loss_and_grads(params, X, Y, h0, bptt_truncate=None):
-    """Forward pass and BPTT for one (T, B) block. Returns (loss, grads, h_T, dh0)."""
+    The four steps of notebook 04, section 2, for all T * B characters at once, except the
+    recursion backwards in time (step 3), which is the only loop.
+    """
     W_hh, W_yh = params["W_hh"], params["W_yh"]
     V, H = W_yh.shape
-    T, B = X.shape
-    dtype = W_hh.dtype
-    hs = _hidden_states(params, X, h0, scratch=True)  # (T+1, B, H)
-    h_flat = hs[1:].reshape(T * B, H)
-    y_flat = Y.reshape(-1)
-
-    # output layer for all steps at once
-    do, s, loss = _logits_loss(params, h_flat, y_flat, out=_scratch("z", (T * B, V), dtype))
-    do /= s[:, None]  # yhat_t
-    do[np.arange(T * B), y_flat] -= 1.0  # dL/do_t = yhat_t - onehot(y_t)
-    dW_yh = do.T @ h_flat  # sum_t do_t h_t^T: (V, N) @ (N, H) -> (V, H)
+    (T, B), N = X.shape, X.size
+    h_flat = hs[1:].reshape(N, H)
+    # step 1, the output: dL/do_t = yhat_t - onehot(y_t), for every step at once
+    loss, do = _output_loss(params, h_flat, Y.reshape(-1))
+    # step 2, the output weights: sums over every step of do_t h_t^T and do_t
+    dW_yh = do.T @ h_flat  # (V, N) @ (N, H) -> (V, H)
     db_o = do.sum(axis=0)
-    dh = np.matmul(do, W_yh, out=_scratch("dh", (T * B, H), dtype)).reshape(T, B, H)  # W_yh^T do_t: reaches h_t from o_t
-    dtanh = np.square(hs[1:], out=_scratch("dtanh", (T, B, H), dtype))
-    np.subtract(1.0, dtanh, out=dtanh)  # tanh'(a_t) = 1 - h_t^2
-
-    if bptt_truncate is None:
-        # da_t = (W_yh^T do_t + W_hh^T da_{t+1}) * (1 - h_t^2), from t = T down to 1
-        da = dh  # overwritten in place, step by step
-        carry = np.zeros((B, H), dtype=hs.dtype)
+    # step 3, the hidden states: W_yh^T do_t reaches h_t from o_t ...
+    dh = (do @ W_yh).reshape(T, B, H)  # (N, V) @ (V, H) -> (N, H)
+    if k is None:
+        # ... and W_hh^T da_{t+1} from h_{t+1}: da_t = (W_yh^T do_t + W_hh^T da_{t+1}) * (1 - h_t^2),
+        # from t = T down to 1, as in step_backward; da_t overwrites dh[t]
+        da, dh_next = dh, np.zeros_like(hs[0])
         for t in range(T - 1, -1, -1):
-            da_t = da[t]
-            da_t += carry  # the gradient arriving from h_{t+1}
-            da_t *= dtanh[t]  # back through tanh
-            np.matmul(da_t, W_hh, out=carry)  # W_hh^T da_t as rows: (B, H) @ (H, H) -> (B, H)
-        dh0 = carry
+            da[t] = (dh[t] + dh_next) * (1.0 - hs[t + 1] ** 2)
+            dh_next = (W_hh.T @ da[t].T).T  # W_hh^T da_t, one column per sequence: (H, H) @ (H, B)
+        dh0 = dh_next.copy()
     else:
-        dh *= dtanh
-        da = _truncated_deltas(dh, dtanh, W_hh, bptt_truncate)
+        dtanh = 1.0 - hs[1:] ** 2
+        da = _truncated_deltas(dh * dtanh, dtanh, W_hh, k)
         dh0 = da[0] @ W_hh
-
-    da_flat = da.reshape(T * B, H)
-    dW_hh = da_flat.T @ hs[:-1].reshape(T * B, H)  # sum_t da_t h_{t-1}^T: (H, N) @ (N, H)
-    # sum_t da_t x_t^T with one-hot x_t: a product with the one-hot rows (N, V)
-    x_onehot = np.take(np.eye(V, dtype=dtype), X.reshape(-1), axis=0, out=_scratch("x", (T * B, V), dtype))
-    dW_xh = da_flat.T @ x_onehot  # (H, N) @ (N, V) -> (H, V)
+    # step 4, the recurrent weights: sums over every step of da_t h_{t-1}^T, da_t x_t^T, da_t
+    da_flat = da.reshape(N, H)
+    dW_hh = da_flat.T @ hs[:-1].reshape(N, H)  # (H, N) @ (N, H) -> (H, H)
+    dW_xh = da_flat.T @ one_hot(X.reshape(-1), V, dtype=hs.dtype)  # one-hot x_t as rows: (H, N) @ (N, V)
     db_h = dW_xh.sum(axis=1)  # every da_t lands in exactly one column of dW_xh
-    grads = {"W_xh": dW_xh, "W_hh": dW_hh, "W_yh": dW_yh, "b_h": db_h, "b_o": db_o}
-    return loss, grads, hs[T].copy(), dh0
+    return loss, {"W_xh": dW_xh, "W_hh": dW_hh, "W_yh": dW_yh, "b_h": db_h, "b_o": db_o}, dh0
 
 
 def _truncated_deltas(d0, dtanh, W_hh, k):
@@ -340,189 +269,35 @@ def _truncated_deltas(d0, dtanh, W_hh, k):
     every loss at once: d_j[s] = (d_{j-1}[s+1] W_hh) * (1 - h_s^2), j = 1..k.
     Returns A (T, B, H) with A[s] = sum over t in [s, s+k] of dL_t/da_s.
     """
-    T = d0.shape[0]
-    acc = d0.copy()
-    d = d0
+    T, acc, d = d0.shape[0], d0.copy(), d0
     for j in range(1, min(k, T - 1) + 1):
         d = (d[1:] @ W_hh) * dtanh[: T - j]  # (T-j, B, H)
         acc[: T - j] += d
     return acc
 
 
-_MIN_SHARD_ROWS = 8  # below this many sequences per half, one thread is faster
-
-
-def _in_two_halves(fn, X, Y, h0, *args):
-    """Run fn on the two halves of the batch, in parallel; returns both results in order."""
-    B = X.shape[1]
-    if B < 2 * _MIN_SHARD_ROWS:
-        return [fn(X, Y, h0, *args)]
-    m = B // 2
-    parts = [(X[:, :m], Y[:, :m], h0[:m]), (X[:, m:], Y[:, m:], h0[m:])]
-    return _parallel.map(lambda part: fn(*part, *args), parts)
-
-
-def _loss_only_tb(params, X, Y, h0):
-    results = _in_two_halves(lambda x, y, h: _shard_loss_only(params, x, y, h), X, Y, h0)
-    return sum(r[0] for r in results), np.concatenate([r[1] for r in results])
-
-
-def _loss_and_grads_tb(params, X, Y, h0, bptt_truncate=None):
-    results = _in_two_halves(lambda x, y, h, k: _shard_loss_and_grads(params, x, y, h, k), X, Y, h0, bptt_truncate)
-    if len(results) == 1:
-        return results[0]
-    (l1, g1, h1, d1), (l2, g2, h2, d2) = results
-    grads = {k: g1[k] + g2[k] for k in g1}
-    return l1 + l2, grads, np.concatenate([h1, h2]), np.concatenate([d1, d2])
-
-
-class _TwoThreads:
-    """Two worker threads with BLAS limited to one thread while they run.
-
-    Created on first use. On a machine with one core the halves run one
-    after the other in the calling thread, with the same results.
-    """
-
-    def __init__(self):
-        self._pool = None
-        self._blas = None
-        self._lock = threading.Lock()
-
-    def map(self, fn, items):
-        if (os.cpu_count() or 1) < 2 or threading.current_thread() is not threading.main_thread():
-            return [fn(item) for item in items]
-        with self._lock:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=len(items), thread_name_prefix="rnn_core")
-                self._blas = _blas_controller()
-            previous = self._blas.set(1) if self._blas else None
-            try:
-                return list(self._pool.map(fn, items))
-            finally:
-                if self._blas:
-                    self._blas.set(previous)
-
-
-class _BlasThreads:
-    """Set and restore the number of BLAS threads (through threadpoolctl)."""
-
-    def __init__(self, libs):
-        self._libs = libs
-
-    def set(self, n):
-        previous = [lib.get_num_threads() for lib in self._libs]
-        for lib, k in zip(self._libs, n if isinstance(n, list) else [n] * len(self._libs)):
-            lib.set_num_threads(k)
-        return previous
-
-
-def _blas_controller():
-    try:
-        from threadpoolctl import ThreadpoolController
-    except ImportError:  # without it, BLAS may oversubscribe the cores: slower, same results
-        return None
-    libs = ThreadpoolController().select(user_api="blas").lib_controllers
-    return _BlasThreads(libs) if libs else None
-
-
-_parallel = _TwoThreads()
-# a forked child has no worker threads: let it build its own pool
-os.register_at_fork(after_in_child=lambda: _parallel.__init__())
-
-
-# -- input checks: clear errors at the door, never an IndexError deep inside --------
+# -- input checks: clear errors at the door, never an IndexError deep inside ----------------------
 
 
 def check_params(params):
-    """Check a parameter dict: keys, shapes that agree, one float dtype, finite values.
+    """Check a parameter dict: keys, one float dtype, finite values, and shapes that agree.
 
     Returns the dict (unchanged). Raises TypeError or ValueError naming the problem.
     """
-    if not isinstance(params, Mapping):
-        raise TypeError(f"params must be a dict with keys {', '.join(PARAM_NAMES)}; got {type(params).__name__}")
-    missing = [k for k in PARAM_NAMES if k not in params]
-    if missing:
-        raise ValueError(
-            f"params is missing {', '.join(missing)}; it needs {', '.join(PARAM_NAMES)} (see rnn_core.init_params)"
-        )
-    for k in PARAM_NAMES:
-        if not isinstance(params[k], np.ndarray):
-            raise TypeError(f"params[{k!r}] must be a numpy array, got {type(params[k]).__name__}")
+    check_param_arrays(params, PARAM_NAMES, "rnn_core.init_params")
     W_xh = params["W_xh"]
     if W_xh.ndim != 2:
         raise ValueError(f"W_xh must have shape (H, V), got {W_xh.shape}")
     H, V = W_xh.shape
-    expected = param_shapes(V, H)
-    for k in PARAM_NAMES:
-        if params[k].shape != expected[k]:
-            raise ValueError(
-                f"{k} has shape {params[k].shape} but W_xh {W_xh.shape} implies H={H}, V={V}, "
-                f"so {k} must be {expected[k]}"
-            )
-    dtypes = {params[k].dtype for k in PARAM_NAMES}
-    if len(dtypes) != 1 or next(iter(dtypes)) not in (np.float32, np.float64):
-        found = ", ".join(f"{k}: {params[k].dtype}" for k in PARAM_NAMES)
-        raise TypeError(f"parameters must all be float32 or all float64 ({found}); convert with .astype")
-    for k in PARAM_NAMES:
-        if not np.isfinite(params[k]).all():
-            raise ValueError(f"{k} contains NaN or infinity: training diverged or the array is corrupt; re-initialise")
+    for k, shape in param_shapes(V, H).items():
+        if params[k].shape != shape:
+            raise ValueError(f"{k} has shape {params[k].shape} but W_xh {W_xh.shape} implies H={H}, V={V}, so {k} must be {shape}")
     return params
 
 
-def _positive_int(n, name):
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-        raise TypeError(f"{name} must be a positive integer, got {n!r}")
-    if n < 1:
-        raise ValueError(f"{name} must be a positive integer, got {n}")
-    return int(n)
-
-
-def _as_index_array(a, name, V):
-    a = np.asarray(a)
-    if a.dtype.kind not in "iu":
-        if a.dtype.kind == "U" or a.dtype.kind == "S":
-            hint = "; encode text first with a Vocabulary"
-        else:
-            hint = ""
-        raise TypeError(f"{name} must be an integer array of character indices, got dtype {a.dtype}{hint}")
-    if a.ndim not in (1, 2):
-        raise ValueError(f"{name} must have shape (T,) or (B, T), got {a.shape}")
-    if a.size == 0:
-        raise ValueError(f"{name} is empty (shape {a.shape}): give at least one time step")
-    lo, hi = a.min(), a.max()
-    if lo < 0 or hi >= V:
-        bad = lo if lo < 0 else hi
-        raise ValueError(f"{name} holds index {bad}, outside the vocabulary of size V={V} (valid: 0..{V - 1})")
-    return a
-
-
-def _prepare_inputs(params, inputs, targets, h0):
-    """Validate and convert to time-major (T, B) index arrays and a (B, H) state."""
+def _check_window(params, inputs, targets, h0):
+    """The checked params, time-major X and Y (T, B), h0 as (B, H), and whether inputs was (T,)."""
+    params = check_params(params)
     H, V = params["W_xh"].shape
-    dtype = params["W_xh"].dtype
-    X = _as_index_array(inputs, "inputs", V)
-    if targets is not None:
-        Y = _as_index_array(targets, "targets", V)
-        if Y.shape != X.shape:
-            raise ValueError(f"inputs and targets must have the same shape, got {X.shape} and {Y.shape}")
-    single = X.ndim == 1
-    X2 = X[None, :] if single else X
-    B = X2.shape[0]
-    if h0 is None:
-        h0b = np.zeros((B, H), dtype=dtype)
-    else:
-        h0 = np.asarray(h0)
-        want = (H,) if single else (B, H)
-        if h0.shape != want:
-            kind = "one sequence" if single else f"a batch of B={B} sequences"
-            raise ValueError(f"h0 must have shape {want} for {kind} with H={H}, got {h0.shape}")
-        if h0.dtype.kind != "f":
-            raise TypeError(f"h0 must be a float array, got dtype {h0.dtype}")
-        if not np.isfinite(h0).all():
-            raise ValueError("h0 contains NaN or infinity")
-        h0b = np.array(h0, dtype=dtype).reshape(B, H)
-    XT = np.ascontiguousarray(X2.T)
-    if targets is None:
-        return XT, h0b, single
-    Y2 = Y[None, :] if single else Y
-    return XT, np.ascontiguousarray(Y2.T), h0b, single
+    X, Y, single = prepare_sequences(inputs, targets, V)
+    return params, X, Y, check_state(h0, "h0", H, X.shape[1], single, params["W_xh"].dtype), single

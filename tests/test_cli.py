@@ -7,8 +7,9 @@ import sys
 import numpy as np
 import pytest
 
-from rnn_core import load_checkpoint
-from rnn_core.cli import main
+from rnn_core import TrainConfig, Vocabulary, load_checkpoint
+from rnn_core.cli import build_parser, main
+from rnn_core.trainer import text_fingerprint
 
 TEXT = (
     "It is a truth universally acknowledged, that a single man in possession of a good fortune, "
@@ -65,6 +66,9 @@ def test_train_prints_one_summary_line(capsys, tmp_path, text_file):
 def test_progress_bar_goes_to_stderr(capsys, tmp_path, text_file):
     code, out, err = call(capsys, "train", "--text", text_file, "--checkpoint", tmp_path / "m.npz", *FAST[:-1])
     assert code == 0 and "20/20" in err and "20/20" not in out
+    assert len(out.strip().splitlines()) == 1  # stdout: the summary line alone
+    val_bpc = load_checkpoint(tmp_path / "m.npz").history["val_bpc"][-1]
+    assert err.rstrip().endswith(f"val_bpc {val_bpc:.3f} stopped: steps]")  # the bar's last state
 
 
 def test_default_checkpoint_folder_is_created(capsys, tmp_path, text_file, monkeypatch):
@@ -79,6 +83,9 @@ def test_text_from_environment(capsys, tmp_path, text_file, monkeypatch):
     monkeypatch.setenv("RNN_CORE_TEXT", str(text_file))
     code, out, err = call(capsys, "train", "--checkpoint", tmp_path / "m.npz", *FAST)
     assert code == 0 and "val_bpc" in out
+    ck = load_checkpoint(tmp_path / "m.npz")
+    assert ck.vocab == Vocabulary.from_text(TEXT)  # trained on the file the variable names
+    assert ck.meta["fingerprint"] == text_fingerprint(ck.vocab.encode(TEXT))
     # not the novel's edition: said once, in one plain line, and training goes on
     warning = [line for line in err.splitlines() if line.startswith("warning:")]
     assert len(warning) == 1 and "$RNN_CORE_TEXT" in warning[0] and "will differ" in warning[0]
@@ -126,6 +133,13 @@ def test_help_documents_every_flag(capsys):
     code, out, _ = call(capsys, "sample", "--help")
     for flag in ("--checkpoint", "--prime", "--length", "--temperature", "--seed"):
         assert flag in out
+    # every option of both subcommands has a help text, and each train flag sets the TrainConfig field of its name
+    commands = next(a for a in build_parser()._actions if a.dest == "command").choices
+    for command in commands.values():
+        assert all(action.help for action in command._actions)
+    config_fields = set(TrainConfig.__dataclass_fields__)
+    train_dests = {a.dest for a in commands["train"]._actions if a.option_strings}
+    assert train_dests - {"help", "text", "checkpoint", "resume", "no_progress"} <= config_fields
 
 
 def test_max_seconds_bounds_the_run(capsys, tmp_path, text_file):
@@ -173,6 +187,22 @@ def test_bad_train_flags(capsys, text_file, flag, value, pattern):
 def test_bad_sample_flags(capsys, trained, flag, value, pattern):
     code, _, err = call(capsys, "sample", "--checkpoint", trained, flag, value)
     assert_one_line_error(code, err, pattern, status=2)
+
+
+def test_a_type_error_that_is_no_flags_fault_is_not_a_usage_error(capsys, tmp_path, text_file, monkeypatch):
+    """Only a check naming a flag becomes a usage line; any other TypeError is a bug and keeps its traceback."""
+    import rnn_core.cli as cli
+
+    def broken(*args, **kwargs):
+        raise TypeError("unsupported operand type(s) for +: 'int' and 'str'")
+
+    monkeypatch.setattr(cli, "TrainConfig", broken)
+    with pytest.raises(TypeError, match="unsupported operand"):
+        main(["train", "--text", str(text_file), "--checkpoint", str(tmp_path / "m.npz"), *FAST])
+    monkeypatch.undo()
+    monkeypatch.setattr(cli, "load_text", broken)  # after the flags are checked
+    with pytest.raises(TypeError, match="unsupported operand"):
+        main(["train", "--text", str(text_file), "--checkpoint", str(tmp_path / "m.npz"), *FAST])
 
 
 def test_missing_text(capsys, tmp_path):

