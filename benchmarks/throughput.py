@@ -3,6 +3,9 @@
     python benchmarks/throughput.py                          # B=32 T=32 (the trainer's default), then B=64 T=64
     python benchmarks/throughput.py --batch-size 64 --seq-length 64 --rounds 10
 
+With --cell lstm (or both, the default) it also times rnn_core.lstm against PyTorch nn.LSTM: see
+lstm_main below.
+
 Prints characters per second (one character = one time step of one sequence, forward and
 backward) at H=256, V=91, float32, for
   - rnn_core.loss_and_grads, the engine the notebooks and the trainer use (BLAS with its own
@@ -183,6 +186,20 @@ def loop_loss_and_grads(params, inputs, targets, h0):
 # -- reference: PyTorch ------------------------------------------------------------------
 
 
+def torch_layers(torch, layer, params, names):
+    """PyTorch's recurrent ``layer`` and a Linear read-out holding our weights: ``names`` are the
+    keys of W_ih, W_hh and the bias in ``params``; PyTorch's second bias is zero."""
+    V, H = params["W_yh"].shape
+    net, head = layer, torch.nn.Linear(H, V)
+    with torch.no_grad():
+        for ours, theirs in zip(names, (net.weight_ih_l0, net.weight_hh_l0, net.bias_ih_l0)):
+            theirs.copy_(torch.from_numpy(params[ours]))
+        net.bias_hh_l0.zero_()
+        head.weight.copy_(torch.from_numpy(params["W_yh"]))
+        head.bias.copy_(torch.from_numpy(params["b_o"]))
+    return net, head
+
+
 def torch_step_fn(params, inputs, targets, h0):
     """A closure running PyTorch nn.RNN forward + backward on the same work, or None."""
     try:
@@ -190,15 +207,7 @@ def torch_step_fn(params, inputs, targets, h0):
     except ImportError:
         return None
     H, V = params["W_xh"].shape
-    rnn = torch.nn.RNN(V, H, nonlinearity="tanh", batch_first=True)
-    head = torch.nn.Linear(H, V)
-    with torch.no_grad():
-        rnn.weight_ih_l0.copy_(torch.from_numpy(params["W_xh"]))
-        rnn.weight_hh_l0.copy_(torch.from_numpy(params["W_hh"]))
-        rnn.bias_ih_l0.copy_(torch.from_numpy(params["b_h"]))
-        rnn.bias_hh_l0.zero_()
-        head.weight.copy_(torch.from_numpy(params["W_yh"]))
-        head.bias.copy_(torch.from_numpy(params["b_o"]))
+    rnn, head = torch_layers(torch, torch.nn.RNN(V, H, nonlinearity="tanh", batch_first=True), params, ("W_xh", "W_hh", "b_h"))
     x = torch.nn.functional.one_hot(torch.from_numpy(inputs), V).float()
     y = torch.from_numpy(targets).reshape(-1)
     h = torch.from_numpy(h0)[None]
@@ -297,6 +306,141 @@ def report(results, torch_label):
     return "\n".join(lines)
 
 
+# -- the LSTM (rnn_core.lstm) beside PyTorch's nn.LSTM ---------------------------------------------
+#
+# Self-contained: run with --cell lstm (or both). At H=256, V=91, float32, for the trainer's
+# default B=32, T=32 and for B=64, T=64, it times rnn_core.lstm.loss_and_grads against PyTorch's
+# nn.LSTM + nn.Linear + cross-entropy, forward and backward, on the CPU, with 2 threads and with 1 (--lstm-threads); each twice:
+# as PyTorch runs it by default (on x86 it hands the whole LSTM layer to oneDNN's fused
+# kernels) and with oneDNN switched off (ATen's own LSTM cell, one operation at a time).
+
+LSTM_CONFIGS = ((32, 32), (64, 64))  # (B, T)
+
+
+def lstm_torch_step_fn(params, inputs, targets, onednn=True):
+    """A closure running PyTorch nn.LSTM forward + backward on the same work, or None."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    import warnings
+
+    from rnn_core import lstm
+
+    V, H = params["W_yh"].shape
+    # nn.LSTM stacks its gates i, f, g, o, as rnn_core.lstm does
+    net, head = torch_layers(torch, torch.nn.LSTM(V, H, batch_first=True), params, ("W_x", "W_h", "b"))
+    x = torch.nn.functional.one_hot(torch.from_numpy(inputs), V).float()
+    y = torch.from_numpy(targets).reshape(-1)
+    def step():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # setting the flag prints a notice about GPUs
+            with torch.backends.mkldnn.flags(enabled=onednn):
+                net.zero_grad(set_to_none=True)
+                head.zero_grad(set_to_none=True)
+                out, _ = net(x)
+                loss = torch.nn.functional.cross_entropy(head(out).reshape(-1, V), y, reduction="sum")
+                loss.backward()
+        return loss.item()
+
+    # same numbers first, so the comparison is of equal work
+    ours = lstm.loss_and_grads(params, inputs, targets)
+    assert abs(step() - ours[0]) <= 1e-3 * abs(ours[0]), "PyTorch and rnn_core.lstm disagree on the loss"
+    assert np.allclose(net.weight_hh_l0.grad.numpy(), ours[1]["W_h"], rtol=1e-2, atol=1e-2)
+    return step
+
+
+def lstm_gemm_only_fn(H, B, T, V, dtype):
+    """Every matrix product of one LSTM forward + backward step, with nothing else around them."""
+    rng = np.random.default_rng(0)
+    W_h = rng.standard_normal((4 * H, H)).astype(dtype)
+    W_hT = np.ascontiguousarray(W_h.T)
+    W_yh = rng.standard_normal((V, H)).astype(dtype)
+    h = rng.standard_normal((B, H)).astype(dtype)
+    a = rng.standard_normal((B, 4 * H)).astype(dtype)
+    hs = rng.standard_normal((T * B, H)).astype(dtype)
+    das = rng.standard_normal((T * B, 4 * H)).astype(dtype)
+    dz = rng.standard_normal((T * B, V)).astype(dtype)
+    onehot = np.eye(V, dtype=dtype)[rng.integers(0, V, T * B)]
+    out_a, out_h = np.empty((B, 4 * H), dtype), np.empty((B, H), dtype)
+
+    def run():
+        for _ in range(T):  # forward recurrence: h W_h^T, (B, H) @ (H, 4H)
+            np.matmul(h, W_hT, out=out_a)
+        hs @ W_yh.T  # logits
+        dz.T @ hs  # dW_yh
+        dz @ W_yh  # dL/dh from the logits
+        for _ in range(T):  # backward recurrence: da W_h, (B, 4H) @ (4H, H)
+            np.matmul(a, W_h, out=out_h)
+        das.T @ hs  # dW_h
+        das.T @ onehot  # dW_x (a dense product with one-hot rows)
+
+    return run
+
+
+def lstm_main(args):
+    """The LSTM table, once per thread count in --lstm-threads (numpy's BLAS and PyTorch alike)."""
+    for n in args.lstm_threads:
+        controller = blas_controller()
+        if controller is None:  # optional: without it, BLAS picks its own thread count
+            print(f"threadpoolctl is not installed: numpy's BLAS is not limited to {n} thread(s)")
+            lstm_table(args, n)
+            continue
+        with controller.limit(limits=n, user_api="blas"):
+            lstm_table(args, n)
+        print()
+
+
+def lstm_table(args, threads):
+    from rnn_core import lstm
+
+    H, V, dtype = args.hidden_size, args.vocab_size, np.float32
+    try:
+        import torch
+
+        torch.set_num_threads(threads)
+        about_torch = f"torch {torch.__version__}"
+    except ImportError:
+        about_torch = None
+    rows = []
+    for B, T in LSTM_CONFIGS:
+        rng = np.random.default_rng(0)
+        params = lstm.init_params(V, H, seed=0, dtype=dtype)
+        inputs, targets = rng.integers(0, V, (B, T)), rng.integers(0, V, (B, T))
+        chars = B * T
+        print(f"LSTM  H={H} B={B} T={T} V={V} float32, {threads} thread(s), {chars} characters per call")
+        fns = {"ours": lambda: lstm.loss_and_grads(params, inputs, targets)}
+        for name, onednn in (("torch", True), ("torch_aten", False)):
+            step = lstm_torch_step_fn(params, inputs, targets, onednn)
+            if step is not None:
+                fns[name] = step
+        fns["matmul"] = lstm_gemm_only_fn(H, B, T, V, dtype)
+        t = time_in_rounds(fns, args.rounds, args.calls)
+        label = {
+            "ours": "rnn_core.lstm.loss_and_grads",
+            "torch": "PyTorch nn.LSTM (oneDNN)",
+            "torch_aten": "PyTorch nn.LSTM (no oneDNN)",
+            "matmul": "its matrix products alone",
+        }
+        for name, seconds in t.items():
+            print(f"  {label[name]:30s} {seconds * 1e3:8.2f} ms/call {chars / seconds:12,.0f} chars/s"
+                  f"  {t['ours'] / seconds:5.2f}x rnn_core.lstm's speed")
+        if about_torch is None:
+            print("  PyTorch nn.LSTM: not importable, comparison skipped")
+        print(f"  the matrix products alone take {t['matmul'] / t['ours']:.0%} of rnn_core.lstm's time")
+        rows.append((B, T, t))
+    print()
+    print(f"| LSTM, H={H}, float32, {threads} thread(s) | rnn_core.lstm | PyTorch nn.LSTM | PyTorch, no oneDNN | matmul share |")
+    print("|---|---|---|---|---|")
+    for B, T, t in rows:
+        cells = [f"{B * T / t['ours']:,.0f} chars/s"]
+        for name in ("torch", "torch_aten"):
+            cells.append(f"{B * T / t[name]:,.0f} ({t[name] / t['ours']:.2f}x)" if name in t else "n/a")
+        print(f"| B={B}, T={T} | " + " | ".join(cells) + f" | {t['matmul'] / t['ours']:.0%} |")
+    if about_torch:
+        print(f"({about_torch}, {threads} thread(s) for it and for numpy's BLAS; ratios are PyTorch's time / rnn_core.lstm's: above 1, rnn_core.lstm is faster)")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--hidden-size", type=int, default=256)
@@ -306,7 +450,15 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=6, help="alternating blocks per engine (default: 6)")
     ap.add_argument("--calls", type=int, default=8, help="timed calls per block (default: 8; the median is used)")
     ap.add_argument("--loop-sequences", type=int, default=4, help="sequences the slow loop runs per call")
+    ap.add_argument("--lstm-threads", type=int, nargs="+", default=[2, 1],
+                    help="thread counts for the LSTM table (BLAS and PyTorch alike); 1 is the fair one on a busy machine")
+    ap.add_argument("--cell", choices=("rnn", "lstm", "both"), default="both", help="which engine to time")
     args = ap.parse_args(argv)
+    if args.cell in ("lstm", "both"):
+        lstm_main(args)
+        if args.cell == "lstm":
+            return
+        print()
     H, V = args.hidden_size, args.vocab_size
     configs = CONFIGS if args.batch_size is None else ((args.batch_size, args.seq_length or args.batch_size),)
     torch_label = {"torch": "(not importable)", "threads": "-"}

@@ -1,4 +1,4 @@
-"""rnn_core: a vanilla recurrent neural network in plain numpy.
+"""rnn_core: a vanilla recurrent neural network, and the LSTM (``rnn_core.lstm``), in plain numpy.
 
 The package behind the rnn-from-scratch notebooks: each notebook derives a piece
 of it and the next one imports it. Conventions and shapes: see ``rnn_core.rnn``.
@@ -33,6 +33,8 @@ from .rnn import (
     step_forward,
 )
 from .vocab import Vocabulary
+from . import lstm
+from .cells import CELLS
 
 __version__ = "0.1.0"
 from .data import StreamBatcher, load_text, split_train_val, strip_gutenberg

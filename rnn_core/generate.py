@@ -1,4 +1,8 @@
-"""Using a trained network: sampling text, and measuring it in bits per character."""
+"""Using a trained network: sampling text, and measuring it in bits per character.
+
+Every function takes the parameters of either cell, the vanilla RNN (``rnn_core.init_params``)
+or the LSTM (``rnn_core.lstm.init_params``), and tells which from their names.
+"""
 
 from __future__ import annotations
 
@@ -8,22 +12,27 @@ import numpy as np
 
 from ._validation import check_int, check_number
 from .functions import softmax
-from .rnn import check_params, output_logits, sequence_loss, step_forward
+from .cells import cell_module, check_cell_params, step, zero_state
+from .rnn import output_logits
 
 __all__ = ["next_char_probs", "sample", "bits_per_char", "perplexity"]
 
 
-def _read_prime(params, vocab, prime):
-    """The network after reading all of ``prime`` but its last character: (that character's index, h (H,))."""
+def _read_prime(params, cell, vocab, prime):
+    """The network after reading all of ``prime`` but its last character: (that character's index, its state).
+
+    The state is h (H,) for the vanilla RNN, the pair (h, c) for the LSTM.
+    """
     if not isinstance(prime, str) or not prime:
         raise ValueError("prime must be a non-empty string: the network needs at least one character to start from")
-    if vocab.size != params["W_xh"].shape[1]:
-        raise ValueError(f"vocabulary has {vocab.size} characters but the parameters expect V={params['W_xh'].shape[1]}")
+    V = params["W_yh"].shape[0]
+    if vocab.size != V:
+        raise ValueError(f"vocabulary has {vocab.size} characters but the parameters expect V={V}")
     ids = vocab.encode(prime)
-    h = np.zeros(params["W_hh"].shape[0], dtype=params["W_hh"].dtype)  # h_0
+    state = zero_state(params, cell)  # h_0 (and c_0)
     for x in ids[:-1]:
-        h = step_forward(params, x, h)
-    return int(ids[-1]), h  # the last prime character is fed by the caller
+        state, _ = step(params, cell, x, state)
+    return int(ids[-1]), state  # the last prime character is fed by the caller
 
 
 def _probs(o, temperature, top_k):
@@ -53,17 +62,17 @@ def next_char_probs(params, vocab, prime, temperature=1.0, top_k=None):
     Index i is the probability of vocab.chars[i], after dividing the logits by
     ``temperature`` (and keeping only the ``top_k`` most likely, if given).
     """
-    params = check_params(params)
+    cell = check_cell_params(params)
     _check_sampling_args(temperature, top_k)
-    x, h = _read_prime(params, vocab, prime)
-    o = output_logits(params, step_forward(params, x, h))
+    x, state = _read_prime(params, cell, vocab, prime)
+    o = output_logits(params, step(params, cell, x, state)[1])
     return _probs(o.astype(np.float64), temperature, top_k)
 
 
 def sample(params, vocab, prime, length, temperature=1.0, top_k=None, seed=0):
     """Generate ``length`` characters that follow ``prime`` (the prime is not repeated).
 
-    The network first reads the prime, carrying its hidden state, then draws
+    The network first reads the prime, carrying its state, then draws
     each next character from softmax(o / temperature) and feeds it back in.
     temperature: > 0; below 1 sharpens the distribution (safer, more
     repetitive), above 1 flattens it (more surprising, more mistakes); 0 takes
@@ -71,14 +80,14 @@ def sample(params, vocab, prime, length, temperature=1.0, top_k=None, seed=0):
     the k most likely characters. seed: for np.random.default_rng, so the same
     call gives the same text.
     """
-    params = check_params(params)
+    cell = check_cell_params(params)
     _check_sampling_args(temperature, top_k)
     length = check_int(length, "length", 0)
     rng = np.random.default_rng(seed)
-    x, h = _read_prime(params, vocab, prime)
+    x, state = _read_prime(params, cell, vocab, prime)
     out = []
     for _ in range(length):
-        h = step_forward(params, x, h)
+        state, h = step(params, cell, x, state)
         p = _probs(output_logits(params, h).astype(np.float64), temperature, top_k)
         # inverse-CDF draw: the first index whose cumulative probability exceeds u
         x = int(min(np.searchsorted(np.cumsum(p), rng.random() * p.sum(), side="right"), len(p) - 1))
@@ -97,7 +106,7 @@ def bits_per_char(params, ids, n_streams=1, window=256):
     characters), so every prediction sees the whole text before it. Returns a
     float: the average cross-entropy in bits (nats / ln 2).
     """
-    params = check_params(params)
+    sequence_loss = cell_module(check_cell_params(params)).sequence_loss
     ids = np.asarray(ids)
     if ids.ndim != 1 or ids.size < 2:
         raise ValueError(f"ids must be a 1-D array of at least 2 character indices, got shape {ids.shape}")
@@ -108,9 +117,9 @@ def bits_per_char(params, ids, n_streams=1, window=256):
         raise ValueError(f"{ids.size} characters are too few for {n_streams} streams")
     X = ids[: n_streams * L].reshape(n_streams, L)
     Y = ids[1 : n_streams * L + 1].reshape(n_streams, L)
-    total, h = 0.0, None  # None: each piece starts from a zero state
+    total, state = 0.0, None  # None: each piece starts from a zero state (h, or h and c)
     for s in range(0, L, window):
-        loss, h = sequence_loss(params, X[:, s : s + window], Y[:, s : s + window], h)
+        loss, state = sequence_loss(params, X[:, s : s + window], Y[:, s : s + window], state)
         total += loss
     return total / (n_streams * L) / math.log(2)
 

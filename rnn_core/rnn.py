@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import check_int, check_param_arrays, check_state, prepare_sequences
-from .functions import one_hot, softmax
+from .functions import cross_entropy_and_grad, one_hot, softmax
 
 __all__ = ["PARAM_NAMES", "init_params", "param_shapes", "count_params", "check_params", "step_forward",
            "output_logits", "step_backward", "forward", "loss_and_grads", "sequence_loss"]
@@ -211,18 +211,7 @@ def _output_loss(params, h_flat, y_flat, grad=True):
     tests/test_rnn.py checks that the two give the same numbers. Returns (loss, do) with do
     (N, V), or (loss, None).
     """
-    rows = np.arange(len(y_flat))
-    do = output_logits(params, h_flat)  # o: (N, H) @ (H, V) -> (N, V)
-    do -= do.max(axis=1, keepdims=True)  # largest exponent 0: no overflow
-    loss = -float(np.sum(do[rows, y_flat], dtype=np.float64))  # -log yhat_y = log sum_j exp(o_j) - o_y
-    np.exp(do, out=do)
-    sums = do.sum(axis=1)
-    loss += float(np.sum(np.log(sums), dtype=np.float64))
-    if not grad:
-        return loss, None
-    do /= sums[:, None]  # yhat = softmax(o)
-    do[rows, y_flat] -= 1.0  # dL/do = yhat - onehot(y)
-    return loss, do
+    return cross_entropy_and_grad(output_logits(params, h_flat), y_flat, grad)  # o: (N, H) @ (H, V) -> (N, V)
 
 
 def _backward(params, X, Y, hs, k=None):

@@ -19,8 +19,8 @@ from ._validation import check_checkpoint_path, check_int, check_number
 from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from .data import StreamBatcher, split_train_val
 from .generate import bits_per_char
+from .cells import CELLS, cell_module
 from .optim import OPTIMIZERS, clip_global_norm, global_norm
-from .rnn import init_params, loss_and_grads
 from .vocab import Vocabulary
 
 __all__ = ["TrainConfig", "TrainState", "History", "TrainResult", "train", "learning_rate_at", "text_fingerprint"]
@@ -33,7 +33,7 @@ BAR_SMOOTHING = 0.98  # the progress bar's train_bpc: an exponential average wit
 BAR_TEXT_EVERY = 10  # steps between updates of the progress bar's text
 BAR_REDRAW_SECONDS = 0.5  # the bar redraws at most this often: faster redraws flood a notebook's output channel
 # Fields that must agree between a checkpoint and the run that resumes it.
-_RESUME_FIXED = ("hidden_size", "batch_size", "seq_length", "optimizer", "val_fraction")
+_RESUME_FIXED = ("cell", "hidden_size", "batch_size", "seq_length", "optimizer", "val_fraction")
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,7 @@ class TrainConfig:
     """Everything that defines a training run; the defaults train well on the novel.
 
     Model and data:
+      cell: "rnn", the vanilla RNN (rnn_core.rnn), or "lstm" (rnn_core.lstm).
       hidden_size: H, the number of hidden units.
       batch_size: B, the number of parallel streams in a batch.
       seq_length: T, the characters per window (the truncation length of BPTT).
@@ -53,7 +54,7 @@ class TrainConfig:
       warmup_steps: steps of linear warm-up from 0 to the peak rate.
       clip_norm: global-norm clipping threshold, or None for no clipping.
       init_scale: the spectral radius of the initial W_hh (``init_params``'
-        recurrent_scale).
+        recurrent_scale; for the LSTM, of each gate's block of W_h).
     Budget and bookkeeping:
       steps: total optimizer steps (counting steps done before a resume).
       max_seconds: wall-clock budget of one call in seconds, or None (the
@@ -65,6 +66,7 @@ class TrainConfig:
       seed: seeds the initial weights, the only random draw of training.
     """
 
+    cell: str = "rnn"
     hidden_size: int = 256
     batch_size: int = 32
     seq_length: int = 32
@@ -100,6 +102,8 @@ class TrainConfig:
         check_number(self.decay_fraction, "decay_fraction", 0, 1, include_low=True)
         check_number(self.final_lr_fraction, "final_lr_fraction", 0, 1, include_low=True)
         check_number(self.val_fraction, "val_fraction", 0, 1, include_low=True, include_high=False)
+        if self.cell not in CELLS:
+            raise ValueError(f"cell must be one of {', '.join(CELLS)}, got {self.cell!r}")
         if self.optimizer not in OPTIMIZERS:
             raise ValueError(f"optimizer must be one of {', '.join(sorted(OPTIMIZERS))}, got {self.optimizer!r}")
         if self.lr_schedule not in ("linear", "constant"):
@@ -113,7 +117,7 @@ class TrainConfig:
     def from_dict(cls, d):
         """A config from a dict such as ``to_dict()`` gives; unknown keys are ignored."""
         names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in names})
+        return cls(**{k: v for k, v in d.items() if k in names})  # a config saved before there was a cell: "rnn"
 
 
 def learning_rate_at(config, step, seconds=None):
@@ -194,7 +198,8 @@ class TrainState:
     params, opt_state: the model and the optimizer's state; step: optimizer steps
     done; epoch: passes over the training text completed; next_window: the index
     of the window the next step reads (``StreamBatcher.window``); h: the hidden
-    state (B, H) carried into that window; elapsed: seconds of training so far.
+    state (B, H) carried into that window; c: the LSTM's cell state (B, H)
+    carried with it (None for the vanilla RNN); elapsed: seconds of training so far.
     """
 
     params: dict
@@ -204,9 +209,10 @@ class TrainState:
     next_window: int
     h: np.ndarray
     elapsed: float = 0.0
+    c: np.ndarray | None = None
 
     def __repr__(self):
-        H = self.params["W_hh"].shape[0]
+        H = self.params["W_yh"].shape[1]
         return (
             f"TrainState(step={self.step}, epoch={self.epoch}, next_window={self.next_window}, H={H}, "
             f"elapsed={self.elapsed:.1f})"
@@ -267,12 +273,13 @@ def text_fingerprint(ids):
 
 def train(data, config=None, *, vocab=None, checkpoint=None, resume=False, callback=None, callback_every=100,
           progress=True, started=None, **overrides):
-    """Train a character-level RNN on ``data``; returns a ``TrainResult``.
+    """Train a character-level RNN (vanilla, or an LSTM with ``cell="lstm"``) on ``data``; returns a ``TrainResult``.
 
     Use from a notebook::
 
         text = rnn_core.load_text()                      # Pride and Prejudice, header stripped
         result = rnn_core.train(text, max_seconds=60)    # TrainConfig defaults, any field overridable
+        lstm = rnn_core.train(text, cell="lstm", max_seconds=60)   # the same for an LSTM
         print(result.summary())                          # "... val_bpc 2.0123 ..."
         result.history.val_bpc                           # validation bits per character over time
         rnn_core.sample(result.params, result.vocab, "Elizabeth", 300, temperature=0.7)
@@ -347,7 +354,7 @@ def _train_step(run, state, lr):
     chars = X.size  # B x T predictions
     # overflow is checked for below and reported in plain words, so numpy need not warn
     with np.errstate(over="ignore", invalid="ignore"):
-        loss, grads, h_last = run.loss_and_grads(state.params, X, Y, state.h)  # the model's one entry point
+        loss, grads, h_last, c_last = run.loss_and_grads(state.params, X, Y, state.h, state.c)  # the model's one entry point
         for g in grads.values():  # the gradient of the mean loss per character
             g *= np.float32(1.0 / chars)
         if config.clip_norm is None:
@@ -361,11 +368,11 @@ def _train_step(run, state, lr):
         params, opt_state = OPTIMIZERS[config.optimizer][1](state.params, grads, state.opt_state, lr)
     if not all(np.isfinite(p).all() for p in params.values()):
         raise _NonFinite("the update made a parameter non-finite")
-    epoch, next_window, h = state.epoch, state.next_window + 1, h_last
+    epoch, next_window, h, c = state.epoch, state.next_window + 1, h_last, c_last
     if next_window == run.batcher.windows_per_pass:  # end of a pass: start again, from a zero state
-        epoch, next_window, h = epoch + 1, 0, np.zeros_like(h_last)
+        epoch, next_window, h, c = epoch + 1, 0, np.zeros_like(h_last), (None if c is None else np.zeros_like(c))
     after = replace(
-        state, params=params, opt_state=opt_state, step=state.step + 1, epoch=epoch, next_window=next_window, h=h
+        state, params=params, opt_state=opt_state, step=state.step + 1, epoch=epoch, next_window=next_window, h=h, c=c
     )
     return after, loss / chars / LN2, norm
 
@@ -466,6 +473,7 @@ def _save(run, state, history):
         opt_state=state.opt_state,
         step=state.step,
         h=state.h,
+        c=state.c,
         history=history.arrays(),
         meta={
             "config": run.config.to_dict(),
@@ -487,7 +495,7 @@ class _Run:
 
     config: TrainConfig
     vocab: Vocabulary
-    loss_and_grads: Callable  # the model's (params, X, Y, h0) -> (loss, grads, h_last)
+    loss_and_grads: Callable  # the model's (params, X, Y, h0, c0) -> (loss, grads, h_last, c_last)
     batcher: StreamBatcher
     val_ids: np.ndarray
     path: Path | None
@@ -511,8 +519,24 @@ class _Run:
 
 
 def _model(config):
-    """(init_params, loss_and_grads) of the network ``config`` describes: the one place a cell is chosen."""
-    return init_params, loss_and_grads
+    """(init_params, loss_and_grads) of the network ``config`` describes: the one place a cell is chosen.
+
+    loss_and_grads(params, X, Y, h0, c0) -> (loss, grads, h_last, c_last): the cell's own, with the
+    state as two arrays for both cells (c0 and c_last are None for the vanilla RNN, which has no c).
+    """
+    module = cell_module(config.cell)
+    if config.cell == "lstm":
+
+        def loss_and_grads(params, X, Y, h0, c0):
+            loss, grads, (h_last, c_last) = module.loss_and_grads(params, X, Y, (h0, c0))
+            return loss, grads, h_last, c_last
+
+    else:
+
+        def loss_and_grads(params, X, Y, h0, c0):
+            return (*module.loss_and_grads(params, X, Y, h0), None)
+
+    return module.init_params, loss_and_grads
 
 
 def _setup(data, config, overrides, vocab, checkpoint, resume, started):
@@ -576,11 +600,13 @@ def _starting_state(config, vocab, fingerprint, path, resume, init):
         return _state_from_checkpoint(path, config, vocab, fingerprint)
     params = init(vocab.size, config.hidden_size, seed=config.seed, dtype=np.float32, recurrent_scale=config.init_scale)
     h = np.zeros((config.batch_size, config.hidden_size), dtype=np.float32)
+    c = np.zeros_like(h) if config.cell == "lstm" else None
     opt_state = OPTIMIZERS[config.optimizer][0](params)
-    return TrainState(params=params, opt_state=opt_state, step=0, epoch=0, next_window=0, h=h, elapsed=0.0), History()
+    return TrainState(params=params, opt_state=opt_state, step=0, epoch=0, next_window=0, h=h, c=c, elapsed=0.0), History()
 
 
 def _check_resume_config(old, config, where):
+    old = {"cell": "rnn", **old}  # saved before there was a cell: the vanilla RNN
     for name in _RESUME_FIXED:
         if old.get(name) != getattr(config, name):
             raise ValueError(
@@ -608,12 +634,14 @@ def _state_from_checkpoint(path, config, vocab, fingerprint):
         raise CheckpointError(f"cannot resume {where}: it holds {ck.optimizer} state, this run uses {config.optimizer}")
     if ck.h.shape != (config.batch_size, config.hidden_size):
         raise CheckpointError(f"cannot resume {where}: hidden state has shape {ck.h.shape}")
+    if (ck.c is None) != (config.cell != "lstm") or (ck.c is not None and ck.c.shape != ck.h.shape):
+        raise CheckpointError(f"cannot resume {where}: an {config.cell} needs {'a' if config.cell == 'lstm' else 'no'} cell state 'c'")
     for key in ("epoch", "window", "elapsed"):
         if key not in ck.meta:
             raise CheckpointError(f"cannot resume {where}: 'meta' has no {key!r}")
     state = TrainState(
         params=ck.params, opt_state=ck.opt_state, step=ck.step, epoch=int(ck.meta["epoch"]),
-        next_window=int(ck.meta["window"]), h=ck.h, elapsed=float(ck.meta["elapsed"]),
+        next_window=int(ck.meta["window"]), h=ck.h, c=ck.c, elapsed=float(ck.meta["elapsed"]),
     )
     return state, History.from_arrays(ck.history)
 

@@ -104,3 +104,11 @@ def test_cross_entropy_gradient_property(o, data):
 def test_bad_input_gets_clear_errors(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_cross_entropy_and_grad_is_the_two_functions_fused():
+    rng = np.random.default_rng(7)
+    o, y = rng.standard_normal((6, 5)) * 3, rng.integers(0, 5, 6)
+    loss, do = rnn_core.functions.cross_entropy_and_grad(o.copy(), y)
+    assert np.isclose(loss, rnn_core.cross_entropy(o, y)) and np.allclose(do, rnn_core.cross_entropy_grad(o, y))
+    assert rnn_core.functions.cross_entropy_and_grad(o.copy(), y, grad=False) == (loss, None)

@@ -10,6 +10,7 @@ import pytest
 from rnn_core import PARAM_NAMES, TrainConfig, TrainResult, Vocabulary, learning_rate_at, load_checkpoint, train
 
 trainer = importlib.import_module("rnn_core.trainer")  # the module behind rnn_core.train
+rnn = importlib.import_module("rnn_core.rnn")
 
 TEXT = (
     "It is a truth universally acknowledged, that a single man in possession of a good fortune, "
@@ -185,7 +186,7 @@ def test_interrupt_returns_the_model_so_far(tmp_path):
 
 @pytest.mark.parametrize("what", ["loss", "gradient"])
 def test_non_finite_loss_keeps_the_last_finite_weights(tmp_path, monkeypatch, what):
-    real = trainer.loss_and_grads
+    real = rnn.loss_and_grads  # what the trainer calls for the vanilla cell
     calls = []
 
     def poisoned(params, X, Y, h0):
@@ -198,10 +199,10 @@ def test_non_finite_loss_keeps_the_last_finite_weights(tmp_path, monkeypatch, wh
                 grads["W_hh"][0, 0] = np.inf
         return loss, grads, h
 
-    monkeypatch.setattr(trainer, "loss_and_grads", poisoned)
+    monkeypatch.setattr(rnn, "loss_and_grads", poisoned)
     path = tmp_path / "ck.npz"
     r = run(checkpoint=path, lr_schedule="constant")
-    monkeypatch.setattr(trainer, "loss_and_grads", real)
+    monkeypatch.setattr(rnn, "loss_and_grads", real)
     assert r.stopped == "non-finite" and r.step == 7
     assert "step 8" in r.message and "last finite" in r.message and what in r.message
     reference = run(steps=7, lr_schedule="constant")
