@@ -716,3 +716,84 @@ def plot_grad_norms(step, grad_norm, lr, clip_norm, smooth=50):
 
 
 # -- 08 · gated cells: the LSTM ------------------------------------------------------------------
+
+
+def plot_lag_accuracy(lags, accuracies, chance):
+    """Notebook 08, sections 1 and 3: recall accuracy on the long-lag task against the lag.
+
+    lags: (K,) the lags trained at. accuracies: dict label -> (K,) accuracies in [0, 1], one
+    line per cell type. chance: the accuracy of a guess (1 / number of signals), drawn dashed.
+    """
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6, 3))
+    for k, (label, acc) in enumerate(accuracies.items()):
+        ax.plot(lags, acc, "o-", color=f"C{k}", label=label)
+    ax.axhline(chance, color="grey", ls="--", lw=0.8, label=f"chance ({chance:.2f})")
+    ax.set_xscale("log")
+    ax.minorticks_off()
+    ax.set_xticks(lags)
+    ax.set_xticklabels([str(lag) for lag in lags])
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel("lag N (steps between the signal and the question)")
+    ax.set_ylabel("recall accuracy")
+    ax.legend(fontsize=8, loc="lower left")
+    fig.tight_layout()
+    plt.show()
+
+
+def plot_gradient_flow(curves, title=""):
+    """Notebook 08, section 4: the norm of dL_T/dh_t against the lag T - t, on a log scale.
+
+    curves: dict label -> (T+1,) norms, curves[label][k] the norm at lag k (k = 0 is the last step).
+    One colour per cell, from the label's first word ("vanilla ...", "LSTM ..."); labels ending
+    in "(init)" are drawn dashed, the others solid.
+    """
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.5, 3.2))
+    colours = {}
+    for label, norms in curves.items():
+        norms = np.asarray(norms, dtype=float)
+        colour = colours.setdefault(label.split()[0], f"C{len(colours)}")
+        ls = "--" if label.endswith("(init)") else "-"
+        ax.semilogy(np.arange(len(norms)), np.maximum(norms, 1e-300), ls=ls, color=colour, label=label)
+    ax.set_xlabel("lag T - t")
+    ax.set_ylabel(r"$\|\partial L_T / \partial h_t\|$")
+    if title:
+        ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    plt.show()
+
+
+def unit_trace(text, values, label):
+    """Notebook 08, section 5: one hidden unit's value under each character of a passage.
+
+    text: str of N characters; values: (N,) the unit's value after reading each character;
+    label: the title. Characters are drawn on a heatmap coloured by the value (HEATMAP_CMAP,
+    centred on 0), wrapped at newlines.
+    """
+    plt = _plt()
+    values = np.asarray(values, dtype=float)
+    if len(text) != len(values):
+        raise ValueError(f"text has {len(text)} characters but values has {len(values)}")
+    row, col, pos = 0, 0, []
+    for ch in text:
+        pos.append((row, col))
+        if ch == "\n":
+            row, col = row + 1, 0
+        else:
+            col += 1
+    n_rows, n_cols = row + 1, max(c for _, c in pos) + 1
+    grid = np.full((n_rows, n_cols), np.nan)
+    for (r, c), v in zip(pos, values):
+        grid[r, c] = v
+    vmax = float(np.nanmax(np.abs(values))) or 1.0
+    fig, ax = plt.subplots(figsize=(min(0.11 * n_cols + 0.5, 10), 0.22 * n_rows + 0.6))
+    ax.imshow(grid, cmap=HEATMAP_CMAP, vmin=-vmax, vmax=vmax, aspect="auto")
+    for (r, c), ch in zip(pos, text):
+        if ch != "\n":
+            ax.text(c, r, ch, ha="center", va="center", fontsize=7, family="monospace")
+    ax.set_axis_off()
+    ax.set_title(label, fontsize=9)
+    fig.tight_layout()
+    plt.show()

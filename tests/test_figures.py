@@ -17,6 +17,7 @@ NAMES = [
     "rnn-multi-sequences",
     "rnn-unrolled",
     "char-level-language-model",
+    "lstm-cell",
 ]
 
 

@@ -407,3 +407,31 @@ def test_plot_grad_norms_draws_the_norms_the_mean_and_the_threshold():
 
 
 # -- 08 --------------------------------------------------------------------------------------------
+
+def test_plot_lag_accuracy_one_line_per_cell_and_the_chance_line():
+    lags = [5, 10, 20]
+    plots.plot_lag_accuracy(lags, {"vanilla": [1.0, 0.9, 0.25], "LSTM": [1.0, 1.0, 1.0]}, chance=0.25)
+    ax = plt.gcf().axes[0]
+    vanilla, lstm, chance = ax.get_lines()
+    assert list(vanilla.get_xdata()) == lags and list(lstm.get_ydata()) == [1.0, 1.0, 1.0]
+    assert list(chance.get_ydata()) == [0.25, 0.25] and ax.get_xscale() == "log"
+
+
+def test_plot_gradient_flow_colours_by_cell_and_dashes_the_initial_curves():
+    curves = {"vanilla (init)": [1.0, 0.1, 0.01], "LSTM (init)": [1.0, 0.5, 0.25],
+              "vanilla (trained)": [1.0, 0.2, 0.0], "LSTM (trained)": [1.0, 0.9, 0.8]}
+    plots.plot_gradient_flow(curves, title="t")
+    lines = plt.gcf().axes[0].get_lines()
+    assert [ln.get_linestyle() for ln in lines] == ["--", "--", "-", "-"]
+    assert lines[0].get_color() == lines[2].get_color() != lines[1].get_color() == lines[3].get_color()
+    assert lines[2].get_ydata()[-1] > 0  # a zero norm is kept drawable on the log scale
+
+
+def test_unit_trace_places_characters_on_their_lines():
+    text = "ab\n\"c\""
+    plots.unit_trace(text, np.linspace(-1, 1, len(text)), "unit 3")
+    ax = plt.gcf().axes[0]
+    assert [t.get_text() for t in ax.texts] == ["a", "b", '"', "c", '"']
+    assert ax.images[0].get_array().shape == (2, 3)
+    with pytest.raises(ValueError, match="characters"):
+        plots.unit_trace("abc", [0.0], "x")

@@ -11,6 +11,7 @@ The figures (names used by the notebooks):
     rnn-multi-sequences.svg           sequences of different lengths: "ca" -> "at", "hell" -> "ello"
     rnn-unrolled.svg                  the network folded and unrolled in time, W_xh, W_hh, W_yh labelled
     char-level-language-model.svg     the character-level language model on "hello", with numbers
+    lstm-cell.svg                     one LSTM step: four gates, the cell path c_{t-1} -> c_t (notebook 08)
 
 The numbers in the last figure are those of the series' running example, computed here
 with rnn_core exactly as notebook 02 computes them: the sorted vocabulary of "hello"
@@ -322,12 +323,77 @@ def fig_char_language_model():
     return fig
 
 
+# -- the LSTM cell (notebook 08) -------------------------------------------------------------
+
+
+C_EDGE = "#7c3aed"  # the cell state c and its path
+
+
+def op(ax, cx, cy, symbol, edge=INK, r=0.32):
+    """A pointwise operation: a small circle with x or + in it."""
+    ax.add_patch(Circle((cx, cy), r, facecolor="white", edgecolor=edge, linewidth=1.6))
+    ax.text(cx, cy, symbol, ha="center", va="center", fontsize=14, color=edge)
+
+
+def fig_lstm_cell():
+    fig, ax = new_figure(-0.6, 14.6, -2.1, 7.8)
+    yc, yg, ybus, yh = 6.6, 3.4, 1.9, 0.6
+    # the cell path along the top: c_{t-1} -> x f_t -> + i_t g_t -> c_t
+    ax.text(-0.4, yc, "$c_{t-1}$", ha="left", va="center", fontsize=14, color=C_EDGE)
+    xf, xp, xt = 4.0, 7.2, 11.2
+    arrow(ax, (0.8, yc), (xf - 0.32, yc), color=C_EDGE, lw=2.6)
+    op(ax, xf, yc, "\u00d7", C_EDGE)
+    arrow(ax, (xf + 0.32, yc), (xp - 0.32, yc), color=C_EDGE, lw=2.6)
+    op(ax, xp, yc, "+", C_EDGE)
+    arrow(ax, (xp + 0.32, yc), (13.4, yc), color=C_EDGE, lw=2.6)
+    ax.text(13.5, yc, "$c_t$", ha="left", va="center", fontsize=14, color=C_EDGE)
+    ax.text(5.6, yc + 0.75, "the cell path: one product by $f_t$ and one addition per step",
+            ha="center", va="center", fontsize=10, color=C_EDGE)
+    # the four gates, all reading [h_{t-1}, x_t]
+    gates = [(xf, "$f_t$", "\u03c3"), (6.3, "$i_t$", "\u03c3"), (8.1, "$g_t$", "tanh"), (10.0, "$o_t$", "\u03c3")]
+    for x, name, fn in gates:
+        box(ax, x, yg, 1.15, 0.8, O_FILL, O_EDGE, rounding=0.12)
+        ax.text(x, yg, fn, ha="center", va="center", fontsize=12, color=INK)
+        ax.text(x + 0.66, yg + 0.62, name, ha="left", va="center", fontsize=12, color=O_EDGE)
+        arrow(ax, (x, ybus), (x, yg - 0.4), color=MUTED, lw=1.3)
+    ax.plot([1.4, 10.0], [ybus, ybus], color=MUTED, lw=1.3)
+    # h_{t-1} and x_t join on the bus
+    ax.text(-0.4, yh, "$h_{t-1}$", ha="left", va="center", fontsize=14, color=H_EDGE)
+    ax.plot([0.8, 1.4, 1.4], [yh, yh, ybus], color=H_EDGE, lw=2.0)
+    node(ax, 2.6, -0.35, "$x_t$", X_FILL, X_EDGE, r=0.45, size=13)
+    ax.plot([2.6, 2.6], [0.1, ybus], color=X_EDGE, lw=1.6)
+    ax.text(4.3, ybus - 0.4, "$a_t = W_x x_t + W_h h_{t-1} + b$", ha="left", va="center", fontsize=10, color=MUTED)
+    # f_t scales the old cell; i_t * g_t is added
+    arrow(ax, (xf, yg + 0.4), (xf, yc - 0.32))
+    xig, yig = 7.2, 4.9
+    op(ax, xig, yig, "\u00d7")
+    arrow(ax, (6.3, yg + 0.4), (xig - 0.25, yig - 0.2))
+    arrow(ax, (8.1, yg + 0.4), (xig + 0.25, yig - 0.2))
+    arrow(ax, (xig, yig + 0.32), (xp, yc - 0.32))
+    # h_t = o_t * tanh(c_t)
+    box(ax, xt, 5.0, 1.0, 0.6, "white", C_EDGE, lw=1.4, rounding=0.1)
+    ax.text(xt, 5.0, "tanh", ha="center", va="center", fontsize=11, color=INK)
+    arrow(ax, (xt, yc), (xt, 5.3), color=C_EDGE, lw=1.6)
+    xo, yo = xt, yg
+    op(ax, xo, yo, "\u00d7")
+    arrow(ax, (xt, 4.7), (xo, yo + 0.32))
+    arrow(ax, (10.0 + 0.58, yg), (xo - 0.32, yo))
+    ax.plot([xo, xo], [yo - 0.32, yh], color=H_EDGE, lw=2.0)
+    arrow(ax, (xo, yh), (13.4, yh), color=H_EDGE, lw=2.0)
+    ax.text(13.5, yh, "$h_t$", ha="left", va="center", fontsize=14, color=H_EDGE)
+    eq = ("$c_t = f_t \\odot c_{t-1} + i_t \\odot g_t$        $h_t = o_t \\odot \\tanh(c_t)$"
+          "        $\\partial c_t / \\partial c_{t-1} = \\mathrm{diag}(f_t)$")
+    ax.text(7.0, -1.6, eq, ha="center", va="center", fontsize=12, color=INK)
+    return fig
+
+
 FIGURES = {
     "rnn-4-black-boxes": fig_black_boxes,
     "rnn-4-black-boxes-connected": fig_black_boxes_connected,
     "rnn-multi-sequences": fig_multi_sequences,
     "rnn-unrolled": fig_unrolled,
     "char-level-language-model": fig_char_language_model,
+    "lstm-cell": fig_lstm_cell,
 }
 
 

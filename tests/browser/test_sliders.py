@@ -163,6 +163,12 @@ CHECKS: dict[str, list[SliderCheck]] = {
         SliderCheck("hidden unit", all_of(shows_value("hidden unit"), text_changed),
                     keys=("ArrowRight",)),
     ],
+    "08-gated-cells-lstm.ipynb": [
+        # the lag slider starts at the longest lag; Home goes to the shortest, which the network recalls
+        SliderCheck("lag", all_of(shows_value("lag"), text_changed), keys=("Home",)),
+        SliderCheck("forget-gate bias", all_of(shows_value("forget-gate bias"), text_changed, figure_changed),
+                    keys=("PageUp",)),
+    ],
 }
 
 
