@@ -101,6 +101,14 @@ def check_param_arrays(params, names, made_by):
 # -- windows of character indices, and recurrent states ----------------------------------------
 
 
+def check_shapes(params, shapes, implied_by):
+    """Each params[k] has shape shapes[k]; `implied_by` says where the sizes came from, e.g.
+    "W_xh (8, 5) implies H=8, V=5"."""
+    for k, shape in shapes.items():
+        if params[k].shape != shape:
+            raise ValueError(f"{k} has shape {params[k].shape} but {implied_by}, so {k} must be {shape}")
+
+
 def check_indices(a, name, vocab_size):
     """``a`` as an integer array of shape (T,) or (B, T), not empty, every entry in 0..V-1."""
     a = np.asarray(a)

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_int, check_number, check_param_arrays, check_state, prepare_sequences
+from ._validation import check_int, check_number, check_param_arrays, check_shapes, check_state, prepare_sequences
 from .functions import cross_entropy_and_grad
 from .rnn import output_logits  # the same output layer as the vanilla RNN: logits = W_yh h + b_o
 
@@ -408,9 +408,7 @@ def check_params(params):
     if W_x.ndim != 2 or W_x.shape[0] % 4 != 0 or W_x.shape[0] == 0:
         raise ValueError(f"W_x must have shape (4H, V), four gates' rows stacked, got {W_x.shape}")
     H, V = W_x.shape[0] // 4, W_x.shape[1]
-    for k, shape in param_shapes(V, H).items():
-        if params[k].shape != shape:
-            raise ValueError(f"{k} has shape {params[k].shape} but W_x {W_x.shape} implies H={H}, V={V}, so {k} must be {shape}")
+    check_shapes(params, param_shapes(V, H), f"W_x {W_x.shape} implies H={H}, V={V}")
     return params
 
 

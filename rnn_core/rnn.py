@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_int, check_param_arrays, check_state, prepare_sequences
+from ._validation import check_int, check_param_arrays, check_shapes, check_state, prepare_sequences
 from .functions import cross_entropy_and_grad, one_hot, softmax
 
 __all__ = ["PARAM_NAMES", "init_params", "param_shapes", "count_params", "check_params", "step_forward",
@@ -278,9 +278,7 @@ def check_params(params):
     if W_xh.ndim != 2:
         raise ValueError(f"W_xh must have shape (H, V), got {W_xh.shape}")
     H, V = W_xh.shape
-    for k, shape in param_shapes(V, H).items():
-        if params[k].shape != shape:
-            raise ValueError(f"{k} has shape {params[k].shape} but W_xh {W_xh.shape} implies H={H}, V={V}, so {k} must be {shape}")
+    check_shapes(params, param_shapes(V, H), f"W_xh {W_xh.shape} implies H={H}, V={V}")
     return params
 
 
