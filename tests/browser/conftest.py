@@ -120,7 +120,7 @@ def lab(request, tmp_path_factory):
         import playwright.sync_api  # noqa: F401
     except ImportError:
         _missing("the Python package playwright is missing",
-                 "install the requirements: `.venv/bin/pip install -r requirements.txt`")
+                 "install the test tools: `.venv/bin/pip install -r requirements-dev.txt`")
 
     t_start = time.monotonic()
     root = tmp_path_factory.mktemp("browser")
