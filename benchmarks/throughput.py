@@ -351,29 +351,31 @@ def lstm_torch_step_fn(params, inputs, targets, onednn=True):
 
 
 def lstm_gemm_only_fn(H, B, T, V, dtype):
-    """Every matrix product of one LSTM forward + backward step, with nothing else around them."""
+    """Every matrix product of one LSTM forward + backward step, with nothing else around them.
+
+    The same products, shapes and layout as rnn_core.lstm: inside its loops one column per sequence.
+    """
     rng = np.random.default_rng(0)
     W_h = rng.standard_normal((4 * H, H)).astype(dtype)
-    W_hT = np.ascontiguousarray(W_h.T)
     W_yh = rng.standard_normal((V, H)).astype(dtype)
-    h = rng.standard_normal((B, H)).astype(dtype)
-    a = rng.standard_normal((B, 4 * H)).astype(dtype)
+    h = rng.standard_normal((H, B)).astype(dtype)
+    a = rng.standard_normal((4 * H, B)).astype(dtype)
     hs = rng.standard_normal((T * B, H)).astype(dtype)
-    das = rng.standard_normal((T * B, 4 * H)).astype(dtype)
-    dz = rng.standard_normal((T * B, V)).astype(dtype)
+    das = rng.standard_normal((4 * H, T * B)).astype(dtype)
+    dz = rng.standard_normal((T, B, V)).astype(dtype)
     onehot = np.eye(V, dtype=dtype)[rng.integers(0, V, T * B)]
-    out_a, out_h = np.empty((B, 4 * H), dtype), np.empty((B, H), dtype)
+    out_a, out_h = np.empty((4 * H, B), dtype), np.empty((H, B), dtype)
 
     def run():
-        for _ in range(T):  # forward recurrence: h W_h^T, (B, H) @ (H, 4H)
-            np.matmul(h, W_hT, out=out_a)
+        for _ in range(T):  # forward recurrence: W_h h_{t-1}, (4H, H) @ (H, B)
+            np.matmul(W_h, h, out=out_a)
         hs @ W_yh.T  # logits
-        dz.T @ hs  # dW_yh
-        dz @ W_yh  # dL/dh from the logits
-        for _ in range(T):  # backward recurrence: da W_h, (B, 4H) @ (4H, H)
-            np.matmul(a, W_h, out=out_h)
-        das.T @ hs  # dW_h
-        das.T @ onehot  # dW_x (a dense product with one-hot rows)
+        dz.reshape(T * B, V).T @ hs  # dW_yh
+        np.matmul(W_yh.T, dz.transpose(0, 2, 1))  # dL/dh from the logits, (H, V) @ (V, B) for each t
+        for _ in range(T):  # backward recurrence: W_h^T da_t, (H, 4H) @ (4H, B)
+            np.matmul(W_h.T, a, out=out_h)
+        das @ hs  # dW_h
+        das @ onehot  # dW_x (a dense product with one-hot rows)
 
     return run
 

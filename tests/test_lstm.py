@@ -247,6 +247,39 @@ def test_results_are_new_arrays_not_reused_buffers():
     assert np.array_equal(one["h"], h_kept)
 
 
+def test_the_reused_workspace_changes_no_result():
+    """loss_and_grads keeps its loop arrays between calls: a repeat, a call between of another
+    shape, and two threads at once all give the first call's numbers exactly."""
+    import threading
+
+    # two of one shape, big enough that numpy lets other threads run during its loops; one of another
+    cases = [_random_case(20, 64, 40, 8, seed=20), _random_case(20, 64, 40, 8, seed=21), _random_case(6, 5, 4, 2, seed=22)]
+
+    def run(case):
+        loss, grads, last, dstate0 = lstm.loss_and_grads(*case, return_dstate0=True)
+        return loss, grads, [*last, *dstate0]
+
+    def same(a, b):
+        return a[0] == b[0] and all(np.array_equal(a[1][k], b[1][k]) for k in a[1]) and all(
+            np.array_equal(x, y) for x, y in zip(a[2], b[2])
+        )
+
+    first = [run(case) for case in cases]
+    assert same(run(cases[0]), first[0])  # the workspace holds the other shape's arrays now
+    assert same(run(cases[1]), first[1])  # the same shape again: the arrays are reused
+    results = [None] * 4
+
+    def worker(k):
+        results[k] = [run(cases[k % 2]) for _ in range(10)]
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(len(results))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(same(r, first[k % 2]) for k, rs in enumerate(results) for r in rs)
+
+
 # -- structural facts: what the gates do ----------------------------------------------------------
 
 
