@@ -326,7 +326,7 @@ def _workspace(T, B, H, dtype):
 
 def _loop_arrays(T, B, H, dtype, for_backward):
     """Empty arrays for the loops: see _forward_pass for what each one holds."""
-    shapes = {"h": (T + 1, H, B), "c": (T + 1, H, B), "gates": (T, 4 * H, B), "tanh_c": (T, H, B), "a_x": (4 * H, B)}
+    shapes = {"h": (T + 1, H, B), "c": (T + 1, H, B), "gates": (T, 4 * H, B), "tanh_c": (H, B), "a_x": (4 * H, B)}
     if for_backward:
         shapes.update(dgates=(T, 4 * H, B), dcell=(T, H, B))
     return {name: np.empty(shape, dtype) for name, shape in shapes.items()}
@@ -336,11 +336,11 @@ def _forward_pass(params, X, h0, c0, for_backward):
     """The recurrence over X (T, B) from (h0, c0), each (B, H).
 
     Returns a dict of arrays with one column per sequence: h, c (T+1, H, B) with h_0..h_T and
-    c_0..c_T; gates (T, 4H, B), the rows of i, f, g, o after their squashing functions;
-    tanh_c (T, H, B). With for_backward, also what the backward loop reads: dgates (T, 4H, B),
-    the gates' local derivatives (1 - u^2) times what each gate multiplies in the equations (g
-    for i, c_{t-1} for f, i for g, tanh(c_t) for o), and dcell (T, H, B) = o_t (1 - tanh(c_t)^2).
-    With for_backward the arrays are the reused workspace: valid until the next call.
+    c_0..c_T; gates (T, 4H, B), the rows of i, f, g, o after their squashing functions. With
+    for_backward, also what the backward loop reads: dgates (T, 4H, B), the gates' local
+    derivatives (1 - u^2) times what each gate multiplies in the equations (g for i, c_{t-1} for
+    f, i for g, tanh(c_t) for o), and dcell (T, H, B) = o_t (1 - tanh(c_t)^2). With for_backward
+    the arrays are the reused workspace: valid until the next call.
     """
     W_x, W_h, b = params["W_x"], params["W_h"], params["b"]
     (T, B), H, dtype = X.shape, W_h.shape[1], W_h.dtype
@@ -369,15 +369,15 @@ def _forward_pass(params, X, h0, c0, for_backward):
         i, f, g, o = u[0:H], u[H : 2 * H], u[2 * H : 3 * H], u[3 * H :]
         np.multiply(f, c[t], out=c[t + 1])  # c_t = f * c_{t-1} + i * g
         c[t + 1] += i * g
-        np.tanh(c[t + 1], out=tanh_c[t])
-        np.multiply(o, tanh_c[t], out=h[t + 1])  # h_t = o * tanh(c_t)
+        np.tanh(c[t + 1], out=tanh_c)
+        np.multiply(o, tanh_c, out=h[t + 1])  # h_t = o * tanh(c_t)
         if for_backward:
             D[0:H] *= g  # dc -> da_i: g
             D[H : 2 * H] *= c[t]  # dc -> da_f: c_{t-1}
             D[2 * H : 3 * H] *= i  # dc -> da_g: i
-            D[3 * H :] *= tanh_c[t]  # dh -> da_o: tanh(c_t)
+            D[3 * H :] *= tanh_c  # dh -> da_o: tanh(c_t)
             dcell = run["dcell"][t]
-            np.multiply(h[t + 1], tanh_c[t], out=dcell)  # o (1 - tanh^2 c) = o - h tanh(c)
+            np.multiply(h[t + 1], tanh_c, out=dcell)  # o (1 - tanh^2 c) = o - h tanh(c)
             np.subtract(o, dcell, out=dcell)
     return run
 
