@@ -1,5 +1,7 @@
 """The LSTM (rnn_core.lstm): exact gradients, structural facts, agreement with a plain reference, bad input."""
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -250,8 +252,6 @@ def test_results_are_new_arrays_not_reused_buffers():
 def test_the_reused_workspace_changes_no_result():
     """loss_and_grads keeps its loop arrays between calls: a repeat, a call between of another
     shape, and two threads at once all give the first call's numbers exactly."""
-    import threading
-
     # two of one shape, big enough that numpy lets other threads run during its loops; one of another
     cases = [_random_case(20, 64, 40, 8, seed=20), _random_case(20, 64, 40, 8, seed=21), _random_case(6, 5, 4, 2, seed=22)]
 
