@@ -58,6 +58,7 @@ import numpy as np
 
 from . import _fast_gru
 from ._cell import (
+    INPUT_SCALE,
     as_state,
     check_cell_params,
     check_dtype,
@@ -137,7 +138,7 @@ def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, recurrent_sca
     check_number(recurrent_scale, "recurrent_scale", 0)
     check_number(update_bias, "update_bias")
     rng = np.random.default_rng(seed)
-    W_x = rng.standard_normal((3 * H, V)) * 0.3
+    W_x = rng.standard_normal((3 * H, V)) * INPUT_SCALE
     W_h = np.concatenate([random_orthogonal(rng, H) for _ in GATES]) * recurrent_scale  # (3H, H), one block per gate
     b = np.zeros(3 * H)
     b[H : 2 * H] = update_bias

@@ -55,6 +55,7 @@ import numpy as np
 
 from . import _fast_lstm
 from ._cell import (
+    INPUT_SCALE,
     as_state,
     check_cell_params,
     check_dtype,
@@ -138,7 +139,7 @@ def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, forget_bias=1
     check_number(forget_bias, "forget_bias")
     check_number(recurrent_scale, "recurrent_scale", 0)
     rng = np.random.default_rng(seed)
-    W_x = rng.standard_normal((4 * H, V)) * 0.3
+    W_x = rng.standard_normal((4 * H, V)) * INPUT_SCALE
     W_h = np.concatenate([random_orthogonal(rng, H) for _ in GATES]) * recurrent_scale  # (4H, H), one block per gate
     b = np.zeros(4 * H)
     b[H : 2 * H] = forget_bias

@@ -37,6 +37,7 @@ import numpy as np
 
 from . import _fast_rnn
 from ._cell import (
+    INPUT_SCALE,
     as_state,
     check_cell_params,
     check_dtype,
@@ -92,7 +93,7 @@ def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, recurrent_sca
     V, H = check_int(vocab_size, "vocab_size"), check_int(hidden_size, "hidden_size")
     dtype = check_dtype(dtype)
     rng = np.random.default_rng(seed)
-    W_xh = rng.standard_normal((H, V)) * 0.3
+    W_xh = rng.standard_normal((H, V)) * INPUT_SCALE
     W_hh = random_orthogonal(rng, H) * recurrent_scale
     W_yh = rng.standard_normal((V, H)) / np.sqrt(H)
     params = {"W_xh": W_xh, "W_hh": W_hh, "W_yh": W_yh, "b_h": np.zeros(H), "b_o": np.zeros(V)}
