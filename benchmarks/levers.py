@@ -12,6 +12,9 @@ much as the engine:
   and reported relative to the first: ratios, which the load shifts far less than absolute speeds.
 - ``quality``: the validation bits per character after a fixed number of steps, the learning rate
   decaying over those steps as the race's decays over its seconds: deterministic, whatever the load.
+
+A cell written ``torch:gru`` (``torch:rnn``, ``torch:lstm``) is PyTorch's, trained by
+train_budget.py's recipe.
   A run is ``cell`` or ``cell:field=value,...`` with TrainConfig fields (``steps`` among them, to
   give a run its own count), plus ``update_bias`` (GRU) or ``forget_bias`` (LSTM) for the initial
   gate biases.
@@ -62,11 +65,14 @@ def cost(args):
     print("|---|---:|---:|---:|---:|---:|")
     base_chars = next(iter(steps))[1] * next(iter(steps))[2] / first
     for (cell, B, T), seconds in median.items():
-        print(f"| {cell} | {B} | {T} | {seconds * 1e3:.2f} | {first / seconds:.2f} | {B * T / seconds / base_chars:.2f} |")
+        chars = B * T / seconds / base_chars
+        print(f"| {cell} | {B} | {T} | {seconds * 1e3:.2f} | {first / seconds:.2f} | {chars:.2f} |")
 
 
 def _one_step(cell, V, H, B, T, train_ids):
     """A closure taking one training step of ``cell`` at (B, T), as the trainer does, on the first window."""
+    if cell.startswith("torch:"):
+        return _one_torch_step(cell.split(":")[1], V, H, B, T, train_ids)
     module = rnn_core.CELLS[cell]
     params = module.init_params(V, H, seed=0, dtype=np.float32)
     opt = rnn_core.adam_init(params)
@@ -83,6 +89,29 @@ def _one_step(cell, V, H, B, T, train_ids):
     return step
 
 
+def _one_torch_step(cell, V, H, B, T, train_ids):
+    """The same for PyTorch's cell: forward, backward, clipping and Adam."""
+    import torch
+
+    from train_budget import TORCH_LAYERS
+
+    layer, head = getattr(torch.nn, TORCH_LAYERS[cell])(V, H, batch_first=True), torch.nn.Linear(H, V)
+    parameters = [*layer.parameters(), *head.parameters()]
+    opt = torch.optim.Adam(parameters, lr=5e-3)
+    X, Y = (torch.from_numpy(np.ascontiguousarray(a)) for a in StreamBatcher(train_ids, B, T).window(0))
+    x = torch.nn.functional.one_hot(X, V).float()
+
+    def step():
+        z, _ = layer(x)
+        loss = torch.nn.functional.cross_entropy(head(z).reshape(-1, V), Y.reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(parameters, 5.0)
+        opt.step()
+
+    return step
+
+
 def quality(args):
     """Validation bpc after --steps steps for each run of --runs, the rate decaying over the steps."""
     text = rnn_core.load_text(args.text)
@@ -90,13 +119,31 @@ def quality(args):
     print("| run | val bpc | seconds (for scale only) |")
     print("|---|---:|---:|")
     for spec in args.runs:
-        cell, _, options = spec.partition(":")
+        torch_prefix = "torch:" if spec.startswith("torch:") else ""
+        cell, _, options = spec[len(torch_prefix):].partition(":")
+        cell = torch_prefix + cell
         fields = dict(kv.split("=") for kv in options.split(",")) if options else {}
         init = {k: float(fields.pop(k)) for k in INIT_OPTIONS if k in fields}
         settings = {"hidden_size": args.hidden_size, "steps": args.steps, **{k: _number(v) for k, v in fields.items()}}
-        config = rnn_core.TrainConfig(cell=cell, eval_every=0, checkpoint_every=0, **settings)
-        result = _train(text, config, init)
-        print(f"| {spec} | {result.val_bpc:.4f} | {result.state.elapsed:.0f} |", flush=True)
+        if cell.startswith("torch:"):
+            config = rnn_core.TrainConfig(cell=cell.split(":")[1], eval_every=0, checkpoint_every=0, **settings)
+            bpc, _, seconds = _train_torch(text, config)
+        else:
+            config = rnn_core.TrainConfig(cell=cell, eval_every=0, checkpoint_every=0, **settings)
+            result = _train(text, config, init)
+            bpc, seconds = result.val_bpc, result.state.elapsed
+        print(f"| {spec} | {bpc:.4f} | {seconds:.0f} |", flush=True)
+
+
+def _train_torch(text, config):
+    """PyTorch's cell trained by train_budget.py's recipe for config.steps steps."""
+    import torch
+
+    from train_budget import run_torch
+
+    vocab = rnn_core.Vocabulary.from_text(text)
+    train_ids, val_ids = split_train_val(vocab.encode(text), config.val_fraction)
+    return run_torch(torch, config, train_ids, val_ids, vocab.size, "default")
 
 
 def _train(text, config, init):
@@ -123,7 +170,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
     c = sub.add_parser("cost", help="seconds per training step, as ratios in one run")
-    c.add_argument("--cells", nargs="+", default=list(rnn_core.CELLS))
+    c.add_argument("--cells", nargs="+", default=list(rnn_core.CELLS), help="rnn, lstm, gru, torch:lstm, ...")
     c.add_argument("--shapes", nargs="+", default=["32x32"], help="BxT, e.g. 32x32 64x32 (default: 32x32)")
     c.add_argument("--rounds", type=int, default=5)
     c.add_argument("--calls", type=int, default=10)

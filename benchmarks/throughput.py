@@ -1,6 +1,6 @@
 """Forward + BPTT throughput of rnn_core, its ablations and two references, measured in one run.
 
-    python benchmarks/throughput.py                          # every cell: B=32 T=32 (the trainer's default), then B=64 T=64
+    python benchmarks/throughput.py                # every cell, at B=32 T=32 (the trainer's default), then B=64 T=64
     python benchmarks/throughput.py --cell rnn --batch-size 64 --seq-length 64 --rounds 10
     python benchmarks/throughput.py --cell gru --gated-threads 1
 
@@ -479,8 +479,10 @@ def main(argv=None):
     ap.add_argument("--calls", type=int, default=8, help="timed calls per block (default: 8; the median is used)")
     ap.add_argument("--loop-sequences", type=int, default=4, help="sequences the slow loop runs per call")
     ap.add_argument("--gated-threads", type=int, nargs="+", default=[2, 1],
-                    help="thread counts for the LSTM's and GRU's tables (BLAS and PyTorch alike); 1 is the fair one on a busy machine")
-    ap.add_argument("--cell", choices=("rnn", "lstm", "gru", "all"), default="all", help="which cell to time (default: all)")
+                    help="thread counts for the LSTM's and GRU's tables (BLAS and PyTorch alike); "
+                    "1 is the fair one on a busy machine")
+    ap.add_argument("--cell", choices=("rnn", "lstm", "gru", "all"), default="all",
+                    help="which cell to time (default: all)")
     args = ap.parse_args(argv)
     gated = [cell for cell in TORCH_LAYERS if args.cell in (cell, "all")]
     if gated:

@@ -65,18 +65,21 @@ def race_config(cell, lr, args):
     """The TrainConfig both engines follow: rnn_core trains with it, PyTorch reads its schedule and sizes."""
     return rnn_core.TrainConfig(
         cell=cell, hidden_size=args.hidden_size, batch_size=args.batch_size, seq_length=args.seq_length,
-        learning_rate=lr, steps=NO_STEP_LIMIT, max_seconds=args.seconds, eval_every=0, checkpoint_every=0, seed=args.seed,
+        learning_rate=lr, steps=NO_STEP_LIMIT, max_seconds=args.seconds, eval_every=0, checkpoint_every=0,
+        seed=args.seed,
     )
 
 
 def run_rnn_core(text, config):
-    """Train rnn_core for the config's budget (validation and saving only at the end); returns (val_bpc, steps, seconds)."""
+    """Train rnn_core for the config's budget, validating only at the end; returns (val_bpc, steps, seconds)."""
     result = rnn_core.train(text, config, progress=False)
     return result.val_bpc, result.step, result.state.elapsed
 
 
 def run_torch(torch, config, train_ids, val_ids, V, init):
     """Train PyTorch's cell with the same recipe for the config's budget; returns (val_bpc, steps, seconds).
+
+    The budget is config.max_seconds, or config.steps when max_seconds is None (benchmarks/levers.py).
 
     init: "default" (PyTorch's own initialisation) or "rnn_core" (the weights rnn_core starts from,
     PyTorch's second bias at zero).
@@ -87,7 +90,8 @@ def run_torch(torch, config, train_ids, val_ids, V, init):
     layer = getattr(nn, TORCH_LAYERS[cell])(V, H, batch_first=True)
     head = nn.Linear(H, V)
     if init == "rnn_core":
-        start = rnn_core.CELLS[cell].init_params(V, H, seed=config.seed, dtype=np.float32, recurrent_scale=config.init_scale)
+        start = rnn_core.CELLS[cell].init_params(V, H, seed=config.seed, dtype=np.float32,
+                                                 recurrent_scale=config.init_scale)
         names = ("W_xh", "W_hh", "b_h") if cell == "rnn" else ("W_x", "W_h", "b")
         with torch.no_grad():
             for ours, theirs in zip(names, (layer.weight_ih_l0, layer.weight_hh_l0, layer.bias_ih_l0)):
@@ -111,9 +115,9 @@ def run_torch(torch, config, train_ids, val_ids, V, init):
 
     batcher = StreamBatcher(train_ids, config.batch_size, config.seq_length)
     state, step, window = zero_state(config.batch_size), 0, 0
-    while True:
+    while step < config.steps:
         seconds = time.perf_counter() - t0
-        if seconds >= config.max_seconds:
+        if config.max_seconds is not None and seconds >= config.max_seconds:
             break
         for group in opt.param_groups:
             group["lr"] = rnn_core.learning_rate_at(config, step, seconds)
@@ -137,16 +141,22 @@ def run_torch(torch, config, train_ids, val_ids, V, init):
     with torch.no_grad():
         for s in range(0, L, w):
             logits, state = logits_of(X[:, s : s + w], state)
-            total += nn.functional.cross_entropy(logits.reshape(-1, V), Y[:, s : s + w].reshape(-1), reduction="sum").item()
+            y = Y[:, s : s + w].reshape(-1)
+            total += nn.functional.cross_entropy(logits.reshape(-1, V), y, reduction="sum").item()
     return total / (n * L) / math.log(2), step, elapsed
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description="Validation bits per character after a fixed training time, rnn_core against PyTorch.")
+    parser = argparse.ArgumentParser(
+        description="Validation bits per character after a fixed training time, rnn_core against PyTorch."
+    )
     parser.add_argument("--seconds", type=float, default=120.0, help="training budget per run (default: 120)")
-    parser.add_argument("--cells", nargs="+", choices=list(TORCH_LAYERS), default=list(TORCH_LAYERS), help="cells to race (default: all)")
-    parser.add_argument("--rates", type=float, nargs="+", default=list(RATES), help=f"peak learning rates to sweep (default: {' '.join(map(str, RATES))})")
-    parser.add_argument("--sweep-seconds", type=float, help="sweep the rates at this budget, then race each engine's best at --seconds "
+    parser.add_argument("--cells", nargs="+", choices=list(TORCH_LAYERS), default=list(TORCH_LAYERS),
+                        help="cells to race (default: all)")
+    parser.add_argument("--rates", type=float, nargs="+", default=list(RATES),
+                        help=f"peak learning rates to sweep (default: {' '.join(map(str, RATES))})")
+    parser.add_argument("--sweep-seconds", type=float,
+                        help="sweep the rates at this budget, then race each engine's best at --seconds "
                         "(default: sweep at --seconds, each run a race entry)")
     parser.add_argument("--hidden-size", type=int, default=256, help="H (default: 256)")
     parser.add_argument("--batch-size", type=int, default=32, help="B (default: 32)")
@@ -156,7 +166,8 @@ def main(argv=None):
     parser.add_argument("--no-torch", action="store_true", help="race rnn_core alone, even if torch is importable")
     parser.add_argument("--torch-init", choices=("default", "rnn_core"), default="default",
                         help="PyTorch's initial weights: its own (default) or rnn_core's")
-    parser.add_argument("--threads", type=int, help="threads for PyTorch and numpy's BLAS alike (default: each its own)")
+    parser.add_argument("--threads", type=int,
+                        help="threads for PyTorch and numpy's BLAS alike (default: each its own)")
     args = parser.parse_args(argv)
 
     text = rnn_core.load_text(args.text)
@@ -164,7 +175,8 @@ def main(argv=None):
     ids = vocab.encode(text)
     train_ids, val_ids = split_train_val(ids, rnn_core.TrainConfig().val_fraction)
     V = vocab.size
-    print(f"text: {len(ids)} characters, V={V}; training on the first {len(train_ids)}, validating on the last {len(val_ids)}")
+    print(f"text: {len(ids)} characters, V={V}; training on the first {len(train_ids)}, "
+          f"validating on the last {len(val_ids)}")
     uniform, unigram, bigram = baselines(train_ids, val_ids, V)
     print(f"baselines (validation bpc): uniform log2(V) {uniform:.4f}   unigram {unigram:.4f}   bigram {bigram:.4f}")
 
@@ -233,7 +245,8 @@ def _table(rows, args, torch):
     for cell, engine, best, (bpc, steps, seconds), sweep in rows:
         label = f"`{cell}`" if engine == "rnn_core" else f"`nn.{TORCH_LAYERS[cell]}`"
         swept = ", ".join(f"{lr:g}: {result[0]:.3f}" for lr, result in sweep.items())
-        lines.append(f"| {label} | {name[engine]} | {best:g} | {bpc:.4f} | {steps:,} | {steps / seconds:.1f} | {swept} |")
+        rate = steps / seconds
+        lines.append(f"| {label} | {name[engine]} | {best:g} | {bpc:.4f} | {steps:,} | {rate:.1f} | {swept} |")
     best = min(rows, key=lambda row: row[3][0])
     lines += [
         "",

@@ -73,7 +73,8 @@ def check_cell_params(params, cell=None):
 def zero_state(params, cell, batch_shape=()):
     """The zero starting state of ``cell`` for ``params``: h, or the pair (h, c), each batch_shape + (H,)."""
     H, dtype = params["W_yh"].shape[1], params["W_yh"].dtype
-    return state_from_arrays(cell, {name: np.zeros(batch_shape + (H,), dtype) for name in cell_module(cell).STATE_NAMES})
+    zeros = {name: np.zeros(batch_shape + (H,), dtype) for name in cell_module(cell).STATE_NAMES}
+    return state_from_arrays(cell, zeros)
 
 
 def state_arrays(cell, state):

@@ -149,8 +149,9 @@ def save_checkpoint(
 
     params: dict W_xh, W_hh, W_yh, b_h, b_o, or an LSTM's or a GRU's W_x, W_h,
     b, W_yh, b_o (checked; the file records which cell); vocab: Vocabulary of
-    size V; h: the carried hidden state; c: the LSTM's cell state, carried like h. The keyword arguments are optional training state (see
-    ``Checkpoint``); meta: extra JSON-serialisable metadata. The folder of
+    size V; h: the carried hidden state; c: the LSTM's cell state, carried like
+    h. The keyword arguments are optional training state (see ``Checkpoint``);
+    meta: extra JSON-serialisable metadata. The folder of
     ``path`` must exist.
     """
     path = Path(path)

@@ -276,9 +276,8 @@ def _train_step(run, state, lr):
     epoch, next_window, carried = state.epoch, state.next_window + 1, state_arrays(cell, last)
     if next_window == run.batcher.windows_per_pass:  # end of a pass: start again, from a zero state
         epoch, next_window, carried = epoch + 1, 0, {name: np.zeros_like(s) for name, s in carried.items()}
-    after = replace(
-        state, params=params, opt_state=opt_state, step=state.step + 1, epoch=epoch, next_window=next_window, carried=carried
-    )
+    after = replace(state, params=params, opt_state=opt_state, step=state.step + 1, epoch=epoch,
+                    next_window=next_window, carried=carried)
     return after, loss / chars / LN2, norm
 
 

@@ -10,7 +10,17 @@ import numpy as np
 import pytest
 
 import rnn_core
-from rnn_core import CheckpointError, TrainConfig, Vocabulary, gru, load_checkpoint, lstm, save_checkpoint, split_train_val, train
+from rnn_core import (
+    CheckpointError,
+    TrainConfig,
+    Vocabulary,
+    gru,
+    load_checkpoint,
+    lstm,
+    save_checkpoint,
+    split_train_val,
+    train,
+)
 from rnn_core.cli import main
 
 TEXT = (

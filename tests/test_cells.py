@@ -54,7 +54,7 @@ def test_advance_is_one_step_as_the_sampler_takes_it(cell):
         state, h = module.advance(params, int(x), state)
     out = module.forward(params, ids)
     assert np.allclose(h, out["h"][-1]) and np.allclose(state_arrays(cell, state)["h"], h)
-    assert zero_state(params, cell, (7,)) is not None and state_arrays(cell, zero_state(params, cell, (7,)))["h"].shape == (7, 3)
+    assert all(a.shape == (7, 3) for a in state_arrays(cell, zero_state(params, cell, (7,))).values())
 
 
 @pytest.mark.parametrize("cell", CELLS)

@@ -35,7 +35,8 @@ def _random_case(cell, V, H, T, B, seed):
             params[k] = rng.standard_normal(v.shape) * rng.uniform(0.1, 2.0)
     shape = (T,) if B is None else (B, T)
     inputs, targets = rng.integers(0, V, shape), rng.integers(0, V, shape)
-    arrays = {name: rng.uniform(-1.0, 1.0, shape[:-1] + (H,)) * (2.0 if name == "c" else 0.9) for name in module.STATE_NAMES}
+    scale = {"h": 0.9, "c": 2.0}  # h within tanh's range; the LSTM's c beyond it
+    arrays = {name: rng.uniform(-1.0, 1.0, shape[:-1] + (H,)) * scale[name] for name in module.STATE_NAMES}
     return params, inputs, targets, state_from_arrays(cell, arrays)
 
 
