@@ -123,9 +123,9 @@ def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, recurrent_sca
       z_t starts near 1/2: each step keeps about half of the old state and writes half of the
       candidate, and the gradient along the direct path shrinks like 0.5 per step until the
       network learns to open z where it must remember. A positive value (1 gives z = 0.73, the
-      LSTM's forget-gate default) starts the cell remembering more; on the novel it trained
-      no better at equal steps (benchmarks/README.md), so the default is the common one
-      (PyTorch and d2l start every bias near 0).
+      LSTM's forget-gate default) starts the cell remembering more; on the novel it made no
+      consistent difference at equal steps (benchmarks/README.md), so the default is the
+      common one (PyTorch and d2l start every bias near 0).
     - W_yh (V, H): N(0, 1/H), as in the other cells: predictions start close to uniform.
     - b_o (V,): zeros.
 
