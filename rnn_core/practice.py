@@ -232,8 +232,8 @@ def _check_case(ex, fn, case, square):
         return _report("wrong", names, lines, [(names, _ALIASING)])
     changed = _changed(ex, case.args, args_after)
     if changed:
-        lines = [f"{ex.name}: wrong. Your outputs are right ({case.about}), but your function changed "
-                 f"{_join(changed)} in place, and the caller's arrays with it."]
+        lines = [f"{ex.name}: wrong. Your outputs are right, on {case.about}, but your function changed "
+                 f"{_join(changed)} in place: the caller's arrays, not its own."]
         return _report("wrong", changed, lines, [(changed, _ALIASING)])
     return None
 
@@ -448,10 +448,9 @@ def _changed(ex, before, after):
     """Names of the arguments (or their dict entries) that the call changed."""
     changed = []
     for name, old, new in zip(ex.args, before, after):
-        if isinstance(old, Mapping):
-            for key, value in old.items():
-                if key not in new or not _same(value, new[key]):
-                    changed.append(f"{name}[{key!r}]")
+        if isinstance(old, Mapping) and isinstance(new, Mapping):
+            keys = [key for key, value in old.items() if key not in new or not _same(value, new[key])]
+            changed += [name] if keys and len(keys) == len(old) else [f"{name}[{key!r}]" for key in keys]
         elif not _same(old, new):
             changed.append(name)
     return changed
@@ -657,14 +656,17 @@ def _rnn_params(V, H, seed):
 
 def _step_forward_cases():
     params, h_prev = _rnn_params(5, 4, seed=1)
-    return [_Case("one step with H = 4, V = 5, x_t = 3, h_prev ≠ 0, non-zero biases", (params, 3, h_prev))]
+    square, h_square = _rnn_params(5, 5, seed=1)
+    return [_Case("one step with H = 4, V = 5, x_t = 3, h_prev ≠ 0, non-zero biases", (params, 3, h_prev)),
+            _Case("a square network (H = V = 5)", (square, 3, h_square), square=True)]
 
 
-def _step_forward_model(transpose=False, bias=True, squash=np.tanh):
+def _step_forward_model(transpose=False, bias=True, squash=np.tanh, row=False):
     def gives(case):
         params, x_t, h_prev = case.args
         W_hh = params["W_hh"].T if transpose else params["W_hh"]
-        return squash(W_hh @ h_prev + params["W_xh"][:, x_t] + (params["b_h"] if bias else 0))
+        x_term = params["W_xh"][x_t] if row else params["W_xh"][:, x_t]
+        return squash(W_hh @ h_prev + x_term + (params["b_h"] if bias else 0))
     return gives
 
 
@@ -674,6 +676,8 @@ _STEP_FORWARD_MISTAKES = (
     _Mistake("no bias", "b_h is missing inside the tanh.", gives=_step_forward_model(bias=False)),
     _Mistake("no tanh", "the pre-activation itself: h_t = tanh(...) squashes it.", gives=_step_forward_model(squash=lambda a: a)),
     _Mistake("sigmoid in place of tanh", "the vanilla RNN squashes with tanh, into (−1, 1).", gives=_step_forward_model(squash=_sigmoid)),
+    _Mistake("row x_t of W_xh", "with a one-hot x_t, W_xh x_t is column x_t of W_xh (W_xh[:, x_t]), not row x_t "
+             "(W_xh is (H, V): one column per character).", gives=_step_forward_model(row=True)),
 )
 
 
@@ -712,7 +716,7 @@ def _rnn_bptt(params, inputs, targets, h0, slip=None):
     """BPTT for one sequence, plainly, with one line swapped for a mistake: (loss, grads, h_last, dh0)."""
     W_xh, W_hh, W_yh, b_h, b_o = (params[name] for name in rnn.PARAM_NAMES)
     V, H, T = W_yh.shape[0], W_hh.shape[0], len(inputs)
-    hs = [h0]
+    hs = [np.zeros(H) if slip == "h0 ignored" else h0]
     for x_t in inputs:
         hs.append(np.tanh(W_hh @ hs[-1] + W_xh[:, x_t] + b_h))
     p = _softmax(np.array([W_yh @ h + b_o for h in hs[1:]]))
@@ -800,6 +804,8 @@ _BACKWARD_MISTAKES = (
      "+= belongs)."),
     ("W_hh not transposed", (27,), "going back from δ_t to h_{t−1} multiplies by W_hhᵀ, not W_hh."),
     ("tanh' at the wrong step", (28,), "δ_t = (1 − h_t²) ⊙ ∇h_t L uses the slope of this step's h_t, not h_{t−1}'s."),
+    ("h0 ignored", (), "the forward pass starts from zeros instead of the h0 it is given (a window that "
+     "continues a text starts from the state the last one ended in)."),
     ("the mean loss", (), "rnn_core's loss is the sum over the T steps (and its gradient the sum's); yours is the mean."),
     ("every state", (), "h_last is the last state h_T alone, not every state h_1..h_T."),
 )
