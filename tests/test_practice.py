@@ -728,7 +728,7 @@ def test_every_errata_slip_of_the_notebook_is_recognised_by_its_row(errata_slips
             result, _ = check("loss_and_grads", as_loss_and_grads(backward, slip))
             assert result.status == "error", (slip, result.message)
             assert "could not be broadcast" in result.message and "square network (H = V = 5)" in result.message
-            assert re.search(r"in backward, line \d+: (dh = W_yh.T|grads\["W_hh"\] \+=)", result.message), result.message
+            assert re.search(r'in backward, line \d+: (dh = W_yh.T|grads\["W_hh"\] \+=)', result.message), result.message
             assert result.errata == rows, (slip, result.message)
             assert f"errata row {rows[0]}, \"{slip}\"" in result.message and practice.ERRATA_TABLE in result.message
         else:
