@@ -275,10 +275,9 @@ def _raised(ex, fn, exc, case, square, when=None):
     lines = [f"{ex.name}: error. Your function raised {text}",
              f"  {where}" if where else "  (the line is not available)",
              f"  {'Called ' + when + ', on' if when else 'On'} {case.about}."]
-    found = []
     if square is not None and isinstance(exc, (ValueError, IndexError)):
-        found = _square_diagnosis(ex, fn, square, lines)
-    return _report("error", [], lines, found)
+        return _report("error", [], lines, *_square_diagnosis(ex, fn, square))
+    return _report("error", [], lines, [])
 
 
 def _their_line(exc):
@@ -294,25 +293,24 @@ def _their_line(exc):
     return f"in {frame.name}, line {frame.lineno}: {line}" if line else f"in {frame.name}, line {frame.lineno}"
 
 
-def _square_diagnosis(ex, fn, square, lines):
-    """Run fn on the square case; if it then behaves like a known mistake, say so. Returns the findings."""
+def _square_diagnosis(ex, fn, square):
+    """fn on the square case: (findings, header) if it then behaves like known mistakes, else ([], None)."""
     try:
         with contextlib.redirect_stdout(io.StringIO()):
             value, _ = _call(fn, square.args)
     except _Failed:
-        return []
+        return [], None
     if value is None:
-        return []
+        return [], None
     try:
         got, want = _flatten(ex, value, _reference(ex, square))
         wrong = _differences(got, want)
         found = _diagnose(ex, square, got, want, wrong) if wrong else []
     except Exception:
-        return []
-    if found:
-        lines.append(f"On {square.about}, where those shapes agree, your function runs, and there "
-                     f"{_join(list(wrong))} {'is' if len(wrong) == 1 else 'are'} wrong:")
-    return found
+        return [], None
+    verb = "is" if len(wrong) == 1 else "are"
+    return found, (f"On {square.about}, where those shapes agree, your function runs; there {_join(wrong)} "
+                   f"{verb} wrong, and it looks like:" if found else None)
 
 
 def _wrong(ex, case, got, want, wrong, square, fn):
@@ -322,19 +320,24 @@ def _wrong(ex, case, got, want, wrong, square, fn):
     if right:
         lines.append(f"  right: {', '.join(right)}")
     found = _diagnose(ex, case, got, want, wrong)
-    if not found and square is not None and any(w.startswith("shape") for w in wrong.values()):
-        found = _square_diagnosis(ex, fn, square, lines)
-    return _report("wrong", list(wrong), lines, found)
+    if found:
+        return _report("wrong", wrong, lines, found, unexplained=[n for n in wrong if not any(n in f[0] for f in found)])
+    if square is not None and any(why.startswith("shape") for why in wrong.values()):
+        return _report("wrong", wrong, lines, *_square_diagnosis(ex, fn, square))
+    return _report("wrong", wrong, lines, [])
 
 
-def _report(status, names, lines, found):
+def _report(status, names, lines, found, header=None, unexplained=()):
+    """The Result: the lines so far, then each mistake found with the outputs it explains, and its errata rows."""
     rows = []
     if found:
-        lines.append("What it looks like:")
+        lines.append(header or "What it looks like:")
         for explained, mistake in found:
             label = f"errata row{'s' if len(mistake.rows) > 1 else ''} {_join([str(r) for r in mistake.rows])}, " if mistake.rows else ""
             lines.append(f"  {_join(explained)}: {label}\"{mistake.name}\": {mistake.why}")
             rows += [r for r in mistake.rows if r not in rows]
+        if unexplained:
+            lines.append(f"  {_join(unexplained)}: like none of the mistakes this checker knows.")
         if rows:
             lines.append(f"The errata table: {ERRATA_TABLE}")
     return Result(status, list(names) if status == "wrong" else [], "\n".join(lines), tuple(rows))
@@ -372,7 +375,7 @@ def _flatten(ex, value, reference):
         parts = tuple(value)
     else:
         count = f"{len(value)} values" if isinstance(value, (tuple, list)) else f"one {type(value).__name__}"
-        parts = (_Missing(f"your function returns {count}; {ex.reference_name} returns {n}: "
+        parts = (_Missing(f"your function returns {count}; {ex.reference_name} returns {n} values: "
                           f"{', '.join(ex.outputs)}"),) * n
     names = ex.outputs + ex.optional[: len(parts) - n]
     got, want = {}, {}
@@ -414,9 +417,11 @@ def _differ(got, want):
     if isinstance(want, Mapping):  # a dict compared whole (a cache, Adam's m and v): say which keys differ
         if not isinstance(got, Mapping):
             return f"{_kind(got)}, not a dict with the keys {', '.join(want)}"
-        parts = [f"no key {k!r}" if k not in got else f"[{k!r}] {_differ(got[k], w)}"
-                 for k, w in want.items() if k not in got or _differ(got[k], w)]
-        return "; ".join(parts) or None
+        parts = {k: "missing" if k not in got else _differ(got[k], w) for k, w in want.items()}
+        parts = {k: why for k, why in parts.items() if why}
+        missing = [repr(k) for k, why in parts.items() if why == "missing"]
+        other = _grouped({k: why for k, why in parts.items() if why != "missing"})
+        return "; ".join(([f"no key {_join(missing)}"] if missing else []) + [f"{why} at {k}" for k, why in other]) or None
     if isinstance(want, (int, np.integer)) and not isinstance(want, bool):  # a step count or an index: exactly
         ok = isinstance(got, (int, np.integer, float, np.floating)) and not isinstance(got, bool) and got == want
         return None if ok else f"{got!r}, expected {want!r}"
