@@ -30,20 +30,39 @@ a fixed "not attempted" message, so stored outputs are deterministic. A cell tha
   "h", "loss", "h_last", "dh_prev", "dc_prev", "c", "cache", "norm", "t", "m", "v"); when every
   output is right but the function changed an argument in place, the argument ("dh_t",
   "params['W_hh']"). ``errata`` holds the rows of the errata table that the answer behaves like.
+  In Jupyter a message that names errata rows links to the table (``ERRATA_TABLE``).
 - ``hint(name)`` prints a nudge in words; ``solution(name)`` prints a reference solution.
 - ``EXERCISES`` maps each name, in reading order, to the notebook that asks for it.
+- ``ERRATA_ROWS``: the rows of the errata table that ``check`` recognises by name.
+
+The exercises, and what the reader's function takes and returns (as the ``rnn_core`` function of
+that name does; one sequence, vectors 1-D):
+
+    one_hot(y, num_classes) -> rows (len(y), num_classes)                       00
+    softmax(o) -> p, o (V,)                                                     01
+    softmax_jacobian(p) -> J (V, V), from the probabilities p                   01
+    cross_entropy_grad(o, y) -> do (V,), y an int                               02
+    step_forward(params, x_t, h_prev) -> h_t (H,)                               03
+    step_backward(params, dh_t, h_t, h_prev, x_t) -> (dh_prev, grads)          04  grads: W_xh, W_hh, b_h
+    loss_and_grads(params, inputs, targets, h0) -> (loss, grads, h_last)        04  + dh0, if returned
+    clip_global_norm(grads, max_norm) -> (grads, norm before clipping)          05
+    adam_update(params, grads, state, lr) -> (params, state)                    06  state: t, m, v
+    global_norm(grads) -> norm                                                  07
+    lstm.step_forward(params, x_t, h_prev, c_prev) -> (h, c, cache)             08  cache: as rnn_core's
+    lstm.step_backward(params, dh_t, dc_t, cache) -> (dh_prev, dc_prev, grads)  08  cache: rnn_core's
 
 The checker never raises because of the reader's code, never changes the reader's arrays (every
 call gets fresh copies) and runs every case twice, so that a function that changes what it reads,
-or keeps something between calls, is caught. It names the mistakes it recognises: most rows of
-notebook 05's errata table that can be run (``ERRATA_TABLE`` says where the table is), and the
-common slips each exercise invites. ``loss_and_grads`` is checked on single sequences (inputs
-(T,), h0 (H,)), so a plain per-step loop passes; it may also return dL/dh0 as a fourth value, which
-is then checked too.
+or keeps something between calls, is caught. Besides the rows of the errata table (3, 4, 5, 7, 8,
+10, 11, 13, 14, 16, 17, 20, 21, 22, 23, 24, 27 and 28), it names the common slips each exercise
+invites: a softmax that overflows, Adam without bias correction, clipping each array by its own
+norm, the LSTM's missing path from h_t into the cell... A case on a square network (H = V) runs
+only to explain an answer that fails on shapes where H != V, as two of the errata's mistakes do.
 
-Adding an exercise is one ``_Exercise`` entry at the end of this file (its reference function,
-argument and output names, cases, the mistakes to recognise and a hint) and one solution in
-``rnn_core/_practice_solutions.py``.
+Adding an exercise is one ``_Exercise`` entry in ``_LIST`` at the end of this file (the reference
+function, argument and output names, a function that builds the cases, the mistakes to recognise
+and a hint) and one solution in ``rnn_core/_practice_solutions.py``; tests/test_practice.py then
+wants a plain implementation and a few wrong variants of it.
 """
 
 from __future__ import annotations
@@ -69,7 +88,7 @@ from . import functions, lstm, optim, rnn
 from ._practice_solutions import SOLUTIONS
 from .gradcheck import rel_error
 
-__all__ = ["ERRATA_TABLE", "EXERCISES", "Result", "check", "hint", "solution"]
+__all__ = ["ERRATA_ROWS", "ERRATA_TABLE", "EXERCISES", "Result", "check", "hint", "solution"]
 
 ERRATA_TABLE = "10-appendix-errata.ipynb#The-errata-table"  # where the errata table is, from a notebook
 TOL = 1e-6  # largest relative error of an output that still counts as the same number (float64 answers agree to ~1e-14)
@@ -215,7 +234,7 @@ def _check_case(ex, fn, case, square):
     got, want = _flatten(ex, first, want)
     wrong = _differences(got, want)
     if wrong:
-        return _wrong(ex, case, got, want, wrong, square, fn)
+        return _wrong(ex, case, got, want, wrong, square, fn, _changed(ex, case.args, args_after))
     # right once: twice on fresh copies must give the same, and the arguments must be as they were
     try:
         with contextlib.redirect_stdout(io.StringIO()):  # the reader's prints, once is enough
@@ -313,13 +332,16 @@ def _square_diagnosis(ex, fn, square):
                    f"{verb} wrong, and it looks like:" if found else None)
 
 
-def _wrong(ex, case, got, want, wrong, square, fn):
+def _wrong(ex, case, got, want, wrong, square, fn, changed):
     lines = [f"{ex.name}: wrong, on {case.about}. Compared with {ex.reference_name}:"]
     lines += [f"  {names}: {why}" for names, why in _grouped(wrong)]
     right = [name for name in want if name not in wrong]
     if right:
         lines.append(f"  right: {', '.join(right)}")
     found = _diagnose(ex, case, got, want, wrong)
+    if changed:  # besides: it changed the caller's arrays
+        lines.append(f"  and your function changed {_join(changed)} in place: the caller's arrays, not its own")
+        found.append((changed, _ALIASING))
     if found:
         return _report("wrong", wrong, lines, found, unexplained=[n for n in wrong if not any(n in f[0] for f in found)])
     if square is not None and any(why.startswith("shape") for why in wrong.values()):
@@ -1154,7 +1176,19 @@ _LIST = (
              "four blocks in the order i, f, g, o. dh_{t−1} goes back through W_h, transposed."),
 )
 
+# The GRU's two exercises ("gru.step_forward", "gru.step_backward", notebook 09-gated-cells-gru.ipynb) come
+# as two more entries once rnn_core.gru exists, written like the LSTM's: the reference functions
+# gru.step_forward(params, x_t, h_prev) -> (h, cache) and gru.step_backward(params, dh_t, cache) ->
+# (dh_prev, grads: W_x, W_h, b); a case built from gru.init_params with non-zero biases (H != V);
+# mistakes such as z and 1 - z swapped (h_t = (1 - z) h_{t-1} + z n is the other papers' convention),
+# the reset gate applied before W_hn (r * (W_hn h) is the package's), the gates read from the wrong
+# rows; and solutions whose cache has the keys of gru.step_forward's. They wait for the package's
+# cache: a solution written before it would have to guess its keys.
+
 _BY_NAME = {exercise.name: exercise for exercise in _LIST}
 
 EXERCISES = {exercise.name: exercise.notebook for exercise in _LIST}
 """Every exercise's name, in reading order, and the notebook that asks for it."""
+
+ERRATA_ROWS = tuple(sorted({row for exercise in _LIST for m in exercise.mistakes for row in m.rows} | set(_ALIASING.rows)))
+"""The rows of the errata table that check recognises by name."""

@@ -734,3 +734,27 @@ def test_every_errata_slip_of_the_notebook_is_recognised_by_its_row(errata_slips
         else:
             result = assert_wrong("loss_and_grads", as_loss_and_grads(backward, slip), SLIP_WRONG[slip], rows=rows)
             assert f'"{slip}"' in result.message, result.message
+
+
+def test_a_wrong_answer_that_also_changes_its_arguments_is_told_both():
+    def both(params, dh_t, h_t, h_prev, x_t):
+        dh_t *= 1 - h_t**2  # delta, computed in the caller's array
+        return params["W_hh"] @ dh_t, {"W_xh": np.outer(dh_t, np.eye(5)[x_t]), "W_hh": np.outer(dh_t, h_prev), "b_h": dh_t}
+
+    result = assert_wrong("step_backward", both, ["dh_prev"], rows=(27, 7))
+    assert "and your function changed dh_t in place" in result.message
+
+
+def test_the_errata_rows_recognised_are_the_ones_the_docstring_lists():
+    listed = re.search(r"the rows of the errata table \(([\d, and\n]+)\)", practice.__doc__.replace("\n", " ")).group(1)
+    assert tuple(int(n) for n in re.findall(r"\d+", listed)) == practice.ERRATA_ROWS
+    # every row the notebook's slips name is among them
+    slips = {row for rows in tagged_slips_rows() for row in rows}
+    assert slips <= set(practice.ERRATA_ROWS)
+
+
+def tagged_slips_rows():
+    _, source = tagged_cell("errata-slips")
+    (value,) = [node.value for node in ast.parse(source).body
+                if isinstance(node, ast.Assign) and [t.id for t in node.targets] == ["SLIPS"]]
+    return ast.literal_eval(value).values()
