@@ -756,5 +756,5 @@ def test_the_errata_rows_recognised_are_the_ones_the_docstring_lists():
 def tagged_slips_rows():
     _, source = tagged_cell("errata-slips")
     (value,) = [node.value for node in ast.parse(source).body
-                if isinstance(node, ast.Assign) and [t.id for t in node.targets] == ["SLIPS"]]
+                if isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == ["SLIPS"]]
     return ast.literal_eval(value).values()
