@@ -445,8 +445,8 @@ def _differ(got, want):
         other = _grouped({k: why for k, why in parts.items() if why != "missing"})
         return "; ".join(([f"no key {_join(missing)}"] if missing else []) + [f"{why} at {k}" for k, why in other]) or None
     if isinstance(want, (int, np.integer)) and not isinstance(want, bool):  # a step count or an index: exactly
-        ok = isinstance(got, (int, np.integer, float, np.floating)) and not isinstance(got, bool) and got == want
-        return None if ok else f"{got!r}, expected {want!r}"
+        ok = not isinstance(got, (bool, np.bool_)) and np.ndim(got) == 0 and _is_number(got) and float(got) == want
+        return None if ok else f"{_brief(got)}, expected {want!r}"
     try:
         g = np.asarray(got, dtype=np.float64)
     except (TypeError, ValueError):
@@ -467,8 +467,26 @@ def _differ(got, want):
     return f"relative error {err:.1g}" if err > TOL else None
 
 
+def _is_number(value):
+    try:
+        return np.asarray(value).dtype.kind in "iuf"
+    except Exception:
+        return False
+
+
+def _brief(value):
+    """A value as the messages show it: a number as itself, anything else by its kind."""
+    return repr(value) if isinstance(value, (int, float, np.integer, np.floating)) else _kind(value)
+
+
 def _kind(value):
-    return "None" if value is None else f"a {type(value).__name__}"
+    """'None', 'an array of shape (5,)', 'a list', 'an int': what a value is, for the messages."""
+    if value is None:
+        return "None"
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape}"
+    name = type(value).__name__
+    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
 
 
 def _changed(ex, before, after):

@@ -758,3 +758,18 @@ def tagged_slips_rows():
     (value,) = [node.value for node in ast.parse(source).body
                 if isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == ["SLIPS"]]
     return ast.literal_eval(value).values()
+
+
+def test_a_cache_or_state_holding_odd_values_is_wrong_not_a_crash():
+    def array_x(params, x_t, h_prev, c_prev):
+        h, c, cache = plain_lstm_step_forward(params, x_t, h_prev, c_prev)
+        return h, c, {**cache, "x": np.eye(5)[x_t]}  # the one-hot vector where rnn_core keeps the index
+
+    result = assert_wrong("lstm.step_forward", array_x, ["cache"])
+    assert "cache: an array of shape (5,), expected 2 at x" in result.message
+
+    def t_as_string(params, grads, state, lr):
+        new, state = plain_adam_update(params, grads, state, lr)
+        return new, {**state, "t": "1"}
+
+    assert_wrong("adam_update", t_as_string, ["t"])
