@@ -773,3 +773,21 @@ def test_a_cache_or_state_holding_odd_values_is_wrong_not_a_crash():
         return new, {**state, "t": "1"}
 
     assert_wrong("adam_update", t_as_string, ["t"])
+
+
+def test_in_jupyter_a_cell_ending_with_check_shows_one_message_with_the_link_clickable(monkeypatch):
+    IPython = pytest.importorskip("IPython")
+    from IPython.core.formatters import DisplayFormatter
+
+    result, printed = check("softmax", plain_softmax)
+    assert DisplayFormatter().format(result) == ({}, {})  # the kernel's display hook sends nothing for it
+
+    shown = []
+    monkeypatch.setattr(IPython, "get_ipython", lambda: type("Kernel", (), {"kernel": object()})())
+    monkeypatch.setattr(IPython.display, "display", lambda bundle, raw: shown.append(bundle))
+    result, printed = check("softmax", lambda o: -plain_softmax(o))  # a message that names an errata row
+    assert printed == "" and len(shown) == 1
+    assert shown[0]["text/plain"] == result.message
+    assert f'<a href="{practice.ERRATA_TABLE}">' in shown[0]["text/html"]
+    result, printed = check("softmax", plain_softmax)  # no link: printed as it is
+    assert printed == result.message + "\n" and len(shown) == 1
