@@ -641,8 +641,8 @@ def _jacobian_cases():
 
 
 _JACOBIAN_MISTAKES = (
-    _Mistake("−ŷŷᵀ as the softmax Jacobian", "only the case i ≠ k, −p_i p_k: the diagonal p_i (1 − p_i) "
-             "is missing its p_i term (J = diag(p) − p pᵀ).", rows=(3,), gives=lambda c: -np.outer(c.args[0], c.args[0])),
+    _Mistake("−ŷŷᵀ as the softmax Jacobian", "−p pᵀ is only the part for i ≠ k; J = diag(p) − p pᵀ, so the "
+             "diagonal, p_i (1 − p_i), is missing its p_i.", rows=(3,), gives=lambda c: -np.outer(c.args[0], c.args[0])),
     _Mistake("diag(p) + p pᵀ", "the sign of the outer product flipped: ∂p_i/∂o_k = p_i (δ_ik − p_k).",
              gives=lambda c: np.diag(c.args[0]) + np.outer(c.args[0], c.args[0])),
     _Mistake("only the diagonal", "only the case i = k, p_i (1 − p_i): every off-diagonal entry −p_i p_k is missing.",
@@ -962,8 +962,9 @@ _GLOBAL_NORM_MISTAKES = (
 # Adam --------------------------------------------------------------------------------------------------
 
 def _adam_cases():
+    # small weights (about lr): an error in the step shows in the new weights at its own size
     rng = np.random.default_rng(8)
-    params, _ = _rnn_params(5, 4, seed=8)
+    params = {k: 0.01 * rng.standard_normal(shape) for k, shape in rnn.param_shapes(5, 4).items()}
     g1 = {k: rng.standard_normal(p.shape) for k, p in params.items()}
     g2 = {k: rng.standard_normal(p.shape) * rng.uniform(0.1, 3.0, p.shape) for k, p in params.items()}
     params1, state1 = optim.adam_update(params, g1, optim.adam_init(params), 0.01)
