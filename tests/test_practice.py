@@ -99,8 +99,9 @@ def plain_loss_and_grads(params, inputs, targets, h0):
         do = ps[t] - np.eye(len(ps[t]))[targets[t - 1]]
         grads["W_yh"] += np.outer(do, hs[t])
         grads["b_o"] += do
-        dh_from_next, step = plain_step_backward(params, params["W_yh"].T @ do + dh_from_next, hs[t], hs[t - 1],
-                                                 inputs[t - 1])
+        dh_from_next, step = plain_step_backward(
+            params, params["W_yh"].T @ do + dh_from_next, hs[t], hs[t - 1], inputs[t - 1]
+        )
         for name, g in step.items():
             grads[name] += g
     return loss, grads, hs[len(inputs)]
@@ -141,8 +142,14 @@ def plain_lstm_step_forward(params, x_t, h_prev, c_prev):
 def plain_lstm_step_backward(params, dh_t, dc_t, cache, into_cell=True):
     i, f, g, o, c = cache["i"], cache["f"], cache["g"], cache["o"], cache["c"]
     dc = dc_t + (dh_t * o * (1 - np.tanh(c) ** 2) if into_cell else 0)
-    da = np.concatenate([dc * g * i * (1 - i), dc * cache["c_prev"] * f * (1 - f), dc * i * (1 - g * g),
-                         dh_t * np.tanh(c) * o * (1 - o)])
+    da = np.concatenate(
+        [
+            dc * g * i * (1 - i),
+            dc * cache["c_prev"] * f * (1 - f),
+            dc * i * (1 - g * g),
+            dh_t * np.tanh(c) * o * (1 - o),
+        ]
+    )
     x = np.eye(params["W_x"].shape[1])[cache["x"]]
     return params["W_h"].T @ da, dc * f, {"W_x": np.outer(da, x), "W_h": np.outer(da, cache["h_prev"]), "b": da}
 
@@ -255,8 +262,9 @@ def test_a_stub_is_not_attempted(name):
         assert result.status == "not attempted" and result.wrong == [] and result.errata == ()
         assert result.message.startswith(f"{name}: not attempted yet.") and f'practice.hint("{name}")' in result.message
     # the stored output of a notebook's stub cell: the same text every time, nothing that varies
-    assert check(name, stub)[1] == printed.replace("returns None: write its body, ending with a return,",
-                                                   "still raises NotImplementedError: write its body,")
+    assert check(name, stub)[1] == printed.replace(
+        "returns None: write its body, ending with a return,", "still raises NotImplementedError: write its body,"
+    )
     assert not re.search(r"0x[0-9a-f]+|\d\.\d", printed)
 
 
@@ -269,7 +277,9 @@ def test_a_raising_function_is_an_error_shown_at_the_readers_line(name):
     result, _ = check(name, mine)
     assert result.status == "error" and result.wrong == []
     assert "KeyError: 'no such key'" in result.message
-    assert re.search(r'in mine, line \d+: return args\[0\] / scale if scale else \{\}\["no such key"\]\n', result.message)
+    assert re.search(
+        r'in mine, line \d+: return args\[0\] / scale if scale else \{\}\["no such key"\]\n', result.message
+    )
     assert "practice.py" not in result.message and "Traceback" not in result.message
 
 
@@ -289,9 +299,19 @@ def test_the_readers_line_is_found_below_numpy_and_rnn_core():
     assert result.status == "error" and re.search(r"in shapes, line \d+: return np.tanh", result.message)
 
 
-@pytest.mark.parametrize("returned", [
-    "a string", [1, 2, 3], (1, 2, 3, 4, 5, 6), {"p": 1}, object(), (np.zeros(5),), np.zeros((2, 2, 2)), np.nan,
-])
+@pytest.mark.parametrize(
+    "returned",
+    [
+        "a string",
+        [1, 2, 3],
+        (1, 2, 3, 4, 5, 6),
+        {"p": 1},
+        object(),
+        (np.zeros(5),),
+        np.zeros((2, 2, 2)),
+        np.nan,
+    ],
+)
 def test_answers_of_any_kind_are_wrong_never_a_crash(returned):
     for name in PACKAGE:
         result, _ = check(name, lambda *args: returned)
@@ -376,8 +396,12 @@ def test_the_second_adam_step_uses_a_different_gradient():
         first.setdefault("grads", grads)  # reads a gradient from outside its arguments
         return rnn_core.adam_update(params, first["grads"], state, lr)
 
-    result = assert_wrong("adam_update", remembers_the_first_gradient, list(rnn_core.PARAM_NAMES) + ["m", "v"],
-                          mistake="the second step reused the first gradient")
+    result = assert_wrong(
+        "adam_update",
+        remembers_the_first_gradient,
+        list(rnn_core.PARAM_NAMES) + ["m", "v"],
+        mistake="the second step reused the first gradient",
+    )
 
 
 def test_clipping_is_checked_below_and_above_the_threshold():
@@ -401,39 +425,59 @@ def test_the_result_shows_nothing_in_jupyter_and_a_short_repr_elsewhere():
 
 def test_one_hot_mistakes():
     assert_wrong("one_hot", lambda y, n: plain_one_hot(y, n).T, ["one_hot"], mistake="one column per index")
-    assert_wrong("one_hot", lambda y, n: np.isin(np.arange(n), y).astype(float), ["one_hot"],
-                 mistake="one vector for all the indices")
+    assert_wrong(
+        "one_hot",
+        lambda y, n: np.isin(np.arange(n), y).astype(float),
+        ["one_hot"],
+        mistake="one vector for all the indices",
+    )
 
 
 def test_softmax_mistakes():
     assert_wrong("softmax", lambda o: -plain_softmax(o), ["p"], rows=(11,), mistake="−softmax")
     assert_wrong("softmax", lambda o: np.exp(o - o.max()), ["p"], mistake="exp without the sum")
-    result = assert_wrong("softmax", lambda o: np.exp(o) / np.exp(o).sum(), ["p"], mistake="no shift by the largest score")
+    result = assert_wrong(
+        "softmax", lambda o: np.exp(o) / np.exp(o).sum(), ["p"], mistake="no shift by the largest score"
+    )
     assert "on large scores" in result.message and "nan where the answer is a number" in result.message
     assert "RuntimeWarning" not in result.message
 
 
 def test_softmax_jacobian_mistakes():
-    assert_wrong("softmax_jacobian", lambda p: -np.outer(p, p), ["J"], rows=(3,), mistake="−ŷŷᵀ as the softmax Jacobian")
+    assert_wrong(
+        "softmax_jacobian", lambda p: -np.outer(p, p), ["J"], rows=(3,), mistake="−ŷŷᵀ as the softmax Jacobian"
+    )
     assert_wrong("softmax_jacobian", lambda p: np.diag(p) + np.outer(p, p), ["J"], mistake="diag(p) + p pᵀ")
     assert_wrong("softmax_jacobian", lambda p: p * (1 - p), ["J"], mistake="the diagonal as a vector")
-    result = assert_wrong("softmax_jacobian", lambda p: plain_softmax_jacobian(plain_softmax(p)), ["J"],
-                          mistake="softmax taken again")
+    assert_wrong(
+        "softmax_jacobian", lambda p: plain_softmax_jacobian(plain_softmax(p)), ["J"], mistake="softmax taken again"
+    )
     assert_wrong("softmax_jacobian", lambda p: np.diag(p * (1 - p)), ["J"], mistake="only the diagonal")
 
 
 def test_cross_entropy_grad_mistakes():
     target = lambda o, y: np.eye(len(o))[y]  # noqa: E731
-    assert_wrong("cross_entropy_grad", lambda o, y: plain_softmax(o), ["do"], rows=(3,), mistake="softmax(o) as the gradient")
+    assert_wrong(
+        "cross_entropy_grad", lambda o, y: plain_softmax(o), ["do"], rows=(3,), mistake="softmax(o) as the gradient"
+    )
     assert_wrong("cross_entropy_grad", lambda o, y: target(o, y) - plain_softmax(o), ["do"], rows=(10,))
     assert_wrong("cross_entropy_grad", lambda o, y: len(o) * plain_softmax(o) - 1, ["do"], rows=(13,))
     assert_wrong("cross_entropy_grad", lambda o, y: -plain_softmax(o) - target(o, y), ["do"], rows=(11,))
-    assert_wrong("cross_entropy_grad", lambda o, y: -target(o, y) / plain_softmax(o), ["do"],
-                 mistake="the gradient with respect to ŷ")
-    assert_wrong("cross_entropy_grad", lambda o, y: plain_softmax(o) - y, ["do"],
-                 mistake="the index subtracted from every score")
-    assert_wrong("cross_entropy_grad", lambda o, y: np.exp(o) / np.exp(o).sum() - target(o, y), ["do"],
-                 mistake="no shift by the largest score")
+    assert_wrong(
+        "cross_entropy_grad",
+        lambda o, y: -target(o, y) / plain_softmax(o),
+        ["do"],
+        mistake="the gradient with respect to ŷ",
+    )
+    assert_wrong(
+        "cross_entropy_grad", lambda o, y: plain_softmax(o) - y, ["do"], mistake="the index subtracted from every score"
+    )
+    assert_wrong(
+        "cross_entropy_grad",
+        lambda o, y: np.exp(o) / np.exp(o).sum() - target(o, y),
+        ["do"],
+        mistake="no shift by the largest score",
+    )
 
 
 def test_step_forward_mistakes():
@@ -441,8 +485,12 @@ def test_step_forward_mistakes():
         return np.tanh(h_prev @ params["W_hh"] + params["W_xh"][:, x_t] + params["b_h"])
 
     assert_wrong("step_forward", transposed, ["h"], mistake="W_hh transposed")
-    assert_wrong("step_forward", lambda p, x, h: plain_step_forward(p, x, h) * 0 + np.tanh(
-        p["W_hh"] @ h + p["W_xh"][:, x]), ["h"], mistake="no bias")
+    assert_wrong(
+        "step_forward",
+        lambda p, x, h: plain_step_forward(p, x, h) * 0 + np.tanh(p["W_hh"] @ h + p["W_xh"][:, x]),
+        ["h"],
+        mistake="no bias",
+    )
 
     def row_of_W_xh(params, x_t, h_prev):
         return np.tanh(params["W_hh"] @ h_prev + params["W_xh"][x_t] + params["b_h"])
@@ -459,22 +507,27 @@ def step_backward_with(slip):
         slope = 1 - h_prev**2 if slip == "wrong step" else h_t * (1 - h_t) if slip == "sigmoid" else 1 - h_t**2
         da = slope * dh_t
         up = 1 - h_t**2 if slip == "no upstream" else da
-        dh_prev = {"not transposed": W_hh @ da, "W_xh": W_xh.T @ da,
-                   "tanh after": (1 - h_t**2) * (W_hh.T @ dh_t)}.get(slip, W_hh.T @ da)
+        dh_prev = {"not transposed": W_hh @ da, "W_xh": W_xh.T @ da, "tanh after": (1 - h_t**2) * (W_hh.T @ dh_t)}.get(
+            slip, W_hh.T @ da
+        )
         dW_hh = np.outer(da, x if slip == "x_t" else h_prev)
         return dh_prev, {"W_xh": np.outer(up, x), "W_hh": dW_hh, "b_h": up}
+
     return backward
 
 
-@pytest.mark.parametrize("slip, wrong, rows", [
-    ("tanh after", ["dh_prev"], (16, 20)),
-    ("W_xh", ["dh_prev"], (17,)),  # (V,) where (H,) belongs: the shapes tell, and the mistake's own shape matches
-    ("sigmoid", ["dh_prev", "W_xh", "W_hh", "b_h"], (21,)),
-    ("no upstream", ["W_xh", "b_h"], (22,)),
-    ("x_t", ["W_hh"], (23,)),
-    ("not transposed", ["dh_prev"], (27,)),
-    ("wrong step", ["dh_prev", "W_xh", "W_hh", "b_h"], (28,)),
-])
+@pytest.mark.parametrize(
+    "slip, wrong, rows",
+    [
+        ("tanh after", ["dh_prev"], (16, 20)),
+        ("W_xh", ["dh_prev"], (17,)),  # (V,) where (H,) belongs: the shapes tell, and the mistake's own shape matches
+        ("sigmoid", ["dh_prev", "W_xh", "W_hh", "b_h"], (21,)),
+        ("no upstream", ["W_xh", "b_h"], (22,)),
+        ("x_t", ["W_hh"], (23,)),
+        ("not transposed", ["dh_prev"], (27,)),
+        ("wrong step", ["dh_prev", "W_xh", "W_hh", "b_h"], (28,)),
+    ],
+)
 def test_step_backward_recognises_the_errata_slips(slip, wrong, rows):
     result = assert_wrong("step_backward", step_backward_with(slip), wrong, rows=rows)
     if slip in ("W_xh", "x_t"):
@@ -498,8 +551,9 @@ def test_loss_and_grads_common_mistakes():
     def from_zeros(params, inputs, targets, h0):
         return plain_loss_and_grads(params, inputs, targets, np.zeros_like(h0))
 
-    assert_wrong("loss_and_grads", from_zeros, ["loss", "W_xh", "W_hh", "W_yh", "b_h", "b_o", "h_last"],
-                 mistake="h0 ignored")
+    assert_wrong(
+        "loss_and_grads", from_zeros, ["loss", "W_xh", "W_hh", "W_yh", "b_h", "b_o", "h_last"], mistake="h0 ignored"
+    )
 
     def mean(params, inputs, targets, h0):
         loss, grads, h_last = plain_loss_and_grads(params, inputs, targets, h0)
@@ -537,6 +591,7 @@ def test_loss_and_grads_common_mistakes():
 
 def test_truncated_bptt_at_k_0_and_1_are_rows_5_and_4():
     for k, row in ((0, 5), (1, 4)):
+
         def truncated(params, inputs, targets, h0, k=k):
             return rnn_core.loss_and_grads(params, inputs, targets, h0, bptt_truncate=k)
 
@@ -550,8 +605,12 @@ def test_clip_global_norm_mistakes():
     names = list(rnn_core.PARAM_NAMES)
     result = assert_wrong("clip_global_norm", each_own, names, mistake="each array clipped by its own norm")
     assert "right: norm" in result.message
-    assert_wrong("clip_global_norm", lambda g, c: ({k: np.clip(v, -c, c) for k, v in g.items()}, plain_global_norm(g)),
-                 names, mistake="elementwise clipping")
+    assert_wrong(
+        "clip_global_norm",
+        lambda g, c: ({k: np.clip(v, -c, c) for k, v in g.items()}, plain_global_norm(g)),
+        names,
+        mistake="elementwise clipping",
+    )
 
     def norm_after(grads, max_norm):
         clipped, norm = plain_clip_global_norm(grads, max_norm)
@@ -570,8 +629,12 @@ def test_clip_global_norm_mistakes():
 
 
 def test_global_norm_mistakes():
-    assert_wrong("global_norm", lambda g: sum(np.linalg.norm(v) for v in g.values()), ["norm"],
-                 mistake="the sum of the arrays' norms")
+    assert_wrong(
+        "global_norm",
+        lambda g: sum(np.linalg.norm(v) for v in g.values()),
+        ["norm"],
+        mistake="the sum of the arrays' norms",
+    )
     assert_wrong("global_norm", lambda g: sum(np.sum(v**2) for v in g.values()), ["norm"], mistake="no square root")
 
     def overwritten(grads):
@@ -606,9 +669,13 @@ def test_adam_update_mistakes():
 def test_lstm_step_forward_mistakes():
     def order_ifog(params, x_t, h_prev, c_prev):  # the rows read as i, f, o, g
         H = len(h_prev)
-        swap = np.r_[0:2 * H, 3 * H:4 * H, 2 * H:3 * H]
-        return plain_lstm_step_forward({**params, "W_x": params["W_x"][swap], "W_h": params["W_h"][swap],
-                                        "b": params["b"][swap]}, x_t, h_prev, c_prev)
+        swap = np.r_[0 : 2 * H, 3 * H : 4 * H, 2 * H : 3 * H]
+        return plain_lstm_step_forward(
+            {**params, "W_x": params["W_x"][swap], "W_h": params["W_h"][swap], "b": params["b"][swap]},
+            x_t,
+            h_prev,
+            c_prev,
+        )
 
     assert_wrong("lstm.step_forward", order_ifog, ["h", "c", "cache"], mistake="the gates read from the wrong rows")
 
@@ -630,20 +697,28 @@ def test_lstm_step_backward_mistakes():
     def no_path_into_the_cell(params, dh_t, dc_t, cache):
         return plain_lstm_step_backward(params, dh_t, dc_t, cache, into_cell=False)
 
-    result = assert_wrong("lstm.step_backward", no_path_into_the_cell, ["dh_prev", "dc_prev", "W_x", "W_h", "b"],
-                          mistake="no path from h_t into the cell")
+    result = assert_wrong(
+        "lstm.step_backward",
+        no_path_into_the_cell,
+        ["dh_prev", "dc_prev", "W_x", "W_h", "b"],
+        mistake="no path from h_t into the cell",
+    )
     assert result.errata == ()
 
     def gates_in_another_order(params, dh_t, dc_t, cache):
         dh_prev, dc_prev, grads = plain_lstm_step_backward(params, dh_t, dc_t, cache)
         H = len(dh_t)
-        order = np.r_[H:2 * H, 0:H, 2 * H:4 * H]  # f, i, g, o
+        order = np.r_[H : 2 * H, 0:H, 2 * H : 4 * H]  # f, i, g, o
         da = grads["b"][order]
         x = np.eye(params["W_x"].shape[1])[cache["x"]]
         return params["W_h"].T @ da, dc_prev, {"W_x": np.outer(da, x), "W_h": np.outer(da, cache["h_prev"]), "b": da}
 
-    assert_wrong("lstm.step_backward", gates_in_another_order, ["dh_prev", "W_x", "W_h", "b"],
-                 mistake="the gates' gradients stacked in the wrong order")
+    assert_wrong(
+        "lstm.step_backward",
+        gates_in_another_order,
+        ["dh_prev", "W_x", "W_h", "b"],
+        mistake="the gates' gradients stacked in the wrong order",
+    )
 
 
 # -- the errata's slips, taken from the notebook that writes them ------------------------------------------
@@ -684,9 +759,16 @@ def errata_slips():
     notebook, source = tagged_cell("errata-slips")
     params = rnn_core.init_params(4, 3, seed=0)
     available = {
-        "np": np, "PARAM_NAMES": rnn_core.PARAM_NAMES, "one_hot": rnn_core.one_hot, "forward": rnn_core.forward,
-        "loss_and_grads": rnn_core.loss_and_grads, "softmax": rnn_core.softmax,
-        "params": params, "h0": np.full(3, 0.1), "inputs": np.array([1, 0, 2, 2]), "targets": np.array([0, 2, 2, 3]),
+        "np": np,
+        "PARAM_NAMES": rnn_core.PARAM_NAMES,
+        "one_hot": rnn_core.one_hot,
+        "forward": rnn_core.forward,
+        "loss_and_grads": rnn_core.loss_and_grads,
+        "softmax": rnn_core.softmax,
+        "params": params,
+        "h0": np.full(3, 0.1),
+        "inputs": np.array([1, 0, 2, 2]),
+        "targets": np.array([0, 2, 2, 3]),
     }
     tree = ast.parse(source)
     loaded = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
@@ -705,12 +787,14 @@ def errata_slips():
 
 def as_loss_and_grads(backward, slip):
     """The notebook's backward pass as a loss_and_grads: run twice on one stored forward pass, as the notebook does."""
+
     def loss_and_grads(params, inputs, targets, h0):
         out = rnn_core.forward(params, inputs, h0)
         loss = -np.sum(np.log(out["p"][np.arange(len(targets)), targets]))
         backward(params, inputs, targets, h0, out, slip)  # a first pass on this forward pass ...
         grads, _ = backward(params, inputs, targets, h0, out, slip)  # ... and a second one, which is returned
         return loss, grads, out["h"][-1]
+
     return loss_and_grads
 
 
@@ -728,9 +812,11 @@ def test_every_errata_slip_of_the_notebook_is_recognised_by_its_row(errata_slips
             result, _ = check("loss_and_grads", as_loss_and_grads(backward, slip))
             assert result.status == "error", (slip, result.message)
             assert "could not be broadcast" in result.message and "square network (H = V = 5)" in result.message
-            assert re.search(r'in backward, line \d+: (dh = W_yh.T|grads\["W_hh"\] \+=)', result.message), result.message
+            assert re.search(r'in backward, line \d+: (dh = W_yh.T|grads\["W_hh"\] \+=)', result.message), (
+                result.message
+            )
             assert result.errata == rows, (slip, result.message)
-            assert f"errata row {rows[0]}, \"{slip}\"" in result.message and practice.ERRATA_TABLE in result.message
+            assert f'errata row {rows[0]}, "{slip}"' in result.message and practice.ERRATA_TABLE in result.message
         else:
             result = assert_wrong("loss_and_grads", as_loss_and_grads(backward, slip), SLIP_WRONG[slip], rows=rows)
             assert f'"{slip}"' in result.message, result.message
@@ -739,7 +825,11 @@ def test_every_errata_slip_of_the_notebook_is_recognised_by_its_row(errata_slips
 def test_a_wrong_answer_that_also_changes_its_arguments_is_told_both():
     def both(params, dh_t, h_t, h_prev, x_t):
         dh_t *= 1 - h_t**2  # delta, computed in the caller's array
-        return params["W_hh"] @ dh_t, {"W_xh": np.outer(dh_t, np.eye(5)[x_t]), "W_hh": np.outer(dh_t, h_prev), "b_h": dh_t}
+        return params["W_hh"] @ dh_t, {
+            "W_xh": np.outer(dh_t, np.eye(5)[x_t]),
+            "W_hh": np.outer(dh_t, h_prev),
+            "b_h": dh_t,
+        }
 
     result = assert_wrong("step_backward", both, ["dh_prev"], rows=(27, 7))
     assert "and your function changed dh_t in place" in result.message
@@ -755,8 +845,11 @@ def test_the_errata_rows_recognised_are_the_ones_the_docstring_lists():
 
 def tagged_slips_rows():
     _, source = tagged_cell("errata-slips")
-    (value,) = [node.value for node in ast.parse(source).body
-                if isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == ["SLIPS"]]
+    (value,) = [
+        node.value
+        for node in ast.parse(source).body
+        if isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == ["SLIPS"]
+    ]
     return ast.literal_eval(value).values()
 
 
