@@ -268,7 +268,9 @@ def _raised(ex, fn, exc, case, square, when=None):
         text = text[:297] + "..."
     lines = [
         f"{ex.name}: error. Your function raised {text}",
-        f"  {where}" if where else "  (the line is not available)",
+        f"  {where}"
+        if where
+        else f"  check calls it as {_short(ex.name)}({', '.join(ex.args)}): does it take these arguments?",
         f"  {'Called ' + when + ', on' if when else 'On'} {case.about}.",
     ]
     if square is not None and isinstance(exc, (ValueError, IndexError)):

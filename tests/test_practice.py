@@ -884,3 +884,9 @@ def test_in_jupyter_a_cell_ending_with_check_shows_one_message_with_the_link_cli
     assert f'<a href="{practice.ERRATA_TABLE}">' in shown[0]["text/html"]
     result, printed = check("softmax", plain_softmax)  # no link: printed as it is
     assert printed == result.message + "\n" and len(shown) == 1
+
+
+def test_a_function_with_other_arguments_is_told_how_it_is_called():
+    result, _ = check("step_backward", lambda params, dh_t, cache: None)
+    assert result.status == "error" and "TypeError" in result.message
+    assert "check calls it as step_backward(params, dh_t, h_t, h_prev, x_t)" in result.message
