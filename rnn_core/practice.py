@@ -387,7 +387,7 @@ def _flatten(ex, value, reference):
     elif isinstance(value, (tuple, list)) and n <= len(value) <= n + len(ex.optional):
         parts = tuple(value)
     else:
-        count = f"{len(value)} values" if isinstance(value, (tuple, list)) else f"one {type(value).__name__}"
+        count = f"{len(value)} values" if isinstance(value, (tuple, list)) else _kind(value)
         parts = (
             _Missing(f"your function returns {count}; {ex.reference_name} returns {n} values: {', '.join(ex.outputs)}"),
         ) * n
