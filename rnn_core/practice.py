@@ -43,7 +43,7 @@ that name does; one sequence, vectors 1-D):
     softmax_jacobian(p) -> J (V, V), from the probabilities p                   01
     cross_entropy_grad(o, y) -> do (V,), y an int                               02
     step_forward(params, x_t, h_prev) -> h_t (H,)                               03
-    step_backward(params, dh_t, h_t, h_prev, x_t) -> (dh_prev, grads)          04  grads: W_xh, W_hh, b_h
+    step_backward(params, dh_t, h_t, h_prev, x_t) -> (dh_prev, grads)           04  grads: W_xh, W_hh, b_h
     loss_and_grads(params, inputs, targets, h0) -> (loss, grads, h_last)        04  + dh0, if returned
     clip_global_norm(grads, max_norm) -> (grads, norm before clipping)          05
     adam_update(params, grads, state, lr) -> (params, state)                    06  state: t, m, v
@@ -51,9 +51,9 @@ that name does; one sequence, vectors 1-D):
     lstm.step_forward(params, x_t, h_prev, c_prev) -> (h, c, cache)             08  cache: as rnn_core's
     lstm.step_backward(params, dh_t, dc_t, cache) -> (dh_prev, dc_prev, grads)  08  cache: rnn_core's
 
-The checker never raises because of the reader's code, never changes the reader's arrays (every
-call gets fresh copies) and runs every case twice, so that a function that changes what it reads,
-or keeps something between calls, is caught. Besides the rows of the errata table (3, 4, 5, 7, 8,
+The checker never raises because of the reader's code and never changes the reader's arrays (every
+call gets fresh copies). A right answer is asked a second time, on fresh copies, so that a function
+that changes its arguments, or keeps something between calls, is caught. Besides the rows of the errata table (3, 4, 5, 7, 8,
 10, 11, 13, 14, 16, 17, 20, 21, 22, 23, 24, 27 and 28), it names the common slips each exercise
 invites: a softmax that overflows, Adam without bias correction, clipping each array by its own
 norm, the LSTM's missing path from h_t into the cell... A case on a square network (H = V) runs
