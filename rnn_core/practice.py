@@ -201,7 +201,7 @@ def _check_case(ex, fn, case, square):
     except _Failed as failed:
         return _raised(ex, fn, failed.exc, case, square)
     if first is None:
-        return _not_attempted(ex, "returns None: write its body, ending with a return,")
+        return _not_attempted(ex, fn, "returns None: write its body, ending with a return,")
     want = _reference(ex, case)
     got, want = _flatten(ex, first, want)
     wrong = _differences(got, want)
@@ -249,8 +249,9 @@ def _reference(ex, case):
         return ex.reference(*copy.deepcopy(case.args))
 
 
-def _not_attempted(ex, what):
-    short = _short(ex.name)
+def _not_attempted(ex, fn, what):
+    short = getattr(fn, "__name__", "")
+    short = short if short.isidentifier() else _short(ex.name)  # the reader's name for it; a lambda's is not one
     return Result(
         "not attempted",
         [],
@@ -261,7 +262,7 @@ def _not_attempted(ex, what):
 
 def _raised(ex, fn, exc, case, square, when=None):
     if isinstance(exc, NotImplementedError):
-        return _not_attempted(ex, "still raises NotImplementedError: write its body,")
+        return _not_attempted(ex, fn, "still raises NotImplementedError: write its body,")
     where = _their_line(exc)
     text = f"{type(exc).__name__}: {exc}".strip()
     if len(text) > 300:

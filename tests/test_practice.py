@@ -261,10 +261,12 @@ def test_a_stub_is_not_attempted(name):
         result, printed = check(name, fn)
         assert result.status == "not attempted" and result.wrong == [] and result.errata == ()
         assert result.message.startswith(f"{name}: not attempted yet.") and f'practice.hint("{name}")' in result.message
-    # the stored output of a notebook's stub cell: the same text every time, nothing that varies
-    assert check(name, stub)[1] == printed.replace(
-        "returns None: write its body, ending with a return,", "still raises NotImplementedError: write its body,"
+    # the stored output of a notebook's stub cell: the same text every time, naming the reader's function
+    assert check(name, stub)[1] == (
+        f"{name}: not attempted yet. Your stub still raises NotImplementedError: write its body, then run this "
+        f'cell again. practice.hint("{name}") gives a nudge.\n'
     )
+    assert "Your empty returns None" in printed
     assert not re.search(r"0x[0-9a-f]+|\d\.\d", printed)
 
 
