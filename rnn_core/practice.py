@@ -55,9 +55,10 @@ The checker never raises because of the reader's code and never changes the read
 call gets fresh copies). A right answer is asked a second time, on fresh copies, so that a function
 that changes its arguments, or keeps something between calls, is caught. Besides the rows of the
 errata table (3, 4, 5, 7, 8, 10, 11, 13, 14, 16, 17, 20, 21, 22, 23, 24, 27 and 28), it names the
-common slips each exercise invites: a softmax that overflows, Adam without bias correction, clipping each array by its own
-norm, the LSTM's missing path from h_t into the cell... A case on a square network (H = V) runs
-only to explain an answer that fails on shapes where H != V, as two of the errata's mistakes do.
+common slips each exercise invites: a softmax that overflows, Adam without bias correction,
+clipping each array by its own norm, the LSTM's missing path from h_t into the cell... A case on a
+square network (H = V) runs only to explain an answer that fails on shapes where H != V, as two of
+the errata's mistakes do.
 
 Adding an exercise is one ``Exercise`` entry in ``rnn_core/_practice_exercises.py`` (the reference
 function, argument and output names, a function that builds the cases, the mistakes to recognise
