@@ -24,8 +24,7 @@ from pathlib import Path
 from myst_parser.slugs import github_slugify
 
 ROOT = Path(__file__).resolve().parent.parent
-STATIC = Path(os.environ.get("RNN_SITE_STATIC", ROOT / "build" / "site-static"))
-NOTEBOOKS = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+STATIC = Path(os.environ.get("RNN_SITE_STATIC", ROOT / "build" / ".site-work" / "static"))
 
 project = "rnn-from-scratch"
 author = "the rnn-from-scratch authors"
@@ -106,7 +105,8 @@ def _on_source_read(app, docname, source):
         source[0] = _notebook_for_site(source[0])
     elif docname == root_doc:
         # the sidebar: every notebook in reading order (the README itself lists them for GitHub)
-        entries = "\n".join(f"notebooks/{name}" for name in NOTEBOOKS)
+        notebooks = sorted(Path(app.srcdir, "notebooks").glob("[0-9][0-9]-*.ipynb"))
+        entries = "\n".join(f"notebooks/{path.stem}" for path in notebooks)
         source[0] += f"\n\n```{{toctree}}\n:hidden:\n:maxdepth: 1\n\n{entries}\n```\n"
 
 

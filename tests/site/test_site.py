@@ -295,3 +295,43 @@ def test_works_from_file_urls(reader, site, rel):
     problems = check_page(reader, site, base, rel, sliders)
     assert not problems, f"{rel} from file://:\n  " + "\n  ".join(problems)
     assert not reader.blocked, f"pages asked the web for: {sorted(set(reader.blocked))[:10]}"
+
+
+def test_configuration_on_a_small_series(tmp_path):
+    """site/conf.py on a made-up series: a cell tagged remove-cell is left out, a figure stored as an
+    attachment is shown, and a link to a heading written as JupyterLab writes it resolves."""
+    try:
+        import myst_nb  # noqa: F401
+        import nbformat
+    except ImportError as e:
+        _missing(f"the Python package {e.name} is missing",
+                 "install the test tools: `.venv/bin/pip install -r requirements-dev.txt`")
+    src = tmp_path / "src"
+    (src / "notebooks").mkdir(parents=True)
+    (src / "README.md").write_text("# Demo\n\nRead [the section](notebooks/01-a.ipynb#a-section).\n", encoding="utf-8")
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["language_info"] = {"name": "python", "pygments_lexer": "ipython3"}
+    figure = nbformat.v4.new_markdown_cell("![A small square](attachment:square.svg)\n\nBack to [the section](#A-section).")
+    figure.attachments = {"square.svg": {"image/svg+xml": "PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHdpZHRoPSI0IiBoZWlnaHQ9IjQiLz4="}}
+    hidden = nbformat.v4.new_code_cell("SCAFFOLDING_ONLY = 'for the tests'", execution_count=1)
+    hidden.metadata["tags"] = ["remove-cell"]
+    shown = nbformat.v4.new_code_cell("print('shown')", execution_count=2)
+    shown.outputs = [nbformat.v4.new_output("stream", name="stdout", text="shown\n")]
+    nb.cells = [nbformat.v4.new_markdown_cell("# 01 · A"), figure, hidden,
+                nbformat.v4.new_markdown_cell("## A section\n\nText."), shown]
+    nbformat.write(nb, src / "notebooks" / "01-a.ipynb")
+    static = tmp_path / "static"
+    static.mkdir()
+    result = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-b", "html", "-c", str(ROOT / "site"), "-q", "-W", "--keep-going",
+         str(src), str(tmp_path / "out")],
+        capture_output=True, text=True, env=dict(os.environ, RNN_SITE_STATIC=str(static)), timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    page = (tmp_path / "out" / "notebooks" / "01-a.html").read_text(encoding="utf-8")
+    assert "SCAFFOLDING_ONLY" not in page
+    assert 'src="data:image/svg+xml;base64,PHN2Zy' in page and 'alt="A small square"' in page
+    assert 'href="#a-section"' in page and 'id="a-section"' in page
+    home = (tmp_path / "out" / "README.html").read_text(encoding="utf-8")
+    assert 'href="notebooks/01-a.html#a-section"' in home
+    assert 'href="notebooks/01-a.html"' in home or "notebooks/01-a.html" in home  # the sidebar
