@@ -63,8 +63,9 @@ def test_regenerating_leaves_every_notebook_byte_identical(regenerated_all):
         )
 
 
-def test_attachments_hold_the_figures_of_img():
-    """Every attachment in a notebook is one of img/'s SVGs, byte for byte, and every reference has one."""
+def test_attachments_are_pngs_of_the_figures_of_img():
+    """Every attachment in a notebook is a PNG of one of img/'s figures (drawn by the same code; the
+    bytes are checked by the test above), and every reference has one."""
     seen = set()
     for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb")):
         for index, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
@@ -72,8 +73,10 @@ def test_attachments_hold_the_figures_of_img():
             attached = cell.get("attachments", {})
             assert sorted(attached) == sorted(set(refs)), f"{path.name}, cell {index}: attachments {sorted(attached)}"
             for name, bundle in attached.items():
-                data = base64.b64decode(bundle["image/svg+xml"])
-                assert data == (ROOT / "img" / name).read_bytes(), f"{path.name}, cell {index}: {name} differs"
+                assert name.endswith(".png") and (ROOT / "img" / f"{name[:-4]}.svg").exists(), (
+                    f"{path.name}, cell {index}: {name} is not the PNG of a figure in img/")
+                assert list(bundle) == ["image/png"], f"{path.name}, cell {index}: {name} holds {list(bundle)}"
+                assert base64.b64decode(bundle["image/png"]).startswith(b"\x89PNG\r\n\x1a\n")
                 seen.add(name)
     assert seen, "no notebook holds a figure: expected at least notebook 01's"
 
@@ -81,13 +84,13 @@ def test_attachments_hold_the_figures_of_img():
 def test_an_unknown_figure_name_is_named():
     nb = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": "![x](attachment:nope.svg)"}]}
     with pytest.raises(ValueError, match=r"07-x.ipynb, cell 0: attachment:nope.svg names no figure"):
-        make_figures.embedded_notebook(nb, {"a.svg": b"<svg/>"}, "07-x.ipynb")
+        make_figures.embedded_notebook(nb, {"a.png": b"\x89PNG"}, "07-x.ipynb")
 
 
 def test_stale_attachments_are_dropped():
     cell = {"cell_type": "markdown", "metadata": {}, "source": "no figure now",
-            "attachments": {"a.svg": {"image/svg+xml": "PHN2Zy8+"}}}
-    make_figures.embedded_notebook({"cells": [cell]}, {"a.svg": b"<svg/>"})
+            "attachments": {"a.png": {"image/png": "iVBORw=="}}}
+    make_figures.embedded_notebook({"cells": [cell]}, {"a.png": b"\x89PNG"})
     assert "attachments" not in cell
 
 
