@@ -53,6 +53,8 @@ myst_update_mathjax = False  # which elements MathJax reads is set in that scrip
 nb_ipywidgets_js = {  # in this order: RequireJS, where the manager is, the manager
     "requirejs/require.js": {},
     "widgets-paths.js": {},
+    # the manager holds ipywidgets' own controls; any other widget library would be looked for
+    # beside the page (never on a CDN), and missing: the series uses none
     "html-manager/embed-amd.js": {"data-jupyter-widgets-cdn": "./", "data-jupyter-widgets-cdn-only": "true"},
 }
 
