@@ -142,7 +142,7 @@ def test_contents_link_goes_to_the_page_with_the_map(repo):
     notebooks = _contents_repo(repo)
     navs = {k: nbnav._source(n.nb["cells"][n.nav_index]) for k, n in notebooks.items()}
     assert navs["00"] == "[01 · A | first →](01-a.ipynb)"  # the contents page does not link to itself
-    assert navs["01"] == "[← 00 · Start here](00-start.ipynb) | [Contents](00-start.ipynb) | [02 · B →](02-b.ipynb)"
+    assert navs["01"] == "[← 00 · Start here](00-start.ipynb) | [02 · B →](02-b.ipynb)"  # "previous" is the contents
     assert navs["02"] == "[← 01 · A | first](01-a.ipynb) | [Contents](00-start.ipynb)"
     for nav in navs.values():
         assert "../" not in nav  # every link stays inside notebooks/
@@ -240,7 +240,7 @@ def test_missing_navigation_cell_is_named(repo):
     nb = nbformat.read(str(path), as_version=4)
     nb.cells[1].metadata["tags"] = []
     nbformat.write(nb, str(path))
-    with pytest.raises(nbnav.NavError, match="found 0 cells tagged 'navigation'"):
+    with pytest.raises(nbnav.NavError, match=r"cells tagged 'navigation' at \[\]; there must be one markdown cell"):
         nbnav.check(repo)
 
 
@@ -260,3 +260,43 @@ def test_readme_notation_table_is_notebook_01s():
     ]
     assert len(tables) == 1, "notebook 01 should hold exactly one notation table (a row starting '| Symbol |')"
     assert _table_lines(block) == tables[0], "README notation table differs from notebook 01's: copy it over"
+
+
+def test_every_notebook_follows_the_template():
+    """Title, navigation, the generated glance line; at the end a second navigation cell (issue 21)."""
+    for nbk in nbnav.find_notebooks(ROOT):
+        assert nbk.glance_index == nbk.nav_index + 1, f"{nbk.path.name}: no cell tagged 'glance' after the navigation"
+        assert nbk.bottom_nav_index == len(nbk.nb["cells"]) - 1, f"{nbk.path.name}: no closing navigation cell"
+
+
+def test_glance_and_bottom_navigation_are_generated(repo):
+    meta = {"reading_minutes": 30, "run_seconds": 75, "needs": ["01", "a pencil"], "optional": ["3 · A detour"]}
+    make_notebook(repo / "notebooks" / "01-a.ipynb", "01", "A")
+    make_notebook(repo / "notebooks" / "02-b.ipynb", "02", "B", nbnav_meta=meta)
+    path = repo / "notebooks" / "02-b.ipynb"
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    glance = nbformat.v4.new_markdown_cell("stale")
+    glance.metadata["tags"], glance.id = ["glance"], "glance"
+    bottom = nbformat.v4.new_markdown_cell("")
+    bottom.metadata["tags"], bottom.id = ["navigation"], "bottom"
+    nb["cells"] = nb["cells"][:2] + [glance] + nb["cells"][2:] + [bottom]
+    nbformat.write(nbformat.from_dict(nb), str(path))
+    nbnav.write(repo)
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    assert nbnav._source(cells[-1]) == nbnav._source(cells[1]) == "[← 01 · A](01-a.ipynb)"
+    assert nbnav._source(cells[2]) == (
+        "**Reading:** about 30 min · **Run All:** about 75 s on a 2-core machine · "
+        "**Needs:** [01](01-a.ipynb), a pencil · **Optional, skip on a first read:** 3 · A detour")
+    assert nbnav.check(repo) == []
+
+
+def test_a_navigation_cell_in_the_middle_is_refused(repo):
+    make_notebook(repo / "notebooks" / "01-a.ipynb", "01", "A")
+    path = repo / "notebooks" / "01-a.ipynb"
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    extra = nbformat.v4.new_markdown_cell("")
+    extra.metadata["tags"], extra.id = ["navigation"], "extra"
+    nb["cells"].insert(2, extra)
+    nbformat.write(nbformat.from_dict(nb), str(path))
+    with pytest.raises(nbnav.NavError, match="at most one more, the last cell"):
+        nbnav.find_notebooks(repo)
