@@ -461,7 +461,7 @@ def plot_next_char_probs(probs, chars, prime="", temperature=None, top=12, ax=No
     labelled as they look (␣ for a space, ↵ for a line break); prime, temperature: for the title.
     The probability axis ends just past the largest bar, and each bar has its value written at its end.
     """
-    fig, ax = _subplots(ax, figsize=(4.6, 4.2))
+    fig, ax = _subplots(ax, figsize=(4.2, 4.0))
     probs = np.asarray(probs, dtype=float)
     order = np.argsort(-probs, kind="stable")[:top]  # the most likely first, ties in vocabulary order
     rows = np.arange(len(order))[::-1]  # ...drawn on top
@@ -475,7 +475,9 @@ def plot_next_char_probs(probs, chars, prime="", temperature=None, top=12, ax=No
     ax.set_ylabel("next character")
     title = "the next character"
     if prime:
-        title += f" after: {'…' if len(prime) > 20 else ''}{prime[-20:].replace(chr(10), '↵')}"
+        end = prime[-20:].replace("\n", "↵")
+        end = end.rstrip(" ") + "␣" * (len(end) - len(end.rstrip(" ")))  # a space at the end made visible
+        title += f" after: {'…' if len(prime) > 20 else ''}{end}"
     if temperature is not None:
         title += f"\n(τ = {temperature:.2f})"
     ax.set_title(title, fontsize=10)

@@ -7,7 +7,7 @@ with ``rnn_core.plots``. What a reader sees, in every widget of the series:
   stays on screen until the new content is complete, then is swapped for it in one go.
 - **No silent wait.** Whatever trains shows a progress bar and a line of text
   ("training… step 400 of 1,000"), moved by ``rnn_core.train``'s callback, and at the end what
-  happened ("finished 1000 steps in 9.8 s"); a run that is stopped (■) or ends early is drawn as
+  happened ("finished 1000 steps (9.8 s)"); a run that is stopped (■) or ends early is drawn as
   it ended.
 - Slow work runs when the reader asks for it (a Train button), not on every move of a slider.
 
@@ -18,12 +18,13 @@ notebook cell can show exactly what the widget shows. Importing this module need
 
 from __future__ import annotations
 
+import html
 import textwrap
 import time
 
 import ipywidgets as widgets
 from IPython import get_ipython
-from IPython.display import display
+from IPython.display import HTML, display
 
 from . import plots
 
@@ -129,8 +130,8 @@ class TrainingProgress:
         self.bar.max = max(1, total)
         self.bar.value = min(result.step, total)
         self.bar.bar_style = {"steps": "success", "non-finite": "danger"}.get(result.stopped, "warning")
-        took = "" if self._started is None else f" in {time.perf_counter() - self._started:.1f} s"
-        self.label.value = f"{result.message}{took}" + _bpc_text(result)
+        took = "" if self._started is None else f" ({time.perf_counter() - self._started:.1f} s)"
+        self.label.value = result.message.split(":")[0] + took + _bpc_text(result)  # the message's first clause
         self._started = None
 
 
@@ -259,16 +260,29 @@ def _wrapped(text, width=SAMPLE_WIDTH):
 
 
 def print_sample(view):
-    """Print a sample as the sampling widget shows it, wrapped at word boundaries (notebook 06, section 5).
+    """Print a sample, its lines broken at spaces past ``SAMPLE_WIDTH`` characters (notebook 06, section 5).
 
     view: the notebook's ``sample_view`` result, a dict with "error" (None or a message), and else
-    "temperature", "prime", "continuation".
+    "temperature", "prime", "continuation". The sampling widget shows the same text.
     """
     if view["error"]:
         print(f"cannot sample: {view['error']}")
         return
     print(f"temperature: {view['temperature']:.2f}")
     print(_wrapped(view["prime"] + view["continuation"]))
+
+
+def _show_sample_text(view):
+    """What the sampling widget shows beside its chart: ``print_sample``'s text, the priming text in
+    bold, wrapped by the browser at spaces only, however narrow the page (a notebook's output area
+    otherwise breaks long lines anywhere, even inside words)."""
+    if view["error"]:
+        print_sample(view)
+        return
+    style = ("font-family: var(--jp-code-font-family, monospace); font-size: var(--jp-code-font-size, 13px); "
+             "white-space: pre-wrap; word-break: normal; overflow-wrap: anywhere; line-height: 1.4")
+    display(HTML(f'<div style="{style}">temperature: {view["temperature"]:.2f}\n'
+                 f'<b>{html.escape(view["prime"])}</b>{html.escape(view["continuation"])}</div>'))
 
 
 def _show_chart(view):
@@ -288,8 +302,8 @@ def sampling_widget(view_fn, prime, temperature=0.8, length=300):
     beside the chart of the next character's probabilities (notebook 06, section 5).
 
     view_fn(temperature, prime, length) -> a view dict (the notebook's ``sample_view``). The priming
-    text is read when Enter is pressed (the box says so). A view with an error shows its message,
-    and no chart. Returns the widget box (display it).
+    text is read when Enter is pressed (the box says so). The sample wraps at spaces only, at any
+    width of the page; a view with an error shows its message, and no chart. Returns the widget box.
     """
     temperature_slider = widgets.FloatSlider(value=temperature, min=0.0, max=2.0, step=0.05, description="temperature",
                                              continuous_update=False, style=_STYLE)
@@ -298,12 +312,12 @@ def sampling_widget(view_fn, prime, temperature=0.8, length=300):
     prime_box = widgets.Text(value=prime, description="priming text", continuous_update=False, style=_STYLE,
                              layout=widgets.Layout(width="420px"))
     enter = widgets.Label("press Enter to sample from it")
-    text_pane = _Pane(flex="1 1 auto", min_width=f"{SAMPLE_WIDTH + 2}ch")  # never narrower than a printed line
+    text_pane = _Pane(flex="1 1 24em", min_width="16em", margin="0 16px 0 0")
     chart_pane = _Pane(flex="0 0 auto")
 
     def redraw():
         view = view_fn(temperature_slider.value, prime_box.value, length_slider.value)
-        text_pane.show(print_sample, view)
+        text_pane.show(_show_sample_text, view)
         chart_pane.show(_show_chart, view)  # an error clears the old chart
         return text_pane.error or chart_pane.error
 

@@ -297,6 +297,8 @@ def test_plot_next_char_probs_labels_characters_as_they_look_on_an_axis_that_fit
     assert ax.get_xlim() == pytest.approx((0, 0.6))  # just past the largest bar, not a fixed 0-1
     assert tick_texts(ax.texts) == ["0.50", "0.30", "0.10", "0.05"]  # each bar's value written at its end
     assert "“Mr. Darcy" in ax.get_title() and "τ = 0.50" in ax.get_title()
+    title = plots.plot_next_char_probs(probs, chars, prime="It is a truth universally “Mr. ").axes[0].get_title()
+    assert title == "the next character after: …th universally “Mr.␣"  # its last 20 characters, a final space visible
 
 
 # -- 07 --------------------------------------------------------------------------------------------

@@ -17,6 +17,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
+from IPython.display import HTML  # noqa: E402
+
 import rnn_core  # noqa: E402
 from rnn_core import History, widgets  # noqa: E402
 
@@ -152,16 +154,16 @@ def test_training_progress_moves_its_bar_and_says_what_it_does():
     assert progress.label.value == "training… step 150 of 300 · training bpc 3.50 · validation bpc 5.00 (step 100)"
     progress.finish(_snapshot(300, stopped="steps", message="finished 300 steps"))
     assert progress.bar.value == 300 and progress.bar.bar_style == "success"
-    assert re.fullmatch(r"finished 300 steps in \d+\.\d s · training bpc 3\.50", progress.label.value)
+    assert re.fullmatch(r"finished 300 steps \(\d+\.\d s\) · training bpc 3\.50", progress.label.value)
 
 
 @pytest.mark.parametrize("stopped, style", [("interrupted", "warning"), ("time", "warning"), ("non-finite", "danger")])
 def test_training_progress_shows_a_run_that_ended_early_where_it_ended(stopped, style):
     progress = widgets.TrainingProgress()
     progress(_snapshot(100))
-    progress.finish(_snapshot(146, stopped=stopped, message=f"{stopped} at step 146"))
+    progress.finish(_snapshot(146, stopped=stopped, message=f"{stopped} at step 146: returning the model"))
     assert (progress.bar.value, progress.bar.bar_style) == (146, style)
-    assert progress.label.value.startswith(f"{stopped} at step 146 in ")
+    assert re.fullmatch(rf"{stopped} at step 146 \(\d+\.\d s\) · training bpc 3\.50", progress.label.value)
 
 
 def test_live_plot_redraws_every_plot_every_steps_and_its_title_says_which_step(shown):
@@ -245,6 +247,10 @@ def test_show_sample_view_prints_then_charts_the_top_characters(shown, capsys):
     assert len(figures(shown)) == 1  # no chart for an error
 
 
+def shown_text(seen):
+    return [obj.data for obj in seen if isinstance(obj, HTML)]
+
+
 def test_sampling_widget_reads_its_controls_and_clears_the_chart_on_an_error(shown, capsys):
     calls = []
 
@@ -261,13 +267,21 @@ def test_sampling_widget_reads_its_controls_and_clears_the_chart_on_an_error(sho
     temperature.value = 1.2
     length.value = 100
     assert calls[-1] == (1.2, "ab", 100) and len(figures(shown)) == 3
-    assert "temperature: 1.20" in capsys.readouterr().out
+    assert shown_text(shown)[-1].startswith('<div style="') and "temperature: 1.20\n<b>ab</b>c a</div>" in shown_text(shown)[-1]
     chart_before = chart_box.children[0]
     prime.value = ""
     assert calls[-1] == (1.2, "", 100)
     assert capsys.readouterr().out == "cannot sample: prime must not be empty\n"
     assert len(figures(shown)) == 3 and chart_box.children[0] is not chart_before  # the old chart is gone
-    assert text_box.layout.min_width == f"{widgets.SAMPLE_WIDTH + 2}ch"  # a printed line always fits
+    assert box.children[2].layout.flex_flow == "row wrap"  # the chart beside the text, or below it on a narrow page
+    assert text_box.layout.min_width  # the text never squeezed to nothing
+
+
+def test_the_sampling_widget_s_text_wraps_at_spaces_only_and_escapes_html(shown):
+    widgets._show_sample_text(_view(prime="<Mr. ", continuation="Darcy & co"))
+    (text,) = shown_text(shown)
+    assert "word-break: normal" in text and "white-space: pre-wrap" in text  # not JupyterLab's break-all
+    assert text.endswith("temperature: 0.80\n<b>&lt;Mr. </b>Darcy &amp; co</div>")
 
 
 # -- 07 --------------------------------------------------------------------------------------------
@@ -292,7 +306,7 @@ def test_live_training_widget_trains_only_when_train_is_clicked(shown):
     button.click()
     assert calls == [(64, 5e-3, 16, True)]  # the sliders' values; the button disabled while it trains
     bar, label = progress.children
-    assert (bar.value, bar.max, bar.bar_style) == (20, 20, "success") and label.value.startswith("finished 20 steps in")
+    assert (bar.value, bar.max, bar.bar_style) == (20, 20, "success") and label.value.startswith("finished 20 steps (")
     assert not button.disabled
 
 
