@@ -94,7 +94,7 @@ def _plain_log_ticks(axis, low, high):
 
 
 def visible_char(ch):
-    """A character as it can be seen in a table or an axis label: space as ␣, line break as ↵ (notebooks 03, 06, 07)."""
+    """A character as it can be seen in a table or on an axis: space as ␣, line break as ↵ (notebooks 03, 06, 07)."""
     return {" ": "␣", "\n": "↵"}.get(ch, ch)
 
 
@@ -147,7 +147,7 @@ def plot_step_size_errors(steps, errors, guides, chosen, tol, ax=None):
 
 
 def plot_softmax(y_hat, J, temperature=1.0, axes=None):
-    """y_hat as bars beside a heatmap of its Jacobian J, each entry written in its cell (notebook 01, sections 8 and 10).
+    """y_hat as bars beside a heatmap of its Jacobian J, each entry written in its cell (notebook 01, sections 8, 10).
 
     y_hat: (V,) probabilities softmax(o / temperature); J: (V, V) their Jacobian with respect to o,
     both computed by the notebook. Colours: ``HEATMAP_CMAP``, limits +-1/(4 temperature), the largest
@@ -455,7 +455,7 @@ def plot_training_runs(runs, baselines, smooth=25, ax=None):
 
 
 def plot_next_char_probs(probs, chars, prime="", temperature=None, top=12, ax=None):
-    """Bars of the ``top`` most likely next characters after a priming text, the likeliest on top (notebook 06, section 5).
+    """Bars of the ``top`` likeliest next characters after a priming text, likeliest on top (notebook 06, section 5).
 
     probs: (V,) the next-character probabilities (after the temperature); chars: the V characters,
     labelled as they look (␣ for a space, ↵ for a line break); prime, temperature: for the title.

@@ -325,7 +325,8 @@ def sampling_widget(view_fn, prime, temperature=0.8, length=300):
     return widgets.VBox([
         widgets.HBox([temperature_slider, length_slider]),
         widgets.HBox([prime_box, enter], layout=widgets.Layout(align_items="center")),
-        widgets.HBox([text_pane.box, chart_pane.box], layout=widgets.Layout(flex_flow="row wrap", align_items="flex-start")),
+        widgets.HBox([text_pane.box, chart_pane.box],  # side by side, or the chart below on a narrow page
+                     layout=widgets.Layout(flex_flow="row wrap", align_items="flex-start")),
     ])
 
 

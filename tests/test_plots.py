@@ -298,7 +298,7 @@ def test_plot_next_char_probs_labels_characters_as_they_look_on_an_axis_that_fit
     assert tick_texts(ax.texts) == ["0.50", "0.30", "0.10", "0.05"]  # each bar's value written at its end
     assert "“Mr. Darcy" in ax.get_title() and "τ = 0.50" in ax.get_title()
     title = plots.plot_next_char_probs(probs, chars, prime="It is a truth universally “Mr. ").axes[0].get_title()
-    assert title == "the next character after: …th universally “Mr.␣"  # its last 20 characters, a final space visible
+    assert title == "the next character after: …th universally “Mr.␣"  # its last 20 characters, the space visible
 
 
 # -- 07 --------------------------------------------------------------------------------------------

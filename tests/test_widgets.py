@@ -15,9 +15,8 @@ from types import SimpleNamespace  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
 from IPython.display import HTML  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
 
 import rnn_core  # noqa: E402
 from rnn_core import History, widgets  # noqa: E402
@@ -93,7 +92,8 @@ def test_softmax_sliders_show_the_notebook_s_numbers_and_redraw_on_each_move(sho
     sliders[0].value = 0.5
     assert calls[1:] == [([2.0, 1.0, 0.1, -1.0], 2.0), ([0.5, 1.0, 0.1, -1.0], 2.0)]
     y_hat, J = _softmax_and_jacobian([0.5, 1.0, 0.1, -1.0], 2.0)
-    assert capsys.readouterr().out.splitlines()[-1] == "temperature 2.00   y_hat = " + "  ".join(f"{p:.4f}" for p in y_hat)
+    printed = capsys.readouterr().out.splitlines()[-1]
+    assert printed == "temperature 2.00   y_hat = " + "  ".join(f"{p:.4f}" for p in y_hat)
     last = figures(shown)[-1]
     assert np.array_equal(last.axes[1].get_images()[0].get_array(), J)
     with pytest.raises(ValueError, match="four score sliders"):
@@ -267,7 +267,8 @@ def test_sampling_widget_reads_its_controls_and_clears_the_chart_on_an_error(sho
     temperature.value = 1.2
     length.value = 100
     assert calls[-1] == (1.2, "ab", 100) and len(figures(shown)) == 3
-    assert shown_text(shown)[-1].startswith('<div style="') and "temperature: 1.20\n<b>ab</b>c a</div>" in shown_text(shown)[-1]
+    text = shown_text(shown)[-1]
+    assert text.startswith('<div style="') and text.endswith("temperature: 1.20\n<b>ab</b>c a</div>")
     chart_before = chart_box.children[0]
     prime.value = ""
     assert calls[-1] == (1.2, "", 100)
@@ -320,7 +321,8 @@ def test_live_training_widget_with_the_real_trainer_and_a_failing_run(shown):
                               batch_size=2, steps=12, eval_every=0, callback=callback, callback_every=4, progress=False)
 
     box = widgets.live_training_widget(run_fn, hidden_size=8, seq_length=8)
-    size, button, (bar, label) = box.children[0].children[0], box.children[1].children[0], box.children[1].children[1].children
+    size, (button, progress) = box.children[0].children[0], box.children[1].children
+    bar, label = progress.children
     button.click()
     assert (bar.value, bar.max, bar.bar_style) == (12, 12, "success") and label.value.startswith("finished 12 steps")
     size.value = 128
