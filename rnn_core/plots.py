@@ -577,8 +577,8 @@ def plot_text_heatmap(text, values, title="", label="value", vmax=None, width=80
     vmax = vmax or 1.0
     pale = ListedColormap(plt.get_cmap(HEATMAP_CMAP)(np.linspace(0.2, 0.8, 256)), name="pale " + HEATMAP_CMAP)
     fontsize = 11
-    cell_w, cell_h = 0.62 * fontsize / 72, 1.5 * fontsize / 72  # inches: a monospace advance, a line height
-    fig, ax = _subplots(ax, figsize=(n_cols * cell_w + 1.6, n_rows * cell_h + 0.9))
+    cell_w, cell_h = 0.6 * fontsize / 72, 1.5 * fontsize / 72  # inches: a monospace advance, a line height
+    fig, ax = _subplots(ax, figsize=(n_cols * cell_w + 1.0, n_rows * cell_h + 0.9))  # + the colour bar, the title
     im = ax.imshow(grid, cmap=pale, norm=Normalize(-vmax, vmax), aspect="auto", interpolation="nearest")
     for (r, c), ch in zip(positions, text):
         shown, colour = ("↵", "dimgrey") if ch == "\n" else (ch, "black")
