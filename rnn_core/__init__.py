@@ -2,6 +2,7 @@
 
 The package behind the rnn-from-scratch notebooks: each notebook derives a piece
 of it and the next one imports it. Conventions and shapes: see ``rnn_core.rnn``.
+The exercises the reader writes are checked by ``rnn_core.practice``.
 """
 
 from .functions import cross_entropy, cross_entropy_grad, log_softmax, logsumexp, one_hot, softmax, softmax_jacobian
@@ -40,3 +41,4 @@ __version__ = "0.1.0"
 from .data import StreamBatcher, load_text, split_train_val, strip_gutenberg
 from .checkpoint import Checkpoint, CheckpointError, load_checkpoint, save_checkpoint
 from .trainer import History, TrainConfig, TrainResult, TrainState, learning_rate_at, train
+from . import practice  # the reader's exercises, checked: rnn_core.practice.check(name, fn)

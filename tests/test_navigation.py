@@ -1,7 +1,7 @@
-"""The navigation cells and the README's table of contents agree with the notebooks' titles.
+"""The navigation cells, the series map and the README's table of contents agree with the notebooks.
 
-tools/nbnav.py generates both; this fails when someone edits a title (or adds a
-notebook) without running ``python tools/nbnav.py``.
+tools/nbnav.py generates all three; this fails when someone edits a title or a notebook's
+metadata ``nbnav`` (or adds a notebook) without running ``python tools/nbnav.py``.
 """
 
 import importlib.util
@@ -30,7 +30,8 @@ README = """# demo
 """
 
 
-def make_notebook(path, number, title, nav_text="", intro="This one teaches something. More follows."):
+def make_notebook(path, number, title, nav_text="", intro="This one teaches something. More follows.",
+                  with_map=False, nbnav_meta=None):
     """A small executed-looking notebook written by nbformat, with outputs and execution counts."""
     nb = nbformat.v4.new_notebook()
     nav = nbformat.v4.new_markdown_cell(nav_text)
@@ -43,6 +44,12 @@ def make_notebook(path, number, title, nav_text="", intro="This one teaches some
         nbformat.v4.new_markdown_cell(f"## What you will learn\n\n{intro}"),
         code,
     ]
+    if with_map:
+        the_map = nbformat.v4.new_markdown_cell("stale map")
+        the_map.metadata["tags"] = ["map"]
+        nb.cells.append(the_map)
+    if nbnav_meta is not None:
+        nb.metadata["nbnav"] = nbnav_meta
     for i, cell in enumerate(nb.cells):  # fixed ids, so files are comparable
         cell.id = f"cell-{i}"
     nbformat.write(nb, str(path))
@@ -76,11 +83,11 @@ def test_any_number_of_notebooks(repo, count):
     assert [n.title for n in notebooks] == titles
     navs = [nbnav._source(n.nb["cells"][n.nav_index]) for n in notebooks]
     if count == 1:
-        assert navs == ["[Contents](../README.md#contents)"]
+        assert navs == [""]  # no contents page, no neighbours: nothing to link to
     if count >= 2:
-        assert navs[0] == "[Contents](../README.md#contents) | [02 · Beta and gamma →](02-beta.ipynb)"
-        assert navs[1].startswith("[← 01 · Alpha](01-alpha.ipynb) | [Contents](../README.md#contents)")
-        assert navs[-1].endswith("| [Contents](../README.md#contents)")
+        assert navs[0] == "[02 · Beta and gamma →](02-beta.ipynb)"
+        assert navs[1].startswith("[← 01 · Alpha](01-alpha.ipynb)")
+        assert "Contents" not in "".join(navs)
     readme = (repo / "README.md").read_text(encoding="utf-8")
     toc = readme.split(nbnav.TOC_START)[1].split(nbnav.TOC_END)[0].strip().splitlines()
     assert len(toc) == count
@@ -117,6 +124,79 @@ def test_check_reports_drift_and_writes_nothing(repo):
     )
     assert result.returncode == 1
     assert "notebooks/02-b.ipynb" in result.stdout
+
+
+def _contents_repo(repo):
+    """A series of three: a contents page 00 with a map, then 01 and 02 with metadata."""
+    make_notebook(repo / "notebooks" / "00-start.ipynb", "00", "Start here", with_map=True,
+                  nbnav_meta={"description": "The map."})
+    make_notebook(repo / "notebooks" / "01-a.ipynb", "01", "A | first", nbnav_meta={
+        "reading_minutes": 40, "run_seconds": 75, "needs": ["calculus"], "optional": ["3 · A proof", "5 · More"]})
+    make_notebook(repo / "notebooks" / "02-b.ipynb", "02", "B", nbnav_meta={
+        "description": "Second.", "reading_minutes": 25, "run_seconds": None, "needs": ["01", "the novel"]})
+    nbnav.write(repo)
+    return {n.number: n for n in nbnav.find_notebooks(repo)}
+
+
+def test_contents_link_goes_to_the_page_with_the_map(repo):
+    notebooks = _contents_repo(repo)
+    navs = {k: nbnav._source(n.nb["cells"][n.nav_index]) for k, n in notebooks.items()}
+    assert navs["00"] == "[01 · A | first →](01-a.ipynb)"  # the contents page does not link to itself
+    assert navs["01"] == "[← 00 · Start here](00-start.ipynb) | [Contents](00-start.ipynb) | [02 · B →](02-b.ipynb)"
+    assert navs["02"] == "[← 01 · A | first](01-a.ipynb) | [Contents](00-start.ipynb)"
+    for nav in navs.values():
+        assert "../" not in nav  # every link stays inside notebooks/
+
+
+def test_map_lists_every_other_notebook_from_its_metadata(repo):
+    notebooks = _contents_repo(repo)
+    the_map = nbnav._source(notebooks["00"].nb["cells"][notebooks["00"].map_index])
+    rows = [line for line in the_map.splitlines() if line.startswith("| [")]
+    assert rows == [
+        "| [01 · A \\| first](01-a.ipynb) | This one teaches something. | 40 min | 75 s | calculus | 3 · A proof; 5 · More |",
+        "| [02 · B](02-b.ipynb) | Second. | 25 min | not measured yet | [01](01-a.ipynb), the novel | — |",
+    ]
+    assert nbnav.check(repo) == []
+    readme = (repo / "README.md").read_text(encoding="utf-8")
+    assert "0. [Start here](notebooks/00-start.ipynb): The map.\n1. [A | first](notebooks/01-a.ipynb)" in readme
+
+
+def test_map_without_metadata_uses_placeholders(repo):
+    make_notebook(repo / "notebooks" / "00-start.ipynb", "00", "Start here", with_map=True)
+    make_notebook(repo / "notebooks" / "01-a.ipynb", "01", "A")
+    nbnav.write(repo)
+    page = nbnav.find_notebooks(repo)[0]
+    assert "| [01 · A](01-a.ipynb) | This one teaches something. | — | not measured yet | — | — |" in \
+        nbnav._source(page.nb["cells"][page.map_index])
+
+
+def test_a_stale_map_is_reported(repo):
+    _contents_repo(repo)
+    path = repo / "notebooks" / "02-b.ipynb"
+    nb = nbformat.read(str(path), as_version=4)
+    nb.metadata["nbnav"]["run_seconds"] = 200
+    nbformat.write(nb, str(path))
+    assert nbnav.check(repo) == ["notebooks/00-start.ipynb"]
+    nbnav.write(repo)
+    assert "| 25 min | 3 min |" in (repo / "notebooks" / "00-start.ipynb").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "meta, message",
+    [({"reading_minutes": "soon"}, "nbnav.reading_minutes is 'soon'"), ({"run_seconds": -1}, "nbnav.run_seconds is -1"),
+     ({"needs": "01"}, "nbnav.needs is '01'; give a list of strings")],
+)
+def test_bad_metadata_is_named(repo, meta, message):
+    make_notebook(repo / "notebooks" / "01-a.ipynb", "01", "A", nbnav_meta=meta)
+    with pytest.raises(nbnav.NavError, match=message):
+        nbnav.check(repo)
+
+
+def test_two_maps_are_refused(repo):
+    make_notebook(repo / "notebooks" / "00-a.ipynb", "00", "A", with_map=True)
+    make_notebook(repo / "notebooks" / "01-b.ipynb", "01", "B", with_map=True)
+    with pytest.raises(nbnav.NavError, match="the series has one contents page"):
+        nbnav.check(repo)
 
 
 def test_description_from_metadata_wins(repo):

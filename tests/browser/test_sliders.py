@@ -335,3 +335,16 @@ def test_stop_button_ends_training_cleanly(notebook, request):
     print(f"{tab.path}: stopped with ■; training cell: {tab.output_text(training)[-200:]!r}; "
           f"next cell: {shown[:200]!r}")
     assert_ran_cleanly(tab)
+
+
+# -- figures and links, as the Quick Start shows them -------------------------------------------
+@pytest.mark.parametrize("notebook", [p.name for p in sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))],
+                         ids=lambda nb: nb.split("-")[0])
+def test_figures_load_and_links_resolve(notebook, notebook_tab):
+    """Opened from the Quick Start's JupyterLab (its root is notebooks/), every image in the notebook
+    loads and every link in its prose leads somewhere: nothing points outside notebooks/."""
+    tab = notebook_tab(notebook)
+    broken = tab.broken_images()
+    assert not broken, f"{tab.path}: images that did not load (naturalWidth 0): {broken}"
+    dead = tab.broken_links()
+    assert not dead, f"{tab.path}: links that lead nowhere: {dead}"
