@@ -5,7 +5,8 @@ The package behind the rnn-from-scratch notebooks: each notebook derives a piece
 of it and the next one imports it. Conventions and shapes: see ``rnn_core.rnn``; the
 cells' shared interface, and the registry of cells by name: ``rnn_core.cells``.
 The vanilla RNN's functions are also here at the top level (``rnn_core.forward`` is
-``rnn_core.rnn.forward``), as notebooks 03-07 use them.
+``rnn_core.rnn.forward``), as notebooks 03-07 use them. The exercises the reader writes
+are checked by ``rnn_core.practice``.
 """
 
 from .functions import cross_entropy, cross_entropy_grad, log_softmax, logsumexp, one_hot, softmax, softmax_jacobian
@@ -44,3 +45,4 @@ __version__ = "0.1.0"
 from .data import StreamBatcher, load_text, split_train_val, strip_gutenberg
 from .checkpoint import Checkpoint, CheckpointError, load_checkpoint, save_checkpoint
 from .trainer import History, TrainConfig, TrainResult, TrainState, learning_rate_at, train
+from . import practice  # the reader's exercises, checked: rnn_core.practice.check(name, fn)

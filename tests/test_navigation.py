@@ -1,7 +1,7 @@
-"""The navigation cells and the README's table of contents agree with the notebooks' titles.
+"""The navigation cells, the series map and the README's table of contents agree with the notebooks.
 
-tools/nbnav.py generates both; this fails when someone edits a title (or adds a
-notebook) without running ``python tools/nbnav.py``.
+tools/nbnav.py generates all three; this fails when someone edits a title or a notebook's
+metadata ``nbnav`` (or adds a notebook) without running ``python tools/nbnav.py``.
 """
 
 import importlib.util
@@ -30,7 +30,8 @@ README = """# demo
 """
 
 
-def make_notebook(path, number, title, nav_text="", intro="This one teaches something. More follows."):
+def make_notebook(path, number, title, nav_text="", intro="This one teaches something. More follows.",
+                  with_map=False, nbnav_meta=None):
     """A small executed-looking notebook written by nbformat, with outputs and execution counts."""
     nb = nbformat.v4.new_notebook()
     nav = nbformat.v4.new_markdown_cell(nav_text)
@@ -43,6 +44,12 @@ def make_notebook(path, number, title, nav_text="", intro="This one teaches some
         nbformat.v4.new_markdown_cell(f"## What you will learn\n\n{intro}"),
         code,
     ]
+    if with_map:
+        the_map = nbformat.v4.new_markdown_cell("stale map")
+        the_map.metadata["tags"] = ["map"]
+        nb.cells.append(the_map)
+    if nbnav_meta is not None:
+        nb.metadata["nbnav"] = nbnav_meta
     for i, cell in enumerate(nb.cells):  # fixed ids, so files are comparable
         cell.id = f"cell-{i}"
     nbformat.write(nb, str(path))
@@ -76,11 +83,11 @@ def test_any_number_of_notebooks(repo, count):
     assert [n.title for n in notebooks] == titles
     navs = [nbnav._source(n.nb["cells"][n.nav_index]) for n in notebooks]
     if count == 1:
-        assert navs == ["[Contents](../README.md#contents)"]
+        assert navs == [""]  # no contents page, no neighbours: nothing to link to
     if count >= 2:
-        assert navs[0] == "[Contents](../README.md#contents) | [02 · Beta and gamma →](02-beta.ipynb)"
-        assert navs[1].startswith("[← 01 · Alpha](01-alpha.ipynb) | [Contents](../README.md#contents)")
-        assert navs[-1].endswith("| [Contents](../README.md#contents)")
+        assert navs[0] == "[02 · Beta and gamma →](02-beta.ipynb)"
+        assert navs[1].startswith("[← 01 · Alpha](01-alpha.ipynb)")
+        assert "Contents" not in "".join(navs)
     readme = (repo / "README.md").read_text(encoding="utf-8")
     toc = readme.split(nbnav.TOC_START)[1].split(nbnav.TOC_END)[0].strip().splitlines()
     assert len(toc) == count
@@ -117,6 +124,79 @@ def test_check_reports_drift_and_writes_nothing(repo):
     )
     assert result.returncode == 1
     assert "notebooks/02-b.ipynb" in result.stdout
+
+
+def _contents_repo(repo):
+    """A series of three: a contents page 00 with a map, then 01 and 02 with metadata."""
+    make_notebook(repo / "notebooks" / "00-start.ipynb", "00", "Start here", with_map=True,
+                  nbnav_meta={"description": "The map."})
+    make_notebook(repo / "notebooks" / "01-a.ipynb", "01", "A | first", nbnav_meta={
+        "reading_minutes": 40, "run_seconds": 75, "needs": ["calculus"], "optional": ["3 · A proof", "5 · More"]})
+    make_notebook(repo / "notebooks" / "02-b.ipynb", "02", "B", nbnav_meta={
+        "description": "Second.", "reading_minutes": 25, "run_seconds": None, "needs": ["01", "the novel"]})
+    nbnav.write(repo)
+    return {n.number: n for n in nbnav.find_notebooks(repo)}
+
+
+def test_contents_link_goes_to_the_page_with_the_map(repo):
+    notebooks = _contents_repo(repo)
+    navs = {k: nbnav._source(n.nb["cells"][n.nav_index]) for k, n in notebooks.items()}
+    assert navs["00"] == "[01 · A | first →](01-a.ipynb)"  # the contents page does not link to itself
+    assert navs["01"] == "[← 00 · Start here](00-start.ipynb) | [02 · B →](02-b.ipynb)"  # "previous" is the contents
+    assert navs["02"] == "[← 01 · A | first](01-a.ipynb) | [Contents](00-start.ipynb)"
+    for nav in navs.values():
+        assert "../" not in nav  # every link stays inside notebooks/
+
+
+def test_map_lists_every_other_notebook_from_its_metadata(repo):
+    notebooks = _contents_repo(repo)
+    the_map = nbnav._source(notebooks["00"].nb["cells"][notebooks["00"].map_index])
+    rows = [line for line in the_map.splitlines() if line.startswith("| [")]
+    assert rows == [
+        "| [01 · A \\| first](01-a.ipynb) | This one teaches something. | 40 min | 75 s | calculus | 3 · A proof; 5 · More |",
+        "| [02 · B](02-b.ipynb) | Second. | 25 min | not measured yet | [01](01-a.ipynb), the novel | — |",
+    ]
+    assert nbnav.check(repo) == []
+    readme = (repo / "README.md").read_text(encoding="utf-8")
+    assert "0. [Start here](notebooks/00-start.ipynb): The map.\n1. [A | first](notebooks/01-a.ipynb)" in readme
+
+
+def test_map_without_metadata_uses_placeholders(repo):
+    make_notebook(repo / "notebooks" / "00-start.ipynb", "00", "Start here", with_map=True)
+    make_notebook(repo / "notebooks" / "01-a.ipynb", "01", "A")
+    nbnav.write(repo)
+    page = nbnav.find_notebooks(repo)[0]
+    assert "| [01 · A](01-a.ipynb) | This one teaches something. | — | not measured yet | — | — |" in \
+        nbnav._source(page.nb["cells"][page.map_index])
+
+
+def test_a_stale_map_is_reported(repo):
+    _contents_repo(repo)
+    path = repo / "notebooks" / "02-b.ipynb"
+    nb = nbformat.read(str(path), as_version=4)
+    nb.metadata["nbnav"]["run_seconds"] = 200
+    nbformat.write(nb, str(path))
+    assert nbnav.check(repo) == ["notebooks/00-start.ipynb"]
+    nbnav.write(repo)
+    assert "| 25 min | 3 min |" in (repo / "notebooks" / "00-start.ipynb").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "meta, message",
+    [({"reading_minutes": "soon"}, "nbnav.reading_minutes is 'soon'"), ({"run_seconds": -1}, "nbnav.run_seconds is -1"),
+     ({"needs": "01"}, "nbnav.needs is '01'; give a list of strings")],
+)
+def test_bad_metadata_is_named(repo, meta, message):
+    make_notebook(repo / "notebooks" / "01-a.ipynb", "01", "A", nbnav_meta=meta)
+    with pytest.raises(nbnav.NavError, match=message):
+        nbnav.check(repo)
+
+
+def test_two_maps_are_refused(repo):
+    make_notebook(repo / "notebooks" / "00-a.ipynb", "00", "A", with_map=True)
+    make_notebook(repo / "notebooks" / "01-b.ipynb", "01", "B", with_map=True)
+    with pytest.raises(nbnav.NavError, match="the series has one contents page"):
+        nbnav.check(repo)
 
 
 def test_description_from_metadata_wins(repo):
@@ -160,7 +240,7 @@ def test_missing_navigation_cell_is_named(repo):
     nb = nbformat.read(str(path), as_version=4)
     nb.cells[1].metadata["tags"] = []
     nbformat.write(nb, str(path))
-    with pytest.raises(nbnav.NavError, match="found 0 cells tagged 'navigation'"):
+    with pytest.raises(nbnav.NavError, match=r"cells tagged 'navigation' at \[\]; there must be one markdown cell"):
         nbnav.check(repo)
 
 
@@ -180,3 +260,43 @@ def test_readme_notation_table_is_notebook_01s():
     ]
     assert len(tables) == 1, "notebook 01 should hold exactly one notation table (a row starting '| Symbol |')"
     assert _table_lines(block) == tables[0], "README notation table differs from notebook 01's: copy it over"
+
+
+def test_every_notebook_follows_the_template():
+    """Title, navigation, the generated glance line; at the end a second navigation cell (issue 21)."""
+    for nbk in nbnav.find_notebooks(ROOT):
+        assert nbk.glance_index == nbk.nav_index + 1, f"{nbk.path.name}: no cell tagged 'glance' after the navigation"
+        assert nbk.bottom_nav_index == len(nbk.nb["cells"]) - 1, f"{nbk.path.name}: no closing navigation cell"
+
+
+def test_glance_and_bottom_navigation_are_generated(repo):
+    meta = {"reading_minutes": 30, "run_seconds": 75, "needs": ["01", "a pencil"], "optional": ["3 · A detour"]}
+    make_notebook(repo / "notebooks" / "01-a.ipynb", "01", "A")
+    make_notebook(repo / "notebooks" / "02-b.ipynb", "02", "B", nbnav_meta=meta)
+    path = repo / "notebooks" / "02-b.ipynb"
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    glance = nbformat.v4.new_markdown_cell("stale")
+    glance.metadata["tags"], glance.id = ["glance"], "glance"
+    bottom = nbformat.v4.new_markdown_cell("")
+    bottom.metadata["tags"], bottom.id = ["navigation"], "bottom"
+    nb["cells"] = nb["cells"][:2] + [glance] + nb["cells"][2:] + [bottom]
+    nbformat.write(nbformat.from_dict(nb), str(path))
+    nbnav.write(repo)
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    assert nbnav._source(cells[-1]) == nbnav._source(cells[1]) == "[← 01 · A](01-a.ipynb)"
+    assert nbnav._source(cells[2]) == (
+        "**Reading:** about 30 min · **Run All:** about 75 s on a 2-core machine · "
+        "**Needs:** [01](01-a.ipynb), a pencil · **Optional, skip on a first read:** 3 · A detour")
+    assert nbnav.check(repo) == []
+
+
+def test_a_navigation_cell_in_the_middle_is_refused(repo):
+    make_notebook(repo / "notebooks" / "01-a.ipynb", "01", "A")
+    path = repo / "notebooks" / "01-a.ipynb"
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    extra = nbformat.v4.new_markdown_cell("")
+    extra.metadata["tags"], extra.id = ["navigation"], "extra"
+    nb["cells"].insert(2, extra)
+    nbformat.write(nbformat.from_dict(nb), str(path))
+    with pytest.raises(nbnav.NavError, match="at most one more, the last cell"):
+        nbnav.find_notebooks(repo)

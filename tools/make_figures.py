@@ -1,8 +1,20 @@
-"""Draw the series' diagrams into img/ as SVG, the same bytes on every run.
+"""Draw the series' diagrams, the same bytes on every run: SVG into img/, PNG into the notebooks.
 
-    python tools/make_figures.py                 # write img/*.svg
-    python tools/make_figures.py --out DIR       # write them somewhere else (the test does this)
-    python tools/make_figures.py --png DIR       # also write PNG previews into DIR (not committed)
+    python tools/make_figures.py                 # write img/*.svg and the notebooks' attachments
+    python tools/make_figures.py --out DIR --notebooks DIR2
+                                                 # write both somewhere else (the test does this)
+    python tools/make_figures.py --png DIR       # also write the PNGs as files into DIR (not committed)
+
+Every notebook stands alone: a figure it shows is not a link to ../img/ (which breaks as soon
+as the notebook is opened anywhere but in a clone of the repository) but a Markdown cell
+attachment, ``![alt text](attachment:rnn-unrolled.png)``, stored in the cell itself. The cell
+names the figure; this script draws it with the same code as ``img/NAME.svg`` and writes it, as a
+PNG at 144 dpi, base64-encoded as nbformat stores attachments, into that cell's ``attachments``.
+PNG, not SVG: JupyterLab renders no SVG attachment (it accepts only bitmap types there; jupyterlab
+issue 10464), while a PNG attachment shows in JupyterLab, VS Code, GitHub, Colab and the site.
+To add a figure to a notebook, write the ``attachment:NAME.png`` reference in a Markdown cell and
+run the script. A cell's attachments are exactly the figures it references (stale ones are
+dropped); nothing else in a notebook changes, and a notebook already up to date is not rewritten.
 
 The figures (names used by the notebooks):
 
@@ -26,6 +38,10 @@ not change, and no date in the metadata.
 from __future__ import annotations
 
 import argparse
+import base64
+import io
+import json
+import re
 import sys
 from pathlib import Path
 
@@ -38,8 +54,12 @@ from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch  # noqa: 
 from matplotlib.path import Path as MplPath  # noqa: E402
 
 import rnn_core  # noqa: E402
+from notebook_files import dumps, notebook_paths, source  # noqa: E402  (tools/, this script's folder)
 
 ROOT = Path(__file__).resolve().parent.parent
+ATTACHMENT_RE = re.compile(r"\(attachment:([^)\s]+)\)")  # ![alt](attachment:NAME.png)
+PNG_MIME = "image/png"
+PNG_DPI = 144  # pixels per inch of the notebooks' PNGs: sharp on high-density screens
 SCALE = 0.55  # inches per data unit: every figure is drawn in data units with equal aspect
 
 # one colour per kind of quantity, the same in every figure
@@ -397,31 +417,100 @@ FIGURES = {
 }
 
 
-def make_all(out_dir, png_dir=None):
-    """Write every figure as out_dir/NAME.svg (and png_dir/NAME.png if given); returns the SVG paths."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
+def draw_all():
+    """Every figure drawn once, as ({"NAME.svg": SVG bytes}, {"NAME.png": PNG bytes})."""
+    svgs, pngs = {}, {}
     with plt.rc_context(STYLE):
         for name, draw in FIGURES.items():
             fig = draw()
-            path = out_dir / f"{name}.svg"
-            fig.savefig(path, format="svg", metadata=SVG_METADATA)
-            written.append(path)
-            if png_dir is not None:
-                Path(png_dir).mkdir(parents=True, exist_ok=True)
-                fig.savefig(Path(png_dir) / f"{name}.png", format="png", dpi=110, metadata={"Software": None})
+            for fmt, store, options in (("svg", svgs, {"metadata": SVG_METADATA}),
+                                        ("png", pngs, {"dpi": PNG_DPI, "metadata": {"Software": None}})):
+                buffer = io.BytesIO()
+                fig.savefig(buffer, format=fmt, **options)
+                store[f"{name}.{fmt}"] = buffer.getvalue()
             plt.close(fig)
+    return svgs, pngs
+
+
+def write_files(images, out_dir):
+    """Write each image {"NAME.ext": bytes} as out_dir/NAME.ext; returns the paths."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for filename, data in images.items():
+        path = out_dir / filename
+        path.write_bytes(data)
+        written.append(path)
     return written
 
 
+def embedded_notebook(nb, pngs, name="notebook"):
+    """`nb` (a dict, changed in place) with each Markdown cell's attachments set to the figures it
+    references, from pngs {"NAME.png": bytes}; returns the names of the figures it holds. Raises
+    ValueError naming an unknown one."""
+    held = []
+    for index, cell in enumerate(nb.get("cells", [])):
+        if cell.get("cell_type") != "markdown":
+            continue
+        wanted = list(dict.fromkeys(ATTACHMENT_RE.findall(source(cell))))
+        unknown = [w for w in wanted if w not in pngs]
+        if unknown:
+            raise ValueError(
+                f"{name}, cell {index}: attachment:{unknown[0]} names no figure of tools/make_figures.py "
+                f"(it draws {', '.join(sorted(pngs))}); fix the name or add the figure to FIGURES"
+            )
+        if wanted:
+            cell["attachments"] = {w: {PNG_MIME: base64.b64encode(pngs[w]).decode("ascii")} for w in wanted}
+            held += wanted
+        else:
+            cell.pop("attachments", None)
+    return held
+
+
+def embed_in_notebooks(pngs, notebooks_dir):
+    """Write the figures into every notebook's attachments; returns the paths of the notebooks rewritten."""
+    written = []
+    for path in notebook_paths(notebooks_dir):
+        text = path.read_text(encoding="utf-8")
+        nb = json.loads(text)
+        embedded_notebook(nb, pngs, path.name)
+        new = dumps(nb)
+        if new != text:
+            path.write_text(new, encoding="utf-8")
+            written.append(path)
+    return written
+
+
+def make_all(out_dir, png_dir=None, notebooks_dir=None):
+    """Write every figure as out_dir/NAME.svg (and png_dir/NAME.png if given), and into the
+    attachments of the notebooks in notebooks_dir if given; returns the SVG paths."""
+    svgs, pngs = draw_all()
+    if notebooks_dir is not None:
+        embed_in_notebooks(pngs, notebooks_dir)
+    if png_dir is not None:
+        write_files(pngs, png_dir)
+    return write_files(svgs, out_dir)
+
+
 def main(argv=None):
-    parser = argparse.ArgumentParser(description="Draw the series' figures as SVG.")
+    parser = argparse.ArgumentParser(description="Draw the series' figures: SVG into img/, PNG into the notebooks.")
     parser.add_argument("--out", default=str(ROOT / "img"), help="directory for the SVG files (default: img/)")
-    parser.add_argument("--png", default=None, help="also write PNG previews into this directory")
+    parser.add_argument("--notebooks", default=str(ROOT / "notebooks"),
+                        help="directory of the NN-*.ipynb notebooks whose attachments to write (default: notebooks/)")
+    parser.add_argument("--png", default=None, help="also write the notebooks' PNGs as files into this directory")
     args = parser.parse_args(argv)
-    for path in make_all(args.out, args.png):
+    svgs, pngs = draw_all()
+    try:
+        rewritten = embed_in_notebooks(pngs, args.notebooks)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    for path in write_files(svgs, args.out):
         print(path.name)
+    if args.png is not None:
+        write_files(pngs, args.png)
+    for path in rewritten:
+        print(f"rewrote the figures of {path.name}")
     return 0
 
 

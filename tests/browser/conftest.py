@@ -1,8 +1,10 @@
 """Fixtures for the browser test: one JupyterLab server and one headless Chromium for all notebooks.
 
-The `lab` fixture starts both, then opens every notebook the selected tests need, each in its own
-page, and clicks Run All in each one straight away, so the notebooks run side by side while the
-tests look at them one after the other. Everything is shut down at the end, also on failure.
+The `lab` fixture lays out a copy of the repository's notebooks (outputs cleared), figures and
+README, starts JupyterLab there exactly as the README's Quick Start does (on
+notebooks/00-start-here.ipynb, so that the server's root is notebooks/), then opens every notebook
+the selected tests need, each in its own page, and clicks Run All in each one straight away, so
+the notebooks run side by side while the tests look at them one after the other. Everything is shut down at the end, also on failure.
 On a failed test, a screenshot, the browser console and the cells' outputs are saved under the
 test run's temporary folder (pytest's tmp_path) and the report says where.
 """
@@ -15,10 +17,11 @@ import shutil
 import time
 from pathlib import Path
 
+import nbformat
 import pytest
 
 import labdriver
-from labdriver import NOTEBOOKS, REPO, SELFTEST, write_selftest_notebook
+from labdriver import NOTEBOOKS, QUICK_START_FILE, REPO, SELFTEST, write_selftest_notebook
 
 OPEN_TIMEOUT = 120.0  # seconds for a page to load and its kernel to be idle
 RUN_TIMEOUT = 240.0  # seconds for Run All to finish in one notebook (they run side by side)
@@ -46,7 +49,7 @@ class LabSession:
 
     def __init__(self, root: Path):
         self.root = root
-        self.site = root / "site"  # what JupyterLab serves: copies of the notebooks
+        self.site = root / "site"  # a copy of the repository's layout; JupyterLab serves site/notebooks
         self.evidence = root / "failures"
         self.server: labdriver.LabServer | None = None
         self.browser: labdriver.Browser | None = None
@@ -54,7 +57,12 @@ class LabSession:
         self.timings: dict[str, float] = {}
 
     def path_of(self, notebook: str) -> str:
-        return notebook if notebook == SELFTEST else f"notebooks/{notebook}"
+        """The notebook's path on the server, whose root is notebooks/ (as in the Quick Start)."""
+        return notebook
+
+    def has_code(self, notebook: str) -> bool:
+        nb = nbformat.read(self.server.root_dir / notebook, as_version=4)
+        return any(c.cell_type == "code" and c.source.strip() for c in nb.cells)
 
     def start_run(self, notebook: str) -> None:
         """Open the notebook in a new page and click Run All; a failure is kept for its test."""
@@ -65,7 +73,10 @@ class LabSession:
             t0 = time.monotonic()
             tab.open(timeout=OPEN_TIMEOUT)
             self.timings[f"{notebook}: open until kernel idle"] = time.monotonic() - t0
-            tab.run_all()
+            if self.has_code(notebook):
+                tab.run_all()
+            else:
+                tab.run_seconds = 0.0  # prose only: nothing to run
         except Exception as e:  # reported by the notebook's own test
             tab.open_error = e
 
@@ -128,12 +139,18 @@ def lab(request, tmp_path_factory):
     (session.site / "notebooks").mkdir(parents=True)
     for nb in sorted(NOTEBOOKS.glob("*.ipynb")):
         labdriver.copy_cleared(nb, session.site / "notebooks" / nb.name)
-    if (REPO / "img").is_dir():  # so that the notebooks' figures load (../img/NAME.svg)
+    # the rest of the layout too, so that a link or figure reaching out of notebooks/ (../img/...,
+    # ../README.md) fails here for the reason it fails for a reader: the server's root, not a missing file
+    if (REPO / "img").is_dir():
         shutil.copytree(REPO / "img", session.site / "img")
-    write_selftest_notebook(session.site / SELFTEST)
+    shutil.copy2(REPO / "README.md", session.site / "README.md")
+    write_selftest_notebook(session.site / "notebooks" / SELFTEST)
+    if not (session.site / QUICK_START_FILE).exists():
+        pytest.fail(f"{QUICK_START_FILE}, which the README's Quick Start opens, does not exist", pytrace=False)
 
     # The kernels inherit the server's environment: QUICK_ENV tells notebooks to keep slow cells short.
-    session.server = labdriver.LabServer(session.site, root / "state", {labdriver.QUICK_ENV: "1"})
+    session.server = labdriver.LabServer(session.site, root / "state", {labdriver.QUICK_ENV: "1"},
+                                         open_file=QUICK_START_FILE)
     try:
         session.server.start()
         needed = _needed_notebooks(request.session)

@@ -1,8 +1,10 @@
 """Drive JupyterLab in headless Chromium, the way a reader uses the series.
 
 `LabServer` starts JupyterLab from the project's own environment on a free loopback port with a
-random token; every folder Jupyter, IPython, matplotlib or Chromium would write to is a temporary
-folder. `Browser` is one headless Chromium (Debian's build, driven by Playwright) with a fresh
+random token, the way the README's Quick Start does: ``jupyter lab notebooks/00-start-here.ipynb``
+run from the top of the repository, so the server's root is the folder of that notebook and
+nothing outside notebooks/ can be reached; every folder Jupyter, IPython, matplotlib or Chromium
+would write to is a temporary folder. `Browser` is one headless Chromium (Debian's build, driven by Playwright) with a fresh
 profile. `NotebookTab` is one notebook opened in its own JupyterLab page: it waits for the kernel,
 runs all cells from the Run menu, finds a slider by its label, moves it with the keyboard or by
 typing into its readout, and reads back what the cell shows.
@@ -34,6 +36,8 @@ import nbformat
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
 SELFTEST = "browser-selftest.ipynb"  # a tiny notebook written next to the copies, to test the harness
+# What the README's Quick Start opens: `jupyter lab notebooks/00-start-here.ipynb`, from the repository's top.
+QUICK_START_FILE = "notebooks/00-start-here.ipynb"
 
 # Notebooks may read this to shrink their slow cells (training budgets) while under test.
 QUICK_ENV = "RNN_FROM_SCRATCH_QUICK"
@@ -164,10 +168,15 @@ def _children(pid: int) -> list[int]:
 
 
 class LabServer:
-    """A JupyterLab server serving `root_dir`, with all its state under `state_dir`."""
+    """A JupyterLab server started in `workdir` on the file `open_file` (relative to it), as the
+    Quick Start does: jupyter_server then serves the folder of that file (its root_dir) and opens
+    the file. All its state is under `state_dir`."""
 
-    def __init__(self, root_dir: Path, state_dir: Path, extra_env: dict[str, str] | None = None):
-        self.root_dir = Path(root_dir)
+    def __init__(self, workdir: Path, state_dir: Path, extra_env: dict[str, str] | None = None,
+                 open_file: str = QUICK_START_FILE):
+        self.workdir = Path(workdir)
+        self.open_file = open_file
+        self.root_dir = (self.workdir / open_file).parent  # what jupyter_server serves for a file argument
         self.state_dir = Path(state_dir)
         self.extra_env = dict(extra_env or {})
         self.token = secrets.token_hex(24)
@@ -205,12 +214,12 @@ class LabServer:
             self.port = free_port()
             cmd = [
                 str(jupyter_lab),
+                self.open_file,  # as in the Quick Start; the test's own settings follow
                 "--no-browser",
                 "--ServerApp.ip=127.0.0.1",
                 f"--ServerApp.port={self.port}",
                 "--ServerApp.port_retries=0",
                 f"--IdentityProvider.token={self.token}",
-                f"--ServerApp.root_dir={self.root_dir}",
                 "--ServerApp.terminals_enabled=False",
                 "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
             ]
@@ -219,7 +228,7 @@ class LabServer:
             log = open(self.log_path, "a")
             try:
                 self.process = subprocess.Popen(
-                    cmd, env=env, cwd=self.root_dir, stdout=log, stderr=subprocess.STDOUT,
+                    cmd, env=env, cwd=self.workdir, stdout=log, stderr=subprocess.STDOUT,
                     stdin=subprocess.DEVNULL, start_new_session=True,
                 )
             finally:
@@ -231,6 +240,7 @@ class LabServer:
                     break
                 try:
                     self.api("GET", "/api/status", timeout=2)
+                    self._check_root()
                     return
                 except (OSError, urllib.error.URLError) as e:
                     last_error = str(e)
@@ -241,6 +251,15 @@ class LabServer:
                                f"its log: {self.log_path}\n{self.log_tail()}")
         raise LabError(f"JupyterLab did not start ({last_error}); its log: {self.log_path}\n"
                        f"{self.log_tail()}")
+
+    def _check_root(self) -> None:
+        """The server serves the folder of the file it was started on, as the test assumes."""
+        listing = self.api("GET", "/api/contents", timeout=10)
+        names = {item["name"] for item in listing["content"]}
+        if Path(self.open_file).name not in names:
+            self.stop()
+            raise LabError(f"JupyterLab started on {self.open_file} does not serve its folder "
+                           f"(its root holds {sorted(names)[:10]}): jupyter_server's root_dir rule changed")
 
     def api(self, method: str, path: str, body: dict | None = None, timeout: float = 10) -> object:
         """Call the server's REST API with the token; returns the decoded JSON (or None)."""
@@ -454,6 +473,40 @@ class NotebookTab:
                 return [line.strip() for line in text.splitlines()
                         if any(p in line for p in WIDGET_PROBLEMS)][:10]
             time.sleep(0.5)
+
+    def broken_images(self, wait: float = 10.0) -> list[str]:
+        """Images in the notebook (prose and outputs) that did not load: naturalWidth 0."""
+        return self.page.evaluate("""async (wait) => {
+            const imgs = Array.from(document.querySelectorAll('.jp-NotebookPanel .jp-Notebook img'));
+            await Promise.all(imgs.map(i => i.complete ? null : new Promise(r => {
+                i.addEventListener('load', r); i.addEventListener('error', r); setTimeout(r, wait * 1000); })));
+            return imgs.filter(i => i.naturalWidth === 0)
+                .map(i => `${i.alt || '(no alt text)'}: ${(i.getAttribute('src') || '').slice(0, 100)}`);
+        }""", wait)
+
+    def broken_links(self) -> list[str]:
+        """Links in the notebook's prose that lead nowhere: a file the server answers 404 for (as a
+        click would fetch it), or an #anchor with no such heading on the page."""
+        return self.page.evaluate("""async () => {
+            const problems = [];
+            const links = Array.from(document.querySelectorAll(
+                '.jp-NotebookPanel .jp-Notebook .jp-RenderedMarkdown a[href]'));
+            for (const a of links) {
+                const raw = a.getAttribute('href');
+                if (raw.startsWith('#')) {  // JupyterLab 4 keeps a heading's id in data-jupyter-id
+                    const id = decodeURIComponent(raw.slice(1));
+                    const found = Array.from(document.querySelectorAll('[id], [data-jupyter-id]'))
+                        .some(e => e.id === id || e.getAttribute('data-jupyter-id') === id);
+                    if (!found) problems.push(`${raw}: no heading with that id`);
+                    continue;
+                }
+                const url = new URL(a.href, document.baseURI);
+                if (url.origin !== location.origin) continue;  // the web: not this test's business
+                const response = await fetch(url.href, {credentials: 'same-origin'});
+                if (response.status >= 400) problems.push(`${raw} -> ${url.pathname}: HTTP ${response.status}`);
+            }
+            return problems;
+        }""")
 
     def slider_labels(self) -> list[str]:
         return self.page.evaluate("""() => Array.from(document.querySelectorAll(

@@ -6,7 +6,8 @@ rendered, then moves sliders with the keyboard or by typing into their readout, 
 would, and checks that the output of the slider's cell changed accordingly.
 
 CHECKS is the whole specification: notebook file -> sliders (found by their label) -> how to move
-each one -> what must change. A notebook that does not exist yet is skipped; a slider missing from
+each one (and which button to click then, for a widget that trains only when asked) -> what must
+change. A notebook that does not exist yet is skipped; a slider missing from
 an existing notebook fails. Run alone with `.venv/bin/python -m pytest tests/browser`.
 """
 
@@ -115,10 +116,12 @@ class SliderCheck:
     typed: Callable[[str], str] | None = None  # ...typed into its readout (from the shown value)
     occurrence: int = 0  # which of the sliders with this label, in page order
     timeout: float = 90.0  # seconds for the output to settle after the move
+    click: str = ""  # then a click on the button with this text in the slider's cell (e.g. "Train")
 
     def __str__(self) -> str:
         how = f"keys {' '.join(self.keys)}" if self.keys else "typing into its readout"
-        return f"slider {self.label!r} moved by {how}"
+        then = f", then {self.click!r} clicked" if self.click else ""
+        return f"slider {self.label!r} moved by {how}{then}"
 
 
 # notebook -> its sliders. PageUp moves 5 steps, End/Home go to the ends of the range.
@@ -155,11 +158,15 @@ CHECKS: dict[str, list[SliderCheck]] = {
         SliderCheck("length", text_changed, keys=("PageUp",)),
     ],
     "07-what-the-network-learned.ipynb": [
-        # a short training run (a few steps when the notebook sees RNN_FROM_SCRATCH_QUICK=1)
-        SliderCheck("hidden size", all_of(shows_value("hidden size"), rnn_parameter_count,
-                                          figure_changed), keys=("PageUp",), timeout=180),
+        # a short training run on each click of Train (a few steps when the notebook sees
+        # RNN_FROM_SCRATCH_QUICK=1); moving a slider alone trains nothing. Before the first click the
+        # widget shows no run, so the parameter count is compared from the second run on.
+        SliderCheck("hidden size", all_of(shows_value("hidden size"), figure_changed), keys=("PageUp",),
+                    click="Train", timeout=180),
+        SliderCheck("hidden size", all_of(shows_value("hidden size"), rnn_parameter_count, figure_changed),
+                    keys=("ArrowLeft", "ArrowLeft"), click="Train", timeout=180),
         SliderCheck("learning rate", all_of(shows_value("learning rate"), figure_changed),
-                    keys=("PageUp",), timeout=180),
+                    keys=("PageUp",), click="Train", timeout=180),
         SliderCheck("hidden unit", all_of(shows_value("hidden unit"), text_changed),
                     keys=("ArrowRight",)),
     ],
@@ -194,6 +201,8 @@ def move_and_check(tab: NotebookTab, check: SliderCheck) -> SliderState:
     else:
         tab.type_value(slider, check.typed(before.value))
     deadline = time.monotonic() + check.timeout
+    if check.click:
+        click_button_after_move(tab, slider, check, before.value, deadline)
     previous, after, problem = None, before, "no state read"
     while time.monotonic() < deadline:
         time.sleep(0.5)
@@ -217,6 +226,19 @@ def move_and_check(tab: NotebookTab, check: SliderCheck) -> SliderState:
         previous = after
     raise LabError(f"{tab.path}: {check}: {problem} (after {check.timeout:.0f} s)\n"
                    f"  before: {before}\n  after:  {after}")
+
+
+def click_button_after_move(tab: NotebookTab, slider, check: SliderCheck, old_value: str, deadline: float) -> None:
+    """Once the slider shows its new value, click the button labelled `check.click` in its cell."""
+    while slider.locator(".widget-readout").inner_text().strip() == old_value:
+        if time.monotonic() > deadline:
+            raise LabError(f"{tab.path}: {check}: the slider still shows {old_value}: the move did not register")
+        time.sleep(0.1)
+    cell = slider.locator("xpath=ancestor::div[contains(concat(' ', normalize-space(@class), ' '), ' jp-Cell ')][1]")
+    button = cell.locator("button.widget-button", has_text=check.click)
+    if not button.count():
+        raise LabError(f"{tab.path}: {check}: no button {check.click!r} in the slider's cell")
+    button.first.click()
 
 
 # -- the tests ---------------------------------------------------------------------------------
@@ -313,3 +335,16 @@ def test_stop_button_ends_training_cleanly(notebook, request):
     print(f"{tab.path}: stopped with ■; training cell: {tab.output_text(training)[-200:]!r}; "
           f"next cell: {shown[:200]!r}")
     assert_ran_cleanly(tab)
+
+
+# -- figures and links, as the Quick Start shows them -------------------------------------------
+@pytest.mark.parametrize("notebook", [p.name for p in sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))],
+                         ids=lambda nb: nb.split("-")[0])
+def test_figures_load_and_links_resolve(notebook, notebook_tab):
+    """Opened from the Quick Start's JupyterLab (its root is notebooks/), every image in the notebook
+    loads and every link in its prose leads somewhere: nothing points outside notebooks/."""
+    tab = notebook_tab(notebook)
+    broken = tab.broken_images()
+    assert not broken, f"{tab.path}: images that did not load (naturalWidth 0): {broken}"
+    dead = tab.broken_links()
+    assert not dead, f"{tab.path}: links that lead nowhere: {dead}"

@@ -1,0 +1,64 @@
+"""tools/execute_notebooks.py, the canonical way to re-run a notebook, on two small notebooks."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "tools" / "execute_notebooks.py"
+
+
+def _notebook(path, *sources):
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nb.cells = [nbformat.v4.new_markdown_cell("# 01 · Demo")] + [nbformat.v4.new_code_cell(s) for s in sources]
+    for i, cell in enumerate(nb.cells):
+        cell.id = f"demo-{i}"
+    nbformat.write(nb, path)
+
+
+def _run(*args):
+    env = {k: v for k, v in os.environ.items() if k != "RNN_FROM_SCRATCH_QUICK"}
+    return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True,
+                          env=env, timeout=300)
+
+
+def test_executes_in_notebooks_folder_and_stores_widget_state(tmp_path):
+    path = tmp_path / "01-demo.ipynb"
+    _notebook(path, "import os\nprint(os.path.basename(os.getcwd()))\nprint('two\\nlines')", "",
+              "import ipywidgets as widgets\nwidgets.IntSlider(value=3, description='n')")
+    result = _run(path)
+    assert result.returncode == 0, result.stderr
+    text = path.read_text(encoding="utf-8")
+    assert text == nbformat.writes(nbformat.reads(text, as_version=4)) + "\n"  # nbformat's own layout
+    nb = json.loads(text)
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    assert [c["execution_count"] for c in code] == [1, None, 2]  # 1..n over the non-empty cells
+    assert code[0]["outputs"][0]["text"] == [f"{tmp_path.name}\n", "two\n", "lines\n"]  # cwd: the notebook's folder
+    assert [c["id"] for c in nb["cells"]] == ["demo-0", "demo-1", "demo-2", "demo-3"]
+    assert all("execution" not in c["metadata"] for c in code)  # no timestamps
+    state = nb["metadata"]["widgets"]["application/vnd.jupyter.widget-state+json"]
+    assert "state" in state and any(m["model_name"] == "IntSliderModel" for m in state["state"].values())
+
+
+def test_a_failing_cell_leaves_the_file_untouched(tmp_path):
+    path = tmp_path / "02-broken.ipynb"
+    _notebook(path, "x = 1", "raise ValueError('broken on purpose')")
+    before = path.read_bytes()
+    result = _run(path)
+    assert result.returncode == 1
+    assert "broken on purpose" in result.stderr and "left unchanged" in result.stderr
+    assert path.read_bytes() == before
+    assert list(tmp_path.iterdir()) == [path]  # no temporary file left behind
+
+
+def test_refuses_the_browser_tests_quick_mode(tmp_path):
+    path = tmp_path / "01-demo.ipynb"
+    _notebook(path, "print(1)")
+    env = dict(os.environ, RNN_FROM_SCRATCH_QUICK="1")
+    result = subprocess.run([sys.executable, str(SCRIPT), str(path)], capture_output=True, text=True, env=env)
+    assert result.returncode == 2 and "RNN_FROM_SCRATCH_QUICK" in result.stderr

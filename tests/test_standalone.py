@@ -1,0 +1,180 @@
+"""Every notebook stands alone: opened by itself (a copy in an empty folder, GitHub, nbviewer, Colab),
+it shows every figure, keeps its links inside notebooks/, and says what to install if rnn_core is missing.
+
+These tests read the committed files; they hold for every ``notebooks/NN-slug.ipynb``, including
+notebooks added later. The browser test checks the same in JupyterLab (images load, links resolve).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+from packaging.specifiers import SpecifierSet
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+PATHS = sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+# The first lines of every notebook's first code cell: rnn_core missing gives one clear sentence.
+GUARD = '''try:  # the series' own package: everything below needs it
+    import rnn_core
+except ModuleNotFoundError:
+    raise ModuleNotFoundError(
+        "This notebook needs rnn_core, the series' own package: in a clone of the repository, run "
+        "`pip install -r requirements.txt` in a virtual environment (see the README's Quick start); "
+        "on Colab, Kaggle or Binder, clone the repository and `pip install` its folder first."
+    ) from None
+'''
+
+# Markdown links and images, and src/href attributes of HTML, in prose or in rich outputs.
+LINK_RE = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)|\b(?:src|href)\s*=\s*[\"']([^\"']+)[\"']")
+# URLs that need no file beside the notebook
+SELF_CONTAINED = ("http://", "https://", "mailto:", "data:", "attachment:")
+
+
+def _source(cell) -> str:
+    src = cell.get("source", "")
+    return "".join(src) if isinstance(src, list) else src
+
+
+def _load(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _texts(nb: dict):
+    """(where, text) of every Markdown cell and every HTML or Markdown output."""
+    for index, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] == "markdown":
+            yield f"cell {index}", _source(cell)
+        for output in cell.get("outputs", []):
+            for mime in ("text/html", "text/markdown"):
+                data = output.get("data", {}).get(mime)
+                if data:
+                    yield f"cell {index} ({mime} output)", "".join(data) if isinstance(data, list) else data
+
+
+def _heading_ids(nb: dict) -> set[str]:
+    """The ids JupyterLab gives the notebook's headings: the heading's text with spaces as '-'."""
+    ids = set()
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        for line in _source(cell).splitlines():
+            m = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+            if m:
+                text = re.sub(r"[*_`]", "", m.group(1))
+                ids.add(text.replace(" ", "-"))
+    return ids
+
+
+def test_there_are_notebooks():
+    assert len(PATHS) >= 2, "expected the series' notebooks in notebooks/"
+
+
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: p.name[:2])
+def test_links_and_images_stay_inside_notebooks(path):
+    """No figure or link points outside notebooks/, and every relative link names a file there
+    (and, with #anchor, a heading of that notebook)."""
+    nb = _load(path)
+    problems = []
+    for where, text in _texts(nb):
+        for m in LINK_RE.finditer(text):
+            url = m.group(1) or m.group(2)
+            if url.startswith(SELF_CONTAINED):
+                continue
+            parts = urlsplit(url)
+            if parts.scheme or parts.netloc:
+                problems.append(f"{where}: {url} (a scheme this test does not know: add it to SELF_CONTAINED?)")
+                continue
+            target = (path.parent / unquote(parts.path)).resolve() if parts.path else path
+            if NOTEBOOKS.resolve() not in (target, *target.parents):
+                problems.append(f"{where}: {url} points outside notebooks/, which a notebook opened on its own "
+                                "does not have (embed a figure as an attachment: tools/make_figures.py)")
+            elif not target.exists():
+                problems.append(f"{where}: {url}: no such file in notebooks/")
+            elif parts.fragment and target.suffix == ".ipynb" and unquote(parts.fragment) not in _heading_ids(_load(target)):
+                problems.append(f"{where}: {url}: no heading with that anchor in {target.name}")
+    assert not problems, f"{path.name}:\n  " + "\n  ".join(problems)
+
+
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: p.name[:2])
+def test_every_image_is_embedded_or_online(path):
+    """A figure in prose is a cell attachment the cell holds (or a data: or web URL), so it shows
+    wherever the notebook is opened alone."""
+    nb = _load(path)
+    for index, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] != "markdown":
+            continue
+        text = _source(cell)
+        images = re.findall(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)", text) + re.findall(r"<img\b[^>]*\bsrc\s*=\s*[\"']([^\"']+)", text)
+        for url in images:
+            if url.startswith("attachment:"):
+                assert url[len("attachment:"):] in cell.get("attachments", {}), (
+                    f"{path.name}, cell {index}: {url} is not in the cell's attachments: run `python tools/make_figures.py`")
+            else:
+                assert url.startswith(("data:", "https://", "http://")), (
+                    f"{path.name}, cell {index}: the image {url} is a file beside the notebook; embed it as an "
+                    "attachment written by tools/make_figures.py")
+
+
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: p.name[:2])
+def test_widget_state_is_stored_with_its_state_key(path):
+    """GitHub refuses to render a notebook whose widget metadata lacks "state"; the site shows the
+    widgets from it. Every widget a cell shows has its model in the stored state."""
+    nb = _load(path)
+    views = [output["data"][WIDGET_VIEW]["model_id"]
+             for cell in nb["cells"] for output in cell.get("outputs", [])
+             if WIDGET_VIEW in output.get("data", {})]
+    widgets = nb["metadata"].get("widgets")
+    if widgets is None:
+        assert not views, f"{path.name}: cells show widgets but the notebook stores no widget state"
+        return
+    stored = widgets.get(WIDGET_STATE, {})
+    assert isinstance(stored.get("state"), dict), (
+        f"{path.name}: metadata.widgets[{WIDGET_STATE!r}] has no 'state' (keys: {sorted(stored)}); "
+        "execute it with tools/execute_notebooks.py, which stores it")
+    missing = sorted(set(views) - set(stored["state"]))
+    assert not missing, f"{path.name}: widgets shown but not in the stored state: {missing}"
+
+
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: p.name[:2])
+def test_first_code_cell_says_what_to_install(path):
+    code = [c for c in _load(path)["cells"] if c["cell_type"] == "code" and _source(c).strip()]
+    if not code:
+        return  # nothing to run, nothing to import
+    assert _source(code[0]).startswith(GUARD), (
+        f"{path.name}: the first code cell must start with the guarded import of rnn_core:\n{GUARD}")
+
+
+def test_guard_gives_one_clear_sentence_without_rnn_core(tmp_path):
+    """Run the guard where rnn_core cannot be imported: one ModuleNotFoundError naming what to do."""
+    blocker = "import sys\nsys.modules['rnn_core'] = None  # as if it were not installed\n"
+    result = subprocess.run([sys.executable, "-c", blocker + GUARD], capture_output=True, text=True, cwd=tmp_path)
+    assert result.returncode == 1
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("ModuleNotFoundError: This notebook needs rnn_core")
+    assert "pip install -r requirements.txt" in last and "Colab" in last
+    assert "During handling" not in result.stderr  # `from None`: no second traceback
+
+
+def test_runtime_txt_agrees_with_requires_python():
+    """Binder-style builders read runtime.txt; it must name a Python that pyproject.toml accepts,
+    the oldest one, which CI tests."""
+    runtime = (ROOT / "runtime.txt").read_text(encoding="utf-8").strip()
+    m = re.fullmatch(r"python-(\d+)\.(\d+)", runtime)
+    assert m, f"runtime.txt holds {runtime!r}; Binder expects 'python-X.Y'"
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["requires-python"]
+    version = f"{m.group(1)}.{m.group(2)}"
+    spec = SpecifierSet(requires)
+    assert version in spec, f"runtime.txt asks for Python {version}, but requires-python is {requires!r}"
+    older = f"{m.group(1)}.{int(m.group(2)) - 1}"
+    assert older not in spec, f"runtime.txt: {version} is not the oldest Python that {requires!r} allows"

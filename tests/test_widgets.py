@@ -1,0 +1,353 @@
+"""The notebooks' widgets (rnn_core.widgets): what each shows, and when, driven as a reader would drive it.
+
+There is no browser here: moving a slider is setting its value, a click is ``button.click()``, and
+what the widget displays is collected by replacing ``rnn_core.widgets.display``. The browser test
+(tests/browser) checks the same widgets in JupyterLab.
+"""
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display: draw into memory
+
+import re  # noqa: E402
+from types import SimpleNamespace  # noqa: E402
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from IPython.display import HTML  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+import rnn_core  # noqa: E402
+from rnn_core import History, widgets  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+@pytest.fixture
+def shown(monkeypatch):
+    """What the widgets display (figures, widgets), in order; a display handle records its updates."""
+    seen = []
+
+    def display(obj, display_id=None):
+        seen.append(obj)
+        return SimpleNamespace(update=seen.append) if display_id else None
+
+    monkeypatch.setattr(widgets, "display", display)
+    return seen
+
+
+def figures(seen):
+    return [obj for obj in seen if isinstance(obj, Figure)]
+
+
+# -- the pane: new content whole, or not at all ---------------------------------------------------
+
+
+def test_pane_swaps_in_the_new_output_only_when_it_is_complete():
+    pane = widgets._Pane()
+    first = pane.box.children[0]
+    seen_during = []
+    assert pane.show(lambda x: seen_during.append(pane.box.children[0]) or x * 2, 21) == 42
+    assert seen_during == [first]  # while fn ran, the old output was still the one on screen
+    assert pane.box.children[0] is not first and pane.error is None
+    pane.show(lambda: None)
+    assert pane.box.children[0] is first  # the two outputs take turns
+
+
+def test_pane_keeps_the_old_output_on_screen_when_the_new_content_fails():
+    pane = widgets._Pane()
+    before = pane.box.children[0]
+    with pytest.raises(ZeroDivisionError):  # outside a notebook the error propagates...
+        pane.show(lambda: 1 / 0)
+    assert isinstance(pane.error, ZeroDivisionError) and pane.box.children[0] is before
+
+
+# -- 01, 02 ----------------------------------------------------------------------------------------
+
+
+def _softmax_and_jacobian(o, temperature):
+    o = np.asarray(o, dtype=float) / temperature
+    y_hat = np.exp(o - o.max()) / np.exp(o - o.max()).sum()
+    return y_hat, (np.diag(y_hat) - np.outer(y_hat, y_hat)) / temperature
+
+
+def test_softmax_sliders_show_the_notebook_s_numbers_and_redraw_on_each_move(shown, capsys):
+    calls = []
+
+    def compute(o, temperature):
+        calls.append((list(o), temperature))
+        return _softmax_and_jacobian(o, temperature)
+
+    box = widgets.softmax_sliders(compute, scores=(2.0, 1.0, 0.1, -1.0), temperature=1.0)
+    sliders = box.children[:-1]
+    assert [s.description for s in sliders] == ["o_1", "o_2", "o_3", "o_4", "temperature"]
+    assert all(s.style.description_width == "initial" and not s.continuous_update for s in sliders)
+    assert calls == [([2.0, 1.0, 0.1, -1.0], 1.0)] and len(figures(shown)) == 1  # drawn once on creation
+    sliders[4].value = 2.0
+    sliders[0].value = 0.5
+    assert calls[1:] == [([2.0, 1.0, 0.1, -1.0], 2.0), ([0.5, 1.0, 0.1, -1.0], 2.0)]
+    y_hat, J = _softmax_and_jacobian([0.5, 1.0, 0.1, -1.0], 2.0)
+    printed = capsys.readouterr().out.splitlines()[-1]
+    assert printed == "temperature 2.00   y_hat = " + "  ".join(f"{p:.4f}" for p in y_hat)
+    last = figures(shown)[-1]
+    assert np.array_equal(last.axes[1].get_images()[0].get_array(), J)
+    with pytest.raises(ValueError, match="four score sliders"):
+        widgets.softmax_sliders(compute, scores=(1.0, 2.0))
+
+
+def test_a_widget_whose_first_drawing_fails_raises_so_that_its_cell_fails():
+    with pytest.raises(ZeroDivisionError):
+        widgets.softmax_sliders(lambda o, t: 1 / 0)
+
+
+def _one_prediction(o_y):
+    o = np.array([o_y, 1.0, 0.5, -0.5])
+    y_hat = np.exp(o - o.max()) / np.exp(o - o.max()).sum()
+    return y_hat, -np.log(y_hat[0]), y_hat - np.eye(4)[0]
+
+
+def test_target_score_slider_prints_and_draws_the_new_score(shown, capsys):
+    grid = np.linspace(-6, 6, 25)
+    box = widgets.target_score_slider(_one_prediction, grid, {"loss": [_one_prediction(s)[1] for s in grid]})
+    slider = box.children[0]
+    assert slider.description == "target score o_y" and slider.style.description_width == "initial"
+    assert (slider.min, slider.max, slider.value) == (-6.0, 6.0, 0.0)
+    slider.value = 3.0
+    y_hat, loss, grad = _one_prediction(3.0)
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f"target score o_y: 3.00   y_hat_y: {y_hat[0]:.4f}   loss -log y_hat_y: {loss:.4f}   "
+        f"gradient y_hat_y - 1: {grad[0]:.4f}")
+    bars = figures(shown)[-1].axes[2]
+    assert [p.get_height() for p in bars.patches] == pytest.approx(np.concatenate([y_hat, grad]))
+
+
+# -- training progress -----------------------------------------------------------------------------
+
+
+def _history(n, val_every=1000):
+    steps = np.arange(1, n + 1)
+    m = n // val_every
+    return History(step=steps.tolist(), train_bpc=(6.5 - 3 * steps / max(n, 1)).tolist(), grad_norm=[1.0] * n,
+                   lr=[1e-3] * n, elapsed=(0.01 * steps).tolist(), val_step=[val_every * (i + 1) for i in range(m)],
+                   val_bpc=[5.0 - i for i in range(m)], val_elapsed=[0.0] * m)
+
+
+def _snapshot(step, steps=300, stopped="steps", message="", val_every=1000):
+    # what rnn_core.train passes to its callback and returns, as far as the widgets read it
+    h = _history(step, val_every)
+    return SimpleNamespace(step=step, history=h, config=SimpleNamespace(steps=steps), stopped=stopped,
+                           message=message, train_bpc=h.train_bpc[-1] if step else None,
+                           val_bpc=h.val_bpc[-1] if h.val_bpc else None)
+
+
+def test_training_progress_moves_its_bar_and_says_what_it_does():
+    progress = widgets.TrainingProgress("press Train")
+    assert progress.label.value == "press Train"
+    progress.start(text="training…")
+    assert progress(_snapshot(150, val_every=100)) is None  # never asks training to stop
+    assert (progress.bar.value, progress.bar.max) == (150, 300)
+    assert progress.label.value == "training… step 150 of 300 · training bpc 3.50 · validation bpc 5.00 (step 100)"
+    progress.finish(_snapshot(300, stopped="steps", message="finished 300 steps"))
+    assert progress.bar.value == 300 and progress.bar.bar_style == "success"
+    assert re.fullmatch(r"finished 300 steps \(\d+\.\d s\) · training bpc 3\.50", progress.label.value)
+
+
+@pytest.mark.parametrize("stopped, style", [("interrupted", "warning"), ("time", "warning"), ("non-finite", "danger")])
+def test_training_progress_shows_a_run_that_ended_early_where_it_ended(stopped, style):
+    progress = widgets.TrainingProgress()
+    progress(_snapshot(100))
+    progress.finish(_snapshot(146, stopped=stopped, message=f"{stopped} at step 146: returning the model"))
+    assert (progress.bar.value, progress.bar.bar_style) == (146, style)
+    assert re.fullmatch(rf"{stopped} at step 146 \(\d+\.\d s\) · training bpc 3\.50", progress.label.value)
+
+
+def test_live_plot_redraws_every_plot_every_steps_and_its_title_says_which_step(shown):
+    live = widgets.LivePlot({"uniform": 6.5, "bigram": 3.5}, max_step=300, plot_every=100, smooth=10)
+    assert live(_snapshot(50)) is None  # never asks training to stop
+    assert shown == [live.progress.widget, live.fig]  # the bar and the figure, shown once
+    assert live.progress.bar.value == 50 and "step 50 of 300" in live.progress.label.value
+    assert live.ax.get_title().startswith("the run up to step 50 of 300")
+    live(_snapshot(150))  # not a multiple of plot_every: the bar moves, the figure stays
+    assert live.progress.bar.value == 150 and len(live.ax.get_lines()[0].get_xdata()) == 50
+    live(_snapshot(200))
+    assert len(live.ax.get_lines()[0].get_xdata()) == 200 and live.ax.get_title().startswith("the run up to step 200")
+    assert shown[2:] == [live.fig]  # updated in place
+
+
+def test_live_plot_finish_draws_the_final_state_of_a_stopped_run(shown):
+    live = widgets.LivePlot({"bigram": 3.5}, max_step=6000, plot_every=250)
+    for step in range(50, 750, 50):
+        live(_snapshot(step, steps=6000))
+    assert live.ax.get_title().startswith("the run up to step 500 of 6,000")
+    live.finish(_snapshot(746, steps=6000, stopped="interrupted", message="interrupted at step 746"))
+    assert live.ax.get_title() == "the whole run: 746 of 6,000 steps (interrupted)"  # no stale "step 500"
+    assert len(live.ax.get_lines()[0].get_xdata()) == 746 and live.progress.bar.value == 746
+    assert live.progress.label.value.startswith("interrupted at step 746") and shown[-1] is live.fig
+
+
+def test_live_plot_follows_rnn_core_train_also_when_it_is_stopped(shown):
+    # the real trainer: its callback snapshots, and a stop (■) arriving at step 17 of 40
+    text = "It is a truth universally acknowledged, that a single man in want of a wife. " * 40
+    live = widgets.LivePlot({"bigram": 3.5}, max_step=40, plot_every=10)
+
+    def stop_at_17(snapshot):
+        live(snapshot)
+        if snapshot.step == 15:
+            raise KeyboardInterrupt  # what the notebook's stop button does
+
+    result = rnn_core.train(text, hidden_size=8, batch_size=2, seq_length=8, steps=40, eval_every=10,
+                            callback=stop_at_17, callback_every=5, progress=False)
+    assert result.stopped == "interrupted" and result.step == 15
+    live.finish(result)
+    assert live.ax.get_title() == "the whole run: 15 of 40 steps (interrupted)"
+    assert np.array_equal(live.ax.get_lines()[0].get_xdata(), np.arange(1, 16))
+    assert live.progress.bar.value == 15 and live.progress.bar.bar_style == "warning"
+
+
+# -- 06 · sampling -------------------------------------------------------------------------------
+
+
+def _view(prime="ab", continuation="c a", temperature=0.8, error=None):
+    chars = "ab c"
+    probs = np.array([0.1, 0.6, 0.2, 0.1])
+    if error:
+        return {"error": error}
+    return {"error": None, "temperature": temperature, "prime": prime, "continuation": continuation, "probs": probs,
+            "top": np.argsort(-probs, kind="stable")[:3], "chars": chars}
+
+
+def test_print_sample_prints_the_text_or_the_error(capsys):
+    widgets.print_sample(_view())
+    assert capsys.readouterr().out == "temperature: 0.80\nabc a\n"
+    widgets.print_sample(_view(error="prime must be a non-empty string"))
+    assert capsys.readouterr().out == "cannot sample: prime must be a non-empty string\n"
+
+
+def test_print_sample_wraps_long_lines_at_spaces_and_keeps_the_text_s_line_breaks(capsys):
+    words = [f"word{i}" for i in range(60)]
+    continuation = " ".join(words[:30]) + "\nshort line\n" + " ".join(words[30:])
+    widgets.print_sample(_view(prime="Elizabeth ", continuation=continuation))
+    lines = capsys.readouterr().out.splitlines()[1:]
+    assert all(len(line) <= widgets.SAMPLE_WIDTH for line in lines)
+    assert "short line" in lines  # the sample's own line break is kept
+    assert " ".join(lines).split() == ["Elizabeth", *words[:30], "short", "line", *words[30:]]  # no word cut
+
+
+def test_show_sample_view_prints_then_charts_the_top_characters(shown, capsys):
+    widgets.show_sample_view(_view())
+    assert capsys.readouterr().out == "temperature: 0.80\nabc a\n"
+    (chart,) = figures(shown)
+    assert [bar.get_width() for bar in chart.axes[0].patches] == pytest.approx([0.6, 0.2, 0.1])  # the top 3
+    widgets.show_sample_view(_view(error="no"))
+    assert len(figures(shown)) == 1  # no chart for an error
+
+
+def shown_text(seen):
+    return [obj.data for obj in seen if isinstance(obj, HTML)]
+
+
+def test_sampling_widget_reads_its_controls_and_clears_the_chart_on_an_error(shown, capsys):
+    calls = []
+
+    def view_fn(temperature, prime, length):
+        calls.append((temperature, prime, length))
+        return _view(error="prime must not be empty") if not prime else _view(prime=prime, temperature=temperature)
+
+    box = widgets.sampling_widget(view_fn, prime="ab", temperature=0.5, length=40)
+    (temperature, length), (prime, enter) = box.children[0].children, box.children[1].children
+    text_box, chart_box = box.children[2].children
+    assert calls == [(0.5, "ab", 40)] and len(figures(shown)) == 1
+    assert all(w.style.description_width == "initial" for w in (temperature, length, prime))
+    assert not prime.continuous_update and "Enter" in enter.value  # the box says how it is read
+    temperature.value = 1.2
+    length.value = 100
+    assert calls[-1] == (1.2, "ab", 100) and len(figures(shown)) == 3
+    text = shown_text(shown)[-1]
+    assert text.startswith('<div style="') and text.endswith("temperature: 1.20\n<b>ab</b>c a</div>")
+    chart_before = chart_box.children[0]
+    prime.value = ""
+    assert calls[-1] == (1.2, "", 100)
+    assert capsys.readouterr().out == "cannot sample: prime must not be empty\n"
+    assert len(figures(shown)) == 3 and chart_box.children[0] is not chart_before  # the old chart is gone
+    assert box.children[2].layout.flex_flow == "row wrap"  # the chart beside the text, or below it on a narrow page
+    assert text_box.layout.min_width  # the text never squeezed to nothing
+
+
+def test_the_sampling_widget_s_text_wraps_at_spaces_only_and_escapes_html(shown):
+    widgets._show_sample_text(_view(prime="<Mr. ", continuation="Darcy & co"))
+    (text,) = shown_text(shown)
+    assert "word-break: normal" in text and "white-space: pre-wrap" in text  # not JupyterLab's break-all
+    assert text.endswith("temperature: 0.80\n<b>&lt;Mr. </b>Darcy &amp; co</div>")
+
+
+# -- 07 --------------------------------------------------------------------------------------------
+
+
+def test_live_training_widget_trains_only_when_train_is_clicked(shown):
+    calls = []
+
+    def run_fn(hidden_size, learning_rate, seq_length, callback):
+        calls.append((hidden_size, learning_rate, seq_length, button.disabled))
+        for step in (10, 20):
+            callback(_snapshot(step, steps=20))
+        return _snapshot(20, steps=20, message="finished 20 steps")
+
+    box = widgets.live_training_widget(run_fn, hidden_size=32, learning_rate=5e-3, seq_length=16)
+    (size, lr, seq), (button, progress), _pane = box.children[0].children, box.children[1].children, box.children[2]
+    assert [s.description for s in (size, lr, seq)] == ["hidden size", "learning rate", "sequence length"]
+    assert all(s.style.description_width == "initial" for s in (size, lr, seq))
+    assert button.description == "Train" and calls == []  # nothing trains until asked
+    size.value = 64
+    assert calls == [] and "press Train" in progress.children[1].value
+    button.click()
+    assert calls == [(64, 5e-3, 16, True)]  # the sliders' values; the button disabled while it trains
+    bar, label = progress.children
+    assert (bar.value, bar.max, bar.bar_style) == (20, 20, "success") and label.value.startswith("finished 20 steps (")
+    assert not button.disabled
+
+
+def test_live_training_widget_with_the_real_trainer_and_a_failing_run(shown):
+    text = "It is a truth universally acknowledged, that a single man in want of a wife. " * 40
+
+    def run_fn(hidden_size, learning_rate, seq_length, callback):
+        if hidden_size > 64:
+            raise ValueError("too large for this test")
+        return rnn_core.train(text, hidden_size=hidden_size, learning_rate=learning_rate, seq_length=seq_length,
+                              batch_size=2, steps=12, eval_every=0, callback=callback, callback_every=4, progress=False)
+
+    box = widgets.live_training_widget(run_fn, hidden_size=8, seq_length=8)
+    size, (button, progress) = box.children[0].children[0], box.children[1].children
+    bar, label = progress.children
+    button.click()
+    assert (bar.value, bar.max, bar.bar_style) == (12, 12, "success") and label.value.startswith("finished 12 steps")
+    size.value = 128
+    button.click()  # outside a notebook the error is logged by ipywidgets; in one, it is shown under the widget
+    assert bar.bar_style == "danger" and label.value == "the run failed: see the message below" and not button.disabled
+
+
+def test_unit_widget_offers_the_shortlist_and_follows_the_slider(shown):
+    drawn = []
+    box = widgets.unit_widget(drawn.append, n_units=8,
+                              shortlist={"where in the word": 3, "inside a quotation": 5, "where in the line": 3})
+    slider, picks, hint, _pane = box.children
+    assert slider.description == "hidden unit" and slider.max == 7
+    assert slider.value == 3 and drawn == [3]  # starts at the first unit worth a look
+    assert picks.options == (("3 · where in the word, where in the line", 3), ("5 · inside a quotation", 5))
+    assert picks.value == 3 and "best follows" in hint.value
+    picks.value = 5  # a click on a button moves the slider
+    assert slider.value == 5 and drawn[-1] == 5
+    slider.value = 6  # a unit off the list: no button is pressed
+    assert drawn[-1] == 6 and picks.value is None
+    with pytest.raises(ValueError, match="not a unit"):
+        widgets.unit_widget(drawn.append, n_units=8, shortlist={"x": 8})
+
+
+def test_unit_widget_without_a_shortlist_is_a_plain_slider():
+    drawn = []
+    box = widgets.unit_widget(drawn.append, n_units=4, unit=2)
+    assert len(box.children) == 2 and box.children[0].value == 2 and drawn == [2]

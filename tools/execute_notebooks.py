@@ -1,0 +1,115 @@
+"""Execute notebooks the one canonical way, and write them back with their outputs.
+
+    .venv/bin/python tools/execute_notebooks.py 03-the-forward-pass.ipynb [more.ipynb ...]
+    .venv/bin/python tools/execute_notebooks.py notebooks/0[1-3]-*.ipynb
+
+A name without a folder is looked up in notebooks/. Each notebook runs top to bottom in a fresh
+kernel (the python3 kernel of the environment running this script, i.e. .venv's) with notebooks/
+as its working folder, exactly as Run All does there. On success the notebook is written back:
+outputs, execution counts 1..n in order, the widgets' state in the notebook's metadata with its
+"state" key (GitHub refuses to render a notebook whose widget metadata lacks it, and the site
+draws the widgets from it), cell ids and every other key kept, no timing metadata added, in the
+JSON layout nbformat writes. A cell that raises stops the run and the file is left untouched
+(the error, its cell and its traceback are printed; exit code 1).
+
+The environment it expects (the stored outputs are compared by nbval, so they must be an
+ordinary run's):
+- ``RNN_CORE_TEXT`` pointing at the novel, or an internet connection to download it once;
+- BLAS threads as a reader has them: leave ``OPENBLAS_NUM_THREADS`` / ``OMP_NUM_THREADS`` unset
+  (the test suite sets them to 1 for its own processes; this script warns when they are set), and
+  run on a quiet machine, since a few cells print wall times;
+- ``RNN_FROM_SCRATCH_QUICK`` unset: it shortens the slow cells for the browser test, and the
+  script refuses to run with it;
+- the stored outputs were made on a CPU with AVX-512, whose OpenBLAS kernels round the way the
+  committed numbers do; elsewhere run with ``OPENBLAS_CORETYPE=SkylakeX`` to get the same bits
+  (the numbers printed by the notebooks change otherwise, and nbval would then disagree on CI).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+CELL_TIMEOUT = 1800  # seconds one cell may take before the run counts as failed
+QUICK_ENV = "RNN_FROM_SCRATCH_QUICK"
+THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def resolve(name):
+    """The notebook file for a command-line argument: a path, or a name inside notebooks/."""
+    path = Path(name)
+    if not path.exists() and path.parent == Path("."):
+        path = NOTEBOOKS / path.name
+    if not path.is_file() or path.suffix != ".ipynb":
+        raise SystemExit(f"error: {name}: no such notebook (give a path, or a name in notebooks/)")
+    return path.resolve()
+
+
+def execute(path, timeout=CELL_TIMEOUT):
+    """Run the notebook at `path` in a fresh kernel with notebooks/ as cwd; returns the executed
+    notebook (a NotebookNode). Raises CellExecutionError if a cell fails."""
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},  # the kernel's working folder
+        allow_errors=False,
+        record_timing=False,  # no per-cell timestamps in the metadata
+        store_widget_state=True,  # metadata.widgets[...]["state"]
+    )
+    client.execute()
+    return nb
+
+
+def write(nb, path):
+    """Write the notebook in nbformat's layout (multi-line text as lists of lines), whole or not at all."""
+    nbformat.validate(nb)
+    text = nbformat.writes(nb) + "\n"
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("notebooks", nargs="+", help="NN-slug.ipynb names (in notebooks/) or paths")
+    parser.add_argument("--timeout", type=int, default=CELL_TIMEOUT, help="seconds per cell (default: %(default)s)")
+    args = parser.parse_args(argv)
+    if os.environ.get(QUICK_ENV):
+        print(f"error: {QUICK_ENV} is set, which shortens the notebooks' slow cells for the browser test; "
+              "unset it to store a real run's outputs", file=sys.stderr)
+        return 2
+    paths = [resolve(name) for name in args.notebooks]
+    set_threads = {v: os.environ[v] for v in THREAD_VARS if v in os.environ}
+    if set_threads:
+        print(f"warning: {set_threads}: the stored outputs should come from a run with BLAS's default threads",
+              file=sys.stderr)
+    if not os.environ.get("RNN_CORE_TEXT"):
+        print("note: RNN_CORE_TEXT is not set: the novel comes from the cache or a download", file=sys.stderr)
+    print(f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}")
+    failed = 0
+    for path in paths:
+        t0 = time.monotonic()
+        try:
+            nb = execute(path, args.timeout)
+        except CellExecutionError as e:
+            failed += 1
+            print(f"FAILED {path.name} (left unchanged):\n{e}", file=sys.stderr)
+            continue
+        write(nb, path)
+        print(f"executed {path.name} in {time.monotonic() - t0:.0f} s")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
