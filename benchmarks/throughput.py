@@ -1,15 +1,18 @@
 """Forward + BPTT throughput of rnn_core, its ablations and two references, measured in one run.
 
-    python benchmarks/throughput.py                          # B=32 T=32 (the trainer's default), then B=64 T=64
-    python benchmarks/throughput.py --batch-size 64 --seq-length 64 --rounds 10
+    python benchmarks/throughput.py                # every cell, at B=32 T=32 (the trainer's default), then B=64 T=64
+    python benchmarks/throughput.py --cell rnn --batch-size 64 --seq-length 64 --rounds 10
+    python benchmarks/throughput.py --cell gru --gated-threads 1
 
-With --cell lstm (or both, the default) it also times rnn_core.lstm against PyTorch nn.LSTM: see
-lstm_main below.
+With --cell lstm or gru (or all, the default) it also times the gated cells against PyTorch's
+nn.LSTM and nn.GRU: see gated_main below.
 
 Prints characters per second (one character = one time step of one sequence, forward and
 backward) at H=256, V=91, float32, for
   - rnn_core.loss_and_grads, the engine the notebooks and the trainer use (BLAS with its own
     threads);
+  - "reference loop": the same call with fast=False, the loop over rnn.step_backward as notebook
+    04 derives it: what the fast path (rnn_core._fast_rnn) buys;
   - two ablations (they need threadpoolctl, not a dependency of rnn_core: `pip install
     threadpoolctl`; without it the rows are skipped): "one BLAS thread", the same call with
     BLAS held to one thread; and "two halves", the batch cut into two halves run in two
@@ -270,7 +273,10 @@ def measure(ids, H, B, T, V, rounds, calls, loop_sequences):
     params = rnn_core.init_params(V, H, seed=0, dtype=dtype)
     inputs, targets = (np.ascontiguousarray(a) for a in rnn_core.StreamBatcher(ids, B, T).window(0))
     h0 = np.zeros((B, H), dtype)
-    fns = {"rnn_core": lambda: rnn_core.loss_and_grads(params, inputs, targets, h0)}
+    fns = {
+        "rnn_core": lambda: rnn_core.loss_and_grads(params, inputs, targets, h0),
+        "reference": lambda: rnn_core.loss_and_grads(params, inputs, targets, h0, fast=False),
+    }
     for name, make in (("one BLAS thread", one_blas_thread_fn), ("two halves", two_halves_fn), ("torch", torch_step_fn)):
         step = make(params, inputs, targets, h0)
         if step is not None:
@@ -284,6 +290,7 @@ def measure(ids, H, B, T, V, rounds, calls, loop_sequences):
 
 ROWS = (
     ("rnn_core", "**`rnn_core.loss_and_grads`** (BLAS with its own threads)"),
+    ("reference", "ablation: the reference loop over `step_backward` (`fast=False`)"),
     ("one BLAS thread", "ablation: the same, BLAS held to one thread"),
     ("two halves", "ablation: the batch as two halves in two threads, one BLAS thread each (removed)"),
     ("torch", "PyTorch {torch} `nn.RNN` + `Linear` + cross-entropy, CPU, {threads} threads"),
@@ -306,32 +313,34 @@ def report(results, torch_label):
     return "\n".join(lines)
 
 
-# -- the LSTM (rnn_core.lstm) beside PyTorch's nn.LSTM ---------------------------------------------
+# -- the gated cells (rnn_core.lstm, rnn_core.gru) beside PyTorch's nn.LSTM and nn.GRU ------------------
 #
-# Self-contained: run with --cell lstm (or both). At H=256, V=91, float32, for the trainer's
-# default B=32, T=32 and for B=64, T=64, it times rnn_core.lstm.loss_and_grads against PyTorch's
-# nn.LSTM + nn.Linear + cross-entropy, forward and backward, on the CPU, with 2 threads and with 1 (--lstm-threads); each twice:
-# as PyTorch runs it by default (on x86 it hands the whole LSTM layer to oneDNN's fused
-# kernels) and with oneDNN switched off (ATen's own LSTM cell, one operation at a time).
+# Self-contained: run with --cell lstm, gru or all. At H=256, V=91, float32, for the trainer's default
+# B=32, T=32 and for B=64, T=64, it times the cell's loss_and_grads (its fast path, and its reference loop
+# over the step functions, fast=False) against PyTorch's layer + nn.Linear + cross-entropy, forward and
+# backward, on the CPU, once per thread count of --gated-threads; PyTorch twice: as it runs by default (on
+# x86 it hands a whole LSTM layer to oneDNN's fused kernels) and with oneDNN switched off (ATen's own cell,
+# one operation at a time).
 
-LSTM_CONFIGS = ((32, 32), (64, 64))  # (B, T)
+GATED_CONFIGS = ((32, 32), (64, 64))  # (B, T)
+TORCH_LAYERS = {"lstm": "LSTM", "gru": "GRU"}  # both stack their gates as rnn_core does: i, f, g, o and r, z, n
 
 
-def lstm_torch_step_fn(params, inputs, targets, onednn=True):
-    """A closure running PyTorch nn.LSTM forward + backward on the same work, or None."""
+def gated_torch_step_fn(cell, params, inputs, targets, onednn=True):
+    """A closure running PyTorch's nn.LSTM or nn.GRU forward + backward on the same work, or None."""
     try:
         import torch
     except ImportError:
         return None
     import warnings
 
-    from rnn_core import lstm
-
+    module = rnn_core.CELLS[cell]
     V, H = params["W_yh"].shape
-    # nn.LSTM stacks its gates i, f, g, o, as rnn_core.lstm does
-    net, head = torch_layers(torch, torch.nn.LSTM(V, H, batch_first=True), params, ("W_x", "W_h", "b"))
+    layer = getattr(torch.nn, TORCH_LAYERS[cell])(V, H, batch_first=True)
+    net, head = torch_layers(torch, layer, params, ("W_x", "W_h", "b"))
     x = torch.nn.functional.one_hot(torch.from_numpy(inputs), V).float()
     y = torch.from_numpy(targets).reshape(-1)
+
     def step():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # setting the flag prints a notice about GPUs
@@ -344,35 +353,35 @@ def lstm_torch_step_fn(params, inputs, targets, onednn=True):
         return loss.item()
 
     # same numbers first, so the comparison is of equal work
-    ours = lstm.loss_and_grads(params, inputs, targets)
-    assert abs(step() - ours[0]) <= 1e-3 * abs(ours[0]), "PyTorch and rnn_core.lstm disagree on the loss"
+    ours = module.loss_and_grads(params, inputs, targets)
+    assert abs(step() - ours[0]) <= 1e-3 * abs(ours[0]), f"PyTorch and rnn_core.{cell} disagree on the loss"
     assert np.allclose(net.weight_hh_l0.grad.numpy(), ours[1]["W_h"], rtol=1e-2, atol=1e-2)
     return step
 
 
-def lstm_gemm_only_fn(H, B, T, V, dtype):
-    """Every matrix product of one LSTM forward + backward step, with nothing else around them.
+def gated_gemm_only_fn(gates, H, B, T, V, dtype):
+    """Every matrix product of one forward + backward call of a cell with ``gates`` gate blocks, nothing else.
 
-    The same products, shapes and layout as rnn_core.lstm: inside its loops one column per sequence.
+    The same products, shapes and layout as rnn_core's fast paths: inside their loops one column per sequence.
     """
     rng = np.random.default_rng(0)
-    W_h = rng.standard_normal((4 * H, H)).astype(dtype)
+    W_h = rng.standard_normal((gates * H, H)).astype(dtype)
     W_yh = rng.standard_normal((V, H)).astype(dtype)
     h = rng.standard_normal((H, B)).astype(dtype)
-    a = rng.standard_normal((4 * H, B)).astype(dtype)
+    a = rng.standard_normal((gates * H, B)).astype(dtype)
     hs = rng.standard_normal((T * B, H)).astype(dtype)
-    das = rng.standard_normal((4 * H, T * B)).astype(dtype)
+    das = rng.standard_normal((gates * H, T * B)).astype(dtype)
     dz = rng.standard_normal((T, B, V)).astype(dtype)
     onehot = np.eye(V, dtype=dtype)[rng.integers(0, V, T * B)]
-    out_a, out_h = np.empty((4 * H, B), dtype), np.empty((H, B), dtype)
+    out_a, out_h = np.empty((gates * H, B), dtype), np.empty((H, B), dtype)
 
     def run():
-        for _ in range(T):  # forward recurrence: W_h h_{t-1}, (4H, H) @ (H, B)
+        for _ in range(T):  # forward recurrence: W_h h_{t-1}, (kH, H) @ (H, B)
             np.matmul(W_h, h, out=out_a)
         hs @ W_yh.T  # logits
         dz.reshape(T * B, V).T @ hs  # dW_yh
         np.matmul(W_yh.T, dz.transpose(0, 2, 1))  # dL/dh from the logits, (H, V) @ (V, B) for each t
-        for _ in range(T):  # backward recurrence: W_h^T da_t, (H, 4H) @ (4H, B)
+        for _ in range(T):  # backward recurrence: W_h^T da_t, (H, kH) @ (kH, B)
             np.matmul(W_h.T, a, out=out_h)
         das @ hs  # dW_h
         das @ onehot  # dW_x (a dense product with one-hot rows)
@@ -380,22 +389,33 @@ def lstm_gemm_only_fn(H, B, T, V, dtype):
     return run
 
 
-def lstm_main(args):
-    """The LSTM table, once per thread count in --lstm-threads (numpy's BLAS and PyTorch alike)."""
-    for n in args.lstm_threads:
+def gated_main(args, cells):
+    """One table per gated cell and per thread count in --gated-threads (numpy's BLAS and PyTorch alike).
+
+    PyTorch's own thread count is restored afterwards, for the vanilla table.
+    """
+    try:
+        import torch
+
+        default_threads = torch.get_num_threads()
+    except ImportError:
+        torch = None
+    for n in args.gated_threads:
         controller = blas_controller()
-        if controller is None:  # optional: without it, BLAS picks its own thread count
-            print(f"threadpoolctl is not installed: numpy's BLAS is not limited to {n} thread(s)")
-            lstm_table(args, n)
-            continue
-        with controller.limit(limits=n, user_api="blas"):
-            lstm_table(args, n)
-        print()
+        for cell in cells:
+            if controller is None:  # optional: without it, BLAS picks its own thread count
+                print(f"threadpoolctl is not installed: numpy's BLAS is not limited to {n} thread(s)")
+                gated_table(args, cell, n)
+            else:
+                with controller.limit(limits=n, user_api="blas"):
+                    gated_table(args, cell, n)
+            print()
+    if torch is not None:
+        torch.set_num_threads(default_threads)
 
 
-def lstm_table(args, threads):
-    from rnn_core import lstm
-
+def gated_table(args, cell, threads):
+    module = rnn_core.CELLS[cell]
     H, V, dtype = args.hidden_size, args.vocab_size, np.float32
     try:
         import torch
@@ -405,42 +425,48 @@ def lstm_table(args, threads):
     except ImportError:
         about_torch = None
     rows = []
-    for B, T in LSTM_CONFIGS:
+    for B, T in GATED_CONFIGS:
         rng = np.random.default_rng(0)
-        params = lstm.init_params(V, H, seed=0, dtype=dtype)
+        params = module.init_params(V, H, seed=0, dtype=dtype)
         inputs, targets = rng.integers(0, V, (B, T)), rng.integers(0, V, (B, T))
         chars = B * T
-        print(f"LSTM  H={H} B={B} T={T} V={V} float32, {threads} thread(s), {chars} characters per call")
-        fns = {"ours": lambda: lstm.loss_and_grads(params, inputs, targets)}
+        print(f"{cell.upper()}  H={H} B={B} T={T} V={V} float32, {threads} thread(s), {chars} characters per call")
+        fns = {
+            "ours": lambda: module.loss_and_grads(params, inputs, targets),
+            "reference": lambda: module.loss_and_grads(params, inputs, targets, fast=False),
+        }
         for name, onednn in (("torch", True), ("torch_aten", False)):
-            step = lstm_torch_step_fn(params, inputs, targets, onednn)
+            step = gated_torch_step_fn(cell, params, inputs, targets, onednn)
             if step is not None:
                 fns[name] = step
-        fns["matmul"] = lstm_gemm_only_fn(H, B, T, V, dtype)
+        fns["matmul"] = gated_gemm_only_fn(len(module.GATES), H, B, T, V, dtype)
         t = time_in_rounds(fns, args.rounds, args.calls)
         label = {
-            "ours": "rnn_core.lstm.loss_and_grads",
-            "torch": "PyTorch nn.LSTM (oneDNN)",
-            "torch_aten": "PyTorch nn.LSTM (no oneDNN)",
+            "ours": f"rnn_core.{cell}.loss_and_grads",
+            "reference": "  its reference loop (fast=False)",
+            "torch": f"PyTorch nn.{TORCH_LAYERS[cell]} (default)",
+            "torch_aten": f"PyTorch nn.{TORCH_LAYERS[cell]} (no oneDNN)",
             "matmul": "its matrix products alone",
         }
         for name, seconds in t.items():
-            print(f"  {label[name]:30s} {seconds * 1e3:8.2f} ms/call {chars / seconds:12,.0f} chars/s"
-                  f"  {t['ours'] / seconds:5.2f}x rnn_core.lstm's speed")
+            print(f"  {label[name]:34s} {seconds * 1e3:8.2f} ms/call {chars / seconds:12,.0f} chars/s"
+                  f"  {t['ours'] / seconds:5.2f}x rnn_core.{cell}'s speed")
         if about_torch is None:
-            print("  PyTorch nn.LSTM: not importable, comparison skipped")
-        print(f"  the matrix products alone take {t['matmul'] / t['ours']:.0%} of rnn_core.lstm's time")
+            print(f"  PyTorch nn.{TORCH_LAYERS[cell]}: not importable, comparison skipped")
+        print(f"  the matrix products alone take {t['matmul'] / t['ours']:.0%} of rnn_core.{cell}'s time")
         rows.append((B, T, t))
     print()
-    print(f"| LSTM, H={H}, float32, {threads} thread(s) | rnn_core.lstm | PyTorch nn.LSTM | PyTorch, no oneDNN | matmul share |")
-    print("|---|---|---|---|---|")
+    print(f"| {cell.upper()}, H={H}, float32, {threads} thread(s) | rnn_core.{cell} | its reference loop | "
+          f"PyTorch nn.{TORCH_LAYERS[cell]} | PyTorch, no oneDNN | matmul share |")
+    print("|---|---|---|---|---|---|")
     for B, T, t in rows:
         cells = [f"{B * T / t['ours']:,.0f} chars/s"]
-        for name in ("torch", "torch_aten"):
+        for name in ("reference", "torch", "torch_aten"):
             cells.append(f"{B * T / t[name]:,.0f} ({t[name] / t['ours']:.2f}x)" if name in t else "n/a")
         print(f"| B={B}, T={T} | " + " | ".join(cells) + f" | {t['matmul'] / t['ours']:.0%} |")
     if about_torch:
-        print(f"({about_torch}, {threads} thread(s) for it and for numpy's BLAS; ratios are PyTorch's time / rnn_core.lstm's: above 1, rnn_core.lstm is faster)")
+        print(f"({about_torch}, {threads} thread(s) for it and for numpy's BLAS; ratios are the other's time / "
+              f"rnn_core.{cell}'s: above 1, rnn_core.{cell} is faster)")
 
 
 def main(argv=None):
@@ -452,15 +478,17 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=6, help="alternating blocks per engine (default: 6)")
     ap.add_argument("--calls", type=int, default=8, help="timed calls per block (default: 8; the median is used)")
     ap.add_argument("--loop-sequences", type=int, default=4, help="sequences the slow loop runs per call")
-    ap.add_argument("--lstm-threads", type=int, nargs="+", default=[2, 1],
-                    help="thread counts for the LSTM table (BLAS and PyTorch alike); 1 is the fair one on a busy machine")
-    ap.add_argument("--cell", choices=("rnn", "lstm", "both"), default="both", help="which engine to time")
+    ap.add_argument("--gated-threads", type=int, nargs="+", default=[2, 1],
+                    help="thread counts for the LSTM's and GRU's tables (BLAS and PyTorch alike); "
+                    "1 is the fair one on a busy machine")
+    ap.add_argument("--cell", choices=("rnn", "lstm", "gru", "all"), default="all",
+                    help="which cell to time (default: all)")
     args = ap.parse_args(argv)
-    if args.cell in ("lstm", "both"):
-        lstm_main(args)
-        if args.cell == "lstm":
-            return
-        print()
+    gated = [cell for cell in TORCH_LAYERS if args.cell in (cell, "all")]
+    if gated:
+        gated_main(args, gated)
+    if args.cell not in ("rnn", "all"):
+        return
     H, V = args.hidden_size, args.vocab_size
     configs = CONFIGS if args.batch_size is None else ((args.batch_size, args.seq_length or args.batch_size),)
     torch_label = {"torch": "(not importable)", "threads": "-"}

@@ -1,12 +1,16 @@
-"""rnn_core: a vanilla recurrent neural network, and the LSTM (``rnn_core.lstm``), in plain numpy.
+"""rnn_core: a vanilla recurrent neural network, the LSTM (``rnn_core.lstm``) and the GRU
+(``rnn_core.gru``), in plain numpy.
 
 The package behind the rnn-from-scratch notebooks: each notebook derives a piece
-of it and the next one imports it. Conventions and shapes: see ``rnn_core.rnn``.
-The exercises the reader writes are checked by ``rnn_core.practice``.
+of it and the next one imports it. Conventions and shapes: see ``rnn_core.rnn``; the
+cells' shared interface, and the registry of cells by name: ``rnn_core.cells``.
+The vanilla RNN's functions are also here at the top level (``rnn_core.forward`` is
+``rnn_core.rnn.forward``), as notebooks 03-07 use them. The exercises the reader writes
+are checked by ``rnn_core.practice``.
 """
 
 from .functions import cross_entropy, cross_entropy_grad, log_softmax, logsumexp, one_hot, softmax, softmax_jacobian
-from .generate import bits_per_char, next_char_probs, perplexity, sample
+from .generate import BPC_WINDOW, bits_per_char, next_char_probs, perplexity, sample
 from .gradcheck import GRADCHECK_TOL, check_gradients, numerical_gradient, rel_error
 from .optim import (
     OPTIMIZERS,
@@ -34,7 +38,7 @@ from .rnn import (
     step_forward,
 )
 from .vocab import Vocabulary
-from . import lstm
+from . import gru, lstm
 from .cells import CELLS
 
 __version__ = "0.1.0"

@@ -5,8 +5,8 @@ allow_pickle=False)`` opens; every entry is an array:
 
 =====================  ==========================================================
 ``W_xh, W_hh, W_yh,``  the parameters, under the names of the equations: the vanilla
-``b_h, b_o``           RNN's, or the LSTM's ``W_x, W_h, b, W_yh, b_o`` (``meta``'s
-                       ``cell`` says which; without it, the vanilla RNN's)
+``b_h, b_o``           RNN's, or the LSTM's or the GRU's ``W_x, W_h, b, W_yh, b_o``
+                       (``meta``'s ``cell`` says which; without it, the vanilla RNN's)
 ``vocab``              the vocabulary's characters as Unicode code points (uint32, V)
 ``h``                  the hidden state carried into the next window, (B, H)
 ``c``                  the LSTM only: its cell state carried with h, (B, H)
@@ -18,7 +18,7 @@ allow_pickle=False)`` opens; every entry is an array:
                        files written before it stopped storing one still load)
 ``meta``               JSON as uint8 bytes: format and version, step, position in the
                        data (``epoch``: passes done; ``window``: the next window),
-                       the cell ("rnn" or "lstm"), optimizer name, the training configuration, a fingerprint of
+                       the cell ("rnn", "lstm" or "gru"), optimizer name, the training configuration, a fingerprint of
                        the training text, elapsed time
 =====================  ==========================================================
 
@@ -41,8 +41,8 @@ from pathlib import Path
 import numpy as np
 
 from ._validation import check_checkpoint_path, check_int
-from .files import write_atomically
 from .cells import cell_module, check_cell_params
+from .files import write_atomically
 from .vocab import Vocabulary
 
 __all__ = ["CheckpointError", "Checkpoint", "save_checkpoint", "load_checkpoint", "FORMAT", "VERSION"]
@@ -59,8 +59,8 @@ class CheckpointError(ValueError):
 class Checkpoint:
     """What a checkpoint file holds, as Python objects.
 
-    params: dict W_xh, W_hh, W_yh, b_h, b_o (the LSTM's: W_x, W_h, b, W_yh, b_o);
-    cell: "rnn" or "lstm", the cell the parameters belong to; vocab: a Vocabulary;
+    params: dict W_xh, W_hh, W_yh, b_h, b_o (the LSTM's and the GRU's: W_x, W_h, b, W_yh, b_o);
+    cell: "rnn", "lstm" or "gru", the cell the parameters belong to; vocab: a Vocabulary;
     optimizer: "adam", "adagrad", "sgd" or None; opt_state: the state dict that
     optimizer's update function takes (or None); step: optimizer steps done;
     h: the carried hidden state (B, H) or None; c: the LSTM's carried cell
@@ -86,6 +86,14 @@ class Checkpoint:
     def config(self):
         """The training configuration stored with the checkpoint, a dict (empty if none)."""
         return dict(self.meta.get("config", {}))
+
+    @property
+    def carried(self):
+        """The carried state as {name: (B, H) array}, one per name of the cell's STATE_NAMES
+        ({"h": h}, or the LSTM's {"h": h, "c": c}); None if the file lacks any of them."""
+        arrays = {"h": self.h, "c": self.c}
+        names = cell_module(self.cell).STATE_NAMES
+        return None if any(arrays[name] is None for name in names) else {name: arrays[name] for name in names}
 
     @property
     def hidden_size(self):
@@ -139,10 +147,11 @@ def save_checkpoint(
 ):
     """Write a checkpoint to ``path`` atomically; returns the Path.
 
-    params: dict W_xh, W_hh, W_yh, b_h, b_o, or an LSTM's W_x, W_h, b, W_yh,
-    b_o (checked; the file records which cell); vocab: Vocabulary of size V;
-    c: the LSTM's cell state, carried like h. The keyword arguments are optional training state (see
-    ``Checkpoint``); meta: extra JSON-serialisable metadata. The folder of
+    params: dict W_xh, W_hh, W_yh, b_h, b_o, or an LSTM's or a GRU's W_x, W_h,
+    b, W_yh, b_o (checked; the file records which cell); vocab: Vocabulary of
+    size V; h: the carried hidden state; c: the LSTM's cell state, carried like
+    h. The keyword arguments are optional training state (see ``Checkpoint``);
+    meta: extra JSON-serialisable metadata. The folder of
     ``path`` must exist.
     """
     path = Path(path)
@@ -206,8 +215,7 @@ def load_checkpoint(path):
         optimizer=meta.get("optimizer"),
         opt_state=_read_opt_state(arrays, params, meta, bad),
         step=step,
-        h=_read_state(arrays, "h", params, bad),
-        c=_read_state(arrays, "c", params, bad) if cell == "lstm" else None,
+        **{name: _read_state(arrays, name, params, bad) for name in cell_module(cell).STATE_NAMES},
         cell=cell,
         rng_state=_read_json(arrays, "rng_state", bad),
         history={k[len("history.") :]: v for k, v in arrays.items() if k.startswith("history.")},

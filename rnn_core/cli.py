@@ -3,6 +3,7 @@
     python -m rnn_core train --max-seconds 120           # train, save checkpoints/rnn.npz
     python -m rnn_core train --steps 40000 --resume      # continue the same run to 40000 steps
     python -m rnn_core train --cell lstm --max-seconds 120 --checkpoint checkpoints/lstm.npz   # the LSTM
+    python -m rnn_core train --cell gru --max-seconds 120 --checkpoint checkpoints/gru.npz     # the GRU
     python -m rnn_core sample --prime "Elizabeth" --length 300 --temperature 0.7
 
 Every flag is described by ``--help``. Bad input (a missing or too short
@@ -28,7 +29,8 @@ from .checkpoint import CheckpointError, load_checkpoint
 from .data import CACHE_ENV, TEXT_ENV, TextMismatchWarning, load_text
 from .generate import sample
 from .optim import OPTIMIZERS
-from .trainer import TrainConfig, train
+from .config import TrainConfig
+from .trainer import train
 
 __all__ = ["main", "build_parser"]
 
@@ -63,7 +65,7 @@ def build_parser():
     """The argparse parser for both subcommands."""
     parser = _Parser(
         prog="python -m rnn_core",
-        description="Train a character-level vanilla RNN or LSTM (plain numpy) on a text, or sample from a trained one.",
+        description="Train a character-level vanilla RNN, LSTM or GRU (plain numpy) on a text, or sample from a trained one.",
     )
     parser.add_argument("--version", action="version", version=f"rnn_core {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="{train,sample}", parser_class=_Parser)
@@ -92,7 +94,7 @@ def _add_train_arguments(sub):
         f"folder, downloaded from Project Gutenberg on first use; ${CACHE_ENV} moves the cache)",
     )
     t.add_argument(
-        "--cell", choices=sorted(CELLS), help=f"the recurrent cell: the vanilla RNN or the LSTM (default: {d.cell})"
+        "--cell", choices=list(CELLS), help=f"the recurrent cell: the vanilla RNN, the LSTM or the GRU (default: {d.cell})"
     )
     t.add_argument("--hidden-size", type=_integer, metavar="H", help=f"hidden units (default: {d.hidden_size})")
     t.add_argument("--batch-size", type=_integer, metavar="B", help=f"parallel streams per batch (default: {d.batch_size})")

@@ -1,7 +1,8 @@
 """Using a trained network: sampling text, and measuring it in bits per character.
 
-Every function takes the parameters of either cell, the vanilla RNN (``rnn_core.init_params``)
-or the LSTM (``rnn_core.lstm.init_params``), and tells which from their names.
+Every function takes the parameters of any cell, the vanilla RNN (``rnn_core.init_params``),
+the LSTM (``rnn_core.lstm.init_params``) or the GRU (``rnn_core.gru.init_params``), and tells
+which from their names and shapes (``rnn_core.cells``).
 """
 
 from __future__ import annotations
@@ -11,17 +12,19 @@ import math
 import numpy as np
 
 from ._validation import check_int, check_number
+from .cells import cell_module, check_cell_params, zero_state
 from .functions import softmax
-from .cells import cell_module, check_cell_params, step, zero_state
-from .rnn import output_logits
+from .rnn import output_logits  # every cell's output layer: logits = W_yh h + b_o
 
-__all__ = ["next_char_probs", "sample", "bits_per_char", "perplexity"]
+__all__ = ["next_char_probs", "sample", "bits_per_char", "perplexity", "BPC_WINDOW"]
+
+BPC_WINDOW = 256  # bits_per_char reads a text this many characters at a time, the state carried
 
 
 def _read_prime(params, cell, vocab, prime):
     """The network after reading all of ``prime`` but its last character: (that character's index, its state).
 
-    The state is h (H,) for the vanilla RNN, the pair (h, c) for the LSTM.
+    The state is the cell's: h (H,), or the LSTM's pair (h, c).
     """
     if not isinstance(prime, str) or not prime:
         raise ValueError("prime must be a non-empty string: the network needs at least one character to start from")
@@ -31,7 +34,7 @@ def _read_prime(params, cell, vocab, prime):
     ids = vocab.encode(prime)
     state = zero_state(params, cell)  # h_0 (and c_0)
     for x in ids[:-1]:
-        state, _ = step(params, cell, x, state)
+        state, _ = cell_module(cell).advance(params, x, state)
     return int(ids[-1]), state  # the last prime character is fed by the caller
 
 
@@ -65,7 +68,7 @@ def next_char_probs(params, vocab, prime, temperature=1.0, top_k=None):
     cell = check_cell_params(params)
     _check_sampling_args(temperature, top_k)
     x, state = _read_prime(params, cell, vocab, prime)
-    o = output_logits(params, step(params, cell, x, state)[1])
+    o = output_logits(params, cell_module(cell).advance(params, x, state)[1])
     return _probs(o.astype(np.float64), temperature, top_k)
 
 
@@ -85,9 +88,10 @@ def sample(params, vocab, prime, length, temperature=1.0, top_k=None, seed=0):
     length = check_int(length, "length", 0)
     rng = np.random.default_rng(seed)
     x, state = _read_prime(params, cell, vocab, prime)
+    advance = cell_module(cell).advance
     out = []
     for _ in range(length):
-        state, h = step(params, cell, x, state)
+        state, h = advance(params, x, state)
         p = _probs(output_logits(params, h).astype(np.float64), temperature, top_k)
         # inverse-CDF draw: the first index whose cumulative probability exceeds u
         x = int(min(np.searchsorted(np.cumsum(p), rng.random() * p.sum(), side="right"), len(p) - 1))
@@ -95,7 +99,7 @@ def sample(params, vocab, prime, length, temperature=1.0, top_k=None, seed=0):
     return vocab.decode(np.array(out, dtype=np.int64))
 
 
-def bits_per_char(params, ids, n_streams=1, window=256):
+def bits_per_char(params, ids, n_streams=1, window=BPC_WINDOW):
     """Mean bits per character of predicting ids[1:] from ids[:-1], state carried.
 
     ids: int array (N,) of character indices, N >= 2. The stream is cut into

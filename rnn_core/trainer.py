@@ -2,6 +2,9 @@
 
 ``train`` is a short loop over small functions: ``_setup`` (config, data, a fresh or
 resumed state), ``_train_step`` (one pure optimizer step), ``_measure_val_bpc`` and ``_save``.
+The run's definition and learning-rate schedule are in ``rnn_core.config``, the checks that a
+resumed run continues the same one in ``rnn_core.resume``, the progress bar in
+``rnn_core.progress``. Any cell of ``rnn_core.cells`` trains the same way.
 """
 
 from __future__ import annotations
@@ -9,146 +12,27 @@ from __future__ import annotations
 import math
 import time
 import zlib
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 
-from ._validation import check_checkpoint_path, check_int, check_number
-from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from ._validation import check_checkpoint_path
+from .cells import cell_module, state_arrays, state_from_arrays, zero_state
+from .checkpoint import save_checkpoint
+from .config import TrainConfig, learning_rate_at
 from .data import StreamBatcher, split_train_val
 from .generate import bits_per_char
-from .cells import CELLS, cell_module
 from .optim import OPTIMIZERS, clip_global_norm, global_norm
+from .progress import ProgressBar
+from .resume import check_resume_config, checkpoint_to_resume
 from .vocab import Vocabulary
 
 __all__ = ["TrainConfig", "TrainState", "History", "TrainResult", "train", "learning_rate_at", "text_fingerprint"]
 
 LN2 = math.log(2.0)
-STOP_REASONS = ("steps", "time", "interrupted", "callback", "non-finite")
-VAL_WINDOW = 256  # validation reads the held-out text this many characters at a time, state carried
 RECENT_STEPS = 100  # TrainResult.train_bpc: the mean over this many last steps
-BAR_SMOOTHING = 0.98  # the progress bar's train_bpc: an exponential average with this weight on the past
-BAR_TEXT_EVERY = 10  # steps between updates of the progress bar's text
-BAR_REDRAW_SECONDS = 0.5  # the bar redraws at most this often: faster redraws flood a notebook's output channel
-# Fields that must agree between a checkpoint and the run that resumes it.
-_RESUME_FIXED = ("cell", "hidden_size", "batch_size", "seq_length", "optimizer", "val_fraction")
-
-
-@dataclass(frozen=True)
-class TrainConfig:
-    """Everything that defines a training run; the defaults train well on the novel.
-
-    Model and data:
-      cell: "rnn", the vanilla RNN (rnn_core.rnn), or "lstm" (rnn_core.lstm).
-      hidden_size: H, the number of hidden units.
-      batch_size: B, the number of parallel streams in a batch.
-      seq_length: T, the characters per window (the truncation length of BPTT).
-      val_fraction: the share of the text (its end) held out for validation.
-    Optimisation:
-      optimizer: "adam", "adagrad" or "sgd".
-      learning_rate: the peak step size.
-      lr_schedule: "linear" (hold, then decay over the last ``decay_fraction``
-        of the budget to ``final_lr_fraction`` times the peak) or "constant".
-      warmup_steps: steps of linear warm-up from 0 to the peak rate.
-      clip_norm: global-norm clipping threshold, or None for no clipping.
-      init_scale: the spectral radius of the initial W_hh (``init_params``'
-        recurrent_scale; for the LSTM, of each gate's block of W_h).
-    Budget and bookkeeping:
-      steps: total optimizer steps (counting steps done before a resume).
-      max_seconds: wall-clock budget of one call in seconds, or None (the
-        schedule, and so the result, then depends on the machine's speed).
-      eval_every: steps between validations (0: only at the end).
-      val_streams: pieces the validation text is cut into, read side by side,
-        each from a zero hidden state carried across the whole piece.
-      checkpoint_every: steps between checkpoint saves (0: only at the end).
-      seed: seeds the initial weights, the only random draw of training.
-    """
-
-    cell: str = "rnn"
-    hidden_size: int = 256
-    batch_size: int = 32
-    seq_length: int = 32
-    learning_rate: float = 5e-3
-    optimizer: str = "adam"
-    lr_schedule: str = "linear"
-    warmup_steps: int = 0
-    decay_fraction: float = 1.0
-    final_lr_fraction: float = 0.02
-    clip_norm: float | None = 5.0
-    init_scale: float = 1.0
-    steps: int = 20_000
-    max_seconds: float | None = None
-    val_fraction: float = 0.1
-    eval_every: int = 500
-    val_streams: int = 4
-    checkpoint_every: int = 1000
-    seed: int = 0
-
-    def __post_init__(self):
-        self.validate()
-
-    def validate(self):
-        """Raise ValueError/TypeError naming the first field with a bad value; returns the config."""
-        for name in ("hidden_size", "batch_size", "seq_length", "steps", "val_streams"):
-            check_int(getattr(self, name), name, 1)
-        for name in ("warmup_steps", "eval_every", "checkpoint_every", "seed"):
-            check_int(getattr(self, name), name, 0)
-        check_number(self.learning_rate, "learning_rate", 0)
-        check_number(self.clip_norm, "clip_norm", 0, allow_none=True)
-        check_number(self.max_seconds, "max_seconds", 0, allow_none=True)
-        check_number(self.init_scale, "init_scale", 0)
-        check_number(self.decay_fraction, "decay_fraction", 0, 1, include_low=True)
-        check_number(self.final_lr_fraction, "final_lr_fraction", 0, 1, include_low=True)
-        check_number(self.val_fraction, "val_fraction", 0, 1, include_low=True, include_high=False)
-        if self.cell not in CELLS:
-            raise ValueError(f"cell must be one of {', '.join(CELLS)}, got {self.cell!r}")
-        if self.optimizer not in OPTIMIZERS:
-            raise ValueError(f"optimizer must be one of {', '.join(sorted(OPTIMIZERS))}, got {self.optimizer!r}")
-        if self.lr_schedule not in ("linear", "constant"):
-            raise ValueError(f"lr_schedule must be 'linear' or 'constant', got {self.lr_schedule!r}")
-        return self
-
-    def to_dict(self):
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d):
-        """A config from a dict such as ``to_dict()`` gives; unknown keys are ignored."""
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in names})  # a config saved before there was a cell: "rnn"
-
-
-def learning_rate_at(config, step, seconds=None):
-    """The learning rate for the update that follows ``step`` completed steps.
-
-    ``config.learning_rate`` (after ``warmup_steps`` of linear warm-up), held
-    until ``1 - decay_fraction`` of the budget is used, then lowered linearly to
-    ``final_lr_fraction * learning_rate`` at its end. The budget is ``steps``,
-    or ``max_seconds`` when that runs out first: progress is max(step / steps,
-    seconds / max_seconds). ``lr_schedule="constant"`` keeps the rate fixed
-    after warm-up. The default, decay_fraction=1, lowers the rate from the
-    first step on: at H=256 a rate held at 5e-3 for about 10,000 steps makes
-    training unstable (the validation loss jumps from about 2.05 to 2.8 bits),
-    and decaying from the start avoids that whatever the budget, at no cost in
-    the final figure.
-
-    seconds: time spent so far in this run (only used with config.max_seconds).
-    """
-    lr = config.learning_rate
-    if config.warmup_steps and step < config.warmup_steps:
-        lr = lr * (step + 1) / config.warmup_steps
-    if config.lr_schedule == "constant":
-        return lr
-    progress = step / config.steps
-    if config.max_seconds and seconds is not None:
-        progress = max(progress, seconds / config.max_seconds)
-    start = 1.0 - config.decay_fraction
-    if progress <= start or config.decay_fraction == 0:
-        return lr
-    frac = min(1.0, (progress - start) / config.decay_fraction)
-    return lr * (1.0 - frac * (1.0 - config.final_lr_fraction))
 
 
 @dataclass
@@ -172,6 +56,8 @@ class History:
     val_elapsed: list = field(default_factory=list)
 
     _INT = ("step", "val_step")
+    _PER_STEP = ("step", "train_bpc", "grad_norm", "lr", "elapsed")
+    _PER_VALIDATION = ("val_step", "val_bpc", "val_elapsed")
 
     def arrays(self):
         """The history as a dict of numpy arrays (int64 steps, float64 values)."""
@@ -187,6 +73,15 @@ class History:
     def copy(self):
         return History(**{f.name: list(getattr(self, f.name)) for f in fields(self)})
 
+    def truncate(self, step):
+        """Drop the records of steps after ``step`` (in place)."""
+        n = sum(1 for s in self.step if s <= step)
+        for name in self._PER_STEP:
+            del getattr(self, name)[n:]
+        m = sum(1 for s in self.val_step if s <= step)
+        for name in self._PER_VALIDATION:
+            del getattr(self, name)[m:]
+
     def __len__(self):
         return len(self.step)
 
@@ -197,9 +92,10 @@ class TrainState:
 
     params, opt_state: the model and the optimizer's state; step: optimizer steps
     done; epoch: passes over the training text completed; next_window: the index
-    of the window the next step reads (``StreamBatcher.window``); h: the hidden
-    state (B, H) carried into that window; c: the LSTM's cell state (B, H)
-    carried with it (None for the vanilla RNN); elapsed: seconds of training so far.
+    of the window the next step reads (``StreamBatcher.window``); carried: the
+    recurrent state carried into that window, {name: (B, H) array} for each of the
+    cell's STATE_NAMES ({"h": h}, or the LSTM's {"h": h, "c": c}); elapsed: seconds
+    of training so far. ``h`` and ``c`` read the carried arrays (c is None for a cell without).
     """
 
     params: dict
@@ -207,9 +103,16 @@ class TrainState:
     step: int
     epoch: int
     next_window: int
-    h: np.ndarray
+    carried: dict
     elapsed: float = 0.0
-    c: np.ndarray | None = None
+
+    @property
+    def h(self):
+        return self.carried["h"]
+
+    @property
+    def c(self):
+        return self.carried.get("c")
 
     def __repr__(self):
         H = self.params["W_yh"].shape[1]
@@ -226,9 +129,9 @@ class TrainResult:
     params, vocab: the model (after a non-finite loss or gradient, the last
     finite parameters); history: a ``History``; config: the ``TrainConfig``
     used; state: a ``TrainState``, everything needed to resume; stopped: why
-    training ended, one of ``STOP_REASONS`` ("steps", "time", "interrupted",
-    "callback", "non-finite"), and message, a sentence saying so; val_bpc: the
-    last validation figure; train_bpc: the mean over the last ``RECENT_STEPS``
+    training ended, one of "steps", "time", "interrupted", "callback" and
+    "non-finite", and message, a sentence saying so; val_bpc: the last
+    validation figure; train_bpc: the mean over the last ``RECENT_STEPS``
     steps; steps_per_second: of this call; fingerprint: the text's identity
     (``text_fingerprint``). ``summary()`` gives one line.
     """
@@ -273,13 +176,13 @@ def text_fingerprint(ids):
 
 def train(data, config=None, *, vocab=None, checkpoint=None, resume=False, callback=None, callback_every=100,
           progress=True, started=None, **overrides):
-    """Train a character-level RNN (vanilla, or an LSTM with ``cell="lstm"``) on ``data``; returns a ``TrainResult``.
+    """Train a character-level recurrent network on ``data``; returns a ``TrainResult``.
 
     Use from a notebook::
 
         text = rnn_core.load_text()                      # Pride and Prejudice, header stripped
         result = rnn_core.train(text, max_seconds=60)    # TrainConfig defaults, any field overridable
-        lstm = rnn_core.train(text, cell="lstm", max_seconds=60)   # the same for an LSTM
+        lstm = rnn_core.train(text, cell="lstm", max_seconds=60)   # the same for an LSTM ("gru": a GRU)
         print(result.summary())                          # "... val_bpc 2.0123 ..."
         result.history.val_bpc                           # validation bits per character over time
         rnn_core.sample(result.params, result.vocab, "Elizabeth", 300, temperature=0.7)
@@ -296,7 +199,8 @@ def train(data, config=None, *, vocab=None, checkpoint=None, resume=False, callb
     - callback(result): called every ``callback_every`` steps and after each
       validation with a ``TrainResult`` snapshot; returning True stops training.
     - progress: show a tqdm.auto progress bar with the live loss.
-    - started: the ``time.perf_counter()`` reading ``max_seconds`` counts from.
+    - started: the ``time.perf_counter()`` reading the run's clock (and so
+      ``max_seconds``) counts from; default: when ``train`` is called.
 
     Each step minimises the window's mean cross-entropy per character (the
     gradient of ``loss_and_grads``' total is divided by B x T before clipping).
@@ -308,9 +212,9 @@ def train(data, config=None, *, vocab=None, checkpoint=None, resume=False, callb
     run, state, history = _setup(data, config, overrides, vocab, checkpoint, resume, started)
     config, stopped, message, bar = run.config, "steps", "", None
     try:
-        bar = _ProgressBar.open(progress, config.steps, state.step)  # inside: Ctrl-C may come while it opens
+        bar = ProgressBar.open(progress, config.steps, state.step)  # inside: Ctrl-C may come while it opens
         while state.step < config.steps:
-            seconds = time.perf_counter() - run.budget_t0
+            seconds = run.seconds()
             if run.out_of_time(seconds):
                 stopped, message = "time", f"stopped after {seconds:.1f} s: the time budget of {config.max_seconds:g} s is used up"
                 break
@@ -335,7 +239,7 @@ def train(data, config=None, *, vocab=None, checkpoint=None, resume=False, callb
                     break
     except KeyboardInterrupt:
         stopped, message = "interrupted", f"interrupted at step {state.step}: returning the model trained so far"
-        _trim(history, state.step)  # the interrupt may fall between recording a step and taking it
+        history.truncate(state.step)  # the interrupt may fall between recording a step and taking it
     return _finish(run, state, history, stopped, message, bar)
 
 
@@ -349,12 +253,13 @@ def _train_step(run, state, lr):
     Pure (``state`` is left as it is): returns (the next TrainState, the window's bits
     per character, the gradient's global norm before clipping), or raises _NonFinite.
     """
-    config = run.config
+    config, cell = run.config, run.config.cell
     X, Y = run.batcher.window(state.next_window)
     chars = X.size  # B x T predictions
     # overflow is checked for below and reported in plain words, so numpy need not warn
     with np.errstate(over="ignore", invalid="ignore"):
-        loss, grads, h_last, c_last = run.loss_and_grads(state.params, X, Y, state.h, state.c)  # the model's one entry point
+        state0 = state_from_arrays(cell, state.carried)
+        loss, grads, last = run.cell.loss_and_grads(state.params, X, Y, state0)  # the model's one entry point
         for g in grads.values():  # the gradient of the mean loss per character
             g *= np.float32(1.0 / chars)
         if config.clip_norm is None:
@@ -368,12 +273,11 @@ def _train_step(run, state, lr):
         params, opt_state = OPTIMIZERS[config.optimizer][1](state.params, grads, state.opt_state, lr)
     if not all(np.isfinite(p).all() for p in params.values()):
         raise _NonFinite("the update made a parameter non-finite")
-    epoch, next_window, h, c = state.epoch, state.next_window + 1, h_last, c_last
+    epoch, next_window, carried = state.epoch, state.next_window + 1, state_arrays(cell, last)
     if next_window == run.batcher.windows_per_pass:  # end of a pass: start again, from a zero state
-        epoch, next_window, h, c = epoch + 1, 0, np.zeros_like(h_last), (None if c is None else np.zeros_like(c))
-    after = replace(
-        state, params=params, opt_state=opt_state, step=state.step + 1, epoch=epoch, next_window=next_window, h=h, c=c
-    )
+        epoch, next_window, carried = epoch + 1, 0, {name: np.zeros_like(s) for name, s in carried.items()}
+    after = replace(state, params=params, opt_state=opt_state, step=state.step + 1, epoch=epoch,
+                    next_window=next_window, carried=carried)
     return after, loss / chars / LN2, norm
 
 
@@ -395,16 +299,6 @@ def _record_step(history, state, bpc, norm, lr):
     history.grad_norm.append(norm)
     history.lr.append(lr)
     history.elapsed.append(state.elapsed)
-
-
-def _trim(history, step):
-    """Drop records of steps after ``step``."""
-    n = sum(1 for s in history.step if s <= step)
-    for name in ("step", "train_bpc", "grad_norm", "lr", "elapsed"):
-        del getattr(history, name)[n:]
-    m = sum(1 for s in history.val_step if s <= step)
-    for name in ("val_step", "val_bpc", "val_elapsed"):
-        del getattr(history, name)[m:]
 
 
 def _finish(run, state, history, stopped, message, bar):
@@ -436,7 +330,7 @@ def _snapshot(run, state, history, stopped, message):
         message=message,
         val_bpc=history.val_bpc[-1] if history.val_bpc else None,
         train_bpc=float(np.mean(recent)) if recent else None,
-        steps_per_second=(state.step - run.start_step) / max(time.perf_counter() - run.t0, 1e-9),
+        steps_per_second=(state.step - run.start_step) / max(run.seconds(), 1e-9),
         fingerprint=run.fingerprint,
     )
 
@@ -447,16 +341,16 @@ def _snapshot(run, state, history, stopped, message):
 def _measure_val_bpc(run, state, history):
     """Record val_bpc for ``state`` in the history (nothing without a validation text).
 
-    val_bpc is ``bits_per_char(params, val_ids, n_streams=val_streams, window=VAL_WINDOW)``:
-    the held-out text cut into ``val_streams`` equal contiguous pieces read side by side, each
-    from a zero hidden state carried across the whole piece.
+    val_bpc is ``bits_per_char(params, val_ids, n_streams=val_streams)``: the held-out text
+    cut into ``val_streams`` equal contiguous pieces read side by side, each from a zero
+    state carried across the whole piece.
     """
     if run.config.val_fraction == 0:
         return
     t0 = time.perf_counter()
     n_streams = min(run.config.val_streams, max(1, len(run.val_ids) - 1))
     with np.errstate(over="ignore", invalid="ignore"):  # after a divergence the figure may be inf
-        value = bits_per_char(state.params, run.val_ids, n_streams=n_streams, window=VAL_WINDOW)
+        value = bits_per_char(state.params, run.val_ids, n_streams=n_streams)
     history.val_step.append(state.step)
     history.val_bpc.append(value)
     history.val_elapsed.append(run.elapsed())
@@ -472,8 +366,6 @@ def _save(run, state, history):
         optimizer=run.config.optimizer,
         opt_state=state.opt_state,
         step=state.step,
-        h=state.h,
-        c=state.c,
         history=history.arrays(),
         meta={
             "config": run.config.to_dict(),
@@ -482,6 +374,7 @@ def _save(run, state, history):
             "elapsed": state.elapsed,
             "fingerprint": run.fingerprint,
         },
+        **state.carried,  # h, and the LSTM's c
     )
     run.save_seconds = time.perf_counter() - t0  # kept in reserve in the time budget
 
@@ -495,21 +388,24 @@ class _Run:
 
     config: TrainConfig
     vocab: Vocabulary
-    loss_and_grads: Callable  # the model's (params, X, Y, h0, c0) -> (loss, grads, h_last, c_last)
+    cell: ModuleType  # the cell's module (rnn_core.cells): its init_params, loss_and_grads, ...
     batcher: StreamBatcher
     val_ids: np.ndarray
     path: Path | None
     fingerprint: dict
     start_step: int
     start_elapsed: float
-    budget_t0: float  # the perf_counter reading max_seconds counts from
-    t0: float = field(default_factory=time.perf_counter)
+    t0: float  # the run's clock: the perf_counter reading its seconds (and max_seconds) count from
     eval_seconds: float = 0.0  # the last validation's and save's durations
     save_seconds: float = 0.0
 
+    def seconds(self):
+        """Seconds since this call started."""
+        return time.perf_counter() - self.t0
+
     def elapsed(self):
         """Seconds of training so far, counting those before a resume."""
-        return self.start_elapsed + time.perf_counter() - self.t0
+        return self.start_elapsed + self.seconds()
 
     def out_of_time(self, seconds):
         """Whether, ``seconds`` into the budget, what is left no longer holds a final validation and save
@@ -518,29 +414,9 @@ class _Run:
         return limit is not None and seconds + self.eval_seconds + self.save_seconds >= limit
 
 
-def _model(config):
-    """(init_params, loss_and_grads) of the network ``config`` describes: the one place a cell is chosen.
-
-    loss_and_grads(params, X, Y, h0, c0) -> (loss, grads, h_last, c_last): the cell's own, with the
-    state as two arrays for both cells (c0 and c_last are None for the vanilla RNN, which has no c).
-    """
-    module = cell_module(config.cell)
-    if config.cell == "lstm":
-
-        def loss_and_grads(params, X, Y, h0, c0):
-            loss, grads, (h_last, c_last) = module.loss_and_grads(params, X, Y, (h0, c0))
-            return loss, grads, h_last, c_last
-
-    else:
-
-        def loss_and_grads(params, X, Y, h0, c0):
-            return (*module.loss_and_grads(params, X, Y, h0), None)
-
-    return module.init_params, loss_and_grads
-
-
 def _setup(data, config, overrides, vocab, checkpoint, resume, started):
     """(_Run, TrainState, History) for a call of train, after checking every argument."""
+    t0 = time.perf_counter() if started is None else started
     if config is None:
         config = TrainConfig(**overrides)
     elif not isinstance(config, TrainConfig):
@@ -557,11 +433,10 @@ def _setup(data, config, overrides, vocab, checkpoint, resume, started):
     batcher = StreamBatcher(train_ids, config.batch_size, config.seq_length)
     path = None if checkpoint is None else check_checkpoint_path(checkpoint)
     fingerprint = text_fingerprint(ids)
-    init, loss_and_grads_fn = _model(config)
-    state, history = _starting_state(config, vocab, fingerprint, path, resume, init)
+    state, history = _starting_state(config, vocab, fingerprint, path, resume)
     run = _Run(
-        config=config, vocab=vocab, loss_and_grads=loss_and_grads_fn, batcher=batcher, val_ids=val_ids, path=path, fingerprint=fingerprint,
-        start_step=state.step, start_elapsed=state.elapsed, budget_t0=time.perf_counter() if started is None else started,
+        config=config, vocab=vocab, cell=cell_module(config.cell), batcher=batcher, val_ids=val_ids, path=path,
+        fingerprint=fingerprint, start_step=state.step, start_elapsed=state.elapsed, t0=t0,
     )
     return run, state, history
 
@@ -585,106 +460,28 @@ def _encode(data, vocab):
     return ids.astype(np.int64), vocab
 
 
-def _starting_state(config, vocab, fingerprint, path, resume, init):
+def _starting_state(config, vocab, fingerprint, path, resume):
     """(TrainState, History): fresh, from the checkpoint at ``path``, or from an earlier TrainResult."""
     if isinstance(resume, TrainResult):
         if resume.vocab != vocab or resume.fingerprint != fingerprint:
             raise ValueError("cannot resume: that result was trained on a different text")
-        _check_resume_config(resume.config.to_dict(), config, "that result")
+        check_resume_config(resume.config.to_dict(), config, "that result")
         return resume.state, resume.history.copy()
     if resume is not True and resume is not False:
         raise TypeError(f"resume must be True, False or a TrainResult, got {type(resume).__name__}")
     if resume and path is None:
         raise ValueError("resume=True needs checkpoint=PATH to resume from")
     if resume:
-        return _state_from_checkpoint(path, config, vocab, fingerprint)
-    params = init(vocab.size, config.hidden_size, seed=config.seed, dtype=np.float32, recurrent_scale=config.init_scale)
-    h = np.zeros((config.batch_size, config.hidden_size), dtype=np.float32)
-    c = np.zeros_like(h) if config.cell == "lstm" else None
-    opt_state = OPTIMIZERS[config.optimizer][0](params)
-    return TrainState(params=params, opt_state=opt_state, step=0, epoch=0, next_window=0, h=h, c=c, elapsed=0.0), History()
-
-
-def _check_resume_config(old, config, where):
-    old = {"cell": "rnn", **old}  # saved before there was a cell: the vanilla RNN
-    for name in _RESUME_FIXED:
-        if old.get(name) != getattr(config, name):
-            raise ValueError(
-                f"cannot resume {where}: it was trained with {name}={old.get(name)!r}, this run asks for "
-                f"{name}={getattr(config, name)!r}; use the same value or start afresh"
-            )
-
-
-def _state_from_checkpoint(path, config, vocab, fingerprint):
-    """(TrainState, History) stored at ``path``, after checking it continues this run.
-
-    A checkpoint written before rnn_core stopped storing a random generator's state (an
-    unused ``rng_state`` entry) loads the same way: that entry is ignored.
-    """
-    ck = load_checkpoint(path)
-    where = f"from {path}"
-    if ck.vocab != vocab:
-        raise CheckpointError(f"cannot resume {where}: its vocabulary ({ck.vocab.size} characters) differs from this text's ({vocab.size})")
-    if not ck.meta or ck.opt_state is None or ck.h is None:
-        raise CheckpointError(f"cannot resume {where}: it holds a model but no training state (optimizer, data position)")
-    _check_resume_config(ck.config, config, where)
-    if ck.meta.get("fingerprint") != fingerprint:
-        raise CheckpointError(f"cannot resume {where}: it was trained on a different text (length or contents differ)")
-    if ck.optimizer != config.optimizer:
-        raise CheckpointError(f"cannot resume {where}: it holds {ck.optimizer} state, this run uses {config.optimizer}")
-    if ck.h.shape != (config.batch_size, config.hidden_size):
-        raise CheckpointError(f"cannot resume {where}: hidden state has shape {ck.h.shape}")
-    if (ck.c is None) != (config.cell != "lstm") or (ck.c is not None and ck.c.shape != ck.h.shape):
-        raise CheckpointError(f"cannot resume {where}: an {config.cell} needs {'a' if config.cell == 'lstm' else 'no'} cell state 'c'")
-    for key in ("epoch", "window", "elapsed"):
-        if key not in ck.meta:
-            raise CheckpointError(f"cannot resume {where}: 'meta' has no {key!r}")
-    state = TrainState(
-        params=ck.params, opt_state=ck.opt_state, step=ck.step, epoch=int(ck.meta["epoch"]),
-        next_window=int(ck.meta["window"]), h=ck.h, c=ck.c, elapsed=float(ck.meta["elapsed"]),
-    )
-    return state, History.from_arrays(ck.history)
-
-
-# -- the progress bar --------------------------------------------------------------------------------
-
-
-class _ProgressBar:
-    """A tqdm.auto bar (a widget in JupyterLab, text on stderr in a terminal) showing the live loss.
-
-    Its train_bpc is an exponential average of the steps' figures (weight BAR_SMOOTHING on the
-    past); its text changes every BAR_TEXT_EVERY steps and after each validation.
-    """
-
-    def __init__(self, total, initial):
-        from tqdm.auto import tqdm
-
-        self.tqdm = tqdm(
-            total=total, initial=initial, unit="step", dynamic_ncols=True, smoothing=0.05, mininterval=BAR_REDRAW_SECONDS
+        ck = checkpoint_to_resume(path, config, vocab, fingerprint)
+        state = TrainState(
+            params=ck.params, opt_state=ck.opt_state, step=ck.step, epoch=int(ck.meta["epoch"]),
+            next_window=int(ck.meta["window"]), carried=ck.carried, elapsed=float(ck.meta["elapsed"]),
         )
-        self.ema = None
-
-    @classmethod
-    def open(cls, progress, total, initial):
-        """A bar, or None when ``progress`` is false."""
-        return cls(total, initial) if progress else None
-
-    def step(self, bpc, history, lr, redraw_text=False):
-        self.ema = bpc if self.ema is None else BAR_SMOOTHING * self.ema + (1 - BAR_SMOOTHING) * bpc
-        self.tqdm.update(1)
-        if redraw_text or self.tqdm.n % BAR_TEXT_EVERY == 0:
-            self.tqdm.set_postfix_str(self._text(history, lr), refresh=False)
-
-    def close(self, history, stopped):
-        self.tqdm.set_postfix_str(self._text(history, None) + f" stopped: {stopped}", refresh=False)
-        self.tqdm.close()
-
-    def _text(self, history, lr):
-        parts = []
-        if self.ema is not None:
-            parts.append(f"train_bpc {self.ema:.3f}")
-        if history.val_bpc:
-            parts.append(f"val_bpc {history.val_bpc[-1]:.3f}")
-        if lr is not None:
-            parts.append(f"lr {lr:.1e}")
-        return " ".join(parts)
+        return state, History.from_arrays(ck.history)
+    cell = cell_module(config.cell)
+    params = cell.init_params(vocab.size, config.hidden_size, seed=config.seed, dtype=np.float32,
+                              recurrent_scale=config.init_scale)
+    carried = state_arrays(config.cell, zero_state(params, config.cell, (config.batch_size,)))
+    opt_state = OPTIMIZERS[config.optimizer][0](params)
+    state = TrainState(params=params, opt_state=opt_state, step=0, epoch=0, next_window=0, carried=carried)
+    return state, History()

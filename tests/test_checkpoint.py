@@ -180,3 +180,40 @@ def test_optimizer_state_mismatch(tmp_path, model):
     np.savez(path, **arrays)
     with pytest.raises(CheckpointError, match="opt.m.W_hh"):
         load_checkpoint(path)
+
+
+# -- checkpoints written by earlier versions -------------------------------------------------------
+
+OLD_TEXT = (
+    "It is a truth universally acknowledged, that a single man in possession of a good fortune, "
+    "must be in want of a wife. However little known the feelings or views of such a man may be. "
+) * 12
+
+
+@pytest.mark.parametrize("cell", ["rnn", "lstm"])
+def test_a_checkpoint_written_before_the_cell_registry_loads_samples_and_resumes(cell, tmp_path):
+    """tests/data/{cell}-cecd393.npz: written by rnn_core at commit cecd393 (tests/data/README.md), with the
+    ``rng_state`` entry trainers wrote before they stopped storing a random generator's state."""
+    import shutil
+    from pathlib import Path
+
+    import rnn_core
+
+    path = tmp_path / "old.npz"
+    shutil.copy(Path(__file__).parent / "data" / f"{cell}-cecd393.npz", path)
+    ck = load_checkpoint(path)
+    assert ck.cell == cell and ck.step == 10 and ck.optimizer == "adam" and ck.hidden_size == 8
+    assert ck.rng_state["bit_generator"] == "PCG64"  # read, and unused
+    assert set(ck.params) == set(rnn_core.CELLS[cell].PARAM_NAMES)
+    assert list(ck.carried) == list(rnn_core.CELLS[cell].STATE_NAMES) and ck.carried["h"].shape == (2, 8)
+    assert ck.vocab == Vocabulary.from_text(OLD_TEXT)
+    text = rnn_core.sample(ck.params, ck.vocab, "It is", 40, seed=1)
+    assert len(text) == 40 and set(text) <= set(ck.vocab.chars)
+    # the stored validation figure is what this version measures for the stored parameters
+    val_ids = rnn_core.split_train_val(ck.vocab.encode(OLD_TEXT), 0.1)[1]
+    assert np.isclose(rnn_core.bits_per_char(ck.params, val_ids, n_streams=4), ck.history["val_bpc"][-1], rtol=1e-5)
+    # and training continues from it, the history with it; the new file has no rng_state
+    config = {**ck.config, "steps": 14, "progress": False}
+    resumed = rnn_core.train(OLD_TEXT, checkpoint=path, resume=True, **config)
+    assert resumed.step == 14 and resumed.history.step == list(range(1, 15)) and resumed.config.cell == cell
+    assert load_checkpoint(path).rng_state is None

@@ -4,8 +4,7 @@ import numpy as np
 import pytest
 
 import rnn_core
-import rnn_core.gradcheck as gradcheck
-from rnn_core import GRADCHECK_TOL, check_gradients, init_params
+from rnn_core import GRADCHECK_TOL, check_gradients, gru, init_params, lstm, rnn
 
 SIZES = [(2, 1, 1), (5, 3, 4), (7, 6, 9), (11, 8, 3)]  # (V, H, T)
 
@@ -36,12 +35,13 @@ def test_gradients_of_a_larger_batch():
 def test_finite_differences_use_the_forward_pass_alone(monkeypatch):
     """The checker differentiates sequence_loss (forward only) and compares with loss_and_grads."""
     calls = []
+    real = rnn.sequence_loss
 
     def counting(*args, **kwargs):
         calls.append(1)
-        return rnn_core.sequence_loss(*args, **kwargs)
+        return real(*args, **kwargs)
 
-    monkeypatch.setattr(gradcheck, "sequence_loss", counting)
+    monkeypatch.setattr(rnn, "sequence_loss", counting)
     params = init_params(3, 2, seed=0)
     errors = check_gradients(params, np.array([0, 1]), np.array([1, 2]))
     n_numbers = sum(p.size for p in params.values()) + 2  # every parameter entry, and h0 (H = 2)
@@ -58,3 +58,43 @@ def test_gradient_checker_refuses_float32_and_reports_every_parameter():
     assert rnn_core.rel_error(np.zeros(3), np.zeros(3)) == 0.0
     with pytest.raises(ValueError, match="shapes"):
         rnn_core.rel_error(np.zeros(3), np.zeros(2))
+
+
+@pytest.mark.parametrize("cell", [lstm, gru])
+@pytest.mark.parametrize("batch", [None, 2])
+def test_any_cells_parameters_and_its_whole_starting_state(cell, batch):
+    """The same checker for the gated cells: every parameter, and every part of the state (h0, and the LSTM's c0)."""
+    rng = np.random.default_rng(3)
+    params = cell.init_params(5, 3, seed=2)
+    params["b"] = rng.standard_normal(params["b"].shape) * 0.3
+    shape = (4,) if batch is None else (batch, 4)
+    inputs, targets = rng.integers(0, 5, shape), rng.integers(0, 5, shape)
+    state0 = [rng.uniform(-0.9, 0.9, shape[:-1] + (3,)) for _ in cell.STATE_NAMES]
+    state0 = state0[0] if len(state0) == 1 else tuple(state0)
+    errors = check_gradients(params, inputs, targets, state0)
+    assert set(errors) == {*cell.PARAM_NAMES, *(f"{name}0" for name in cell.STATE_NAMES)}
+    assert max(errors.values()) < GRADCHECK_TOL, errors
+    assert set(check_gradients(params, inputs, targets)) == set(errors)  # zeros when no state is given
+
+
+def test_a_wrong_gradient_is_caught(monkeypatch):
+    """The checker compares with loss_and_grads as it is: a gradient off by a little is reported."""
+    real = gru.loss_and_grads
+
+    def off(*args, **kwargs):
+        loss, grads, *rest = real(*args, **kwargs)
+        grads["W_h"] = grads["W_h"] * 1.001
+        return (loss, grads, *rest)
+
+    monkeypatch.setattr(gru, "loss_and_grads", off)
+    errors = check_gradients(gru.init_params(4, 3, seed=1), np.array([0, 1, 2]), np.array([1, 2, 3]))
+    assert errors["W_h"] > 1e-4 and max(v for k, v in errors.items() if k != "W_h") < GRADCHECK_TOL
+
+
+def test_the_vanilla_starting_state_may_be_called_h0():
+    rng = np.random.default_rng(4)
+    params = init_params(4, 3, seed=2)
+    inputs, targets, h0 = rng.integers(0, 4, (2, 3)), rng.integers(0, 4, (2, 3)), rng.uniform(-0.5, 0.5, (2, 3))
+    assert check_gradients(params, inputs, targets, h0=h0) == check_gradients(params, inputs, targets, h0)
+    with pytest.raises(TypeError, match="not both"):
+        check_gradients(params, inputs, targets, h0, h0=h0)

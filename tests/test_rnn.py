@@ -68,24 +68,26 @@ def test_loss_is_the_sum_of_per_step_cross_entropies():
     params = init_params(5, 3, seed=1)
     inputs, targets = rng.integers(0, 5, 6), rng.integers(0, 5, 6)
     out = forward(params, inputs)
-    expected = sum(rnn_core.cross_entropy(out["o"][t], int(targets[t])) for t in range(6))
+    expected = sum(rnn_core.cross_entropy(out["logits"][t], int(targets[t])) for t in range(6))
     assert np.isclose(loss_and_grads(params, inputs, targets)[0], expected)
     assert np.isclose(rnn_core.sequence_loss(params, inputs, targets)[0], expected)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_fused_output_layer_is_cross_entropy_and_its_gradient(dtype):
-    """The engine's fused softmax + cross-entropy gives functions.py's numbers."""
+    """The engines' fused softmax + cross-entropy gives functions.py's numbers."""
+    from rnn_core.functions import cross_entropy_and_grad
+
     rng = np.random.default_rng(6)
     params = init_params(7, 5, seed=3, dtype=dtype)
     params["b_o"] = rng.standard_normal(7).astype(dtype)
     h = rng.uniform(-1, 1, (12, 5)).astype(dtype)
     y = rng.integers(0, 7, 12)
     o = rnn_core.output_logits(params, h)
-    loss, do = rnn._output_loss(params, h, y)
+    loss, do = cross_entropy_and_grad(o.copy(), y)  # it overwrites the logits with dL/do
     assert np.isclose(loss, rnn_core.cross_entropy(o, y), rtol=1e-6 if dtype == np.float32 else 1e-13)
     assert np.array_equal(do, rnn_core.cross_entropy_grad(o, y))
-    assert rnn._output_loss(params, h, y, grad=False) == (loss, None)
+    assert cross_entropy_and_grad(o.copy(), y, grad=False) == (loss, None)
 
 
 def test_step_functions_agree_with_the_sequence_functions():
@@ -212,6 +214,23 @@ def test_bad_truncation_and_init_arguments():
         init_params(5.0, 3)
     with pytest.raises(TypeError, match="dtype"):
         init_params(5, 3, dtype=np.int32)
+
+
+def test_the_starting_state_is_state0_or_h0_and_its_gradient_dstate0_or_dh0():
+    """Notebooks 03-05 name the starting state h0 and its gradient dh0; every cell calls them state0 and dstate0."""
+    rng = np.random.default_rng(7)
+    params = init_params(5, 4, seed=1)
+    inputs, targets, h0 = rng.integers(0, 5, (2, 6)), rng.integers(0, 5, (2, 6)), rng.uniform(-0.5, 0.5, (2, 4))
+    by_position = loss_and_grads(params, inputs, targets, h0, None, True)
+    for kwargs in (dict(state0=h0, return_dstate0=True), dict(h0=h0, return_dh0=True)):
+        loss, grads, h_last, dh0 = loss_and_grads(params, inputs, targets, **kwargs)
+        assert loss == by_position[0] and np.array_equal(dh0, by_position[3]) and np.array_equal(h_last, by_position[2])
+    assert np.array_equal(forward(params, inputs, h0=h0)["h"], forward(params, inputs, state0=h0)["h"])
+    assert rnn_core.sequence_loss(params, inputs, targets, h0=h0)[0] == by_position[0]
+    with pytest.raises(TypeError, match="as state0 or as h0, not both"):
+        loss_and_grads(params, inputs, targets, h0, h0=h0)
+    with pytest.raises(ValueError, match="bptt_truncate needs the fast path"):
+        loss_and_grads(params, inputs, targets, bptt_truncate=2, fast=False)
 
 
 def test_init_params_is_seeded_and_sized():

@@ -1,16 +1,25 @@
 """The trainer (rnn_core.train): learning, history, determinism, bit-identical resume, clean stops."""
 
-import importlib
 import json
 import math
 
 import numpy as np
 import pytest
 
-from rnn_core import PARAM_NAMES, TrainConfig, TrainResult, Vocabulary, learning_rate_at, load_checkpoint, train
-
-trainer = importlib.import_module("rnn_core.trainer")  # the module behind rnn_core.train
-rnn = importlib.import_module("rnn_core.rnn")
+import rnn_core
+from rnn_core import (
+    BPC_WINDOW,
+    PARAM_NAMES,
+    History,
+    TrainConfig,
+    TrainResult,
+    Vocabulary,
+    learning_rate_at,
+    load_checkpoint,
+    rnn,
+    train,
+)
+from rnn_core.progress import BAR_SMOOTHING
 
 TEXT = (
     "It is a truth universally acknowledged, that a single man in possession of a good fortune, "
@@ -52,14 +61,12 @@ def test_history_fields():
 
 
 def test_val_bpc_definition():
-    """val_bpc is bits_per_char on the last 10% of the text, in val_streams pieces."""
-    import rnn_core
-
+    """val_bpc is bits_per_char on the last 10% of the text, in val_streams pieces, read BPC_WINDOW at a time."""
     r = run(val_streams=2)
     vocab = Vocabulary.from_text(TEXT)
     ids = vocab.encode(TEXT)
     val = ids[int(len(ids) * 0.9) :]
-    assert r.val_bpc == rnn_core.bits_per_char(r.params, val, n_streams=2, window=256)
+    assert r.val_bpc == rnn_core.bits_per_char(r.params, val, n_streams=2, window=BPC_WINDOW)
 
 
 def test_deterministic():
@@ -70,15 +77,15 @@ def test_deterministic():
     assert not same_params(a.params, c.params)
 
 
-def test_one_step_is_pure():
-    """_train_step leaves the state it is given untouched: the same state and rate give the same step."""
-    config = TrainConfig(**{k: v for k, v in SMALL.items() if k != "progress"})
-    run_, state, _ = trainer._setup(TEXT, config, {}, None, None, False, None)
-    before = {k: v.copy() for k, v in state.params.items()}
-    a, b = trainer._train_step(run_, state, 1e-2), trainer._train_step(run_, state, 1e-2)
-    assert same_params(state.params, before) and state.step == 0 and not state.h.any()
-    assert same_params(a[0].params, b[0].params) and a[1:] == b[1:]
-    assert a[0].step == 1 and a[0].next_window == 1 and not same_params(a[0].params, before)
+def test_a_step_leaves_the_state_it_started_from_alone():
+    """Resuming twice from the same result takes the same steps, and the result is left as it was."""
+    first = run(steps=5, lr_schedule="constant")
+    kept = {k: v.copy() for k, v in first.params.items()}
+    h_kept = first.state.h.copy()
+    a, b = run(steps=6, lr_schedule="constant", resume=first), run(steps=6, lr_schedule="constant", resume=first)
+    assert same_params(a.params, b.params) and a.history.train_bpc == b.history.train_bpc
+    assert same_params(first.params, kept) and np.array_equal(first.state.h, h_kept) and first.step == 5
+    assert a.step == 6 and a.state.next_window == 6 and not same_params(a.params, kept)
 
 
 def test_learning_rate_schedule():
@@ -218,8 +225,13 @@ def test_diverging_sgd_stops_cleanly():
 
 def test_time_budget():
     r = run(steps=10**6, max_seconds=0.3, eval_every=0)
-    assert r.stopped == "time" and 0 < r.step < 10**6
+    assert r.stopped == "time" and "time budget of 0.3 s" in r.message
+    assert r.step >= 1 and r.history.step == list(range(1, r.step + 1))
     assert r.history.val_step == [r.step]  # validated once, at the end
+    # the rate decays with the time used: below what the step count alone would give, at every step
+    by_steps = [learning_rate_at(r.config, step) for step in range(r.step)]
+    assert all(lr < full for lr, full in zip(r.history.lr, by_steps))
+    assert all(b < a for a, b in zip(r.history.lr, r.history.lr[1:]))
 
 
 def test_callback_sees_live_history():
@@ -236,7 +248,7 @@ def test_progress_bar_runs(capsys):
     assert "12/12" in err
     ema = r.history.train_bpc[0]  # the bar shows the training loss smoothed, and the last validation
     for bpc in r.history.train_bpc[1:]:
-        ema = trainer.BAR_SMOOTHING * ema + (1 - trainer.BAR_SMOOTHING) * bpc
+        ema = BAR_SMOOTHING * ema + (1 - BAR_SMOOTHING) * bpc
     assert err.rstrip().endswith(f"train_bpc {ema:.3f} val_bpc {r.val_bpc:.3f} stopped: steps]")
 
 
@@ -272,10 +284,8 @@ def test_config_round_trips_through_a_dict():
     assert isinstance(run(steps=2), TrainResult)
 
 
-def test_trim_history_to_the_state():
-    from rnn_core import History
-
+def test_truncate_history_to_the_state():
     h = History(step=[1, 2, 3], train_bpc=[3.0, 2.0, 1.0], grad_norm=[1, 1, 1], lr=[1, 1, 1], elapsed=[0, 1, 2],
                 val_step=[2, 3], val_bpc=[2.5, 1.5], val_elapsed=[1, 2])
-    trainer._trim(h, 2)
+    h.truncate(2)
     assert h.step == [1, 2] and h.train_bpc == [3.0, 2.0] and h.val_step == [2] and h.val_bpc == [2.5]

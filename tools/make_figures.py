@@ -277,7 +277,7 @@ def hello_example():
     inputs, targets = ids[:-1], ids[1:]  # "hell" -> "ello"
     params = rnn_core.init_params(vocab.size, HELLO_HIDDEN, seed=HELLO_SEED)
     out = rnn_core.forward(params, inputs)  # h0 = 0
-    return vocab.chars, inputs, targets, out["h"], out["o"]
+    return vocab.chars, inputs, targets, out["h"], out["logits"]
 
 
 def vector(ax, cx, top, values, fill, edge, highlight=None, hl_fill=None, hl_edge=None, fmt=minus, bold_hl=True):

@@ -1,0 +1,63 @@
+"""Whether a run can continue from a checkpoint or an earlier result: the trainer's resume checks.
+
+Resuming is bit-identical only if everything that shapes a step is the same: the cell and its
+size, the batch and window, the optimizer, the split, and the text itself. These checks say
+which one differs, before any step is taken.
+"""
+
+from __future__ import annotations
+
+from .cells import cell_module
+from .checkpoint import CheckpointError, load_checkpoint
+
+__all__ = ["RESUME_FIXED", "check_resume_config", "checkpoint_to_resume"]
+
+# Fields that must agree between a checkpoint and the run that resumes it.
+RESUME_FIXED = ("cell", "hidden_size", "batch_size", "seq_length", "optimizer", "val_fraction")
+
+
+def check_resume_config(old, config, where):
+    """Raise ValueError if the stored config dict ``old`` and the TrainConfig ``config`` differ in a
+    field of RESUME_FIXED; ``where`` says what is resumed (e.g. "from ck.npz")."""
+    old = {"cell": "rnn", **old}  # saved before there was a cell: the vanilla RNN
+    for name in RESUME_FIXED:
+        if old.get(name) != getattr(config, name):
+            raise ValueError(
+                f"cannot resume {where}: it was trained with {name}={old.get(name)!r}, this run asks for "
+                f"{name}={getattr(config, name)!r}; use the same value or start afresh"
+            )
+
+
+def checkpoint_to_resume(path, config, vocab, fingerprint):
+    """The ``Checkpoint`` at ``path``, after checking that it continues this run.
+
+    config: the run's TrainConfig; vocab, fingerprint: its text's vocabulary and
+    ``text_fingerprint``. Raises CheckpointError (or ValueError, for a config that differs)
+    naming the mismatch. A checkpoint written before rnn_core stopped storing a random
+    generator's state (an unused ``rng_state`` entry) passes the same way: that entry is ignored.
+    """
+    ck = load_checkpoint(path)
+    where = f"from {path}"
+    if ck.vocab != vocab:
+        raise CheckpointError(f"cannot resume {where}: its vocabulary ({ck.vocab.size} characters) differs from this text's ({vocab.size})")
+    if not ck.meta or ck.opt_state is None or ck.h is None:
+        raise CheckpointError(f"cannot resume {where}: it holds a model but no training state (optimizer, data position)")
+    check_resume_config(ck.config, config, where)
+    if ck.meta.get("fingerprint") != fingerprint:
+        raise CheckpointError(f"cannot resume {where}: it was trained on a different text (length or contents differ)")
+    if ck.optimizer != config.optimizer:
+        raise CheckpointError(f"cannot resume {where}: it holds {ck.optimizer} state, this run uses {config.optimizer}")
+    names = cell_module(config.cell).STATE_NAMES
+    if ck.carried is None:
+        missing = [name for name in names if getattr(ck, name) is None]
+        raise CheckpointError(
+            f"cannot resume {where}: an {config.cell} carries {' and '.join(names)} from window to window, "
+            f"and the file holds no {' or '.join(repr(m) for m in missing)}"
+        )
+    for name, s in ck.carried.items():
+        if s.shape != (config.batch_size, config.hidden_size):
+            raise CheckpointError(f"cannot resume {where}: the carried state {name!r} has shape {s.shape}")
+    for key in ("epoch", "window", "elapsed"):
+        if key not in ck.meta:
+            raise CheckpointError(f"cannot resume {where}: 'meta' has no {key!r}")
+    return ck

@@ -1,0 +1,97 @@
+"""The registry of cells (rnn_core.cells) and the interface every cell's module shares."""
+
+import numpy as np
+import pytest
+
+import rnn_core
+from rnn_core import CELLS, gru, lstm, rnn
+from rnn_core.cells import cell_module, cell_of, check_cell_params, state_arrays, state_from_arrays, zero_state
+
+INTERFACE = ("PARAM_NAMES", "STATE_NAMES", "param_shapes", "count_params", "init_params", "check_params",
+             "step_forward", "step_backward", "forward", "loss_and_grads", "sequence_loss", "advance")
+
+
+def test_the_registry_names_the_three_cells():
+    assert CELLS == {"rnn": rnn, "lstm": lstm, "gru": gru}
+    assert rnn_core.cells.CELLS is CELLS
+    assert [module.STATE_NAMES for module in CELLS.values()] == [("h",), ("h", "c"), ("h",)]
+    with pytest.raises(ValueError, match="cell must be one of 'rnn', 'lstm', 'gru', got 'tree'"):
+        cell_module("tree")
+
+
+@pytest.mark.parametrize("cell", CELLS)
+def test_every_cell_has_the_same_interface(cell):
+    module = CELLS[cell]
+    assert all(hasattr(module, name) for name in INTERFACE)
+    assert set(INTERFACE) <= set(module.__all__)
+    params = module.init_params(6, 4, seed=1, dtype=np.float32, recurrent_scale=0.9)
+    assert tuple(params) == module.PARAM_NAMES and all(p.dtype == np.float32 for p in params.values())
+    assert {k: v.shape for k, v in params.items()} == module.param_shapes(6, 4)
+    assert module.count_params(6, 4) == sum(p.size for p in params.values())
+    assert module.check_params(params) is params
+    inputs = np.array([[0, 1, 2], [3, 4, 5]])
+    out = module.forward(params, inputs)
+    assert {"h", "logits", "p", *(f"{name}0" for name in module.STATE_NAMES)} <= set(out)
+    assert out["h"].shape == (2, 3, 4) and out["logits"].shape == out["p"].shape == (2, 3, 6)
+    loss, grads, state = module.loss_and_grads(params, inputs, inputs)
+    assert isinstance(loss, float) and set(grads) == set(params)
+    *_, dstate0 = module.loss_and_grads(params, inputs, inputs, state, return_dstate0=True)
+    for arrays in (state_arrays(cell, state), state_arrays(cell, dstate0)):
+        assert list(arrays) == list(module.STATE_NAMES) and all(a.shape == (2, 4) for a in arrays.values())
+    loss_only, state_only = module.sequence_loss(params, inputs, inputs)
+    assert np.isclose(loss_only, loss, rtol=1e-6)
+    assert all(np.allclose(state_arrays(cell, state_only)[k], a) for k, a in state_arrays(cell, state).items())
+
+
+@pytest.mark.parametrize("cell", CELLS)
+def test_advance_is_one_step_as_the_sampler_takes_it(cell):
+    module = CELLS[cell]
+    params = module.init_params(5, 3, seed=2)
+    ids = np.array([0, 3, 1, 4])
+    state = zero_state(params, cell)
+    assert all(a.shape == (3,) and not a.any() for a in state_arrays(cell, state).values())
+    for x in ids:
+        state, h = module.advance(params, int(x), state)
+    out = module.forward(params, ids)
+    assert np.allclose(h, out["h"][-1]) and np.allclose(state_arrays(cell, state)["h"], h)
+    assert all(a.shape == (7, 3) for a in state_arrays(cell, zero_state(params, cell, (7,))).values())
+
+
+@pytest.mark.parametrize("cell", CELLS)
+def test_a_state_as_named_arrays_and_back(cell):
+    arrays = {name: np.full((2, 3), float(k)) for k, name in enumerate(CELLS[cell].STATE_NAMES)}
+    state = state_from_arrays(cell, arrays)
+    assert isinstance(state, np.ndarray) == (len(arrays) == 1)
+    assert all(state_arrays(cell, state)[k] is a for k, a in arrays.items())
+
+
+def test_the_cell_is_told_from_the_parameters_names_and_shapes():
+    for cell, module in CELLS.items():
+        assert cell_of(module.init_params(5, 3)) == cell
+        assert check_cell_params(module.init_params(5, 3, dtype=np.float32)) == cell
+    # the LSTM and the GRU share their names: the shapes tell them apart, for any H (12 rows: H = 3 or H = 4)
+    assert cell_of(gru.init_params(5, 4)) == "gru" and cell_of(lstm.init_params(5, 3)) == "lstm"
+    # a dict that fits no cell goes to the closest, whose check then names the problem
+    broken_gru = {**gru.init_params(5, 3), "W_h": np.zeros((9, 2))}
+    assert cell_of(broken_gru) == "gru"
+    with pytest.raises(ValueError, match=r"W_h has shape \(9, 2\) but W_x \(9, 5\) implies H=3"):
+        check_cell_params(broken_gru)
+    assert cell_of({k: v for k, v in lstm.init_params(5, 3).items() if k != "b"}) == "lstm"
+    assert cell_of([1, 2]) == "rnn"  # not a dict: the vanilla check says so
+    with pytest.raises(TypeError, match="params must be a dict"):
+        check_cell_params([1, 2])
+
+
+@pytest.mark.parametrize("cell", CELLS)
+def test_sampling_bits_per_char_and_checkpoints_take_every_cell(cell, tmp_path):
+    vocab = rnn_core.Vocabulary("abcdef")
+    params = CELLS[cell].init_params(vocab.size, 5, seed=3, dtype=np.float32)
+    text = rnn_core.sample(params, vocab, "abc", 30, seed=4)
+    assert len(text) == 30 and set(text) <= set(vocab.chars)
+    assert np.isclose(rnn_core.next_char_probs(params, vocab, "abc").sum(), 1.0)
+    ids = vocab.encode("abcdefedcba" * 5)
+    assert 0 < rnn_core.bits_per_char(params, ids, n_streams=2, window=7) < 2 * np.log2(vocab.size)
+    path = rnn_core.save_checkpoint(tmp_path / "m.npz", params, vocab)
+    ck = rnn_core.load_checkpoint(path)
+    assert ck.cell == cell and all(np.array_equal(ck.params[k], params[k]) for k in params)
+    assert rnn_core.sample(ck.params, ck.vocab, "abc", 30, seed=4) == text
