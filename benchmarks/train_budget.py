@@ -91,7 +91,7 @@ def run_torch(torch, config, train_ids, val_ids, V, init):
     head = nn.Linear(H, V)
     if init == "rnn_core":
         start = rnn_core.CELLS[cell].init_params(V, H, seed=config.seed, dtype=np.float32,
-                                                 recurrent_scale=config.init_scale)
+                                                 recurrent_scale=config.recurrent_scale)
         names = ("W_xh", "W_hh", "b_h") if cell == "rnn" else ("W_x", "W_h", "b")
         with torch.no_grad():
             for ours, theirs in zip(names, (layer.weight_ih_l0, layer.weight_hh_l0, layer.bias_ih_l0)):

@@ -42,6 +42,7 @@ import numpy as np
 
 from ._validation import check_checkpoint_path, check_int
 from .cells import cell_module, check_cell_params
+from .config import current_names
 from .files import write_atomically
 from .vocab import Vocabulary
 
@@ -85,7 +86,7 @@ class Checkpoint:
     @property
     def config(self):
         """The training configuration stored with the checkpoint, a dict (empty if none)."""
-        return dict(self.meta.get("config", {}))
+        return current_names(self.meta.get("config", {}))
 
     @property
     def carried(self):

@@ -30,8 +30,8 @@ class TrainConfig:
         of the budget to ``final_lr_fraction`` times the peak) or "constant".
       warmup_steps: steps of linear warm-up from 0 to the peak rate.
       clip_norm: global-norm clipping threshold, or None for no clipping.
-      init_scale: the spectral radius of the initial W_hh (``init_params``'
-        recurrent_scale; for the gated cells, of each gate's block of W_h).
+      recurrent_scale: ρ, the spectral radius of the initial W_hh (``init_params``'
+        argument of the same name; for the gated cells, of each gate's block of W_h).
     Budget and bookkeeping:
       steps: total optimizer steps (counting steps done before a resume).
       max_seconds: wall-clock budget of one call in seconds, or None (the
@@ -54,7 +54,7 @@ class TrainConfig:
     decay_fraction: float = 1.0
     final_lr_fraction: float = 0.02
     clip_norm: float | None = 5.0
-    init_scale: float = 1.0
+    recurrent_scale: float = 1.0
     steps: int = 20_000
     max_seconds: float | None = None
     val_fraction: float = 0.1
@@ -75,7 +75,7 @@ class TrainConfig:
         check_number(self.learning_rate, "learning_rate", 0)
         check_number(self.clip_norm, "clip_norm", 0, allow_none=True)
         check_number(self.max_seconds, "max_seconds", 0, allow_none=True)
-        check_number(self.init_scale, "init_scale", 0)
+        check_number(self.recurrent_scale, "recurrent_scale", 0)
         check_number(self.decay_fraction, "decay_fraction", 0, 1, include_low=True)
         check_number(self.final_lr_fraction, "final_lr_fraction", 0, 1, include_low=True)
         check_number(self.val_fraction, "val_fraction", 0, 1, include_low=True, include_high=False)
@@ -94,7 +94,15 @@ class TrainConfig:
     def from_dict(cls, d):
         """A config from a dict such as ``to_dict()`` gives; unknown keys are ignored."""
         names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in names})  # a config saved before there was a cell: "rnn"
+        return cls(**{k: v for k, v in current_names(d).items() if k in names})  # a config saved before there was a cell: "rnn"
+
+
+RENAMED = {"init_scale": "recurrent_scale"}  # fields' earlier names, as older checkpoints store them
+
+
+def current_names(d):
+    """A config dict (as ``to_dict()`` gives, or as an older checkpoint stored it) with today's field names."""
+    return {RENAMED.get(k, k): v for k, v in d.items()}
 
 
 def learning_rate_at(config, step, seconds=None):

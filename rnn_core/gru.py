@@ -111,7 +111,7 @@ def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, recurrent_sca
     vocab_size V >= 1, hidden_size H >= 1; seed: for np.random.default_rng;
     dtype: np.float64 (default, for gradient checks) or np.float32 (training);
     recurrent_scale: the spectral radius of each gate's block of W_h (1: orthogonal; as in the
-    other cells, and TrainConfig.init_scale sets it); update_bias: the initial bias of the
+    other cells, and TrainConfig.recurrent_scale sets it); update_bias: the initial bias of the
     update gate z.
 
     - W_x (3H, V): N(0, 0.3^2), as the other cells: a one-hot input moves each gate's

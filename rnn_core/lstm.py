@@ -109,7 +109,7 @@ def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, forget_bias=1
     dtype: np.float64 (default, for gradient checks) or np.float32 (training);
     forget_bias: the initial bias of the forget gate; recurrent_scale: the
     spectral radius of each gate's block of W_h (1: orthogonal; as in
-    rnn_core.init_params, and TrainConfig.init_scale sets it).
+    rnn_core.init_params, and TrainConfig.recurrent_scale sets it).
 
     - W_x (4H, V): N(0, 0.3^2), as the vanilla RNN's W_xh: a one-hot input moves
       each gate's pre-activation by about 0.3, inside the squashing functions'

@@ -480,7 +480,7 @@ def _starting_state(config, vocab, fingerprint, path, resume):
         return state, History.from_arrays(ck.history)
     cell = cell_module(config.cell)
     params = cell.init_params(vocab.size, config.hidden_size, seed=config.seed, dtype=np.float32,
-                              recurrent_scale=config.init_scale)
+                              recurrent_scale=config.recurrent_scale)
     carried = state_arrays(config.cell, zero_state(params, config.cell, (config.batch_size,)))
     opt_state = OPTIMIZERS[config.optimizer][0](params)
     state = TrainState(params=params, opt_state=opt_state, step=0, epoch=0, next_window=0, carried=carried)

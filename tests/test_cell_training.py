@@ -57,7 +57,7 @@ def test_a_gated_cell_learns(cell):
 
 @pytest.mark.parametrize("cell", GATED)
 def test_the_initial_network_is_init_params_with_the_configs_seed_and_scale(cell):
-    r = run(cell=cell, steps=1, learning_rate=1e-30, lr_schedule="constant", init_scale=0.5, seed=3)
+    r = run(cell=cell, steps=1, learning_rate=1e-30, lr_schedule="constant", recurrent_scale=0.5, seed=3)
     V = Vocabulary.from_text(TEXT).size
     start = GATED[cell].init_params(V, 12, seed=3, dtype=np.float32, recurrent_scale=0.5)
     assert all(np.allclose(r.params[k], start[k], atol=1e-6) for k in start)

@@ -289,3 +289,10 @@ def test_truncate_history_to_the_state():
                 val_step=[2, 3], val_bpc=[2.5, 1.5], val_elapsed=[1, 2])
     h.truncate(2)
     assert h.step == [1, 2] and h.train_bpc == [3.0, 2.0] and h.val_step == [2] and h.val_bpc == [2.5]
+
+
+def test_a_config_saved_with_init_scale_reads_as_recurrent_scale():
+    """Checkpoints written before the rename keep ρ under its old name."""
+    old = TrainConfig(recurrent_scale=2.5).to_dict()
+    old["init_scale"] = old.pop("recurrent_scale")
+    assert TrainConfig.from_dict(old).recurrent_scale == 2.5
