@@ -362,7 +362,7 @@ def _rnn_bptt(params, inputs, targets, h0, slip=None):
     }.get(slip, p - y)
     loss = {"loss without its minus": -loss, "the mean loss": loss / T}.get(slip, loss)
     grads = {name: np.zeros_like(params[name]) for name in rnn.PARAM_NAMES}
-    if slip == "x_t in place of h_{t-1}":
+    if slip in ("x_t in place of h_{t-1}", "W_hh's gradient as W_xh's"):
         grads["W_hh"] = np.zeros((H, V))
     dh_next = np.zeros(H)
     for t in range(T, 0, -1):
@@ -376,7 +376,12 @@ def _rnn_bptt(params, inputs, targets, h0, slip=None):
         da = slope * dh
         if slip == "s[-1] at the first step" and t == 1:
             h_prev = hs[T]
-        grads["W_hh"] += np.outer(da, x if slip == "x_t in place of h_{t-1}" else h_prev)
+        dW_hh = {
+            "x_t in place of h_{t-1}": np.outer(da, x),
+            "W_hh's gradient as W_xh's": np.outer(1 - h**2, x),  # the char-RNN README's Σ_t x_t ⊙ (1 − h_t²)
+            "no upstream gradient in W_hh": np.outer(1 - h**2, h_prev),
+        }.get(slip)
+        grads["W_hh"] += np.outer(da, h_prev) if dW_hh is None else dW_hh
         up = 1 - h**2 if slip == "no upstream gradient" else da
         grads["W_xh"] += np.outer(up, x)
         grads["b_h"] += up
@@ -458,6 +463,18 @@ _BACKWARD_MISTAKES = (
         "gradient does not even depend on the targets.",
     ),
     ("x_t in place of h_{t-1}", (23,), "∇W_hh L = Σ_t δ_t h_{t−1}ᵀ: W_hh multiplies h_{t−1}, not x_t."),
+    (
+        "W_hh's gradient as W_xh's",
+        (23,),
+        "∇W_hh L written with ∇W_xh L's formula, Σ_t (1 − h_t²) x_tᵀ: W_hh multiplies h_{t−1}, not x_t, "
+        "and ∇h_t L is missing; the gradient is Σ_t δ_t h_{t−1}ᵀ with δ_t = (1 − h_t²) ⊙ ∇h_t L.",
+    ),
+    (
+        "no upstream gradient in W_hh",
+        (23,),
+        "∇W_hh L = Σ_t (1 − h_t²) h_{t−1}ᵀ has the slope alone, without ∇h_t L; the gradient is "
+        "Σ_t δ_t h_{t−1}ᵀ with δ_t = (1 − h_t²) ⊙ ∇h_t L.",
+    ),
     (
         "b_o of the first step",
         (24,),

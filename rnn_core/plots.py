@@ -339,7 +339,7 @@ def plot_clipping(g, by_entry, by_norm, limit, ax=None):
     g, by_entry, by_norm: arrays of shape (2,); limit: the clipping threshold c.
     """
     plt = _plt()
-    fig, ax = _subplots(ax, figsize=(5, 2.8))
+    fig, ax = _subplots(ax, figsize=(6.4, 2.8))
     for vec, label, color in [(g, "gradient", "black"), (by_entry, "elementwise clip", "C1"),
                               (by_norm, "global-norm clip", "C0")]:
         ax.annotate("", xy=tuple(vec), xytext=(0, 0), arrowprops=dict(arrowstyle="->", color=color, lw=2))
@@ -351,7 +351,7 @@ def plot_clipping(g, by_entry, by_norm, limit, ax=None):
     ax.set_xlim(min(xs) - pad, max(xs) + pad)
     ax.set_ylim(min(ys) - pad, max(max(ys), limit) + pad)
     ax.set_aspect("equal")
-    ax.legend(loc="upper right", fontsize=9)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), fontsize=9)  # beside the axes: over no arrow
     return fig
 
 

@@ -824,6 +824,64 @@ def test_every_errata_slip_of_the_notebook_is_recognised_by_its_row(errata_slips
             assert f'"{slip}"' in result.message, result.message
 
 
+def char_rnn_readme_backward(fixed=()):
+    """The char-RNN README's backward pass as published (rows 22, 23, 24), with the repairs named in ``fixed``.
+
+    Repairs: "upstream" (W_xh and b_h get δ_t, row 22), "W_hh with h_{t-1}" and "W_hh with δ_t" (the
+    two halves of row 23), "b_o summed" (row 24). Notebook 10 asks the reader to make all four.
+    """
+
+    def loss_and_grads(params, inputs, targets, h0):
+        W_xh, W_hh, W_yh, b_h, b_o = (params[name] for name in rnn_core.PARAM_NAMES)
+        V, T = W_yh.shape[0], len(inputs)
+        hs, y_hat = [h0], []
+        for x_t in inputs:
+            hs.append(np.tanh(W_xh[:, x_t] + W_hh @ hs[-1] + b_h))
+            y_hat.append(plain_softmax(W_yh @ hs[-1] + b_o))
+        loss = -sum(np.log(y_hat[t][targets[t]]) for t in range(T))
+        grads = dict.fromkeys(rnn_core.PARAM_NAMES, 0.0)
+        dh_next = np.zeros_like(h0)
+        for t in range(T - 1, -1, -1):
+            x, h, h_prev = np.eye(V)[inputs[t]], hs[t + 1], hs[t]
+            do = y_hat[t] - np.eye(V)[targets[t]]
+            delta = (1 - h**2) * (W_yh.T @ do + dh_next)
+            up = delta if "upstream" in fixed else 1 - h**2
+            grads["W_xh"] = grads["W_xh"] + np.outer(up, x)
+            grads["b_h"] = grads["b_h"] + up
+            grads["W_hh"] = grads["W_hh"] + np.outer(
+                delta if "W_hh with δ_t" in fixed else 1 - h**2, h_prev if "W_hh with h_{t-1}" in fixed else x
+            )
+            grads["W_yh"] = grads["W_yh"] + np.outer(do, h)
+            grads["b_o"] = grads["b_o"] + do if "b_o summed" in fixed else do
+            dh_next = W_hh.T @ delta
+        return loss, grads, hs[-1]
+
+    return loss_and_grads
+
+
+@pytest.mark.parametrize(
+    "fixed, wrong, rows",
+    [
+        ((), ["W_xh", "W_hh", "b_h", "b_o"], (22, 23, 24)),
+        (("upstream",), ["W_hh", "b_o"], (23, 24)),
+        (("upstream", "b_o summed"), ["W_hh"], (23,)),
+        (("upstream", "b_o summed", "W_hh with h_{t-1}"), ["W_hh"], (23,)),
+        (("upstream", "b_o summed", "W_hh with δ_t"), ["W_hh"], (23,)),
+        (("W_hh with h_{t-1}", "W_hh with δ_t", "b_o summed"), ["W_xh", "b_h"], (22,)),
+        (("upstream", "W_hh with h_{t-1}", "W_hh with δ_t"), ["b_o"], (24,)),
+    ],
+)
+def test_a_published_backward_pass_is_told_each_row_it_has_not_fixed(fixed, wrong, rows):
+    result = assert_wrong("loss_and_grads", char_rnn_readme_backward(fixed), wrong, rows=rows)
+    assert "like none of the mistakes" not in result.message, result.message
+
+
+def test_the_published_backward_pass_repaired_passes():
+    repairs = ("upstream", "W_hh with h_{t-1}", "W_hh with δ_t", "b_o summed")
+    result, _ = check("loss_and_grads", char_rnn_readme_backward(repairs))
+    assert result.status == "passed", result.message
+
+
 def test_a_wrong_answer_that_also_changes_its_arguments_is_told_both():
     def both(params, dh_t, h_t, h_prev, x_t):
         dh_t *= 1 - h_t**2  # delta, computed in the caller's array
