@@ -561,7 +561,9 @@ def _show(message):
 
     link = f'<a href="{html.escape(ERRATA_TABLE)}">{html.escape(ERRATA_TABLE)}</a>'
     body = html.escape(message).replace(html.escape(ERRATA_TABLE), link)
-    display({"text/plain": message, "text/html": f"<pre>{body}</pre>"}, raw=True)
+    # lines wrap at spaces only: JupyterLab's output style would otherwise break them inside words
+    style = "white-space: pre-wrap; word-break: normal; overflow-wrap: normal"
+    display({"text/plain": message, "text/html": f'<pre style="{style}">{body}</pre>'}, raw=True)
 
 
 _BY_NAME = {exercise.name: exercise for exercise in EXERCISE_LIST}
