@@ -36,6 +36,7 @@ __all__ = [
     "plot_lag_accuracy",
     "plot_next_char_probs",
     "plot_probe_accuracies",
+    "plot_race",
     "plot_softmax",
     "plot_step_size_errors",
     "plot_tanh",
@@ -679,4 +680,24 @@ def plot_gradient_flow(curves, title="", ax=None):
     if title:
         ax.set_title(title, fontsize=10)
     ax.legend(fontsize=9)
+    return fig
+
+
+def plot_race(curves, axes=None):
+    """Validation bpc during a race between cells (notebooks 08 and 09, section 5), one line per cell:
+    against the updates made (left) and against the multiply-adds spent (right).
+
+    curves: dict label -> (updates (K,), multiply_adds (K,), bpc (K,)), the validation bpc measured
+    after each of K checkpoints of that cell's run.
+    """
+    fig, axes = _subplots(axes, ncols=2, figsize=(10, 3.4))
+    for k, (label, (updates, multiply_adds, bpc)) in enumerate(curves.items()):
+        axes[0].plot(updates, bpc, "o-", ms=3, color=f"C{k}", label=label)
+        axes[1].plot(np.asarray(multiply_adds) / 1e9, bpc, "o-", ms=3, color=f"C{k}", label=label)
+    axes[0].set_xlabel("updates")
+    axes[1].set_xlabel("multiply-adds (billions)")
+    for ax in axes:
+        ax.set_ylabel("validation bpc")
+        ax.grid(alpha=0.3)
+    axes[1].legend(fontsize=9, loc="upper right")
     return fig
