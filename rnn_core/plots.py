@@ -649,7 +649,8 @@ def plot_lag_accuracy(lags, accuracies, chance, ax=None):
     """
     fig, ax = _subplots(ax, figsize=(6, 3))
     for k, (label, acc) in enumerate(accuracies.items()):
-        ax.plot(lags, acc, "o-", color=f"C{k}", label=label)
+        # each line a little thinner than the one before, so that lines that coincide all stay visible
+        ax.plot(lags, acc, "o-", color=f"C{k}", ms=max(8 - 2 * k, 3), lw=max(2.5 - 0.6 * k, 1.0), label=label)
     ax.axhline(chance, color="grey", ls="--", lw=0.8, label=f"chance ({chance:.2f})")
     ax.set_xscale("log")
     ax.minorticks_off()
@@ -684,20 +685,19 @@ def plot_gradient_flow(curves, title="", ax=None):
 
 
 def plot_race(curves, axes=None):
-    """Validation bpc during a race between cells (notebooks 08 and 09, section 5), one line per cell:
-    against the updates made (left) and against the multiply-adds spent (right).
+    """Validation bpc during a race between cells (notebooks 08 and 09), one line per cell: against the
+    updates made, the multiply-adds spent and the seconds of training, in three panels.
 
-    curves: dict label -> (updates (K,), multiply_adds (K,), bpc (K,)), the validation bpc measured
-    after each of K checkpoints of that cell's run.
+    curves: dict label -> (updates (K,), multiply_adds (K,), seconds (K,), bpc (K,)), the validation bpc
+    measured after each of K checkpoints of that cell's run.
     """
-    fig, axes = _subplots(axes, ncols=2, figsize=(10, 3.4))
-    for k, (label, (updates, multiply_adds, bpc)) in enumerate(curves.items()):
-        axes[0].plot(updates, bpc, "o-", ms=3, color=f"C{k}", label=label)
-        axes[1].plot(np.asarray(multiply_adds) / 1e9, bpc, "o-", ms=3, color=f"C{k}", label=label)
-    axes[0].set_xlabel("updates")
-    axes[1].set_xlabel("multiply-adds (billions)")
-    for ax in axes:
+    fig, axes = _subplots(axes, ncols=3, figsize=(13, 3.4))
+    for k, (label, (updates, multiply_adds, seconds, bpc)) in enumerate(curves.items()):
+        for ax, x in zip(axes, (updates, np.asarray(multiply_adds) / 1e9, seconds)):
+            ax.plot(x, bpc, "o-", ms=3, color=f"C{k}", label=label)
+    for ax, xlabel in zip(axes, ("updates", "multiply-adds (billions)", "seconds of training (this computer)")):
+        ax.set_xlabel(xlabel)
         ax.set_ylabel("validation bpc")
         ax.grid(alpha=0.3)
-    axes[1].legend(fontsize=9, loc="upper right")
+    axes[0].legend(fontsize=9, loc="upper right")
     return fig
