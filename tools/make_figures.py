@@ -24,7 +24,7 @@ The figures (names used by the notebooks):
     rnn-unrolled.svg                  the network folded and unrolled in time, W_xh, W_hh, W_yh labelled
     char-level-language-model.svg     the character-level language model on "hello", with numbers
     lstm-cell.svg                     one LSTM step: four gates, the cell path c_{t-1} -> c_t (notebook 08)
-    gru-cell.svg                      one GRU step: two gates, the candidate, the direct path h_{t-1} -> h_t (notebook 09)
+    gru-cell.svg                      one GRU step: two gates, the candidate, the direct path h_{t-1} -> h_t (09)
 
 The numbers in the last figure are those of the series' running example, computed here
 with rnn_core exactly as notebook 02 computes them: the sorted vocabulary of "hello"
