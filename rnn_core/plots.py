@@ -36,6 +36,7 @@ __all__ = [
     "plot_lag_accuracy",
     "plot_next_char_probs",
     "plot_probe_accuracies",
+    "plot_race",
     "plot_softmax",
     "plot_step_size_errors",
     "plot_tanh",
@@ -648,7 +649,8 @@ def plot_lag_accuracy(lags, accuracies, chance, ax=None):
     """
     fig, ax = _subplots(ax, figsize=(6, 3))
     for k, (label, acc) in enumerate(accuracies.items()):
-        ax.plot(lags, acc, "o-", color=f"C{k}", label=label)
+        # each line a little thinner than the one before, so that lines that coincide all stay visible
+        ax.plot(lags, acc, "o-", color=f"C{k}", ms=max(8 - 2 * k, 3), lw=max(2.5 - 0.6 * k, 1.0), label=label)
     ax.axhline(chance, color="grey", ls="--", lw=0.8, label=f"chance ({chance:.2f})")
     ax.set_xscale("log")
     ax.minorticks_off()
@@ -656,7 +658,7 @@ def plot_lag_accuracy(lags, accuracies, chance, ax=None):
     ax.set_ylim(0, 1.05)
     ax.set_xlabel("lag N (steps between the signal and the question)")
     ax.set_ylabel("recall accuracy")
-    ax.legend(fontsize=9, loc="lower left")
+    ax.legend(fontsize=9, loc="center left")  # between chance and 1, where no line runs
     return fig
 
 
@@ -679,4 +681,23 @@ def plot_gradient_flow(curves, title="", ax=None):
     if title:
         ax.set_title(title, fontsize=10)
     ax.legend(fontsize=9)
+    return fig
+
+
+def plot_race(curves, axes=None):
+    """Validation bpc during a race between cells (notebooks 08 and 09), one line per cell: against the
+    updates made, the multiply-adds spent and the seconds of training, in three panels.
+
+    curves: dict label -> (updates (K,), multiply_adds (K,), seconds (K,), bpc (K,)), the validation bpc
+    measured after each of K checkpoints of that cell's run.
+    """
+    fig, axes = _subplots(axes, ncols=3, figsize=(13, 3.4))
+    for k, (label, (updates, multiply_adds, seconds, bpc)) in enumerate(curves.items()):
+        for ax, x in zip(axes, (updates, np.asarray(multiply_adds) / 1e9, seconds)):
+            ax.plot(x, bpc, "o-", ms=3, color=f"C{k}", label=label)
+    for ax, xlabel in zip(axes, ("updates", "multiply-adds (billions)", "seconds of training (this computer)")):
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("validation bpc")
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=9, loc="upper right")
     return fig
