@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import functions, lstm, optim, rnn
+from . import functions, gru, lstm, optim, rnn
 
 __all__ = ["Case", "Mistake", "Exercise", "ALIASING", "EXERCISE_LIST"]
 
@@ -362,7 +362,7 @@ def _rnn_bptt(params, inputs, targets, h0, slip=None):
     }.get(slip, p - y)
     loss = {"loss without its minus": -loss, "the mean loss": loss / T}.get(slip, loss)
     grads = {name: np.zeros_like(params[name]) for name in rnn.PARAM_NAMES}
-    if slip == "x_t in place of h_{t-1}":
+    if slip in ("x_t in place of h_{t-1}", "W_hh's gradient as W_xh's"):
         grads["W_hh"] = np.zeros((H, V))
     dh_next = np.zeros(H)
     for t in range(T, 0, -1):
@@ -376,7 +376,12 @@ def _rnn_bptt(params, inputs, targets, h0, slip=None):
         da = slope * dh
         if slip == "s[-1] at the first step" and t == 1:
             h_prev = hs[T]
-        grads["W_hh"] += np.outer(da, x if slip == "x_t in place of h_{t-1}" else h_prev)
+        dW_hh = {
+            "x_t in place of h_{t-1}": np.outer(da, x),
+            "W_hh's gradient as W_xh's": np.outer(1 - h**2, x),  # the char-RNN README's Σ_t x_t ⊙ (1 − h_t²)
+            "no upstream gradient in W_hh": np.outer(1 - h**2, h_prev),
+        }.get(slip)
+        grads["W_hh"] += np.outer(da, h_prev) if dW_hh is None else dW_hh
         up = 1 - h**2 if slip == "no upstream gradient" else da
         grads["W_xh"] += np.outer(up, x)
         grads["b_h"] += up
@@ -458,6 +463,18 @@ _BACKWARD_MISTAKES = (
         "gradient does not even depend on the targets.",
     ),
     ("x_t in place of h_{t-1}", (23,), "∇W_hh L = Σ_t δ_t h_{t−1}ᵀ: W_hh multiplies h_{t−1}, not x_t."),
+    (
+        "W_hh's gradient as W_xh's",
+        (23,),
+        "∇W_hh L written with ∇W_xh L's formula, Σ_t (1 − h_t²) x_tᵀ: W_hh multiplies h_{t−1}, not x_t, "
+        "and ∇h_t L is missing; the gradient is Σ_t δ_t h_{t−1}ᵀ with δ_t = (1 − h_t²) ⊙ ∇h_t L.",
+    ),
+    (
+        "no upstream gradient in W_hh",
+        (23,),
+        "∇W_hh L = Σ_t (1 − h_t²) h_{t−1}ᵀ has the slope alone, without ∇h_t L; the gradient is "
+        "Σ_t δ_t h_{t−1}ᵀ with δ_t = (1 − h_t²) ⊙ ∇h_t L.",
+    ),
     (
         "b_o of the first step",
         (24,),
@@ -848,6 +865,133 @@ _LSTM_BACKWARD_MISTAKES = (
 )
 
 
+# the GRU ----------------------------------------------------------------------------------------------
+
+
+def _gru_case_parts():
+    V, H = 5, 3
+    params = gru.init_params(V, H, seed=9)
+    rng = np.random.default_rng(9)
+    params["b"] = params["b"] + 0.3 * rng.standard_normal(3 * H)
+    params["b_o"] = 0.3 * rng.standard_normal(V)
+    h_prev = 0.8 * rng.standard_normal(H)
+    return params, 2, h_prev, rng
+
+
+def _gru_forward_cases():
+    params, x_t, h_prev, _ = _gru_case_parts()
+    return [Case("one step with H = 3, V = 5, x_t = 2, h_prev ≠ 0, non-zero biases", (params, x_t, h_prev))]
+
+
+def _gru_step(params, x_t, h_prev, order=(0, 1, 2), keep="z", reset="after", squash_n=np.tanh):
+    """One GRU step with the three blocks read in ``order`` (the package's: r, z, n); ``keep``: the gate
+    that keeps the old state ("z", the package's, or "1 - z"); ``reset``: r applied "after" W_hn (the
+    package's, r ⊙ (W_hn h)) or "before" it (W_hn (r ⊙ h), Cho et al.'s and d2l's)."""
+    H = h_prev.shape[0]
+    rows = [slice(k * H, (k + 1) * H) for k in order]
+    W_x, W_h, b = (params[name] for name in ("W_x", "W_h", "b"))
+    r = _sigmoid(W_x[rows[0], x_t] + W_h[rows[0]] @ h_prev + b[rows[0]])
+    z = _sigmoid(W_x[rows[1], x_t] + W_h[rows[1]] @ h_prev + b[rows[1]])
+    m = W_h[rows[2]] @ (h_prev if reset == "after" else r * h_prev)
+    n = squash_n(W_x[rows[2], x_t] + (r * m if reset == "after" else m) + b[rows[2]])
+    h = z * h_prev + (1 - z) * n if keep == "z" else (1 - z) * h_prev + z * n
+    return h, {"x": x_t, "h_prev": h_prev, "r": r, "z": z, "n": n, "m": m}
+
+
+def _gru_forward_model(**how):
+    return lambda case: _gru_step(*case.args, **how)
+
+
+_GRU_ORDER = "the rows of W_x, W_h and b are stacked r, z, n (reset gate, update gate, candidate)."
+_Z_KEEPS = (
+    "in rnn_core's convention (Cho et al. 2014, PyTorch, d2l) z keeps the old state: "
+    "h_t = z ⊙ h_{t−1} + (1 − z) ⊙ n_t; some papers write the same cell with z and 1 − z the other way round."
+)
+_RESET_AFTER = (
+    "rnn_core applies the reset gate after W_hn, as PyTorch does: n_t = tanh(W_xn x_t + r_t ⊙ (W_hn h_{t−1}) + b_n); "
+    "Cho et al. and d2l apply it before, W_hn (r_t ⊙ h_{t−1}), which is a different cell."
+)
+
+_GRU_FORWARD_MISTAKES = tuple(
+    Mistake("the gates read from the wrong rows", _GRU_ORDER, gives=_gru_forward_model(order=order))
+    for order in itertools.permutations(range(3))
+    if order != (0, 1, 2)
+) + (
+    Mistake("z and 1 − z swapped", _Z_KEEPS, gives=_gru_forward_model(keep="1 - z")),
+    Mistake("the reset gate before W_hn", _RESET_AFTER, gives=_gru_forward_model(reset="before")),
+    Mistake(
+        "a sigmoid for the candidate",
+        "n_t = tanh(...), so that it can write negative values too; r and z use the sigmoid.",
+        gives=_gru_forward_model(squash_n=_sigmoid),
+    ),
+)
+
+
+def _gru_backward_cases():
+    params, x_t, h_prev, rng = _gru_case_parts()
+    _, cache = gru.step_forward(params, x_t, h_prev)
+    dh_t = rng.standard_normal(h_prev.shape[0])
+    return [Case("one step with H = 3, V = 5, x_t = 2, h_prev ≠ 0, dh_t ≠ 0", (params, dh_t, cache))]
+
+
+def _gru_backward_model(order=(0, 1, 2), keep="z", reset="after", direct=True, n_slope="tanh", dz_sign=1.0):
+    def gives(case):
+        params, dh_t, cache = case.args
+        r, z, n, m, h_prev = (cache[k] for k in ("r", "z", "n", "m", "h_prev"))
+        H = h_prev.shape[0]
+        W_hn = params["W_h"][2 * H : 3 * H]
+        keep_gate = z if keep == "z" else 1 - z
+        dn = dh_t * (1 - keep_gate)
+        dz = dz_sign * dh_t * (h_prev - n) * (1 if keep == "z" else -1)
+        da_n = dn * ((1 - n**2) if n_slope == "tanh" else n * (1 - n))
+        if reset == "after":  # n = tanh(W_xn x + r * (W_hn h) + b_n)
+            dm, dr, through_n, read = da_n * r, da_n * m, 0.0, h_prev
+        else:  # n = tanh(W_xn x + W_hn (r * h) + b_n), the cell of Cho et al. and d2l
+            d_rh = W_hn.T @ da_n
+            dm, dr, through_n, read = da_n, d_rh * h_prev, d_rh * r, r * h_prev
+        blocks_x = [dr * r * (1 - r), dz * z * (1 - z), da_n]
+        da_x = np.concatenate([blocks_x[order.index(k)] for k in range(3)])
+        da_h = np.concatenate([blocks_x[order.index(k)] if k < 2 else dm for k in range(3)])
+        x = np.eye(params["W_x"].shape[1])[cache["x"]]
+        dW_h = np.outer(da_h, h_prev)
+        if reset == "before":  # the candidate's rows read r * h_{t-1}, and nothing goes through W_hn to h directly
+            dW_h[2 * H :] = np.outer(da_n, read)
+            dh_prev = params["W_h"][: 2 * H].T @ da_h[: 2 * H] + through_n
+        else:
+            dh_prev = params["W_h"].T @ da_h
+        if direct:
+            dh_prev = dh_prev + dh_t * keep_gate
+        return dh_prev, {"W_x": np.outer(da_x, x), "W_h": dW_h, "b": da_x}
+
+    return gives
+
+
+_GRU_BACKWARD_MISTAKES = (
+    Mistake(
+        "no direct path to h_{t−1}",
+        "h_t = z ⊙ h_{t−1} + ... depends on h_{t−1} directly, not only through the gates and the candidate: "
+        "dh_{t−1} gets dh_t ⊙ z_t besides what goes back through W_h.",
+        gives=_gru_backward_model(direct=False),
+    ),
+    Mistake("z and 1 − z swapped", _Z_KEEPS, gives=_gru_backward_model(keep="1 - z")),
+    Mistake("the reset gate before W_hn", _RESET_AFTER, gives=_gru_backward_model(reset="before")),
+    Mistake(
+        "the update gate's gradient with its sign flipped",
+        "h_t = z ⊙ h_{t−1} + (1 − z) ⊙ n_t, so ∂h_t/∂z_t = h_{t−1} − n_t, not n_t − h_{t−1}.",
+        gives=_gru_backward_model(dz_sign=-1.0),
+    ),
+    Mistake(
+        "the sigmoid's slope for the candidate",
+        "n_t = tanh(...), whose slope is 1 − n²; n(1 − n) is a sigmoid's.",
+        gives=_gru_backward_model(n_slope="sigmoid"),
+    ),
+) + tuple(
+    Mistake("the gates' gradients stacked in the wrong order", _GRU_ORDER, gives=_gru_backward_model(order=order))
+    for order in itertools.permutations(range(3))
+    if order != (0, 1, 2)
+)
+
+
 # -- the exercises, in reading order --------------------------------------------------------------------
 
 EXERCISE_LIST = (
@@ -1005,13 +1149,33 @@ EXERCISE_LIST = (
         "Then each gate's pre-activation: multiply by its squashing function's slope, and stack the "
         "four blocks in the order i, f, g, o. dh_{t−1} goes back through W_h, transposed.",
     ),
+    Exercise(
+        "gru.step_forward",
+        "09-gated-cells-gru.ipynb",
+        lambda params, x_t, h_prev: gru.step_forward(params, x_t, h_prev),
+        args=("params", "x_t", "h_prev"),
+        outputs=("h", "cache"),
+        cases=_gru_forward_cases,
+        mistakes=_GRU_FORWARD_MISTAKES,
+        hint="The rows of W_x, W_h and b come in three blocks of H, stacked r, z, n. The two gates are "
+        "sigmoids of their blocks of W_x x_t + W_h h_{t−1} + b. The candidate is the tanh of its block "
+        "of W_x x_t + b plus r ⊙ m, where m is the candidate's block of W_h times h_{t−1}: the reset gate "
+        "scales m after the product. Then h_t = z ⊙ h_{t−1} + (1 − z) ⊙ n: z keeps the old state. The "
+        "cache is a dict with the keys of rnn_core.gru.step_forward's: x, h_prev, r, z, n and m.",
+    ),
+    Exercise(
+        "gru.step_backward",
+        "09-gated-cells-gru.ipynb",
+        lambda params, dh_t, cache: gru.step_backward(params, dh_t, cache),
+        args=("params", "dh_t", "cache"),
+        outputs=("dh_prev", "grads"),
+        by_key=("grads",),
+        cases=_gru_backward_cases,
+        mistakes=_GRU_BACKWARD_MISTAKES,
+        hint="Start from h_t = z ⊙ h_{t−1} + (1 − z) ⊙ n: it sends dh_t ⊙ (1 − z) to n, dh_t ⊙ (h_{t−1} − n) "
+        "to z, and dh_t ⊙ z straight to h_{t−1}. Back through the candidate's tanh; then r ⊙ m splits "
+        "into a part for m (times r) and a part for r (times m). Multiply each gate by its sigmoid's "
+        "slope. W_x and b receive the blocks r, z and the candidate's pre-activation; W_h receives r, z "
+        "and m's part; dh_{t−1} is the direct part plus W_h, transposed, times those three blocks.",
+    ),
 )
-
-# The GRU's two exercises ("gru.step_forward", "gru.step_backward", notebook 09-gated-cells-gru.ipynb) come
-# as two more entries once rnn_core.gru exists, written like the LSTM's: the reference functions
-# gru.step_forward(params, x_t, h_prev) -> (h, cache) and gru.step_backward(params, dh_t, cache) ->
-# (dh_prev, grads: W_x, W_h, b); a case built from gru.init_params with non-zero biases (H != V);
-# mistakes such as z and 1 - z swapped (h_t = (1 - z) h_{t-1} + z n is the other papers' convention),
-# the reset gate applied before W_hn (r * (W_hn h) is the package's), the gates read from the wrong
-# rows; and solutions whose cache has the keys of gru.step_forward's. They wait for the package's
-# cache: a solution written before it would have to guess its keys.

@@ -125,4 +125,32 @@ def lstm_step_backward(params, dh_t, dc_t, cache):
     grads = {"W_x": dW_x, "W_h": np.outer(da, cache["h_prev"]), "b": da}
     return params["W_h"].T @ da, dc * f, grads  # dh_{t-1}, dc_{t-1}, this step's gradients
 """,
+    "gru.step_forward": """
+def gru_step_forward(params, x_t, h_prev):
+    H = h_prev.shape[0]
+    W_x, W_h, b = params["W_x"], params["W_h"], params["b"]  # three blocks of H rows each: r, z, n
+    sigmoid = lambda a: 1 / (1 + np.exp(-a))
+    r = sigmoid(W_x[0:H, x_t] + W_h[0:H] @ h_prev + b[0:H])  # reset gate
+    z = sigmoid(W_x[H : 2 * H, x_t] + W_h[H : 2 * H] @ h_prev + b[H : 2 * H])  # update gate: keeps the old state
+    m = W_h[2 * H : 3 * H] @ h_prev  # the old state as the candidate reads it, W_hn h_{t-1}
+    n = np.tanh(W_x[2 * H : 3 * H, x_t] + r * m + b[2 * H : 3 * H])  # candidate: r scales m after the product
+    h = z * h_prev + (1 - z) * n
+    return h, {"x": x_t, "h_prev": h_prev, "r": r, "z": z, "n": n, "m": m}
+""",
+    "gru.step_backward": """
+def gru_step_backward(params, dh_t, cache):
+    r, z, n, m, h_prev = (cache[name] for name in ("r", "z", "n", "m", "h_prev"))
+    dn = dh_t * (1 - z)  # back through h_t = z * h_{t-1} + (1 - z) * n ...
+    dz = dh_t * (h_prev - n)  # ... to n and to z
+    da_n = dn * (1 - n**2)  # back through the candidate's tanh
+    dm, dr = da_n * r, da_n * m  # back through r * m
+    da_r, da_z = dr * r * (1 - r), dz * z * (1 - z)  # back through the gates' sigmoids
+    da_x = np.concatenate([da_r, da_z, da_n])  # what reaches W_x x_t + b, stacked r, z, n
+    da_h = np.concatenate([da_r, da_z, dm])  # what reaches W_h h_{t-1}
+    dW_x = np.zeros_like(params["W_x"])
+    dW_x[:, cache["x"]] = da_x  # only column x_t
+    grads = {"W_x": dW_x, "W_h": np.outer(da_h, h_prev), "b": da_x}
+    dh_prev = dh_t * z + params["W_h"].T @ da_h  # the direct path, and through all three blocks
+    return dh_prev, grads
+""",
 }

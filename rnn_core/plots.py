@@ -36,6 +36,7 @@ __all__ = [
     "plot_lag_accuracy",
     "plot_next_char_probs",
     "plot_probe_accuracies",
+    "plot_race",
     "plot_softmax",
     "plot_step_size_errors",
     "plot_tanh",
@@ -339,7 +340,7 @@ def plot_clipping(g, by_entry, by_norm, limit, ax=None):
     g, by_entry, by_norm: arrays of shape (2,); limit: the clipping threshold c.
     """
     plt = _plt()
-    fig, ax = _subplots(ax, figsize=(5, 2.8))
+    fig, ax = _subplots(ax, figsize=(6.4, 2.8))
     for vec, label, color in [(g, "gradient", "black"), (by_entry, "elementwise clip", "C1"),
                               (by_norm, "global-norm clip", "C0")]:
         ax.annotate("", xy=tuple(vec), xytext=(0, 0), arrowprops=dict(arrowstyle="->", color=color, lw=2))
@@ -351,7 +352,7 @@ def plot_clipping(g, by_entry, by_norm, limit, ax=None):
     ax.set_xlim(min(xs) - pad, max(xs) + pad)
     ax.set_ylim(min(ys) - pad, max(max(ys), limit) + pad)
     ax.set_aspect("equal")
-    ax.legend(loc="upper right", fontsize=9)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), fontsize=9)  # beside the axes: over no arrow
     return fig
 
 
@@ -648,7 +649,8 @@ def plot_lag_accuracy(lags, accuracies, chance, ax=None):
     """
     fig, ax = _subplots(ax, figsize=(6, 3))
     for k, (label, acc) in enumerate(accuracies.items()):
-        ax.plot(lags, acc, "o-", color=f"C{k}", label=label)
+        # each line a little thinner than the one before, so that lines that coincide all stay visible
+        ax.plot(lags, acc, "o-", color=f"C{k}", ms=max(8 - 2 * k, 3), lw=max(2.5 - 0.6 * k, 1.0), label=label)
     ax.axhline(chance, color="grey", ls="--", lw=0.8, label=f"chance ({chance:.2f})")
     ax.set_xscale("log")
     ax.minorticks_off()
@@ -656,7 +658,7 @@ def plot_lag_accuracy(lags, accuracies, chance, ax=None):
     ax.set_ylim(0, 1.05)
     ax.set_xlabel("lag N (steps between the signal and the question)")
     ax.set_ylabel("recall accuracy")
-    ax.legend(fontsize=9, loc="lower left")
+    ax.legend(fontsize=9, loc="center left")  # between chance and 1, where no line runs
     return fig
 
 
@@ -679,4 +681,23 @@ def plot_gradient_flow(curves, title="", ax=None):
     if title:
         ax.set_title(title, fontsize=10)
     ax.legend(fontsize=9)
+    return fig
+
+
+def plot_race(curves, axes=None):
+    """Validation bpc during a race between cells (notebooks 08 and 09), one line per cell: against the
+    updates made, the multiply-adds spent and the seconds of training, in three panels.
+
+    curves: dict label -> (updates (K,), multiply_adds (K,), seconds (K,), bpc (K,)), the validation bpc
+    measured after each of K checkpoints of that cell's run.
+    """
+    fig, axes = _subplots(axes, ncols=3, figsize=(13, 3.4))
+    for k, (label, (updates, multiply_adds, seconds, bpc)) in enumerate(curves.items()):
+        for ax, x in zip(axes, (updates, np.asarray(multiply_adds) / 1e9, seconds)):
+            ax.plot(x, bpc, "o-", ms=3, color=f"C{k}", label=label)
+    for ax, xlabel in zip(axes, ("updates", "multiply-adds (billions)", "seconds of training (this computer)")):
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("validation bpc")
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=9, loc="upper right")
     return fig

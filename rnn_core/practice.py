@@ -50,15 +50,17 @@ that name does; one sequence, vectors 1-D):
     global_norm(grads) -> norm                                                  07
     lstm.step_forward(params, x_t, h_prev, c_prev) -> (h, c, cache)             08  cache: as rnn_core's
     lstm.step_backward(params, dh_t, dc_t, cache) -> (dh_prev, dc_prev, grads)  08  cache: rnn_core's
+    gru.step_forward(params, x_t, h_prev) -> (h, cache)                         09  cache: as rnn_core's
+    gru.step_backward(params, dh_t, cache) -> (dh_prev, grads)                  09  cache: rnn_core's
 
 The checker never raises because of the reader's code and never changes the reader's arrays (every
 call gets fresh copies). A right answer is asked a second time, on fresh copies, so that a function
 that changes its arguments, or keeps something between calls, is caught. Besides the rows of the
 errata table (3, 4, 5, 7, 8, 10, 11, 13, 14, 16, 17, 20, 21, 22, 23, 24, 27 and 28), it names the
 common slips each exercise invites: a softmax that overflows, Adam without bias correction,
-clipping each array by its own norm, the LSTM's missing path from h_t into the cell... A case on a
-square network (H = V) runs only to explain an answer that fails on shapes where H != V, as two of
-the errata's mistakes do.
+clipping each array by its own norm, the LSTM's missing path from h_t into the cell, the GRU's z
+and 1 − z swapped... A case on a square network (H = V) runs only to explain an answer that fails on
+shapes where H != V, as two of the errata's mistakes do.
 
 Adding an exercise is one ``Exercise`` entry in ``rnn_core/_practice_exercises.py`` (the reference
 function, argument and output names, a function that builds the cases, the mistakes to recognise
@@ -561,7 +563,9 @@ def _show(message):
 
     link = f'<a href="{html.escape(ERRATA_TABLE)}">{html.escape(ERRATA_TABLE)}</a>'
     body = html.escape(message).replace(html.escape(ERRATA_TABLE), link)
-    display({"text/plain": message, "text/html": f"<pre>{body}</pre>"}, raw=True)
+    # lines wrap at spaces only: JupyterLab's output style would otherwise break them inside words
+    style = "white-space: pre-wrap; word-break: normal; overflow-wrap: normal"
+    display({"text/plain": message, "text/html": f'<pre style="{style}">{body}</pre>'}, raw=True)
 
 
 _BY_NAME = {exercise.name: exercise for exercise in EXERCISE_LIST}

@@ -77,12 +77,25 @@ suppress_warnings = ["myst.header"]  # notebooks start at '#', then jump to '##'
 
 ATTACHMENT = re.compile(r"!\[([^\]]*)\]\(attachment:([^)\s]+)\)")
 HEADING_LINK = re.compile(r"\]\(((?:[0-9][0-9]-[^)#\s]*\.ipynb)?)#([^)\s]+)\)")
+OUTPUT_LINK = re.compile(r'href="([0-9][0-9]-[^"#\s]*)\.ipynb(?:#([^"\s]+))?"')  # in an output's HTML
+
+
+def _output_link(m):
+    """A link in a stored HTML output (e.g. practice.check's errata link) to a notebook, as a link to its page."""
+    anchor = f"#{github_slugify(m.group(2))}" if m.group(2) else ""
+    return f'href="{m.group(1)}.html{anchor}"'
 
 
 def _notebook_for_site(text: str) -> str:
-    """The notebook's JSON with attachments inlined and JupyterLab heading links made GitHub-style."""
+    """The notebook's JSON with attachments inlined, JupyterLab heading links made GitHub-style, and
+    links to notebooks inside stored HTML outputs pointed at their pages."""
     nb = json.loads(text)
     for cell in nb.get("cells", []):
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if "text/html" in data:
+                page = "".join(data["text/html"]) if isinstance(data["text/html"], list) else data["text/html"]
+                data["text/html"] = OUTPUT_LINK.sub(_output_link, page)
         if cell.get("cell_type") != "markdown":
             continue
         src = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]

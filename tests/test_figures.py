@@ -26,6 +26,7 @@ NAMES = [
     "rnn-unrolled",
     "char-level-language-model",
     "lstm-cell",
+    "gru-cell",
 ]
 
 

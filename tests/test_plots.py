@@ -386,6 +386,18 @@ def test_plot_lag_accuracy_one_line_per_cell_and_the_chance_line():
     assert legend_texts(ax.get_legend()) == ["vanilla", "LSTM", "chance (0.25)"]
 
 
+def test_plot_race_draws_each_cell_against_updates_multiply_adds_and_seconds():
+    curves = {"vanilla RNN": ([10, 20], [1e9, 2e9], [0.5, 1.0], [3.0, 2.5]),
+              "LSTM": ([4, 8], [1e9, 2e9], [0.6, 1.1], [3.2, 2.6])}
+    by_updates, by_arithmetic, by_time = plots.plot_race(curves).axes
+    assert [list(ln.get_xdata()) for ln in by_updates.get_lines()] == [[10, 20], [4, 8]]
+    assert [list(ln.get_xdata()) for ln in by_arithmetic.get_lines()] == [[1.0, 2.0], [1.0, 2.0]]
+    assert [list(ln.get_xdata()) for ln in by_time.get_lines()] == [[0.5, 1.0], [0.6, 1.1]]
+    assert list(by_time.get_lines()[1].get_ydata()) == [3.2, 2.6] and "seconds" in by_time.get_xlabel()
+    assert legend_texts(by_updates.get_legend()) == ["vanilla RNN", "LSTM"]
+    assert "multiply-adds" in by_arithmetic.get_xlabel()
+
+
 def test_plot_gradient_flow_colours_by_cell_and_dashes_the_initial_curves():
     curves = {"vanilla (init)": [1.0, 0.1, 0.01], "LSTM (init)": [1.0, 0.5, 0.25],
               "vanilla (trained)": [1.0, 0.2, 0.0], "LSTM (trained)": [1.0, 0.9, 0.8]}

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import rnn_core
-from rnn_core import lstm, practice
+from rnn_core import gru, lstm, practice
 from rnn_core._practice_solutions import SOLUTIONS
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
@@ -154,6 +154,28 @@ def plain_lstm_step_backward(params, dh_t, dc_t, cache, into_cell=True):
     return params["W_h"].T @ da, dc * f, {"W_x": np.outer(da, x), "W_h": np.outer(da, cache["h_prev"]), "b": da}
 
 
+def plain_gru_step_forward(params, x_t, h_prev):
+    H = len(h_prev)
+    W_x, W_h, b = params["W_x"], params["W_h"], params["b"]
+    pre = {name: (W_x[k * H : (k + 1) * H, x_t], W_h[k * H : (k + 1) * H] @ h_prev, b[k * H : (k + 1) * H])
+           for k, name in enumerate("rzn")}
+    r, z = (sigmoid(sum(pre[name])) for name in "rz")
+    x_part, m, b_n = pre["n"]
+    n = np.tanh(x_part + r * m + b_n)
+    return (1 - z) * n + z * h_prev, {"x": x_t, "h_prev": h_prev, "r": r, "z": z, "n": n, "m": m}
+
+
+def plain_gru_step_backward(params, dh_t, cache, direct=True, swapped=False):
+    r, z, n, m, h_prev = cache["r"], cache["z"], cache["n"], cache["m"], cache["h_prev"]
+    keep = 1 - z if swapped else z  # swapped: the derivative of h_t = (1 - z) h_{t-1} + z n, the other convention
+    da_n = dh_t * (1 - keep) * (1 - n * n)
+    da_r = da_n * m * r * (1 - r)
+    da_z = dh_t * (h_prev - n) * (-1 if swapped else 1) * z * (1 - z)
+    x = np.eye(params["W_x"].shape[1])[cache["x"]]
+    da_x, da_h = np.concatenate([da_r, da_z, da_n]), np.concatenate([da_r, da_z, da_n * r])
+    dh_prev = params["W_h"].T @ da_h + (dh_t * keep if direct else 0)
+    return dh_prev, {"W_x": np.outer(da_x, x), "W_h": np.outer(da_h, h_prev), "b": da_x}
+
 PACKAGE = {
     "one_hot": rnn_core.one_hot,
     "softmax": rnn_core.softmax,
@@ -167,6 +189,8 @@ PACKAGE = {
     "global_norm": rnn_core.global_norm,
     "lstm.step_forward": lstm.step_forward,
     "lstm.step_backward": lstm.step_backward,
+    "gru.step_forward": gru.step_forward,
+    "gru.step_backward": gru.step_backward,
 }
 PLAIN = {
     "one_hot": plain_one_hot,
@@ -181,6 +205,8 @@ PLAIN = {
     "global_norm": plain_global_norm,
     "lstm.step_forward": plain_lstm_step_forward,
     "lstm.step_backward": plain_lstm_step_backward,
+    "gru.step_forward": plain_gru_step_forward,
+    "gru.step_backward": plain_gru_step_backward,
 }
 
 
@@ -195,13 +221,14 @@ def solution_function(name):
 
 
 def test_exercises_are_listed_in_reading_order_with_their_notebooks():
-    assert list(practice.EXERCISES)[:12] == list(PACKAGE)
+    assert list(practice.EXERCISES) == list(PACKAGE)
     for name, notebook in practice.EXERCISES.items():
         assert re.fullmatch(r"\d\d-[a-z0-9-]+\.ipynb", notebook), (name, notebook)
     numbers = [int(nb[:2]) for nb in practice.EXERCISES.values()]
     assert numbers == sorted(numbers)
     assert practice.EXERCISES["loss_and_grads"] == "04-backpropagation-through-time.ipynb"
     assert practice.EXERCISES["lstm.step_backward"] == "08-gated-cells-lstm.ipynb"
+    assert practice.EXERCISES["gru.step_backward"] == "09-gated-cells-gru.ipynb"
     assert set(SOLUTIONS) == set(practice.EXERCISES)
     assert rnn_core.practice is practice
 
@@ -723,6 +750,89 @@ def test_lstm_step_backward_mistakes():
     )
 
 
+def test_gru_step_forward_mistakes():
+    def other_convention(params, x_t, h_prev):  # h_t = (1 - z) h_{t-1} + z n: z and 1 - z swapped
+        h, cache = plain_gru_step_forward(params, x_t, h_prev)
+        z, n = cache["z"], cache["n"]
+        return (1 - z) * h_prev + z * n, cache
+
+    assert_wrong("gru.step_forward", other_convention, ["h"], mistake="z and 1 − z swapped")
+
+    def reset_before(params, x_t, h_prev):  # W_hn (r * h_{t-1}), as Cho et al. and d2l write it
+        H = len(h_prev)
+        h, cache = plain_gru_step_forward(params, x_t, h_prev)
+        r, z = cache["r"], cache["z"]
+        m = params["W_h"][2 * H :] @ (r * h_prev)
+        n = np.tanh(params["W_x"][2 * H :, x_t] + m + params["b"][2 * H :])
+        return z * h_prev + (1 - z) * n, {**cache, "n": n, "m": m}
+
+    result = assert_wrong("gru.step_forward", reset_before, ["h", "cache"], mistake="the reset gate before W_hn")
+    assert "Cho et al." in result.message
+
+    def order_zrn(params, x_t, h_prev):  # the rows read as z, r, n
+        H = len(h_prev)
+        swap = np.r_[H : 2 * H, 0:H, 2 * H : 3 * H]
+        return plain_gru_step_forward(
+            {**params, "W_x": params["W_x"][swap], "W_h": params["W_h"][swap], "b": params["b"][swap]}, x_t, h_prev
+        )
+
+    assert_wrong("gru.step_forward", order_zrn, ["h", "cache"], mistake="the gates read from the wrong rows")
+
+    def no_m(params, x_t, h_prev):
+        h, cache = plain_gru_step_forward(params, x_t, h_prev)
+        return h, {k: v for k, v in cache.items() if k != "m"}
+
+    result = assert_wrong("gru.step_forward", no_m, ["cache"])
+    assert "cache: no key 'm'" in result.message
+
+
+def test_gru_step_backward_mistakes():
+    def no_direct_path(params, dh_t, cache):
+        return plain_gru_step_backward(params, dh_t, cache, direct=False)
+
+    result = assert_wrong("gru.step_backward", no_direct_path, ["dh_prev"], mistake="no direct path to h_{t−1}")
+    assert result.errata == ()
+
+    def other_convention(params, dh_t, cache):
+        return plain_gru_step_backward(params, dh_t, cache, swapped=True)
+
+    assert_wrong(
+        "gru.step_backward", other_convention, ["dh_prev", "W_x", "W_h", "b"], mistake="z and 1 − z swapped"
+    )
+
+    def reset_before(params, dh_t, cache):  # the gradient of W_hn (r * h_{t-1}), Cho et al.'s candidate
+        r, z, n, h_prev, H = cache["r"], cache["z"], cache["n"], cache["h_prev"], len(dh_t)
+        dh_prev, grads = plain_gru_step_backward(params, dh_t, cache)
+        da_n = dh_t * (1 - z) * (1 - n * n)
+        d_rh = params["W_h"][2 * H :].T @ da_n  # what reaches r * h_{t-1}
+        da_r = d_rh * h_prev * r * (1 - r)
+        da_z = grads["b"][H : 2 * H]
+        x = np.eye(params["W_x"].shape[1])[cache["x"]]
+        da_x = np.concatenate([da_r, da_z, da_n])
+        dW_h = np.vstack([np.outer(da_r, h_prev), np.outer(da_z, h_prev), np.outer(da_n, r * h_prev)])
+        dh_prev = params["W_h"][:H].T @ da_r + params["W_h"][H : 2 * H].T @ da_z + d_rh * r + dh_t * z
+        return dh_prev, {"W_x": np.outer(da_x, x), "W_h": dW_h, "b": da_x}
+
+    result = assert_wrong(
+        "gru.step_backward", reset_before, ["dh_prev", "W_x", "W_h", "b"], mistake="the reset gate before W_hn"
+    )
+
+    def sign_of_dz(params, dh_t, cache):
+        H = len(dh_t)
+        dh_prev, grads = plain_gru_step_backward(params, dh_t, cache)
+        da_z = grads["b"][H : 2 * H]
+        for name in ("W_x", "W_h", "b"):
+            grads[name][H : 2 * H] *= -1
+        return dh_prev - 2 * params["W_h"][H : 2 * H].T @ da_z, grads
+
+    assert_wrong(
+        "gru.step_backward",
+        sign_of_dz,
+        ["dh_prev", "W_x", "W_h", "b"],
+        mistake="the update gate's gradient with its sign flipped",
+    )
+
+
 # -- the errata's slips, taken from the notebook that writes them ------------------------------------------
 
 # what each slip of the backward pass gets wrong on a sequence (loss and h_last come from the forward pass)
@@ -822,6 +932,64 @@ def test_every_errata_slip_of_the_notebook_is_recognised_by_its_row(errata_slips
         else:
             result = assert_wrong("loss_and_grads", as_loss_and_grads(backward, slip), SLIP_WRONG[slip], rows=rows)
             assert f'"{slip}"' in result.message, result.message
+
+
+def char_rnn_readme_backward(fixed=()):
+    """The char-RNN README's backward pass as published (rows 22, 23, 24), with the repairs named in ``fixed``.
+
+    Repairs: "upstream" (W_xh and b_h get δ_t, row 22), "W_hh with h_{t-1}" and "W_hh with δ_t" (the
+    two halves of row 23), "b_o summed" (row 24). Notebook 10 asks the reader to make all four.
+    """
+
+    def loss_and_grads(params, inputs, targets, h0):
+        W_xh, W_hh, W_yh, b_h, b_o = (params[name] for name in rnn_core.PARAM_NAMES)
+        V, T = W_yh.shape[0], len(inputs)
+        hs, y_hat = [h0], []
+        for x_t in inputs:
+            hs.append(np.tanh(W_xh[:, x_t] + W_hh @ hs[-1] + b_h))
+            y_hat.append(plain_softmax(W_yh @ hs[-1] + b_o))
+        loss = -sum(np.log(y_hat[t][targets[t]]) for t in range(T))
+        grads = dict.fromkeys(rnn_core.PARAM_NAMES, 0.0)
+        dh_next = np.zeros_like(h0)
+        for t in range(T - 1, -1, -1):
+            x, h, h_prev = np.eye(V)[inputs[t]], hs[t + 1], hs[t]
+            do = y_hat[t] - np.eye(V)[targets[t]]
+            delta = (1 - h**2) * (W_yh.T @ do + dh_next)
+            up = delta if "upstream" in fixed else 1 - h**2
+            grads["W_xh"] = grads["W_xh"] + np.outer(up, x)
+            grads["b_h"] = grads["b_h"] + up
+            grads["W_hh"] = grads["W_hh"] + np.outer(
+                delta if "W_hh with δ_t" in fixed else 1 - h**2, h_prev if "W_hh with h_{t-1}" in fixed else x
+            )
+            grads["W_yh"] = grads["W_yh"] + np.outer(do, h)
+            grads["b_o"] = grads["b_o"] + do if "b_o summed" in fixed else do
+            dh_next = W_hh.T @ delta
+        return loss, grads, hs[-1]
+
+    return loss_and_grads
+
+
+@pytest.mark.parametrize(
+    "fixed, wrong, rows",
+    [
+        ((), ["W_xh", "W_hh", "b_h", "b_o"], (22, 23, 24)),
+        (("upstream",), ["W_hh", "b_o"], (23, 24)),
+        (("upstream", "b_o summed"), ["W_hh"], (23,)),
+        (("upstream", "b_o summed", "W_hh with h_{t-1}"), ["W_hh"], (23,)),
+        (("upstream", "b_o summed", "W_hh with δ_t"), ["W_hh"], (23,)),
+        (("W_hh with h_{t-1}", "W_hh with δ_t", "b_o summed"), ["W_xh", "b_h"], (22,)),
+        (("upstream", "W_hh with h_{t-1}", "W_hh with δ_t"), ["b_o"], (24,)),
+    ],
+)
+def test_a_published_backward_pass_is_told_each_row_it_has_not_fixed(fixed, wrong, rows):
+    result = assert_wrong("loss_and_grads", char_rnn_readme_backward(fixed), wrong, rows=rows)
+    assert "like none of the mistakes" not in result.message, result.message
+
+
+def test_the_published_backward_pass_repaired_passes():
+    repairs = ("upstream", "W_hh with h_{t-1}", "W_hh with δ_t", "b_o summed")
+    result, _ = check("loss_and_grads", char_rnn_readme_backward(repairs))
+    assert result.status == "passed", result.message
 
 
 def test_a_wrong_answer_that_also_changes_its_arguments_is_told_both():

@@ -24,6 +24,7 @@ The figures (names used by the notebooks):
     rnn-unrolled.svg                  the network folded and unrolled in time, W_xh, W_hh, W_yh labelled
     char-level-language-model.svg     the character-level language model on "hello", with numbers
     lstm-cell.svg                     one LSTM step: four gates, the cell path c_{t-1} -> c_t (notebook 08)
+    gru-cell.svg                      one GRU step: two gates, the candidate, the direct path h_{t-1} -> h_t (09)
 
 The numbers in the last figure are those of the series' running example, computed here
 with rnn_core exactly as notebook 02 computes them: the sorted vocabulary of "hello"
@@ -407,6 +408,62 @@ def fig_lstm_cell():
     return fig
 
 
+def fig_gru_cell():
+    fig, ax = new_figure(-0.6, 14.6, -2.1, 7.8)
+    ytop, yg, ybus = 6.6, 3.4, 1.9
+    xz, xr, xn, xm, xp = 4.0, 5.8, 7.8, 10.0, 7.8
+    # the direct path along the top: h_{t-1} -> x z_t -> + (1 - z_t) n_t -> h_t
+    ax.text(-0.4, ytop, "$h_{t-1}$", ha="left", va="center", fontsize=14, color=H_EDGE)
+    arrow(ax, (0.8, ytop), (xz - 0.32, ytop), color=H_EDGE, lw=2.6)
+    op(ax, xz, ytop, "\u00d7", H_EDGE)
+    arrow(ax, (xz + 0.32, ytop), (xp - 0.32, ytop), color=H_EDGE, lw=2.6)
+    op(ax, xp, ytop, "+", H_EDGE)
+    arrow(ax, (xp + 0.32, ytop), (13.4, ytop), color=H_EDGE, lw=2.6)
+    ax.text(13.5, ytop, "$h_t$", ha="left", va="center", fontsize=14, color=H_EDGE)
+    ax.text(5.9, ytop + 0.75, "the direct path: one product by $z_t$ and one addition per step",
+            ha="center", va="center", fontsize=10, color=H_EDGE)
+    # h_{t-1} also feeds the gates: down to the bus, where x_t joins it
+    ax.plot([1.4, 1.4], [ytop, ybus], color=H_EDGE, lw=2.0)
+    ax.plot([1.4, xm], [ybus, ybus], color=MUTED, lw=1.3)
+    node(ax, 2.6, 0.2, "$x_t$", X_FILL, X_EDGE, r=0.45, size=13)
+    ax.plot([2.6, 2.6], [0.65, ybus], color=X_EDGE, lw=1.6)
+    ax.text(3.3, ybus - 0.45, "$W_x x_t + W_h h_{t-1} + b$, in blocks r, z, n", ha="left", va="center",
+            fontsize=10, color=MUTED)
+    # the two gates
+    for x, name, lx in ((xz, "$z_t$", xz - 0.66), (xr, "$r_t$", xr + 0.66)):
+        box(ax, x, yg, 1.15, 0.8, O_FILL, O_EDGE, rounding=0.12)
+        ax.text(x, yg, "\u03c3", ha="center", va="center", fontsize=12, color=INK)
+        ax.text(lx, yg + 0.62, name, ha="right" if lx < x else "left", va="center", fontsize=12, color=O_EDGE)
+        arrow(ax, (x, ybus), (x, yg - 0.4), color=MUTED, lw=1.3)
+    # z_t keeps the old state; 1 - z_t lets the candidate in
+    arrow(ax, (xz, yg + 0.4), (xz, ytop - 0.32))
+    x1, y1 = 5.9, 5.3
+    box(ax, x1, y1, 0.9, 0.55, "white", INK, lw=1.3, rounding=0.1)
+    ax.text(x1, y1, "1 \u2212", ha="center", va="center", fontsize=11, color=INK)
+    ax.plot([xz, x1 - 0.45], [y1, y1], color=INK, lw=1.6)
+    op(ax, xn, y1, "\u00d7")
+    arrow(ax, (x1 + 0.45, y1), (xn - 0.32, y1))
+    arrow(ax, (xn, y1 + 0.32), (xp, ytop - 0.32))
+    # the candidate: r_t scales W_hn h_{t-1}, then tanh
+    box(ax, xm, yg, 1.7, 0.7, "white", MUTED, lw=1.3, rounding=0.1)
+    ax.text(xm, yg, "$W_{hn} h_{t-1}$", ha="center", va="center", fontsize=11, color=INK)
+    ax.text(xm + 0.95, yg + 0.55, "$m_t$", ha="left", va="center", fontsize=12, color=MUTED)
+    arrow(ax, (xm, ybus), (xm, yg - 0.35), color=MUTED, lw=1.3)
+    op(ax, xn, yg, "\u00d7")
+    arrow(ax, (xr + 0.58, yg), (xn - 0.32, yg))
+    arrow(ax, (xm - 0.85, yg), (xn + 0.32, yg))
+    box(ax, xn, 4.35, 1.0, 0.55, O_FILL, O_EDGE, rounding=0.1)
+    ax.text(xn, 4.35, "tanh", ha="center", va="center", fontsize=11, color=INK)
+    ax.text(xn + 0.6, 4.6, "$n_t$", ha="left", va="center", fontsize=12, color=O_EDGE)
+    ax.text(xn - 0.6, 4.35, "$W_{xn} x_t + b_n\\, +$", ha="right", va="center", fontsize=10, color=MUTED)
+    arrow(ax, (xn, yg + 0.32), (xn, 4.35 - 0.275))
+    arrow(ax, (xn, 4.35 + 0.275), (xn, y1 - 0.32))
+    eq = ("$h_t = z_t \\odot h_{t-1} + (1 - z_t) \\odot n_t$      "
+          "$n_t = \\tanh(W_{xn} x_t + r_t \\odot m_t + b_n)$      direct path: $\\mathrm{diag}(z_t)$")
+    ax.text(7.0, -1.6, eq, ha="center", va="center", fontsize=12, color=INK)
+    return fig
+
+
 FIGURES = {
     "rnn-4-black-boxes": fig_black_boxes,
     "rnn-4-black-boxes-connected": fig_black_boxes_connected,
@@ -414,6 +471,7 @@ FIGURES = {
     "rnn-unrolled": fig_unrolled,
     "char-level-language-model": fig_char_language_model,
     "lstm-cell": fig_lstm_cell,
+    "gru-cell": fig_gru_cell,
 }
 
 

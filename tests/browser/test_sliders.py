@@ -3,7 +3,9 @@
 nbval runs the kernel side only. Here a real browser (headless Chromium) opens each notebook in
 JupyterLab, runs all cells from the Run menu, checks that no cell failed and that every widget
 rendered, then moves sliders with the keyboard or by typing into their readout, as a reader
-would, and checks that the output of the slider's cell changed accordingly.
+would, and checks that the output of the slider's cell changed accordingly. It also writes an
+exercise the way a reader does: a wrong answer typed into its stub, then the right one, each run
+with the check cell under it.
 
 CHECKS is the whole specification: notebook file -> sliders (found by their label) -> how to move
 each one (and which button to click then, for a widget that trains only when asked) -> what must
@@ -334,6 +336,112 @@ def test_stop_button_ends_training_cleanly(notebook, request):
     assert not ERROR_PATTERN.search(shown), f"{tab.path}: the cell after training shows an error:\n{shown}"
     print(f"{tab.path}: stopped with ■; training cell: {tab.output_text(training)[-200:]!r}; "
           f"next cell: {shown[:200]!r}")
+    assert_ran_cleanly(tab)
+
+
+# -- an exercise, as a reader writes it -----------------------------------------------------------
+# notebook 04's backward pass, written once with errata row 24's slip (∇b_o L from one step, `=` where
+# `+=` belongs), then right; {b_o} is the line that differs
+LOSS_AND_GRADS = """def loss_and_grads(params, inputs, targets, h0):
+    W_xh, W_hh, W_yh, b_h, b_o = (params[name] for name in PARAM_NAMES)
+    V, T = W_yh.shape[0], len(inputs)
+    out = forward(params, inputs, h0)
+    y_hat = out["p"]
+    hs = np.vstack([h0, out["h"]])
+    loss = -np.log(y_hat[np.arange(T), targets]).sum()
+    grads = {name: np.zeros_like(params[name]) for name in PARAM_NAMES}
+    da_next = np.zeros_like(h0)
+    for t in range(T, 0, -1):
+        do = y_hat[t - 1] - one_hot(targets[t - 1], V)
+        grads["W_yh"] += np.outer(do, hs[t])
+        {b_o}
+        dh = W_yh.T @ do + W_hh.T @ da_next
+        da = (1 - hs[t] ** 2) * dh
+        grads["W_hh"] += np.outer(da, hs[t - 1])
+        grads["W_xh"][:, inputs[t - 1]] += da
+        grads["b_h"] += da
+        da_next = da
+    return loss, grads, hs[T], W_hh.T @ da_next
+"""
+
+
+@dataclass(frozen=True)
+class ExerciseCheck:
+    """An exercise's stub replaced by a wrong answer, then by a right one, each run with its check cell."""
+
+    stub_starts: str  # the first characters of the stub cell's source (the check cell follows it)
+    wrong: str  # typed in place of the stub...
+    wrong_shows: tuple[str, ...]  # ...after which the check cell shows all of these
+    right: str  # then this, after which it shows "passed"
+    errata_link: str = "10-appendix-errata.ipynb#The-errata-table"  # the message links to the errata table
+    timeout: float = 60.0  # seconds for the two cells to run
+
+
+EXERCISE_CHECKS: dict[str, ExerciseCheck] = {
+    "04-backpropagation-through-time.ipynb": ExerciseCheck(
+        stub_starts="def loss_and_grads(params, inputs, targets, h0):",
+        wrong=LOSS_AND_GRADS.replace("{b_o}", 'grads["b_o"] = do'),
+        wrong_shows=("loss_and_grads: wrong", "b_o: relative error", "errata row 24"),
+        right=LOSS_AND_GRADS.replace("{b_o}", 'grads["b_o"] += do'),
+    ),
+}
+
+
+def replace_source(tab: NotebookTab, cell, code: str) -> None:
+    """Click into the cell's editor, select all its text and type `code` in its place (as a paste:
+    no key events, so the editor adds no indentation or closing brackets of its own)."""
+    cell.scroll_into_view_if_needed()
+    cell.locator(".cm-content").click()
+    tab.page.keyboard.press("ControlOrMeta+A")
+    tab.page.keyboard.insert_text(code)
+
+
+def run_and_read(tab: NotebookTab, checker, timeout: float) -> str:
+    """Run the cell being edited and the check cell after it (Shift+Enter twice, as a reader would)
+    and return what the check cell shows once it has run again."""
+    before = tab.prompt(checker)
+    tab.page.keyboard.press("Shift+Enter")  # runs the stub's cell, selects the check cell
+    tab.page.keyboard.press("Shift+Enter")  # runs the check cell
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        prompt = tab.prompt(checker)
+        if re.fullmatch(r"\[\d+\]:", prompt) and prompt != before and re.search(r"\|\s*Idle$", tab.kernel_status()):
+            return tab.output_text(checker)
+        time.sleep(0.25)
+    raise LabError(f"{tab.path}: the check cell did not run again within {timeout:.0f} s "
+                   f"(its prompt shows {tab.prompt(checker)!r}, it showed {before!r})")
+
+
+@pytest.mark.parametrize("notebook", list(EXERCISE_CHECKS), ids=lambda nb: nb.split("-")[0])
+def test_an_exercise_names_what_is_wrong_then_says_passed(notebook, request):
+    """A reader types a wrong answer into an exercise and runs it with its check: the check says
+    "wrong", names the wrong output and the errata row, and links to the table; the right answer passes."""
+    if not (NOTEBOOKS / notebook).exists():
+        pytest.skip(f"notebooks/{notebook} does not exist yet")
+    check = EXERCISE_CHECKS[notebook]
+    tab = request.getfixturevalue("notebook_tab")(notebook)  # after Run All
+    assert_ran_cleanly(tab)
+    stub = tab.code_cell(check.stub_starts)
+    checker = tab.next_code_cell(stub)
+    assert "not attempted" in tab.output_text(checker), \
+        f"{tab.path}: after Run All the check cell shows {tab.output_text(checker)!r}"
+
+    replace_source(tab, stub, check.wrong)
+    shown = run_and_read(tab, checker, check.timeout)
+    missing = [text for text in check.wrong_shows if text not in shown]
+    assert not missing, f"{tab.path}: for the wrong answer the check cell shows {shown!r}, without {missing}"
+    # JupyterLab resolves a relative link of an output: .../files/10-appendix-errata.ipynb?_xsrf=...#The-errata-table
+    file, anchor = check.errata_link.split("#")
+    links = checker.locator(".jp-OutputArea a").evaluate_all("els => els.map(e => e.getAttribute('href'))")
+    assert any(f"/{file}" in (href or "") and (href or "").endswith(f"#{anchor}") for href in links), \
+        f"{tab.path}: the message does not link to {check.errata_link}; its links: {links}"
+
+    stub = tab.code_cell(check.stub_starts)  # found again: locators count cells by position
+    replace_source(tab, stub, check.right)
+    shown = run_and_read(tab, checker, check.timeout)
+    assert ": passed" in shown and "wrong" not in shown, \
+        f"{tab.path}: for the right answer the check cell shows {shown!r}"
+    print(f"{tab.path}: wrong answer -> {check.wrong_shows}; right answer -> {shown[:80]!r}")
     assert_ran_cleanly(tab)
 
 
