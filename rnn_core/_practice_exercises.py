@@ -165,7 +165,7 @@ _JACOBIAN_MISTAKES = (
     ),
     Mistake(
         "diag(p) + p pᵀ",
-        "the sign of the outer product flipped: ∂p_i/∂o_k = p_i (δ_ik − p_k).",
+        "the sign of the outer product flipped: ∂p_i/∂o_k = p_i ([i = k] − p_k).",
         gives=lambda c: np.diag(c.args[0]) + np.outer(c.args[0], c.args[0]),
     ),
     Mistake(
@@ -1028,8 +1028,8 @@ EXERCISE_LIST = (
         cases=_jacobian_cases,
         mistakes=_JACOBIAN_MISTAKES,
         hint="Entry (i, k) is ∂p_i/∂o_k. Work out the two cases, i = k and i ≠ k, and write both as one "
-        "formula with δ_ik: that is a diagonal matrix minus an outer product. The argument is p, the "
-        "probabilities, not the scores.",
+        "formula with [i = k] (1 if i = k, else 0): that is a diagonal matrix minus an outer product. The "
+        "argument is p, the probabilities, not the scores.",
     ),
     Exercise(
         "cross_entropy_grad",

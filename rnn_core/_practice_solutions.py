@@ -23,7 +23,7 @@ def softmax(o):
 """,
     "softmax_jacobian": """
 def softmax_jacobian(p):
-    # J[i, k] = dp_i / do_k = p_i (delta_ik - p_k): p_i (1 - p_i) on the diagonal, -p_i p_k elsewhere
+    # J[i, k] = dp_i / do_k = p_i ([i == k] - p_k): p_i (1 - p_i) on the diagonal, -p_i p_k elsewhere
     return np.diag(p) - np.outer(p, p)
 """,
     "cross_entropy_grad": """

@@ -199,9 +199,9 @@ def plot_target_score(o_y, y_hat, grad, o_grid, curves, y=0, axes=None):
         ax.axhline(0, color="black", lw=0.5)
         ax.set_xlabel("the target's score $o_y$")
         if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=9, loc="upper right" if ax is ax_loss else "center left")
+            ax.legend(fontsize=9, loc="upper right" if ax is ax_loss else "upper left")
     ax_loss.set_title("the loss")
-    ax_grad.set_ylim(-1.05, 0.5)
+    ax_grad.set_ylim(-1.05, 0.65)  # room above the slopes (at most 0.25) for the legend, clear of every curve
     ax_grad.set_title("slopes with respect to $o_y$")
     x = np.arange(len(y_hat))
     ax_bars.bar(x - 0.2, y_hat, 0.4, color="#c2410c", label=r"$\hat y$")

@@ -1,4 +1,4 @@
-"""The collapsed answers of notebooks 03 and 04 pass the checks their exercises run.
+"""The collapsed answers of notebooks 00 to 04 pass the checks their exercises run.
 
 An exercise in a notebook is a stub the reader fills in, a cell ``practice.check(name, fn)``, and
 a collapsed answer (``<details><summary>Answer</summary>`` with the code in a fenced block). Here
@@ -60,6 +60,10 @@ def _passes(name, fn):
 
 
 @pytest.mark.parametrize("notebook, name", [
+    ("00-start-here.ipynb", "one_hot"),
+    ("01-softmax-and-its-derivative.ipynb", "softmax"),
+    ("01-softmax-and-its-derivative.ipynb", "softmax_jacobian"),
+    ("02-cross-entropy.ipynb", "cross_entropy_grad"),
     ("03-the-forward-pass.ipynb", "step_forward"),
     ("04-backpropagation-through-time.ipynb", "step_backward"),
 ])

@@ -118,7 +118,7 @@ def test_plot_target_score_draws_the_curves_the_point_and_the_bars():
     assert point.get_xdata()[0] == 0.5 and point.get_ydata()[0] == pytest.approx(np.interp(0.5, grid, curves["loss"]))
     assert [p.get_height() for p in bar_ax.patches] == pytest.approx(np.concatenate([y_hat, grad]))
     assert tick_texts(bar_ax.get_xticklabels()) == ["target", "class 1", "class 2", "class 3"]
-    assert grad_ax.get_ylim() == (-1.05, 0.5) and bar_ax.get_ylim() == (-1, 1)
+    assert grad_ax.get_ylim() == (-1.05, 0.65) and bar_ax.get_ylim() == (-1, 1)
 
 
 # -- 03 --------------------------------------------------------------------------------------------
