@@ -21,6 +21,8 @@ from .optim import (
     clip_elementwise,
     clip_global_norm,
     global_norm,
+    momentum_init,
+    momentum_update,
     sgd_init,
     sgd_update,
 )

@@ -62,7 +62,7 @@ class Checkpoint:
 
     params: dict W_xh, W_hh, W_yh, b_h, b_o (the LSTM's and the GRU's: W_x, W_h, b, W_yh, b_o);
     cell: "rnn", "lstm" or "gru", the cell the parameters belong to; vocab: a Vocabulary;
-    optimizer: "adam", "adagrad", "sgd" or None; opt_state: the state dict that
+    optimizer: "adam", "adagrad", "momentum", "sgd" or None; opt_state: the state dict that
     optimizer's update function takes (or None); step: optimizer steps done;
     h: the carried hidden state (B, H) or None; c: the LSTM's carried cell
     state (B, H) or None; rng_state: dict for

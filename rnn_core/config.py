@@ -24,7 +24,7 @@ class TrainConfig:
       seq_length: T, the characters per window (the truncation length of BPTT).
       val_fraction: the share of the text (its end) held out for validation.
     Optimisation:
-      optimizer: "adam", "adagrad" or "sgd".
+      optimizer: "adam", "adagrad", "momentum" (SGD with momentum) or "sgd".
       learning_rate: the peak step size.
       lr_schedule: "linear" (hold, then decay over the last ``decay_fraction``
         of the budget to ``final_lr_fraction`` times the peak) or "constant".

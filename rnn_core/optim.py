@@ -19,6 +19,8 @@ __all__ = [
     "clip_global_norm",
     "sgd_init",
     "sgd_update",
+    "momentum_init",
+    "momentum_update",
     "adagrad_init",
     "adagrad_update",
     "adam_init",
@@ -70,6 +72,31 @@ def sgd_update(params, grads, state, lr):
     return {k: params[k] - np.asarray(lr, params[k].dtype) * grads[k] for k in params}, state
 
 
+def momentum_init(params):
+    """SGD with momentum's state: the running mean of the gradients, m (zeros)."""
+    return {"m": {k: np.zeros_like(v) for k, v in params.items()}}
+
+
+def momentum_update(params, grads, state, lr, beta=0.9):
+    """m <- beta m + (1 - beta) g;  theta <- theta - lr * m.
+
+    The running mean m is Adam's first moment (same beta, no bias correction), so this is Adam
+    without its division by sqrt(v): a control for what Adam's per-weight scaling buys. With m an
+    average rather than a sum, a steady gradient g moves a weight by lr * g per step, as plain SGD
+    does. The other common form, b <- beta b + g; theta <- theta - lr' * b (PyTorch's SGD with
+    momentum), takes the same steps at lr' = (1 - beta) * lr.
+    """
+    _check_lr(lr)
+    if not 0 <= beta < 1:
+        raise ValueError(f"momentum beta must be in [0, 1), got {beta!r}")
+    m, new = {}, {}
+    for k, p in params.items():
+        dt = p.dtype.type
+        m[k] = dt(beta) * state["m"][k] + dt(1 - beta) * grads[k]
+        new[k] = p - dt(lr) * m[k]
+    return new, {"m": m}
+
+
 def adagrad_init(params):
     """Adagrad's state: the running sum of squared gradients, G (zeros)."""
     return {"G": {k: np.zeros_like(v) for k, v in params.items()}}
@@ -114,6 +141,7 @@ def adam_update(params, grads, state, lr, beta1=0.9, beta2=0.999, eps=1e-8):
 
 OPTIMIZERS = {
     "sgd": (sgd_init, sgd_update),
+    "momentum": (momentum_init, momentum_update),
     "adagrad": (adagrad_init, adagrad_update),
     "adam": (adam_init, adam_update),
 }

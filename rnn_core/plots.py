@@ -426,22 +426,29 @@ def plot_first_steps(history, baselines, n, ax=None):
 
 
 def plot_training_runs(runs, baselines, smooth=25, ax=None):
-    """Smoothed training curves of several short runs on one axis (notebook 06, section 3: SGD against Adam).
+    """Smoothed training curves of several short runs on one axis (notebook 06, section 3: SGD, SGD with
+    momentum and Adam).
 
-    runs: {label: rnn_core.History}; labels starting with "sgd" are drawn in blues, others in reds.
+    runs: {label: rnn_core.History}. A label's rule sets its colour family: labels that mention
+    "momentum" in greens, other labels starting with "sgd" in blues, the rest (Adam) in reds, darker
+    for later runs of the family. The legend sits beside the axis, off the curves.
     """
     plt = _plt()
-    fig, ax = _subplots(ax, figsize=(9, 3.8))
-    blues, reds = plt.get_cmap("Blues"), plt.get_cmap("Reds")
-    n_sgd = sum(label.startswith("sgd") for label in runs)
-    i_sgd = i_other = 0
+    fig, ax = _subplots(ax, figsize=(10, 3.8))
+    families = {"sgd": plt.get_cmap("Blues"), "momentum": plt.get_cmap("Greens"), "other": plt.get_cmap("Reds")}
+
+    def family(label):
+        label = label.lower()
+        return "momentum" if "momentum" in label else "sgd" if label.startswith("sgd") else "other"
+
+    size = {name: sum(family(label) == name for label in runs) for name in families}
+    seen = dict.fromkeys(families, 0)
     max_step = 1
     for label, history in runs.items():
         h = history.arrays()
-        if label.startswith("sgd"):
-            color, i_sgd = blues(0.45 + 0.5 * i_sgd / max(1, n_sgd - 1)), i_sgd + 1
-        else:
-            color, i_other = reds(0.45 + 0.5 * i_other / max(1, len(runs) - n_sgd - 1)), i_other + 1
+        name = family(label)
+        color = families[name](0.45 + 0.5 * seen[name] / max(1, size[name] - 1))
+        seen[name] += 1
         k = min(smooth, len(h["train_bpc"]))
         if k:
             ax.plot(h["step"][k - 1 :], moving_average(h["train_bpc"], k), color=color, label=label)
@@ -451,7 +458,7 @@ def plot_training_runs(runs, baselines, smooth=25, ax=None):
     ax.set_ylim(1.5, 7.0)
     ax.set_xlabel("step")
     ax.set_ylabel(f"training bpc (mean of {smooth} steps)")
-    ax.legend(fontsize=9, ncols=2, loc="upper right")
+    ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.16, 1.0), borderaxespad=0)  # past the baselines' labels
     return fig
 
 

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from rnn_core import PARAM_NAMES, Vocabulary, adam_init, init_params
+from rnn_core import PARAM_NAMES, Vocabulary, adam_init, init_params, momentum_init, momentum_update
 from rnn_core.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 
 TEXT = "the cat sat on the mat\n"
@@ -79,6 +79,15 @@ def test_params_and_vocab_alone(tmp_path, model):
 def test_sgd_state_round_trips(tmp_path, model):
     path = save_checkpoint(tmp_path / "s.npz", model["params"], model["vocab"], optimizer="sgd", opt_state={})
     assert load_checkpoint(path).opt_state == {}
+
+
+def test_momentum_state_round_trips(tmp_path, model):
+    state = momentum_init(model["params"])
+    state = momentum_update(model["params"], model["params"], state, 0.1)[1]  # some non-zero m
+    path = save_checkpoint(tmp_path / "m.npz", model["params"], model["vocab"], optimizer="momentum", opt_state=state)
+    ck = load_checkpoint(path)
+    assert ck.optimizer == "momentum"
+    assert all(np.array_equal(ck.opt_state["m"][k], state["m"][k]) for k in state["m"])
 
 
 def test_write_is_atomic(tmp_path, model, monkeypatch):

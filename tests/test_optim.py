@@ -1,4 +1,4 @@
-"""Clipping and the three optimizers: exact update rules, purity, bad input."""
+"""Clipping and the four optimizers: exact update rules, purity, bad input."""
 
 import math
 
@@ -15,6 +15,8 @@ from rnn_core import (
     clip_global_norm,
     global_norm,
     init_params,
+    momentum_init,
+    momentum_update,
     sgd_init,
     sgd_update,
 )
@@ -51,6 +53,40 @@ def test_sgd_and_adagrad_rules():
     new2, state2 = adagrad_update(new, g, state, lr=0.1)
     assert np.allclose(state2["G"]["w"], 2 * g["w"] ** 2)
     assert np.array_equal(p["w"], [1.0, 2.0])  # pure
+
+
+def test_momentum_is_a_running_mean_of_the_gradients():
+    rng = np.random.default_rng(0)
+    p = {"w": rng.standard_normal(5), "b": rng.standard_normal((2, 3))}
+    state = momentum_init(p)
+    m = {k: np.zeros_like(v) for k, v in p.items()}
+    ref = {k: v.copy() for k, v in p.items()}
+    b = {k: np.zeros_like(v) for k, v in p.items()}  # PyTorch's form: b <- beta b + g
+    torch_form = {k: v.copy() for k, v in p.items()}
+    for _ in range(6):
+        g = {k: rng.standard_normal(v.shape) for k, v in p.items()}  # a different gradient every step
+        p, state = momentum_update(p, g, state, lr=0.1)
+        for k in p:
+            m[k] = 0.9 * m[k] + 0.1 * g[k]
+            ref[k] = ref[k] - 0.1 * m[k]
+            b[k] = 0.9 * b[k] + g[k]
+            torch_form[k] = torch_form[k] - 0.1 * (1 - 0.9) * b[k]  # the same steps at (1 - beta) times the rate
+    assert all(np.allclose(p[k], ref[k], rtol=1e-12, atol=1e-14) for k in p)
+    assert all(np.allclose(state["m"][k], m[k], rtol=1e-12, atol=1e-14) for k in p)
+    assert all(np.allclose(p[k], torch_form[k], rtol=1e-12, atol=1e-14) for k in p)
+
+
+def test_momentum_is_pure_and_beta_zero_is_sgd():
+    p = {"w": np.array([1.0, 2.0])}
+    g = {"w": np.array([0.5, -1.0])}
+    state = momentum_init(p)
+    new, _ = momentum_update(p, g, state, lr=0.1, beta=0.0)
+    assert np.array_equal(new["w"], sgd_update(p, g, sgd_init(p), lr=0.1)[0]["w"])
+    assert np.array_equal(p["w"], [1.0, 2.0]) and np.array_equal(state["m"]["w"], [0.0, 0.0])  # inputs untouched
+    new, _ = momentum_update(p, g, state, lr=0.1)  # beta = 0.9: the first step is (1 - beta) of SGD's
+    assert np.allclose(new["w"], p["w"] - 0.1 * 0.1 * g["w"])
+    with pytest.raises(ValueError, match="beta"):
+        momentum_update(p, g, state, lr=0.1, beta=1.0)
 
 
 def test_adam_matches_the_textbook_rule():

@@ -274,14 +274,13 @@ def test_plot_first_steps_shows_the_first_n_steps_unsmoothed():
     assert ax.get_title() == "the first 30 steps, one point per step"
 
 
-def test_plot_training_runs_draws_one_smoothed_curve_per_run_blue_for_sgd():
-    runs = {"sgd, α = 1": _history(60), "adam, α = 0.02": _history(60)}
+def test_plot_training_runs_draws_one_smoothed_curve_per_run_a_colour_family_per_rule():
+    runs = {"SGD, α = 1": _history(60), "SGD with momentum, α = 3": _history(60), "Adam, α = 0.02": _history(60)}
     ax = plots.plot_training_runs(runs, BASELINES, smooth=10).axes[0]
-    sgd, adam = ax.get_lines()[:2]
+    sgd, momentum, adam = (to_rgba(line.get_color()) for line in ax.get_lines()[:3])
     assert legend_texts(ax.get_legend()) == list(runs)
-    assert np.allclose(sgd.get_ydata(), plots.moving_average(runs["sgd, α = 1"].train_bpc, 10))
-    r, g, b, _ = to_rgba(sgd.get_color())
-    assert b > r and to_rgba(adam.get_color())[0] > to_rgba(adam.get_color())[2]  # SGD blue, Adam red
+    assert np.allclose(ax.get_lines()[0].get_ydata(), plots.moving_average(runs["SGD, α = 1"].train_bpc, 10))
+    assert sgd[2] > sgd[0] and momentum[1] > max(momentum[0], momentum[2]) and adam[0] > adam[2]  # blue, green, red
     assert ax.get_xlim() == (0, 60)
 
 

@@ -153,6 +153,17 @@ def test_resume_with_a_larger_step_budget_constant_schedule(tmp_path):
     assert same_params(straight.params, resumed.params)
 
 
+def test_resume_with_momentum_is_bit_identical(tmp_path):
+    kw = dict(optimizer="momentum", learning_rate=0.5)
+    straight = run(steps=40, **kw)
+    path = tmp_path / "ck.npz"
+    run(steps=40, checkpoint=path, callback=lambda res: res.step >= 20, callback_every=20, **kw)
+    resumed = run(steps=40, checkpoint=path, resume=True, **kw)
+    assert same_params(straight.params, resumed.params)
+    assert all(np.array_equal(straight.state.opt_state["m"][k], resumed.state.opt_state["m"][k]) for k in PARAM_NAMES)
+    assert straight.history.train_bpc[-1] < straight.history.train_bpc[0]
+
+
 def test_resume_in_memory():
     straight = run(steps=40)
     half = run(steps=40, callback=lambda res: res.step >= 20, callback_every=20)
