@@ -160,7 +160,9 @@ def save_checkpoint(
     if not isinstance(vocab, Vocabulary):
         raise TypeError(f"vocab must be a rnn_core.Vocabulary, got {type(vocab).__name__}")
     if vocab.size != params["W_yh"].shape[0]:
-        raise ValueError(f"vocabulary has {vocab.size} characters but the parameters expect V={params['W_yh'].shape[0]}")
+        raise ValueError(
+            f"vocabulary has {vocab.size} characters but the parameters expect V={params['W_yh'].shape[0]}"
+        )
     check_checkpoint_path(path)
     arrays = {k: params[k] for k in cell_module(cell).PARAM_NAMES}
     arrays["vocab"] = np.array([ord(c) for c in vocab.chars], dtype=np.uint32)

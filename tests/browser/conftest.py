@@ -32,8 +32,8 @@ TIMINGS = pytest.StashKey[dict]()  # what took how long, for the terminal summar
 
 def pytest_configure(config):
     config.addinivalue_line(
-        "markers", "browser: end-to-end test in JupyterLab with headless Chromium "
-        "(deselect with -m 'not browser')")
+        "markers", "browser: end-to-end test in JupyterLab with headless Chromium (deselect with -m 'not browser')"
+    )
 
 
 def _missing(what: str, how: str):
@@ -66,8 +66,9 @@ class LabSession:
 
     def start_run(self, notebook: str) -> None:
         """Open the notebook in a new page and click Run All; a failure is kept for its test."""
-        tab = labdriver.NotebookTab(self.server, self.browser, self.path_of(notebook),
-                                    workspace="ws-" + re.sub(r"[^A-Za-z0-9-]", "-", notebook))
+        tab = labdriver.NotebookTab(
+            self.server, self.browser, self.path_of(notebook), workspace="ws-" + re.sub(r"[^A-Za-z0-9-]", "-", notebook)
+        )
         self.tabs[notebook] = tab
         try:
             t0 = time.monotonic()
@@ -89,8 +90,7 @@ class LabSession:
             raise tab.open_error
         if tab.run_seconds is None:
             tab.wait_run_finished(RUN_TIMEOUT)
-            self.timings[f"{notebook}: Run All (from the click until its test saw it end)"] = \
-                tab.run_seconds
+            self.timings[f"{notebook}: Run All (from the click until its test saw it end)"] = tab.run_seconds
         return tab
 
     def close(self) -> None:
@@ -124,14 +124,18 @@ def _needed_notebooks(session) -> list[str]:
 def lab(request, tmp_path_factory):
     chromium = labdriver.find_chromium()
     if chromium is None:
-        _missing("Chromium is not installed (looked for `chromium` on PATH and $CHROMIUM)",
-                 "install it with `sudo apt-get install chromium` (Debian/Ubuntu), or point "
-                 "$CHROMIUM at a Chromium/Chrome binary")
+        _missing(
+            "Chromium is not installed (looked for `chromium` on PATH and $CHROMIUM)",
+            "install it with `sudo apt-get install chromium` (Debian/Ubuntu), or point "
+            "$CHROMIUM at a Chromium/Chrome binary",
+        )
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
-        _missing("the Python package playwright is missing",
-                 "install the test tools: `.venv/bin/pip install -r requirements-dev.txt`")
+        _missing(
+            "the Python package playwright is missing",
+            "install the test tools: `.venv/bin/pip install -r requirements-dev.txt`",
+        )
 
     t_start = time.monotonic()
     root = tmp_path_factory.mktemp("browser")
@@ -149,8 +153,9 @@ def lab(request, tmp_path_factory):
         pytest.fail(f"{QUICK_START_FILE}, which the README's Quick Start opens, does not exist", pytrace=False)
 
     # The kernels inherit the server's environment: QUICK_ENV tells notebooks to keep slow cells short.
-    session.server = labdriver.LabServer(session.site, root / "state", {labdriver.QUICK_ENV: "1"},
-                                         open_file=QUICK_START_FILE)
+    session.server = labdriver.LabServer(
+        session.site, root / "state", {labdriver.QUICK_ENV: "1"}, open_file=QUICK_START_FILE
+    )
     try:
         session.server.start()
         needed = _needed_notebooks(request.session)
@@ -200,8 +205,7 @@ def pytest_runtest_makereport(item, call):
             lines.append(f"{notebook}: " + ", ".join(str(f) for f in files))
             lines.append(f"JupyterLab log: {session.server.log_path}")
         if lines:
-            report.sections.append(("browser evidence (screenshot, console, outputs)",
-                                    "\n".join(lines)))
+            report.sections.append(("browser evidence (screenshot, console, outputs)", "\n".join(lines)))
     return report
 
 
