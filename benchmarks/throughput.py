@@ -42,6 +42,7 @@ The last lines are a Markdown table for the README.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import time
@@ -437,9 +438,9 @@ def gated_table(args, cell, threads):
         inputs, targets = rng.integers(0, V, (B, T)), rng.integers(0, V, (B, T))
         chars = B * T
         print(f"{cell.upper()}  H={H} B={B} T={T} V={V} float32, {threads} thread(s), {chars} characters per call")
-        fns = {
-            "ours": lambda: module.loss_and_grads(params, inputs, targets),
-            "reference": lambda: module.loss_and_grads(params, inputs, targets, fast=False),
+        fns = {  # partial, not lambda: each binds this configuration's arrays now
+            "ours": functools.partial(module.loss_and_grads, params, inputs, targets),
+            "reference": functools.partial(module.loss_and_grads, params, inputs, targets, fast=False),
         }
         for name, onednn in (("torch", True), ("torch_aten", False)):
             step = gated_torch_step_fn(cell, params, inputs, targets, onednn)
@@ -526,7 +527,7 @@ def main(argv=None):
     for B, T in configs:
         cps = results[(B, T)] = measure(ids, H, B, T, V, args.rounds, args.calls, args.loop_sequences)
         print(f"\nB={B} T={T}: {B * T} characters per call")
-        for key, label in ROWS:
+        for key, _ in ROWS:
             if cps.get(key) is not None:
                 print(f"  {key:14s} {cps[key]:12,.0f} chars/s   {cps[key] / cps['rnn_core']:6.3f} x rnn_core")
         print(f"  the same matrix products alone take {cps['rnn_core'] / cps['matmuls alone']:.0%} of rnn_core's time")

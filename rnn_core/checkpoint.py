@@ -101,7 +101,10 @@ class Checkpoint:
         return self.params["W_yh"].shape[1]
 
     def __repr__(self):
-        return f"Checkpoint(cell={self.cell}, step={self.step}, H={self.hidden_size}, V={self.vocab.size}, optimizer={self.optimizer})"
+        return (
+            f"Checkpoint(cell={self.cell}, step={self.step}, H={self.hidden_size}, V={self.vocab.size}, "
+            f"optimizer={self.optimizer})"
+        )
 
 
 def _json_bytes(obj):

@@ -26,10 +26,10 @@ from . import __version__
 from ._validation import check_checkpoint_path, check_int, check_number
 from .cells import CELLS
 from .checkpoint import CheckpointError, load_checkpoint
+from .config import TrainConfig
 from .data import CACHE_ENV, TEXT_ENV, TextMismatchWarning, load_text
 from .generate import sample
 from .optim import OPTIMIZERS
-from .config import TrainConfig
 from .trainer import train
 
 __all__ = ["main", "build_parser"]
@@ -65,7 +65,8 @@ def build_parser():
     """The argparse parser for both subcommands."""
     parser = _Parser(
         prog="python -m rnn_core",
-        description="Train a character-level vanilla RNN, LSTM or GRU (plain numpy) on a text, or sample from a trained one.",
+        description="Train a character-level vanilla RNN, LSTM or GRU (plain numpy) on a text, "
+        "or sample from a trained one.",
     )
     parser.add_argument("--version", action="version", version=f"rnn_core {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="{train,sample}", parser_class=_Parser)
@@ -165,7 +166,8 @@ def _add_sample_arguments(sub):
     s.add_argument(
         "--prime",
         metavar="TEXT",
-        help="text the model reads before generating; printed before the generated text (default: a newline, not printed)",
+        help="text the model reads before generating; printed before the generated text "
+        "(default: a newline, not printed)",
     )
     s.add_argument("--length", type=_integer, default=500, metavar="N", help="characters to generate (default: 500)")
     s.add_argument(
@@ -173,7 +175,8 @@ def _add_sample_arguments(sub):
         type=_number,
         default=0.8,
         metavar="T",
-        help="below 1: safer and more repetitive; above 1: more surprising; 0: always the most likely character (default: 0.8)",
+        help="below 1: safer and more repetitive; above 1: more surprising; 0: always the most likely character "
+        "(default: 0.8)",
     )
     s.add_argument(
         "--top-k", type=_integer, metavar="K", help="draw only among the K most likely characters (default: all)"
@@ -249,7 +252,10 @@ def _cmd_train(args, out, err, started, given):
         print(f"warning: {_one_line(w.message)}", file=err, flush=True)
     result = train(text, config, checkpoint=path, resume=args.resume, progress=not args.no_progress, started=started)
     cell = "" if config.cell == "rnn" else f"{config.cell} "  # the vanilla RNN, the default, goes unsaid
-    settings = f"{cell}H={config.hidden_size} B={config.batch_size} T={config.seq_length} {config.optimizer} lr {config.learning_rate:g}"
+    settings = (
+        f"{cell}H={config.hidden_size} B={config.batch_size} T={config.seq_length} "
+        f"{config.optimizer} lr {config.learning_rate:g}"
+    )
     print(f"{result.summary()}  ({settings})  checkpoint: {path}", file=out, flush=True)
     if result.stopped == "non-finite":
         print(f"error: {result.message}", file=err)

@@ -119,13 +119,15 @@ def text_identity(text):
 def _check_edition(text, where):
     found = text_identity(text)
     if found != EXPECTED_TEXT:
-        # issued from this line with a message that depends only on the text: Python's default
-        # warning filter then shows it once per session, however often the text is loaded
+        # issued from this line (stacklevel=1, not the caller's) with a message that depends
+        # only on the text: Python's default warning filter then shows it once per session,
+        # however often the text is loaded
         warnings.warn(
             f"{where} is not the edition of Pride and Prejudice the notebooks were executed with "
             f"(expected {EXPECTED_TEXT}; found {found}). Training works on any text, but the numbers "
             f"the notebooks show (vocabulary, baselines, losses, samples) will differ from the stored ones",
             TextMismatchWarning,
+            stacklevel=1,
         )
     return text
 

@@ -40,7 +40,8 @@ def checkpoint_to_resume(path, config, vocab, fingerprint):
     where = f"from {path}"
     if ck.vocab != vocab:
         raise CheckpointError(
-            f"cannot resume {where}: its vocabulary ({ck.vocab.size} characters) differs from this text's ({vocab.size})"
+            f"cannot resume {where}: its vocabulary ({ck.vocab.size} characters) differs from this text's "
+            f"({vocab.size})"
         )
     if not ck.meta or ck.opt_state is None or ck.h is None:
         raise CheckpointError(

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def ruff(*args):
-    """Run ruff on the repository (its settings from pyproject.toml); fails, showing ruff's report, unless it exits 0."""
+    """Run ruff on the repository (settings in pyproject.toml); fail, showing ruff's report, unless it exits 0."""
     if importlib.util.find_spec("ruff") is None:
         message = "ruff is not installed; install the test tools: `.venv/bin/pip install -r requirements-dev.txt`"
         if os.environ.get("CI"):

@@ -172,7 +172,8 @@ def test_map_lists_every_other_notebook_from_its_metadata(repo):
     the_map = nbnav._source(notebooks["00"].nb["cells"][notebooks["00"].map_index])
     rows = [line for line in the_map.splitlines() if line.startswith("| [")]
     assert rows == [
-        "| [01 · A \\| first](01-a.ipynb) | This one teaches something. | 40 min | 75 s | calculus | 3 · A proof; 5 · More |",
+        "| [01 · A \\| first](01-a.ipynb) | This one teaches something. | 40 min | 75 s | calculus "
+        "| 3 · A proof; 5 · More |",
         "| [02 · B](02-b.ipynb) | Second. | 25 min | not measured yet | [01](01-a.ipynb), the novel | — |",
     ]
     assert nbnav.check(repo) == []

@@ -72,7 +72,7 @@ def softmax_with_jacobian():
 def test_01_sliders_show_softmax_and_its_true_jacobian(softmax_with_jacobian, scores, tau):
     y_hat, J = softmax_with_jacobian(scores, tau)
     o = np.array(scores)
-    J_fd = np.stack([numerical_gradient(lambda: rnn_core.softmax(o / tau)[i], o) for i in range(len(o))])
+    J_fd = np.stack([numerical_gradient(lambda i=i: rnn_core.softmax(o / tau)[i], o) for i in range(len(o))])
     assert rel_error(J, J_fd) < GRADCHECK_TOL  # the Jacobian shown, the factor 1/tau included, is the derivative
     assert np.allclose(y_hat, rnn_core.softmax(o, temperature=tau)) and np.isclose(y_hat.sum(), 1.0)
     assert np.allclose(J, J.T) and np.allclose(J.sum(axis=0), 0)

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 import rnn_core
-import rnn_core.rnn as rnn
 from rnn_core import forward, init_params, loss_and_grads, rel_error
 
 

@@ -127,7 +127,8 @@ def test_every_image_is_embedded_or_online(path):
         for url in images:
             if url.startswith("attachment:"):
                 assert url[len("attachment:") :] in cell.get("attachments", {}), (
-                    f"{path.name}, cell {index}: {url} is not in the cell's attachments: run `python tools/make_figures.py`"
+                    f"{path.name}, cell {index}: {url} is not in the cell's attachments: "
+                    "run `python tools/make_figures.py`"
                 )
             else:
                 assert url.startswith(("data:", "https://", "http://")), (

@@ -4,9 +4,10 @@ The `lab` fixture lays out a copy of the repository's notebooks (outputs cleared
 README, starts JupyterLab there exactly as the README's Quick Start does (on
 notebooks/00-start-here.ipynb, so that the server's root is notebooks/), then opens every notebook
 the selected tests need, each in its own page, and clicks Run All in each one straight away, so
-the notebooks run side by side while the tests look at them one after the other. Everything is shut down at the end, also on failure.
-On a failed test, a screenshot, the browser console and the cells' outputs are saved under the
-test run's temporary folder (pytest's tmp_path) and the report says where.
+the notebooks run side by side while the tests look at them one after the other. Everything is
+shut down at the end, also on failure. On a failed test, a screenshot, the browser console and
+the cells' outputs are saved under the test run's temporary folder (pytest's tmp_path) and the
+report says where.
 """
 
 from __future__ import annotations

@@ -4,10 +4,10 @@
 random token, the way the README's Quick Start does: ``jupyter lab notebooks/00-start-here.ipynb``
 run from the top of the repository, so the server's root is the folder of that notebook and
 nothing outside notebooks/ can be reached; every folder Jupyter, IPython, matplotlib or Chromium
-would write to is a temporary folder. `Browser` is one headless Chromium (Debian's build, driven by Playwright) with a fresh
-profile. `NotebookTab` is one notebook opened in its own JupyterLab page: it waits for the kernel,
-runs all cells from the Run menu, finds a slider by its label, moves it with the keyboard or by
-typing into its readout, and reads back what the cell shows.
+would write to is a temporary folder. `Browser` is one headless Chromium (Debian's build, driven by
+Playwright) with a fresh profile. `NotebookTab` is one notebook opened in its own JupyterLab
+page: it waits for the kernel, runs all cells from the Run menu, finds a slider by its label, moves
+it with the keyboard or by typing into its readout, and reads back what the cell shows.
 
 The notebooks are served from a temporary copy with their outputs cleared, so JupyterLab never
 writes to the repository (no autosave, no checkpoints) and stale outputs cannot pass a check.

@@ -85,8 +85,8 @@ def site(tmp_path_factory):
             "install it with `sudo apt-get install chromium` (Debian/Ubuntu)",
         )
     try:
-        import playwright.sync_api  # noqa: F401
         import myst_nb  # noqa: F401
+        import playwright.sync_api  # noqa: F401
     except ImportError as e:
         _missing(
             f"the Python package {e.name} is missing",
@@ -220,7 +220,7 @@ def broken_images(page) -> list[str]:
     }""")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _ids(path: Path) -> frozenset[str]:
     return frozenset(re.findall(r"""\bid=["']([^"']+)["']""", path.read_text(encoding="utf-8", errors="replace")))
 
@@ -228,7 +228,6 @@ def _ids(path: Path) -> frozenset[str]:
 def broken_links(page, site: Path, base: str) -> list[str]:
     """Links inside the site that name no file, or an #anchor that is not on the target page."""
     hrefs = page.evaluate("() => Array.from(document.querySelectorAll('a[href]')).map(a => a.href)")
-    here = page.url
     problems = []
     for href in sorted(set(hrefs)):
         if not href.startswith(base):
