@@ -120,7 +120,7 @@ def quality(args):
     print("|---|---:|---:|")
     for spec in args.runs:
         torch_prefix = "torch:" if spec.startswith("torch:") else ""
-        cell, _, options = spec[len(torch_prefix):].partition(":")
+        cell, _, options = spec[len(torch_prefix) :].partition(":")
         cell = torch_prefix + cell
         fields = dict(kv.split("=") for kv in options.split(",")) if options else {}
         init = {k: float(fields.pop(k)) for k in INIT_OPTIONS if k in fields}

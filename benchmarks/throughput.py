@@ -42,6 +42,7 @@ The last lines are a Markdown table for the README.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import time
@@ -210,7 +211,9 @@ def torch_step_fn(params, inputs, targets, h0):
     except ImportError:
         return None
     H, V = params["W_xh"].shape
-    rnn, head = torch_layers(torch, torch.nn.RNN(V, H, nonlinearity="tanh", batch_first=True), params, ("W_xh", "W_hh", "b_h"))
+    rnn, head = torch_layers(
+        torch, torch.nn.RNN(V, H, nonlinearity="tanh", batch_first=True), params, ("W_xh", "W_hh", "b_h")
+    )
     x = torch.nn.functional.one_hot(torch.from_numpy(inputs), V).float()
     y = torch.from_numpy(targets).reshape(-1)
     h = torch.from_numpy(h0)[None]
@@ -277,7 +280,11 @@ def measure(ids, H, B, T, V, rounds, calls, loop_sequences):
         "rnn_core": lambda: rnn_core.loss_and_grads(params, inputs, targets, h0),
         "reference": lambda: rnn_core.loss_and_grads(params, inputs, targets, h0, fast=False),
     }
-    for name, make in (("one BLAS thread", one_blas_thread_fn), ("two halves", two_halves_fn), ("torch", torch_step_fn)):
+    for name, make in (
+        ("one BLAS thread", one_blas_thread_fn),
+        ("two halves", two_halves_fn),
+        ("torch", torch_step_fn),
+    ):
         step = make(params, inputs, targets, h0)
         if step is not None:
             fns[name] = step
@@ -431,9 +438,9 @@ def gated_table(args, cell, threads):
         inputs, targets = rng.integers(0, V, (B, T)), rng.integers(0, V, (B, T))
         chars = B * T
         print(f"{cell.upper()}  H={H} B={B} T={T} V={V} float32, {threads} thread(s), {chars} characters per call")
-        fns = {
-            "ours": lambda: module.loss_and_grads(params, inputs, targets),
-            "reference": lambda: module.loss_and_grads(params, inputs, targets, fast=False),
+        fns = {  # partial, not lambda: each binds this configuration's arrays now
+            "ours": functools.partial(module.loss_and_grads, params, inputs, targets),
+            "reference": functools.partial(module.loss_and_grads, params, inputs, targets, fast=False),
         }
         for name, onednn in (("torch", True), ("torch_aten", False)):
             step = gated_torch_step_fn(cell, params, inputs, targets, onednn)
@@ -449,15 +456,19 @@ def gated_table(args, cell, threads):
             "matmul": "its matrix products alone",
         }
         for name, seconds in t.items():
-            print(f"  {label[name]:34s} {seconds * 1e3:8.2f} ms/call {chars / seconds:12,.0f} chars/s"
-                  f"  {t['ours'] / seconds:5.2f}x rnn_core.{cell}'s speed")
+            print(
+                f"  {label[name]:34s} {seconds * 1e3:8.2f} ms/call {chars / seconds:12,.0f} chars/s"
+                f"  {t['ours'] / seconds:5.2f}x rnn_core.{cell}'s speed"
+            )
         if about_torch is None:
             print(f"  PyTorch nn.{TORCH_LAYERS[cell]}: not importable, comparison skipped")
         print(f"  the matrix products alone take {t['matmul'] / t['ours']:.0%} of rnn_core.{cell}'s time")
         rows.append((B, T, t))
     print()
-    print(f"| {cell.upper()}, H={H}, float32, {threads} thread(s) | rnn_core.{cell} | its reference loop | "
-          f"PyTorch nn.{TORCH_LAYERS[cell]} | PyTorch, no oneDNN | matmul share |")
+    print(
+        f"| {cell.upper()}, H={H}, float32, {threads} thread(s) | rnn_core.{cell} | its reference loop | "
+        f"PyTorch nn.{TORCH_LAYERS[cell]} | PyTorch, no oneDNN | matmul share |"
+    )
     print("|---|---|---|---|---|---|")
     for B, T, t in rows:
         cells = [f"{B * T / t['ours']:,.0f} chars/s"]
@@ -465,8 +476,10 @@ def gated_table(args, cell, threads):
             cells.append(f"{B * T / t[name]:,.0f} ({t[name] / t['ours']:.2f}x)" if name in t else "n/a")
         print(f"| B={B}, T={T} | " + " | ".join(cells) + f" | {t['matmul'] / t['ours']:.0%} |")
     if about_torch:
-        print(f"({about_torch}, {threads} thread(s) for it and for numpy's BLAS; ratios are the other's time / "
-              f"rnn_core.{cell}'s: above 1, rnn_core.{cell} is faster)")
+        print(
+            f"({about_torch}, {threads} thread(s) for it and for numpy's BLAS; ratios are the other's time / "
+            f"rnn_core.{cell}'s: above 1, rnn_core.{cell} is faster)"
+        )
 
 
 def main(argv=None):
@@ -478,11 +491,17 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=6, help="alternating blocks per engine (default: 6)")
     ap.add_argument("--calls", type=int, default=8, help="timed calls per block (default: 8; the median is used)")
     ap.add_argument("--loop-sequences", type=int, default=4, help="sequences the slow loop runs per call")
-    ap.add_argument("--gated-threads", type=int, nargs="+", default=[2, 1],
-                    help="thread counts for the LSTM's and GRU's tables (BLAS and PyTorch alike); "
-                    "1 is the fair one on a busy machine")
-    ap.add_argument("--cell", choices=("rnn", "lstm", "gru", "all"), default="all",
-                    help="which cell to time (default: all)")
+    ap.add_argument(
+        "--gated-threads",
+        type=int,
+        nargs="+",
+        default=[2, 1],
+        help="thread counts for the LSTM's and GRU's tables (BLAS and PyTorch alike); "
+        "1 is the fair one on a busy machine",
+    )
+    ap.add_argument(
+        "--cell", choices=("rnn", "lstm", "gru", "all"), default="all", help="which cell to time (default: all)"
+    )
     args = ap.parse_args(argv)
     gated = [cell for cell in TORCH_LAYERS if args.cell in (cell, "all")]
     if gated:
@@ -508,7 +527,7 @@ def main(argv=None):
     for B, T in configs:
         cps = results[(B, T)] = measure(ids, H, B, T, V, args.rounds, args.calls, args.loop_sequences)
         print(f"\nB={B} T={T}: {B * T} characters per call")
-        for key, label in ROWS:
+        for key, _ in ROWS:
             if cps.get(key) is not None:
                 print(f"  {key:14s} {cps[key]:12,.0f} chars/s   {cps[key] / cps['rnn_core']:6.3f} x rnn_core")
         print(f"  the same matrix products alone take {cps['rnn_core'] / cps['matmuls alone']:.0%} of rnn_core's time")

@@ -64,8 +64,15 @@ def baselines(train_ids, val_ids, V):
 def race_config(cell, lr, args):
     """The TrainConfig both engines follow: rnn_core trains with it, PyTorch reads its schedule and sizes."""
     return rnn_core.TrainConfig(
-        cell=cell, hidden_size=args.hidden_size, batch_size=args.batch_size, seq_length=args.seq_length,
-        learning_rate=lr, steps=NO_STEP_LIMIT, max_seconds=args.seconds, eval_every=0, checkpoint_every=0,
+        cell=cell,
+        hidden_size=args.hidden_size,
+        batch_size=args.batch_size,
+        seq_length=args.seq_length,
+        learning_rate=lr,
+        steps=NO_STEP_LIMIT,
+        max_seconds=args.seconds,
+        eval_every=0,
+        checkpoint_every=0,
         seed=args.seed,
     )
 
@@ -90,8 +97,9 @@ def run_torch(torch, config, train_ids, val_ids, V, init):
     layer = getattr(nn, TORCH_LAYERS[cell])(V, H, batch_first=True)
     head = nn.Linear(H, V)
     if init == "rnn_core":
-        start = rnn_core.CELLS[cell].init_params(V, H, seed=config.seed, dtype=np.float32,
-                                                 recurrent_scale=config.recurrent_scale)
+        start = rnn_core.CELLS[cell].init_params(
+            V, H, seed=config.seed, dtype=np.float32, recurrent_scale=config.recurrent_scale
+        )
         names = ("W_xh", "W_hh", "b_h") if cell == "rnn" else ("W_x", "W_h", "b")
         with torch.no_grad():
             for ours, theirs in zip(names, (layer.weight_ih_l0, layer.weight_hh_l0, layer.bias_ih_l0)):
@@ -151,23 +159,41 @@ def main(argv=None):
         description="Validation bits per character after a fixed training time, rnn_core against PyTorch."
     )
     parser.add_argument("--seconds", type=float, default=120.0, help="training budget per run (default: 120)")
-    parser.add_argument("--cells", nargs="+", choices=list(TORCH_LAYERS), default=list(TORCH_LAYERS),
-                        help="cells to race (default: all)")
-    parser.add_argument("--rates", type=float, nargs="+", default=list(RATES),
-                        help=f"peak learning rates to sweep (default: {' '.join(map(str, RATES))})")
-    parser.add_argument("--sweep-seconds", type=float,
-                        help="sweep the rates at this budget, then race each engine's best at --seconds "
-                        "(default: sweep at --seconds, each run a race entry)")
+    parser.add_argument(
+        "--cells",
+        nargs="+",
+        choices=list(TORCH_LAYERS),
+        default=list(TORCH_LAYERS),
+        help="cells to race (default: all)",
+    )
+    parser.add_argument(
+        "--rates",
+        type=float,
+        nargs="+",
+        default=list(RATES),
+        help=f"peak learning rates to sweep (default: {' '.join(map(str, RATES))})",
+    )
+    parser.add_argument(
+        "--sweep-seconds",
+        type=float,
+        help="sweep the rates at this budget, then race each engine's best at --seconds "
+        "(default: sweep at --seconds, each run a race entry)",
+    )
     parser.add_argument("--hidden-size", type=int, default=256, help="H (default: 256)")
     parser.add_argument("--batch-size", type=int, default=32, help="B (default: 32)")
     parser.add_argument("--seq-length", type=int, default=32, help="T (default: 32)")
     parser.add_argument("--text", help="text file (default: as rnn_core.load_text finds it)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     parser.add_argument("--no-torch", action="store_true", help="race rnn_core alone, even if torch is importable")
-    parser.add_argument("--torch-init", choices=("default", "rnn_core"), default="default",
-                        help="PyTorch's initial weights: its own (default) or rnn_core's")
-    parser.add_argument("--threads", type=int,
-                        help="threads for PyTorch and numpy's BLAS alike (default: each its own)")
+    parser.add_argument(
+        "--torch-init",
+        choices=("default", "rnn_core"),
+        default="default",
+        help="PyTorch's initial weights: its own (default) or rnn_core's",
+    )
+    parser.add_argument(
+        "--threads", type=int, help="threads for PyTorch and numpy's BLAS alike (default: each its own)"
+    )
     args = parser.parse_args(argv)
 
     text = rnn_core.load_text(args.text)
@@ -175,8 +201,10 @@ def main(argv=None):
     ids = vocab.encode(text)
     train_ids, val_ids = split_train_val(ids, rnn_core.TrainConfig().val_fraction)
     V = vocab.size
-    print(f"text: {len(ids)} characters, V={V}; training on the first {len(train_ids)}, "
-          f"validating on the last {len(val_ids)}")
+    print(
+        f"text: {len(ids)} characters, V={V}; training on the first {len(train_ids)}, "
+        f"validating on the last {len(val_ids)}"
+    )
     uniform, unigram, bigram = baselines(train_ids, val_ids, V)
     print(f"baselines (validation bpc): uniform log2(V) {uniform:.4f}   unigram {unigram:.4f}   bigram {bigram:.4f}")
 
@@ -203,8 +231,11 @@ def main(argv=None):
             sweep = {}
             for lr in args.rates:
                 sweep[lr] = run(engine, cell, lr, sweep_seconds)
-                print(f"{engine:8s} {cell:4s} lr {lr:g}: val_bpc {sweep[lr][0]:.4f}, {sweep[lr][1]:,} steps in "
-                      f"{sweep[lr][2]:.1f} s", flush=True)
+                print(
+                    f"{engine:8s} {cell:4s} lr {lr:g}: val_bpc {sweep[lr][0]:.4f}, {sweep[lr][1]:,} steps in "
+                    f"{sweep[lr][2]:.1f} s",
+                    flush=True,
+                )
             best = min(sweep, key=lambda lr: sweep[lr][0])
             final = sweep[best] if args.sweep_seconds is None else run(engine, cell, best, args.seconds)
             rows.append((cell, engine, best, final, sweep))
@@ -225,8 +256,10 @@ def _limit_threads(torch, threads):
     try:
         from threadpoolctl import ThreadpoolController
     except ImportError:
-        print(f"threadpoolctl is not installed: numpy's BLAS is not held to {threads} thread(s) "
-              f"(set OPENBLAS_NUM_THREADS={threads} instead)")
+        print(
+            f"threadpoolctl is not installed: numpy's BLAS is not held to {threads} thread(s) "
+            f"(set OPENBLAS_NUM_THREADS={threads} instead)"
+        )
         return contextlib.nullcontext
     controller = ThreadpoolController()
     return lambda: controller.limit(limits=threads, user_api="blas")

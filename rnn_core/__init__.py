@@ -9,6 +9,10 @@ The vanilla RNN's functions are also here at the top level (``rnn_core.forward``
 are checked by ``rnn_core.practice``.
 """
 
+from . import gru, lstm, practice  # practice: the reader's exercises, checked by rnn_core.practice.check(name, fn)
+from .cells import CELLS
+from .checkpoint import Checkpoint, CheckpointError, load_checkpoint, save_checkpoint
+from .data import StreamBatcher, load_text, split_train_val, strip_gutenberg
 from .functions import cross_entropy, cross_entropy_grad, log_softmax, logsumexp, one_hot, softmax, softmax_jacobian
 from .generate import BPC_WINDOW, bits_per_char, next_char_probs, perplexity, sample
 from .gradcheck import GRADCHECK_TOL, check_gradients, numerical_gradient, rel_error
@@ -39,12 +43,7 @@ from .rnn import (
     step_backward,
     step_forward,
 )
+from .trainer import History, TrainConfig, TrainResult, TrainState, learning_rate_at, train
 from .vocab import Vocabulary
-from . import gru, lstm
-from .cells import CELLS
 
 __version__ = "0.1.0"
-from .data import StreamBatcher, load_text, split_train_val, strip_gutenberg
-from .checkpoint import Checkpoint, CheckpointError, load_checkpoint, save_checkpoint
-from .trainer import History, TrainConfig, TrainResult, TrainState, learning_rate_at, train
-from . import practice  # the reader's exercises, checked: rnn_core.practice.check(name, fn)

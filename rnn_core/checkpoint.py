@@ -101,7 +101,10 @@ class Checkpoint:
         return self.params["W_yh"].shape[1]
 
     def __repr__(self):
-        return f"Checkpoint(cell={self.cell}, step={self.step}, H={self.hidden_size}, V={self.vocab.size}, optimizer={self.optimizer})"
+        return (
+            f"Checkpoint(cell={self.cell}, step={self.step}, H={self.hidden_size}, V={self.vocab.size}, "
+            f"optimizer={self.optimizer})"
+        )
 
 
 def _json_bytes(obj):
@@ -160,7 +163,9 @@ def save_checkpoint(
     if not isinstance(vocab, Vocabulary):
         raise TypeError(f"vocab must be a rnn_core.Vocabulary, got {type(vocab).__name__}")
     if vocab.size != params["W_yh"].shape[0]:
-        raise ValueError(f"vocabulary has {vocab.size} characters but the parameters expect V={params['W_yh'].shape[0]}")
+        raise ValueError(
+            f"vocabulary has {vocab.size} characters but the parameters expect V={params['W_yh'].shape[0]}"
+        )
     check_checkpoint_path(path)
     arrays = {k: params[k] for k in cell_module(cell).PARAM_NAMES}
     arrays["vocab"] = np.array([ord(c) for c in vocab.chars], dtype=np.uint32)

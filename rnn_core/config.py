@@ -94,7 +94,8 @@ class TrainConfig:
     def from_dict(cls, d):
         """A config from a dict such as ``to_dict()`` gives; unknown keys are ignored."""
         names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in current_names(d).items() if k in names})  # a config saved before there was a cell: "rnn"
+        # a config saved before there was a cell: "rnn" (the field's default)
+        return cls(**{k: v for k, v in current_names(d).items() if k in names})
 
 
 RENAMED = {"init_scale": "recurrent_scale"}  # fields' earlier names, as older checkpoints store them

@@ -119,13 +119,15 @@ def text_identity(text):
 def _check_edition(text, where):
     found = text_identity(text)
     if found != EXPECTED_TEXT:
-        # issued from this line with a message that depends only on the text: Python's default
-        # warning filter then shows it once per session, however often the text is loaded
+        # issued from this line (stacklevel=1, not the caller's) with a message that depends
+        # only on the text: Python's default warning filter then shows it once per session,
+        # however often the text is loaded
         warnings.warn(
             f"{where} is not the edition of Pride and Prejudice the notebooks were executed with "
             f"(expected {EXPECTED_TEXT}; found {found}). Training works on any text, but the numbers "
             f"the notebooks show (vocabulary, baselines, losses, samples) will differ from the stored ones",
             TextMismatchWarning,
+            stacklevel=1,
         )
     return text
 
@@ -272,7 +274,9 @@ def _read_text_file(path, what):
     try:
         text = raw.decode("utf-8-sig")  # -sig: drops the byte-order mark Gutenberg files start with
     except UnicodeDecodeError as e:
-        raise ValueError(f"{what} {path} is not UTF-8 text (bad byte at position {e.start}); save it as UTF-8") from None
+        raise ValueError(
+            f"{what} {path} is not UTF-8 text (bad byte at position {e.start}); save it as UTF-8"
+        ) from None
     text = strip_gutenberg(normalize_newlines(text))
     if not text:
         raise ValueError(f"{what} {path} is empty: it holds no characters to train on")
@@ -315,7 +319,9 @@ class StreamBatcher:
     def __post_init__(self):
         ids = np.asarray(self.ids)
         if ids.ndim != 1 or ids.dtype.kind not in "iu":
-            raise ValueError(f"ids must be a 1-D integer array of character indices, got shape {ids.shape}, dtype {ids.dtype}")
+            raise ValueError(
+                f"ids must be a 1-D integer array of character indices, got shape {ids.shape}, dtype {ids.dtype}"
+            )
         B, T = check_int(self.batch_size, "batch_size"), check_int(self.seq_length, "seq_length")
         L = (ids.size - 1) // B if ids.size else 0
         if L < T:

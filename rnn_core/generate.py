@@ -130,4 +130,4 @@ def bits_per_char(params, ids, n_streams=1, window=BPC_WINDOW):
 
 def perplexity(bpc):
     """Per-character perplexity 2**bpc: the size of a uniform choice with the same surprise."""
-    return 2.0 ** bpc
+    return 2.0**bpc

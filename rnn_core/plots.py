@@ -167,8 +167,15 @@ def plot_softmax(y_hat, J, temperature=1.0, axes=None):
     im = ax_heat.imshow(J, cmap=HEATMAP_CMAP, vmin=-limit, vmax=limit)
     if V <= 8:
         for (i, k), val in np.ndenumerate(J):
-            ax_heat.text(k, i, f"{val:.2f}".replace("-0.00", "0.00"), ha="center", va="center", fontsize=9,
-                         color=_text_colour(im.cmap(im.norm(val))))
+            ax_heat.text(
+                k,
+                i,
+                f"{val:.2f}".replace("-0.00", "0.00"),
+                ha="center",
+                va="center",
+                fontsize=9,
+                color=_text_colour(im.cmap(im.norm(val))),
+            )
     ax_heat.set_xticks(range(V), names)
     ax_heat.set_yticks(range(V), names)
     ax_heat.set_xlabel("score k")
@@ -284,8 +291,16 @@ def plot_training_loss(losses, first_right=None, baseline=None, ax=None):
     _plain_log_ticks(ax.yaxis, min(shown), max(shown))
     ax.set_xlabel("updates")
     ax.set_ylabel("loss in nats (log scale)")
-    ax.legend(loc="lower left", bbox_to_anchor=(0, 1.01), ncols=3, fontsize=9, frameon=False, borderaxespad=0,
-              handlelength=1.5, columnspacing=1.2)
+    ax.legend(
+        loc="lower left",
+        bbox_to_anchor=(0, 1.01),
+        ncols=3,
+        fontsize=9,
+        frameon=False,
+        borderaxespad=0,
+        handlelength=1.5,
+        columnspacing=1.2,
+    )
     return fig
 
 
@@ -341,8 +356,11 @@ def plot_clipping(g, by_entry, by_norm, limit, ax=None):
     """
     plt = _plt()
     fig, ax = _subplots(ax, figsize=(6.4, 2.8))
-    for vec, label, color in [(g, "gradient", "black"), (by_entry, "elementwise clip", "C1"),
-                              (by_norm, "global-norm clip", "C0")]:
+    for vec, label, color in [
+        (g, "gradient", "black"),
+        (by_entry, "elementwise clip", "C1"),
+        (by_norm, "global-norm clip", "C0"),
+    ]:
         ax.annotate("", xy=tuple(vec), xytext=(0, 0), arrowprops=dict(arrowstyle="->", color=color, lw=2))
         ax.plot([], [], color=color, label=label)
     ax.add_patch(plt.Rectangle((-limit, -limit), 2 * limit, 2 * limit, fill=False, ls=":", color="C1"))
@@ -396,8 +414,12 @@ def plot_training_curves(history, baselines, max_step, smooth=50, label="", colo
     ax.plot(h["step"], h["train_bpc"], color=color or "C0", lw=0.5, alpha=0.3)  # every step, faint
     k = min(smooth, len(h["train_bpc"]))
     if k:
-        ax.plot(h["step"][k - 1 :], moving_average(h["train_bpc"], k), color=color or "C0",
-                label=f"{label}training (mean of {k} steps)")
+        ax.plot(
+            h["step"][k - 1 :],
+            moving_average(h["train_bpc"], k),
+            color=color or "C0",
+            label=f"{label}training (mean of {k} steps)",
+        )
     if len(h["val_step"]):
         ax.plot(h["val_step"], h["val_bpc"], "o-", ms=4, color=color or "C1", label=f"{label}validation")
     _baselines(ax, baselines, max_step)

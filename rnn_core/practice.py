@@ -70,8 +70,8 @@ wants a plain implementation and a few wrong variants of it.
 
 from __future__ import annotations
 
-import copy
 import contextlib
+import copy
 import difflib
 import html
 import io

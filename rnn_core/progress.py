@@ -21,7 +21,12 @@ class ProgressBar:
         from tqdm.auto import tqdm
 
         self.tqdm = tqdm(
-            total=total, initial=initial, unit="step", dynamic_ncols=True, smoothing=0.05, mininterval=BAR_REDRAW_SECONDS
+            total=total,
+            initial=initial,
+            unit="step",
+            dynamic_ncols=True,
+            smoothing=0.05,
+            mininterval=BAR_REDRAW_SECONDS,
         )
         self.ema = None
 

@@ -39,9 +39,14 @@ def checkpoint_to_resume(path, config, vocab, fingerprint):
     ck = load_checkpoint(path)
     where = f"from {path}"
     if ck.vocab != vocab:
-        raise CheckpointError(f"cannot resume {where}: its vocabulary ({ck.vocab.size} characters) differs from this text's ({vocab.size})")
+        raise CheckpointError(
+            f"cannot resume {where}: its vocabulary ({ck.vocab.size} characters) differs from this text's "
+            f"({vocab.size})"
+        )
     if not ck.meta or ck.opt_state is None or ck.h is None:
-        raise CheckpointError(f"cannot resume {where}: it holds a model but no training state (optimizer, data position)")
+        raise CheckpointError(
+            f"cannot resume {where}: it holds a model but no training state (optimizer, data position)"
+        )
     check_resume_config(ck.config, config, where)
     if ck.meta.get("fingerprint") != fingerprint:
         raise CheckpointError(f"cannot resume {where}: it was trained on a different text (length or contents differ)")

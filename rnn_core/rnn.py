@@ -51,9 +51,21 @@ from ._cell import (
 from ._validation import check_int
 from .functions import softmax
 
-__all__ = ["PARAM_NAMES", "STATE_NAMES", "init_params", "param_shapes", "count_params", "check_params",
-           "step_forward", "output_logits", "step_backward", "forward", "loss_and_grads", "sequence_loss",
-           "advance"]
+__all__ = [
+    "PARAM_NAMES",
+    "STATE_NAMES",
+    "init_params",
+    "param_shapes",
+    "count_params",
+    "check_params",
+    "step_forward",
+    "output_logits",
+    "step_backward",
+    "forward",
+    "loss_and_grads",
+    "sequence_loss",
+    "advance",
+]
 
 PARAM_NAMES = ("W_xh", "W_hh", "W_yh", "b_h", "b_o")
 STATE_NAMES = ("h",)  # the state the recurrence carries from one step to the next
@@ -168,8 +180,18 @@ def forward(params, inputs, state0=None, *, h0=None):
     return {k: v[0] for k, v in out.items()} if single else out
 
 
-def loss_and_grads(params, inputs, targets, state0=None, bptt_truncate=None, return_dstate0=False, *, fast=True,
-                   h0=None, return_dh0=False):
+def loss_and_grads(
+    params,
+    inputs,
+    targets,
+    state0=None,
+    bptt_truncate=None,
+    return_dstate0=False,
+    *,
+    fast=True,
+    h0=None,
+    return_dh0=False,
+):
     """Loss and its exact gradient over a window: the forward pass plus BPTT.
 
     params: dict with W_xh (H, V), W_hh (H, H), W_yh (V, H), b_h (H,), b_o (V,),

@@ -174,8 +174,19 @@ def text_fingerprint(ids):
 # -- the loop ------------------------------------------------------------------------------------
 
 
-def train(data, config=None, *, vocab=None, checkpoint=None, resume=False, callback=None, callback_every=100,
-          progress=True, started=None, **overrides):
+def train(
+    data,
+    config=None,
+    *,
+    vocab=None,
+    checkpoint=None,
+    resume=False,
+    callback=None,
+    callback_every=100,
+    progress=True,
+    started=None,
+    **overrides,
+):
     """Train a character-level recurrent network on ``data``; returns a ``TrainResult``.
 
     Use from a notebook::
@@ -216,7 +227,10 @@ def train(data, config=None, *, vocab=None, checkpoint=None, resume=False, callb
         while state.step < config.steps:
             seconds = run.seconds()
             if run.out_of_time(seconds):
-                stopped, message = "time", f"stopped after {seconds:.1f} s: the time budget of {config.max_seconds:g} s is used up"
+                stopped, message = (
+                    "time",
+                    f"stopped after {seconds:.1f} s: the time budget of {config.max_seconds:g} s is used up",
+                )
                 break
             lr = learning_rate_at(config, state.step, seconds)
             try:
@@ -276,8 +290,15 @@ def _train_step(run, state, lr):
     epoch, next_window, carried = state.epoch, state.next_window + 1, state_arrays(cell, last)
     if next_window == run.batcher.windows_per_pass:  # end of a pass: start again, from a zero state
         epoch, next_window, carried = epoch + 1, 0, {name: np.zeros_like(s) for name, s in carried.items()}
-    after = replace(state, params=params, opt_state=opt_state, step=state.step + 1, epoch=epoch,
-                    next_window=next_window, carried=carried)
+    after = replace(
+        state,
+        params=params,
+        opt_state=opt_state,
+        step=state.step + 1,
+        epoch=epoch,
+        next_window=next_window,
+        carried=carried,
+    )
     return after, loss / chars / LN2, norm
 
 
@@ -435,8 +456,16 @@ def _setup(data, config, overrides, vocab, checkpoint, resume, started):
     fingerprint = text_fingerprint(ids)
     state, history = _starting_state(config, vocab, fingerprint, path, resume)
     run = _Run(
-        config=config, vocab=vocab, cell=cell_module(config.cell), batcher=batcher, val_ids=val_ids, path=path,
-        fingerprint=fingerprint, start_step=state.step, start_elapsed=state.elapsed, t0=t0,
+        config=config,
+        vocab=vocab,
+        cell=cell_module(config.cell),
+        batcher=batcher,
+        val_ids=val_ids,
+        path=path,
+        fingerprint=fingerprint,
+        start_step=state.step,
+        start_elapsed=state.elapsed,
+        t0=t0,
     )
     return run, state, history
 
@@ -474,13 +503,19 @@ def _starting_state(config, vocab, fingerprint, path, resume):
     if resume:
         ck = checkpoint_to_resume(path, config, vocab, fingerprint)
         state = TrainState(
-            params=ck.params, opt_state=ck.opt_state, step=ck.step, epoch=int(ck.meta["epoch"]),
-            next_window=int(ck.meta["window"]), carried=ck.carried, elapsed=float(ck.meta["elapsed"]),
+            params=ck.params,
+            opt_state=ck.opt_state,
+            step=ck.step,
+            epoch=int(ck.meta["epoch"]),
+            next_window=int(ck.meta["window"]),
+            carried=ck.carried,
+            elapsed=float(ck.meta["elapsed"]),
         )
         return state, History.from_arrays(ck.history)
     cell = cell_module(config.cell)
-    params = cell.init_params(vocab.size, config.hidden_size, seed=config.seed, dtype=np.float32,
-                              recurrent_scale=config.recurrent_scale)
+    params = cell.init_params(
+        vocab.size, config.hidden_size, seed=config.seed, dtype=np.float32, recurrent_scale=config.recurrent_scale
+    )
     carried = state_arrays(config.cell, zero_state(params, config.cell, (config.batch_size,)))
     opt_state = OPTIMIZERS[config.optimizer][0](params)
     state = TrainState(params=params, opt_state=opt_state, step=0, epoch=0, next_window=0, carried=carried)

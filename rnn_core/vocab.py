@@ -28,7 +28,9 @@ class Vocabulary:
         if not chars:
             raise ValueError("a vocabulary needs at least one character; got an empty text")
         if list(chars) != sorted(set(chars)):
-            raise ValueError("vocabulary characters must be sorted and unique: build it with Vocabulary.from_text(text)")
+            raise ValueError(
+                "vocabulary characters must be sorted and unique: build it with Vocabulary.from_text(text)"
+            )
         self.chars = chars
         self._codes = np.array([ord(c) for c in chars], dtype=np.uint32)  # sorted, for searchsorted
 

@@ -168,8 +168,11 @@ class LivePlot:
     def __call__(self, snapshot):
         self.progress(snapshot)
         if self.handle is None or snapshot.step % self.plot_every == 0 or snapshot.step >= self.max_step:
-            self._draw(snapshot, f"the run up to step {snapshot.step:,} of {self.max_step:,} "
-                                 f"(curves redrawn every {self.plot_every:,} steps)")
+            self._draw(
+                snapshot,
+                f"the run up to step {snapshot.step:,} of {self.max_step:,} "
+                f"(curves redrawn every {self.plot_every:,} steps)",
+            )
         return None
 
     def finish(self, result):
@@ -206,10 +209,24 @@ def softmax_sliders(compute, scores=(2.0, 1.0, 0.1, -1.0), temperature=1.0):
     """
     if len(scores) != 4:
         raise ValueError(f"softmax_sliders draws four score sliders; got {len(scores)} scores")
-    sliders = [widgets.FloatSlider(value=v, min=-5.0, max=5.0, step=0.1, description=f"o_{k + 1}",
-                                   continuous_update=False, style=_STYLE) for k, v in enumerate(scores)]
-    sliders.append(widgets.FloatLogSlider(value=temperature, base=10, min=-1, max=1, step=0.05,
-                                          description="temperature", continuous_update=False, style=_STYLE))
+    sliders = [
+        widgets.FloatSlider(
+            value=v, min=-5.0, max=5.0, step=0.1, description=f"o_{k + 1}", continuous_update=False, style=_STYLE
+        )
+        for k, v in enumerate(scores)
+    ]
+    sliders.append(
+        widgets.FloatLogSlider(
+            value=temperature,
+            base=10,
+            min=-1,
+            max=1,
+            step=0.05,
+            description="temperature",
+            continuous_update=False,
+            style=_STYLE,
+        )
+    )
     pane = _Pane()
 
     def redraw():
@@ -223,8 +240,10 @@ def softmax_sliders(compute, scores=(2.0, 1.0, 0.1, -1.0), temperature=1.0):
 
 def show_target_score(o_y, y_hat, loss, grad, o_grid, curves, y=0):
     """Print one prediction's loss and gradient, then show ``plots.plot_target_score`` (notebook 02, section 4)."""
-    print(f"target score o_y: {o_y:.2f}   y_hat_y: {y_hat[y]:.4f}   loss -log y_hat_y: {loss:.4f}   "
-          f"gradient y_hat_y - 1: {grad[y]:.4f}")
+    print(
+        f"target score o_y: {o_y:.2f}   y_hat_y: {y_hat[y]:.4f}   loss -log y_hat_y: {loss:.4f}   "
+        f"gradient y_hat_y - 1: {grad[y]:.4f}"
+    )
     display(plots.plot_target_score(o_y, y_hat, grad, o_grid, curves, y=y))
 
 
@@ -234,8 +253,15 @@ def target_score_slider(compute, o_grid, curves, value=0.0, y=0):
     compute(o_y) -> (y_hat, loss, grad) is the notebook's function; o_grid and curves as for
     ``plots.plot_target_score``. Returns a VBox: the slider, then the output (display it).
     """
-    slider = widgets.FloatSlider(value=value, min=float(min(o_grid)), max=float(max(o_grid)), step=0.1,
-                                 description="target score o_y", continuous_update=False, style=_STYLE)
+    slider = widgets.FloatSlider(
+        value=value,
+        min=float(min(o_grid)),
+        max=float(max(o_grid)),
+        step=0.1,
+        description="target score o_y",
+        continuous_update=False,
+        style=_STYLE,
+    )
     pane = _Pane()
 
     def redraw():
@@ -279,16 +305,25 @@ def _show_sample_text(view):
     if view["error"]:
         print_sample(view)
         return
-    style = ("font-family: var(--jp-code-font-family, monospace); font-size: var(--jp-code-font-size, 13px); "
-             "white-space: pre-wrap; word-break: normal; overflow-wrap: anywhere; line-height: 1.4")
-    display(HTML(f'<div style="{style}">temperature: {view["temperature"]:.2f}\n'
-                 f'<b>{html.escape(view["prime"])}</b>{html.escape(view["continuation"])}</div>'))
+    style = (
+        "font-family: var(--jp-code-font-family, monospace); font-size: var(--jp-code-font-size, 13px); "
+        "white-space: pre-wrap; word-break: normal; overflow-wrap: anywhere; line-height: 1.4"
+    )
+    display(
+        HTML(
+            f'<div style="{style}">temperature: {view["temperature"]:.2f}\n'
+            f"<b>{html.escape(view['prime'])}</b>{html.escape(view['continuation'])}</div>"
+        )
+    )
 
 
 def _show_chart(view):
     if not view["error"]:
-        display(plots.plot_next_char_probs(view["probs"], view["chars"], view["prime"], view["temperature"],
-                                           top=len(view["top"])))
+        display(
+            plots.plot_next_char_probs(
+                view["probs"], view["chars"], view["prime"], view["temperature"], top=len(view["top"])
+            )
+        )
 
 
 def show_sample_view(view):
@@ -305,12 +340,19 @@ def sampling_widget(view_fn, prime, temperature=0.8, length=300):
     text is read when Enter is pressed (the box says so). The sample wraps at spaces only, at any
     width of the page; a view with an error shows its message, and no chart. Returns the widget box.
     """
-    temperature_slider = widgets.FloatSlider(value=temperature, min=0.0, max=2.0, step=0.05, description="temperature",
-                                             continuous_update=False, style=_STYLE)
-    length_slider = widgets.IntSlider(value=length, min=20, max=1000, step=20, description="length",
-                                      continuous_update=False, style=_STYLE)
-    prime_box = widgets.Text(value=prime, description="priming text", continuous_update=False, style=_STYLE,
-                             layout=widgets.Layout(width="420px"))
+    temperature_slider = widgets.FloatSlider(
+        value=temperature, min=0.0, max=2.0, step=0.05, description="temperature", continuous_update=False, style=_STYLE
+    )
+    length_slider = widgets.IntSlider(
+        value=length, min=20, max=1000, step=20, description="length", continuous_update=False, style=_STYLE
+    )
+    prime_box = widgets.Text(
+        value=prime,
+        description="priming text",
+        continuous_update=False,
+        style=_STYLE,
+        layout=widgets.Layout(width="420px"),
+    )
     enter = widgets.Label("press Enter to sample from it")
     text_pane = _Pane(flex="1 1 24em", min_width="16em", margin="0 16px 0 0")
     chart_pane = _Pane(flex="0 0 auto")
@@ -322,12 +364,16 @@ def sampling_widget(view_fn, prime, temperature=0.8, length=300):
         return text_pane.error or chart_pane.error
 
     _redraw_on_change([temperature_slider, length_slider, prime_box], redraw)
-    return widgets.VBox([
-        widgets.HBox([temperature_slider, length_slider]),
-        widgets.HBox([prime_box, enter], layout=widgets.Layout(align_items="center")),
-        widgets.HBox([text_pane.box, chart_pane.box],  # side by side, or the chart below on a narrow page
-                     layout=widgets.Layout(flex_flow="row wrap", align_items="flex-start")),
-    ])
+    return widgets.VBox(
+        [
+            widgets.HBox([temperature_slider, length_slider]),
+            widgets.HBox([prime_box, enter], layout=widgets.Layout(align_items="center")),
+            widgets.HBox(
+                [text_pane.box, chart_pane.box],  # side by side, or the chart below on a narrow page
+                layout=widgets.Layout(flex_flow="row wrap", align_items="flex-start"),
+            ),
+        ]
+    )
 
 
 # -- 07 · what the network learned -------------------------------------------------------------
@@ -342,15 +388,26 @@ def live_training_widget(run_fn, hidden_size=32, learning_rate=5e-3, seq_length=
     the ``TrainResult``. Moving a slider trains nothing; a click on Train does, with a progress bar,
     while the previous run's figure stays on screen until the new one is drawn. Returns the widget box.
     """
-    size_slider = widgets.IntSlider(value=hidden_size, min=8, max=256, step=8, description="hidden size",
-                                    continuous_update=False, style=_STYLE)
-    lr_slider = widgets.FloatLogSlider(value=learning_rate, base=10, min=-4, max=-1, step=0.1,
-                                       description="learning rate", readout_format=".1e",
-                                       continuous_update=False, style=_STYLE)
-    seq_slider = widgets.IntSlider(value=seq_length, min=4, max=128, step=4, description="sequence length",
-                                   continuous_update=False, style=_STYLE)
-    button = widgets.Button(description="Train", button_style="primary", icon="play",
-                            tooltip="train a network with these settings")
+    size_slider = widgets.IntSlider(
+        value=hidden_size, min=8, max=256, step=8, description="hidden size", continuous_update=False, style=_STYLE
+    )
+    lr_slider = widgets.FloatLogSlider(
+        value=learning_rate,
+        base=10,
+        min=-4,
+        max=-1,
+        step=0.1,
+        description="learning rate",
+        readout_format=".1e",
+        continuous_update=False,
+        style=_STYLE,
+    )
+    seq_slider = widgets.IntSlider(
+        value=seq_length, min=4, max=128, step=4, description="sequence length", continuous_update=False, style=_STYLE
+    )
+    button = widgets.Button(
+        description="Train", button_style="primary", icon="play", tooltip="train a network with these settings"
+    )
     progress = TrainingProgress("press Train to train a network with these settings")
     pane = _Pane()
 
@@ -364,8 +421,13 @@ def live_training_widget(run_fn, hidden_size=32, learning_rate=5e-3, seq_length=
         progress.start(text="training…")
         result = None
         try:
-            result = pane.show(run_fn, hidden_size=size_slider.value, learning_rate=lr_slider.value,
-                               seq_length=seq_slider.value, callback=progress)
+            result = pane.show(
+                run_fn,
+                hidden_size=size_slider.value,
+                learning_rate=lr_slider.value,
+                seq_length=seq_slider.value,
+                callback=progress,
+            )
         finally:
             button.disabled = False
             if result is None:  # run_fn raised: its traceback is in the pane
@@ -377,9 +439,13 @@ def live_training_widget(run_fn, hidden_size=32, learning_rate=5e-3, seq_length=
     for slider in (size_slider, lr_slider, seq_slider):
         slider.observe(settings_changed, names="value")
     button.on_click(train)
-    return widgets.VBox([widgets.HBox([size_slider, lr_slider, seq_slider]),
-                         widgets.HBox([button, progress.widget], layout=widgets.Layout(align_items="center")),
-                         pane.box])
+    return widgets.VBox(
+        [
+            widgets.HBox([size_slider, lr_slider, seq_slider]),
+            widgets.HBox([button, progress.widget], layout=widgets.Layout(align_items="center")),
+            pane.box,
+        ]
+    )
 
 
 def unit_widget(show_fn, n_units, unit=None, shortlist=None):
@@ -400,13 +466,19 @@ def unit_widget(show_fn, n_units, unit=None, shortlist=None):
         by_unit.setdefault(int(u), []).append(what)
     if unit is None:
         unit = next(iter(by_unit), 0)
-    slider = widgets.IntSlider(value=unit, min=0, max=n_units - 1, step=1, description="hidden unit",
-                               continuous_update=False, style=_STYLE)
-    picks = widgets.ToggleButtons(options=[(f"{u} · {', '.join(whats)}", u) for u, whats in by_unit.items()],
-                                  value=unit if unit in by_unit else None, description="worth a look:",
-                                  style={"description_width": "initial", "button_width": "auto"})
-    hint = widgets.HTML("each button: the unit that best follows that property (correlation in the caption); "
-                        "red where the unit is positive, blue where it is negative")
+    slider = widgets.IntSlider(
+        value=unit, min=0, max=n_units - 1, step=1, description="hidden unit", continuous_update=False, style=_STYLE
+    )
+    picks = widgets.ToggleButtons(
+        options=[(f"{u} · {', '.join(whats)}", u) for u, whats in by_unit.items()],
+        value=unit if unit in by_unit else None,
+        description="worth a look:",
+        style={"description_width": "initial", "button_width": "auto"},
+    )
+    hint = widgets.HTML(
+        "each button: the unit that best follows that property (correlation in the caption); "
+        "red where the unit is positive, blue where it is negative"
+    )
     pane = _Pane()
 
     def redraw():

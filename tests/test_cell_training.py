@@ -27,7 +27,9 @@ TEXT = (
     "It is a truth universally acknowledged, that a single man in possession of a good fortune, "
     "must be in want of a wife. However little known the feelings or views of such a man may be. "
 ) * 12
-SMALL = dict(cell="lstm", hidden_size=12, batch_size=4, seq_length=8, steps=40, eval_every=10, learning_rate=1e-2, progress=False)
+SMALL = dict(
+    cell="lstm", hidden_size=12, batch_size=4, seq_length=8, steps=40, eval_every=10, learning_rate=1e-2, progress=False
+)
 GATED = {"lstm": lstm, "gru": gru}
 
 
@@ -68,7 +70,9 @@ def test_training_is_deterministic_and_resumes_bit_identically(cell, tmp_path):
     straight = run(cell=cell, lr_schedule="constant")
     assert same_params(straight.params, run(cell=cell, lr_schedule="constant").params)
     path = tmp_path / f"{cell}.npz"
-    first = run(cell=cell, lr_schedule="constant", checkpoint=path, callback=lambda res: res.step >= 20, callback_every=20)
+    first = run(
+        cell=cell, lr_schedule="constant", checkpoint=path, callback=lambda res: res.step >= 20, callback_every=20
+    )
     assert first.step == 20
     ck = load_checkpoint(path)
     assert ck.cell == cell and ck.meta["cell"] == cell and ck.config["cell"] == cell
@@ -154,7 +158,9 @@ def test_a_vanilla_checkpoint_without_a_cell_entry_loads_as_vanilla(tmp_path):
     assert ck.cell == "rnn" and ck.c is None and same_params(ck.params, r.params)
     resumed = run(cell="rnn", steps=20, checkpoint=path, resume=True)  # and it resumes
     assert resumed.step == 20
-    assert rnn_core.sample(ck.params, ck.vocab, "It", 20, seed=1) == rnn_core.sample(r.params, r.vocab, "It", 20, seed=1)
+    assert rnn_core.sample(ck.params, ck.vocab, "It", 20, seed=1) == rnn_core.sample(
+        r.params, r.vocab, "It", 20, seed=1
+    )
 
 
 @pytest.mark.parametrize(
@@ -181,7 +187,9 @@ def test_an_lstm_checkpoint_without_its_cell_state_cannot_resume(tmp_path):
         arrays = {k: v for k, v in z.items() if k != "c"}
     np.savez(path, **arrays)
     assert load_checkpoint(path).c is None  # still a model to sample from
-    with pytest.raises(CheckpointError, match="an lstm carries h and c from window to window, and the file holds no 'c'"):
+    with pytest.raises(
+        CheckpointError, match="an lstm carries h and c from window to window, and the file holds no 'c'"
+    ):
         run(steps=20, checkpoint=path, resume=True)
 
 
@@ -204,7 +212,12 @@ def test_train_a_gated_cell_then_sample_from_the_command_line(capsys, tmp_path, 
     sampled = capsys.readouterr().out
     assert sampled == "It is" + rnn_core.sample(ck.params, ck.vocab, "It is", 40, temperature=0.8, seed=3) + "\n"
     # resuming keeps the cell without --cell
-    assert main(["train", "--text", str(text_file), "--checkpoint", str(path), "--resume", "--steps", "30", "--no-progress"]) == 0
+    assert (
+        main(
+            ["train", "--text", str(text_file), "--checkpoint", str(path), "--resume", "--steps", "30", "--no-progress"]
+        )
+        == 0
+    )
     assert "step 30 " in capsys.readouterr().out and load_checkpoint(path).cell == cell
 
 

@@ -7,8 +7,20 @@ import rnn_core
 from rnn_core import CELLS, gru, lstm, rnn
 from rnn_core.cells import cell_module, cell_of, check_cell_params, state_arrays, state_from_arrays, zero_state
 
-INTERFACE = ("PARAM_NAMES", "STATE_NAMES", "param_shapes", "count_params", "init_params", "check_params",
-             "step_forward", "step_backward", "forward", "loss_and_grads", "sequence_loss", "advance")
+INTERFACE = (
+    "PARAM_NAMES",
+    "STATE_NAMES",
+    "param_shapes",
+    "count_params",
+    "init_params",
+    "check_params",
+    "step_forward",
+    "step_backward",
+    "forward",
+    "loss_and_grads",
+    "sequence_loss",
+    "advance",
+)
 
 
 def test_the_registry_names_the_three_cells():

@@ -34,7 +34,9 @@ def model():
 
 
 def save(path, m):
-    return save_checkpoint(path, m["params"], m["vocab"], **{k: v for k, v in m.items() if k not in ("params", "vocab")})
+    return save_checkpoint(
+        path, m["params"], m["vocab"], **{k: v for k, v in m.items() if k not in ("params", "vocab")}
+    )
 
 
 def test_round_trip(tmp_path, model):

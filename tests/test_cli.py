@@ -92,20 +92,38 @@ def test_text_from_environment(capsys, tmp_path, text_file, monkeypatch):
 
 
 def test_sample(capsys, trained):
-    code, out, err = call(capsys, "sample", "--checkpoint", trained, "--prime", "It is", "--length", "50", "--seed", "3")
+    code, out, err = call(
+        capsys, "sample", "--checkpoint", trained, "--prime", "It is", "--length", "50", "--seed", "3"
+    )
     assert code == 0 and err == ""
     assert out.startswith("It is") and len(out) == len("It is") + 50 + 1
     again = call(capsys, "sample", "--checkpoint", trained, "--prime", "It is", "--length", "50", "--seed", "3")[1]
     assert again == out  # seeded
-    code, greedy, _ = call(capsys, "sample", "--checkpoint", trained, "--prime", "a", "--length", "10", "--temperature", "0")
+    code, greedy, _ = call(
+        capsys, "sample", "--checkpoint", trained, "--prime", "a", "--length", "10", "--temperature", "0"
+    )
     assert code == 0 and len(greedy) == 12
 
 
 def test_resume_continues_to_the_total_step_count(capsys, tmp_path, text_file):
     ck = tmp_path / "m.npz"
-    common = ["--text", text_file, "--checkpoint", ck, "--hidden-size", "8", "--batch-size", "2", "--seq-length", "8", "--no-progress"]
+    common = [
+        "--text",
+        text_file,
+        "--checkpoint",
+        ck,
+        "--hidden-size",
+        "8",
+        "--batch-size",
+        "2",
+        "--seq-length",
+        "8",
+        "--no-progress",
+    ]
     assert call(capsys, "train", *common, "--steps", "10")[0] == 0
-    code, out, err = call(capsys, "train", "--checkpoint", ck, "--text", text_file, "--resume", "--steps", "25", "--no-progress")
+    code, out, err = call(
+        capsys, "train", "--checkpoint", ck, "--text", text_file, "--resume", "--steps", "25", "--no-progress"
+    )
     assert code == 0 and "step 25 " in out and "H=8 B=2 T=8" in out  # settings from the checkpoint
     ckpt = load_checkpoint(ck)
     assert ckpt.step == 25 and ckpt.history["step"].tolist() == list(range(1, 26))
@@ -117,9 +135,14 @@ def test_resume_is_bit_identical_with_a_constant_schedule(tmp_path, text_file):
 
     a = train(TEXT, hidden_size=8, batch_size=2, seq_length=8, steps=20, lr_schedule="constant", progress=False)
     ck = tmp_path / "m.npz"
-    train(TEXT, hidden_size=8, batch_size=2, seq_length=8, steps=10, lr_schedule="constant", progress=False, checkpoint=ck)
+    train(
+        TEXT, hidden_size=8, batch_size=2, seq_length=8, steps=10, lr_schedule="constant", progress=False, checkpoint=ck
+    )
     # the command line resumes with the checkpoint's stored settings (here: the constant schedule)
-    assert main(["train", "--text", str(text_file), "--checkpoint", str(ck), "--resume", "--steps", "20", "--no-progress"]) == 0
+    assert (
+        main(["train", "--text", str(text_file), "--checkpoint", str(ck), "--resume", "--steps", "20", "--no-progress"])
+        == 0
+    )
     b = load_checkpoint(ck)
     assert all(np.array_equal(a.params[k], b.params[k]) for k in a.params)
 
@@ -127,8 +150,18 @@ def test_resume_is_bit_identical_with_a_constant_schedule(tmp_path, text_file):
 def test_help_documents_every_flag(capsys):
     code, out, _ = call(capsys, "train", "--help")
     assert code == 0
-    for flag in ("--text", "--hidden-size", "--batch-size", "--seq-length", "--learning-rate", "--steps",
-                 "--max-seconds", "--seed", "--checkpoint", "--resume"):
+    for flag in (
+        "--text",
+        "--hidden-size",
+        "--batch-size",
+        "--seq-length",
+        "--learning-rate",
+        "--steps",
+        "--max-seconds",
+        "--seed",
+        "--checkpoint",
+        "--resume",
+    ):
         assert flag in out
     code, out, _ = call(capsys, "sample", "--help")
     for flag in ("--checkpoint", "--prime", "--length", "--temperature", "--seed"):
@@ -146,8 +179,20 @@ def test_max_seconds_bounds_the_run(capsys, tmp_path, text_file):
     import time
 
     t0 = time.perf_counter()
-    code, out, _ = call(capsys, "train", "--text", text_file, "--checkpoint", tmp_path / "m.npz",
-                        *FAST[:-3], "--steps", "1000000", "--max-seconds", "1", "--no-progress")
+    code, out, _ = call(
+        capsys,
+        "train",
+        "--text",
+        text_file,
+        "--checkpoint",
+        tmp_path / "m.npz",
+        *FAST[:-3],
+        "--steps",
+        "1000000",
+        "--max-seconds",
+        "1",
+        "--no-progress",
+    )
     wall = time.perf_counter() - t0
     assert code == 0 and "stopped: time" in out
     assert 0.9 < wall < 1.5  # the budget includes reading the text, the last validation and the save
@@ -233,7 +278,9 @@ def test_text_not_utf8(capsys, tmp_path):
 
 def test_checkpoint_folder_missing_is_checked_before_training(capsys, tmp_path):
     # the text does not exist either: the folder is reported first, before any reading or training
-    code, _, err = call(capsys, "train", "--text", tmp_path / "nope.txt", "--checkpoint", tmp_path / "no" / "m.npz", *FAST)
+    code, _, err = call(
+        capsys, "train", "--text", tmp_path / "nope.txt", "--checkpoint", tmp_path / "no" / "m.npz", *FAST
+    )
     assert_one_line_error(code, err, "checkpoint folder .* does not exist", status=1)
 
 
@@ -248,7 +295,19 @@ def test_resume_without_checkpoint(capsys, tmp_path, text_file):
 
 
 def test_resume_with_other_hidden_size(capsys, trained, text_file):
-    code, _, err = call(capsys, "train", "--text", text_file, "--checkpoint", trained, "--resume", "--hidden-size", "16", "--steps", "30")
+    code, _, err = call(
+        capsys,
+        "train",
+        "--text",
+        text_file,
+        "--checkpoint",
+        trained,
+        "--resume",
+        "--hidden-size",
+        "16",
+        "--steps",
+        "30",
+    )
     assert_one_line_error(code, err, "hidden_size=8", status=1)
 
 
@@ -287,8 +346,9 @@ def test_empty_prime(capsys, trained):
 
 def test_diverging_training_is_a_clear_error(capsys, tmp_path, text_file):
     ck = tmp_path / "m.npz"
-    code, out, err = call(capsys, "train", "--text", text_file, "--checkpoint", ck, *FAST,
-                          "--optimizer", "sgd", "--learning-rate", "1e38")
+    code, out, err = call(
+        capsys, "train", "--text", text_file, "--checkpoint", ck, *FAST, "--optimizer", "sgd", "--learning-rate", "1e38"
+    )
     assert code == 1 and "stopped: non-finite" in out
     assert_one_line_error(code, err, "error: training stopped at step .*last finite")
     assert all(np.isfinite(p).all() for p in load_checkpoint(ck).params.values())
@@ -302,8 +362,19 @@ def test_no_command(capsys):
 def test_as_a_module_no_traceback(tmp_path):
     """The real entry point, in a subprocess: a bad input gives one line and status 1."""
     r = subprocess.run(
-        [sys.executable, "-m", "rnn_core", "train", "--text", str(tmp_path / "nope.txt"), "--checkpoint", str(tmp_path / "m.npz")],
-        capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "rnn_core",
+            "train",
+            "--text",
+            str(tmp_path / "nope.txt"),
+            "--checkpoint",
+            str(tmp_path / "m.npz"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert r.returncode == 1 and r.stdout == ""
     assert_one_line_error(r.returncode, r.stderr, "does not exist")
@@ -316,9 +387,26 @@ def test_ctrl_c_saves_and_summarises(tmp_path, text_file):
 
     ck = tmp_path / "m.npz"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "rnn_core", "train", "--text", str(text_file), "--checkpoint", str(ck),
-         "--hidden-size", "8", "--batch-size", "2", "--seq-length", "8", "--steps", "100000000"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [
+            sys.executable,
+            "-m",
+            "rnn_core",
+            "train",
+            "--text",
+            str(text_file),
+            "--checkpoint",
+            str(ck),
+            "--hidden-size",
+            "8",
+            "--batch-size",
+            "2",
+            "--seq-length",
+            "8",
+            "--steps",
+            "100000000",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     seen = b""
     # wait until the progress bar counts steps: the training loop is running

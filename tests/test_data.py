@@ -13,8 +13,8 @@ from rnn_core import Vocabulary, data
 from rnn_core.data import (
     CACHE_FILENAME,
     EXPECTED_TEXT,
-    TextMismatchWarning,
     StreamBatcher,
+    TextMismatchWarning,
     TextUnavailableError,
     default_cache_dir,
     load_text,

@@ -23,14 +23,19 @@ def _notebook(path, *sources):
 
 def _run(*args):
     env = {k: v for k, v in os.environ.items() if k != "RNN_FROM_SCRATCH_QUICK"}
-    return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True,
-                          env=env, timeout=300)
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True, env=env, timeout=300
+    )
 
 
 def test_executes_in_notebooks_folder_and_stores_widget_state(tmp_path):
     path = tmp_path / "01-demo.ipynb"
-    _notebook(path, "import os\nprint(os.path.basename(os.getcwd()))\nprint('two\\nlines')", "",
-              "import ipywidgets as widgets\nwidgets.IntSlider(value=3, description='n')")
+    _notebook(
+        path,
+        "import os\nprint(os.path.basename(os.getcwd()))\nprint('two\\nlines')",
+        "",
+        "import ipywidgets as widgets\nwidgets.IntSlider(value=3, description='n')",
+    )
     result = _run(path)
     assert result.returncode == 0, result.stderr
     text = path.read_text(encoding="utf-8")

@@ -40,7 +40,8 @@ def regenerated_all(tmp_path_factory):
     # a fresh interpreter, as on a reader's machine: nothing cached from this test session
     result = subprocess.run(
         [sys.executable, str(ROOT / "tools" / "make_figures.py"), "--out", str(out), "--notebooks", str(notebooks)],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stderr
     return out, notebooks
@@ -75,7 +76,8 @@ def test_attachments_are_pngs_of_the_figures_of_img():
             assert sorted(attached) == sorted(set(refs)), f"{path.name}, cell {index}: attachments {sorted(attached)}"
             for name, bundle in attached.items():
                 assert name.endswith(".png") and (ROOT / "img" / f"{name[:-4]}.svg").exists(), (
-                    f"{path.name}, cell {index}: {name} is not the PNG of a figure in img/")
+                    f"{path.name}, cell {index}: {name} is not the PNG of a figure in img/"
+                )
                 assert list(bundle) == ["image/png"], f"{path.name}, cell {index}: {name} holds {list(bundle)}"
                 assert base64.b64decode(bundle["image/png"]).startswith(b"\x89PNG\r\n\x1a\n")
                 seen.add(name)
@@ -89,8 +91,12 @@ def test_an_unknown_figure_name_is_named():
 
 
 def test_stale_attachments_are_dropped():
-    cell = {"cell_type": "markdown", "metadata": {}, "source": "no figure now",
-            "attachments": {"a.png": {"image/png": "iVBORw=="}}}
+    cell = {
+        "cell_type": "markdown",
+        "metadata": {},
+        "source": "no figure now",
+        "attachments": {"a.png": {"image/png": "iVBORw=="}},
+    }
     make_figures.embedded_notebook({"cells": [cell]}, {"a.png": b"\x89PNG"})
     assert "attachments" not in cell
 

@@ -63,7 +63,7 @@ def test_softmax_jacobian_matches_finite_differences(rng):
     o = rng.standard_normal(6)
     J = softmax_jacobian(softmax(o))
     for k in range(6):
-        col = numerical_gradient(lambda: softmax(o)[k], o)  # row k: d p_k / d o
+        col = numerical_gradient(lambda k=k: softmax(o)[k], o)  # row k: d p_k / d o
         assert rel_error(J[k], col) < 1e-8
 
 

@@ -140,7 +140,11 @@ def test_step_functions_take_a_batch():
     assert h.shape == cache["r"].shape == (4, 3)
     assert np.array_equal(h, out["h"][:, 0])
     dh_prev, grads = gru.step_backward(params, np.ones((4, 3)), cache)
-    assert dh_prev.shape == (4, 3) and {k: v.shape for k, v in grads.items()} == {"W_x": (9, 5), "W_h": (9, 3), "b": (9,)}
+    assert dh_prev.shape == (4, 3) and {k: v.shape for k, v in grads.items()} == {
+        "W_x": (9, 5),
+        "W_h": (9, 3),
+        "b": (9,),
+    }
 
 
 def test_loaded_into_pytorch_it_is_nn_gru():
@@ -151,19 +155,31 @@ def test_loaded_into_pytorch_it_is_nn_gru():
     loss, grads, h_T, dh0 = gru.loss_and_grads(params, inputs, targets, h0, return_dstate0=True)
     net, head = torch.nn.GRU(V, H, batch_first=True).double(), torch.nn.Linear(H, V).double()
     with torch.no_grad():
-        for theirs, ours in ((net.weight_ih_l0, "W_x"), (net.weight_hh_l0, "W_h"), (net.bias_ih_l0, "b"),
-                             (head.weight, "W_yh"), (head.bias, "b_o")):
+        for theirs, ours in (
+            (net.weight_ih_l0, "W_x"),
+            (net.weight_hh_l0, "W_h"),
+            (net.bias_ih_l0, "b"),
+            (head.weight, "W_yh"),
+            (head.bias, "b_o"),
+        ):
             theirs.copy_(torch.from_numpy(params[ours]))
         net.bias_hh_l0.zero_()
     h0_t = torch.from_numpy(h0)[None].clone().requires_grad_(True)
     out, h_last = net(torch.nn.functional.one_hot(torch.from_numpy(inputs), V).double(), h0_t)
-    total = torch.nn.functional.cross_entropy(head(out).reshape(-1, V), torch.from_numpy(targets).reshape(-1), reduction="sum")
+    total = torch.nn.functional.cross_entropy(
+        head(out).reshape(-1, V), torch.from_numpy(targets).reshape(-1), reduction="sum"
+    )
     total.backward()
     assert abs(total.item() - loss) < 1e-12 * loss
     assert rel_error(out.detach().numpy(), gru.forward(params, inputs, h0)["h"]) < 1e-12
     assert rel_error(h_last[0].detach().numpy(), h_T) < 1e-12 and rel_error(h0_t.grad[0].numpy(), dh0) < 1e-12
-    for theirs, ours in ((net.weight_ih_l0, "W_x"), (net.weight_hh_l0, "W_h"), (net.bias_ih_l0, "b"),
-                         (head.weight, "W_yh"), (head.bias, "b_o")):
+    for theirs, ours in (
+        (net.weight_ih_l0, "W_x"),
+        (net.weight_hh_l0, "W_h"),
+        (net.bias_ih_l0, "b"),
+        (head.weight, "W_yh"),
+        (head.bias, "b_o"),
+    ):
         assert rel_error(theirs.grad.numpy(), grads[ours]) < 1e-12, ours
 
 
@@ -190,7 +206,10 @@ def test_shapes_and_types():
     assert {k: g.shape for k, g in grads.items()} == {k: p.shape for k, p in params.items()}
     out = gru.forward(params, np.zeros((2, 3), int))
     assert {k: v.shape for k, v in out.items()} == {
-        **{k: (2, 3, 4) for k in ("r", "z", "n", "h")}, "logits": (2, 3, 5), "p": (2, 3, 5), "h0": (2, 4),
+        **{k: (2, 3, 4) for k in ("r", "z", "n", "h")},
+        "logits": (2, 3, 5),
+        "p": (2, 3, 5),
+        "h0": (2, 4),
     }
     *_, dh0 = gru.loss_and_grads(params, np.zeros((2, 3), int), np.zeros((2, 3), int), return_dstate0=True)
     assert dh0.shape == (2, 4)
@@ -252,15 +271,21 @@ def test_results_are_new_arrays_not_reused_buffers():
 def test_the_reused_workspace_changes_no_result():
     """loss_and_grads keeps its loop arrays between calls: a repeat, a call between of another
     shape, and two threads at once all give the first call's numbers exactly."""
-    cases = [_random_case(20, 64, 40, 8, seed=20), _random_case(20, 64, 40, 8, seed=21), _random_case(6, 5, 4, 2, seed=22)]
+    cases = [
+        _random_case(20, 64, 40, 8, seed=20),
+        _random_case(20, 64, 40, 8, seed=21),
+        _random_case(6, 5, 4, 2, seed=22),
+    ]
 
     def run(case):
         loss, grads, h_last, dh0 = gru.loss_and_grads(*case, return_dstate0=True)
         return loss, grads, [h_last, dh0]
 
     def same(a, b):
-        return a[0] == b[0] and all(np.array_equal(a[1][k], b[1][k]) for k in a[1]) and all(
-            np.array_equal(x, y) for x, y in zip(a[2], b[2])
+        return (
+            a[0] == b[0]
+            and all(np.array_equal(a[1][k], b[1][k]) for k in a[1])
+            and all(np.array_equal(x, y) for x, y in zip(a[2], b[2]))
         )
 
     first = [run(case) for case in cases]
@@ -346,9 +371,13 @@ def test_init_params_is_seeded_sized_and_as_documented():
         assert np.allclose(block @ block.T, np.eye(H))
     assert not a["b"].any() and not a["b_o"].any()
     with_bias = gru.init_params(V, H, update_bias=1.0)["b"]
-    assert np.array_equal(with_bias[_gate_rows(H, "z")], np.ones(H)) and not np.delete(with_bias, _gate_rows(H, "z")).any()
+    assert (
+        np.array_equal(with_bias[_gate_rows(H, "z")], np.ones(H)) and not np.delete(with_bias, _gate_rows(H, "z")).any()
+    )
     scaled = gru.init_params(V, H, seed=1, recurrent_scale=0.5)
-    assert np.allclose(scaled["W_h"], 0.5 * a["W_h"]) and all(np.array_equal(a[k], scaled[k]) for k in ("W_x", "b", "W_yh"))
+    assert np.allclose(scaled["W_h"], 0.5 * a["W_h"]) and all(
+        np.array_equal(a[k], scaled[k]) for k in ("W_x", "b", "W_yh")
+    )
 
 
 def test_bad_init_arguments():
@@ -377,11 +406,19 @@ def _p():
         (lambda: ({k: v for k, v in _p().items() if k != "W_h"}, [0], [1], None), ValueError, "missing W_h"),
         (lambda: ([1, 2], [0], [1], None), TypeError, "must be a dict"),
         (lambda: (rnn_core.init_params(5, 4), [0], [1], None), ValueError, "missing W_x, W_h, b"),
-        (lambda: ({**_p(), "W_h": np.zeros((12, 3))}, [0], [1], None), ValueError, r"W_h has shape \(12, 3\).*must be \(12, 4\)"),
+        (
+            lambda: ({**_p(), "W_h": np.zeros((12, 3))}, [0], [1], None),
+            ValueError,
+            r"W_h has shape \(12, 3\).*must be \(12, 4\)",
+        ),
         (lambda: ({**_p(), "b": np.zeros(4)}, [0], [1], None), ValueError, r"b has shape \(4,\).*must be \(12,\)"),
         (lambda: ({**_p(), "W_x": np.zeros((13, 5))}, [0], [1], None), ValueError, r"W_x must have shape \(3H, V\)"),
         (lambda: ({**_p(), "W_yh": np.zeros((4, 5))}, [0], [1], None), ValueError, r"W_yh .* must be \(5, 4\)"),
-        (lambda: ({**_p(), "b": np.zeros(12, np.float32)}, [0], [1], None), TypeError, "must all be float32 or all float64"),
+        (
+            lambda: ({**_p(), "b": np.zeros(12, np.float32)}, [0], [1], None),
+            TypeError,
+            "must all be float32 or all float64",
+        ),
         (lambda: ({**_p(), "W_h": np.full((12, 4), np.nan)}, [0], [1], None), ValueError, "W_h contains NaN"),
         (lambda: (_p(), [0, 5], [1, 1], None), ValueError, "outside the vocabulary"),
         (lambda: (_p(), [0, 1, 2], [1, 2], None), ValueError, "same shape"),

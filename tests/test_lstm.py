@@ -176,7 +176,10 @@ def test_shapes_and_types():
     out = lstm.forward(params, np.zeros((2, 3), int))
     assert {k: v.shape for k, v in out.items()} == {
         **{k: (2, 3, 4) for k in ("i", "f", "g", "o", "c", "h")},
-        "logits": (2, 3, 5), "p": (2, 3, 5), "h0": (2, 4), "c0": (2, 4),
+        "logits": (2, 3, 5),
+        "p": (2, 3, 5),
+        "h0": (2, 4),
+        "c0": (2, 4),
     }
     *_, (dh0, dc0) = lstm.loss_and_grads(params, np.zeros((2, 3), int), np.zeros((2, 3), int), return_dstate0=True)
     assert dh0.shape == dc0.shape == (2, 4)
@@ -210,7 +213,12 @@ def test_batch_equals_separate_runs():
 def test_float32_works_and_agrees_with_float64():
     p64, inputs, targets, (h0, c0) = _random_case(9, 8, 6, 4, seed=10)
     p32 = {k: v.astype(np.float32) for k, v in p64.items()}
-    assert all(np.array_equal(lstm.init_params(9, 8, seed=3)[k].astype(np.float32), lstm.init_params(9, 8, seed=3, dtype=np.float32)[k]) for k in p64)
+    assert all(
+        np.array_equal(
+            lstm.init_params(9, 8, seed=3)[k].astype(np.float32), lstm.init_params(9, 8, seed=3, dtype=np.float32)[k]
+        )
+        for k in p64
+    )
     l64, g64, (h64, c64) = lstm.loss_and_grads(p64, inputs, targets, (h0, c0))
     l32, g32, (h32, c32) = lstm.loss_and_grads(p32, inputs, targets, (h0.astype(np.float32), c0.astype(np.float32)))
     assert isinstance(l32, float)
@@ -254,15 +262,21 @@ def test_the_reused_workspace_changes_no_result():
     """loss_and_grads keeps its loop arrays between calls: a repeat, a call between of another
     shape, and two threads at once all give the first call's numbers exactly."""
     # two of one shape, big enough that numpy lets other threads run during its loops; one of another
-    cases = [_random_case(20, 64, 40, 8, seed=20), _random_case(20, 64, 40, 8, seed=21), _random_case(6, 5, 4, 2, seed=22)]
+    cases = [
+        _random_case(20, 64, 40, 8, seed=20),
+        _random_case(20, 64, 40, 8, seed=21),
+        _random_case(6, 5, 4, 2, seed=22),
+    ]
 
     def run(case):
         loss, grads, last, dstate0 = lstm.loss_and_grads(*case, return_dstate0=True)
         return loss, grads, [*last, *dstate0]
 
     def same(a, b):
-        return a[0] == b[0] and all(np.array_equal(a[1][k], b[1][k]) for k in a[1]) and all(
-            np.array_equal(x, y) for x, y in zip(a[2], b[2])
+        return (
+            a[0] == b[0]
+            and all(np.array_equal(a[1][k], b[1][k]) for k in a[1])
+            and all(np.array_equal(x, y) for x, y in zip(a[2], b[2]))
         )
 
     first = [run(case) for case in cases]
@@ -389,13 +403,21 @@ def _p():
         (lambda: ({k: v for k, v in _p().items() if k != "W_h"}, [0], [1], None), ValueError, "missing W_h"),
         (lambda: ([1, 2], [0], [1], None), TypeError, "must be a dict"),
         (lambda: (rnn_core.init_params(5, 4), [0], [1], None), ValueError, "missing W_x, W_h, b"),
-        (lambda: ({**_p(), "W_h": np.zeros((16, 3))}, [0], [1], None), ValueError, r"W_h has shape \(16, 3\).*must be \(16, 4\)"),
+        (
+            lambda: ({**_p(), "W_h": np.zeros((16, 3))}, [0], [1], None),
+            ValueError,
+            r"W_h has shape \(16, 3\).*must be \(16, 4\)",
+        ),
         (lambda: ({**_p(), "b": np.zeros(4)}, [0], [1], None), ValueError, r"b has shape \(4,\).*must be \(16,\)"),
         (lambda: ({**_p(), "b_o": np.zeros(4)}, [0], [1], None), ValueError, "b_o has shape"),
         (lambda: ({**_p(), "W_yh": np.zeros((4, 5))}, [0], [1], None), ValueError, r"W_yh .* must be \(5, 4\)"),
         (lambda: ({**_p(), "W_x": np.zeros((15, 5))}, [0], [1], None), ValueError, r"W_x must have shape \(4H, V\)"),
         (lambda: ({**_p(), "W_yh": [[0.0]]}, [0], [1], None), TypeError, "numpy array"),
-        (lambda: ({**_p(), "b": np.zeros(16, np.float32)}, [0], [1], None), TypeError, "must all be float32 or all float64"),
+        (
+            lambda: ({**_p(), "b": np.zeros(16, np.float32)}, [0], [1], None),
+            TypeError,
+            "must all be float32 or all float64",
+        ),
         (lambda: ({**_p(), "W_h": np.full((16, 4), np.nan)}, [0], [1], None), ValueError, "W_h contains NaN"),
         (lambda: (_p(), [0, 5], [1, 1], None), ValueError, "outside the vocabulary"),
         (lambda: (_p(), [0, 1], [1, -1], None), ValueError, "outside the vocabulary"),
@@ -408,7 +430,11 @@ def _p():
         (lambda: (_p(), [0, 1], [1, 2], (np.zeros(4),)), TypeError, "state0 must be None or a pair"),
         (lambda: (_p(), [0, 1], [1, 2], (np.zeros(3), np.zeros(4))), ValueError, r"h0 must have shape \(4,\)"),
         (lambda: (_p(), [0, 1], [1, 2], (np.zeros(4), np.zeros(5))), ValueError, r"c0 must have shape \(4,\)"),
-        (lambda: (_p(), [[0, 1]] * 2, [[1, 2]] * 2, (np.zeros((2, 4)), np.zeros(4))), ValueError, r"c0 must have shape \(2, 4\)"),
+        (
+            lambda: (_p(), [[0, 1]] * 2, [[1, 2]] * 2, (np.zeros((2, 4)), np.zeros(4))),
+            ValueError,
+            r"c0 must have shape \(2, 4\)",
+        ),
         (lambda: (_p(), [0, 1], [1, 2], (np.array([0, 0, np.inf, 0]), np.zeros(4))), ValueError, "h0 contains"),
         (lambda: (_p(), [0, 1], [1, 2], (np.zeros(4), np.array([0, np.nan, 0, 0]))), ValueError, "c0 contains"),
         (lambda: (_p(), [0, 1], [1, 2], (np.zeros(4), np.zeros(4, int))), TypeError, "c0 must be a float"),
@@ -464,8 +490,9 @@ def test_next_char_probs_of_an_lstm_is_the_softmax_of_its_last_logits():
     prime = "abcaed"[:5]
     out = lstm.forward(params, vocab.encode(prime))
     assert np.allclose(rnn_core.next_char_probs(params, vocab, prime), rnn_core.softmax(out["logits"][-1]))
-    assert np.allclose(rnn_core.next_char_probs(params, vocab, prime, temperature=2.0),
-                       rnn_core.softmax(out["logits"][-1] / 2.0))
+    assert np.allclose(
+        rnn_core.next_char_probs(params, vocab, prime, temperature=2.0), rnn_core.softmax(out["logits"][-1] / 2.0)
+    )
 
 
 def test_sampling_an_lstm_feeds_each_character_back_with_h_and_c_carried():
@@ -486,8 +513,10 @@ def test_bits_per_char_of_an_lstm_carries_h_and_c_across_windows():
     assert np.isclose(rnn_core.bits_per_char(params, ids, window=300), whole)
     assert np.isclose(rnn_core.bits_per_char(params, ids, window=7), whole)  # state carried: the same figure
     X, Y = ids[:300].reshape(3, 100), ids[1:301].reshape(3, 100)
-    assert np.isclose(rnn_core.bits_per_char(params, ids, n_streams=3, window=9),
-                      lstm.sequence_loss(params, X, Y)[0] / 300 / np.log(2))
+    assert np.isclose(
+        rnn_core.bits_per_char(params, ids, n_streams=3, window=9),
+        lstm.sequence_loss(params, X, Y)[0] / 300 / np.log(2),
+    )
 
 
 def test_the_cell_is_told_from_the_parameters_names():
@@ -495,7 +524,9 @@ def test_the_cell_is_told_from_the_parameters_names():
 
     assert cell_of(lstm.init_params(5, 3)) == "lstm" and cell_of(rnn_core.init_params(5, 3)) == "rnn"
     with pytest.raises(ValueError, match="missing W_h"):  # an LSTM missing a part: the LSTM's message
-        rnn_core.sample({k: v for k, v in lstm.init_params(5, 3).items() if k != "W_h"}, rnn_core.Vocabulary("abcde"), "a", 3)
+        rnn_core.sample(
+            {k: v for k, v in lstm.init_params(5, 3).items() if k != "W_h"}, rnn_core.Vocabulary("abcde"), "a", 3
+        )
     with pytest.raises(ValueError, match="cell must be one of 'rnn', 'lstm', 'gru', got 'tree'"):
         check_cell_params(lstm.init_params(5, 3), "tree")
     with pytest.raises(ValueError, match="vocabulary has 4 characters but the parameters expect V=5"):

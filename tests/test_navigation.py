@@ -30,8 +30,9 @@ README = """# demo
 """
 
 
-def make_notebook(path, number, title, nav_text="", intro="This one teaches something. More follows.",
-                  with_map=False, nbnav_meta=None):
+def make_notebook(
+    path, number, title, nav_text="", intro="This one teaches something. More follows.", with_map=False, nbnav_meta=None
+):
     """A small executed-looking notebook written by nbformat, with outputs and execution counts."""
     nb = nbformat.v4.new_notebook()
     nav = nbformat.v4.new_markdown_cell(nav_text)
@@ -68,7 +69,9 @@ def test_repository_is_in_sync():
 
 
 def test_command_line_check_passes_on_the_repository():
-    result = subprocess.run([sys.executable, str(ROOT / "tools" / "nbnav.py"), "--check"], capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "nbnav.py"), "--check"], capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -120,7 +123,9 @@ def test_check_reports_drift_and_writes_nothing(repo):
     assert nbnav.check(repo) == ["README.md", "notebooks/01-a.ipynb", "notebooks/02-b.ipynb"]
     assert before == {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
     result = subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "nbnav.py"), "--check", "--root", str(repo)], capture_output=True, text=True
+        [sys.executable, str(ROOT / "tools" / "nbnav.py"), "--check", "--root", str(repo)],
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 1
     assert "notebooks/02-b.ipynb" in result.stdout
@@ -128,12 +133,26 @@ def test_check_reports_drift_and_writes_nothing(repo):
 
 def _contents_repo(repo):
     """A series of three: a contents page 00 with a map, then 01 and 02 with metadata."""
-    make_notebook(repo / "notebooks" / "00-start.ipynb", "00", "Start here", with_map=True,
-                  nbnav_meta={"description": "The map."})
-    make_notebook(repo / "notebooks" / "01-a.ipynb", "01", "A | first", nbnav_meta={
-        "reading_minutes": 40, "run_seconds": 75, "needs": ["calculus"], "optional": ["3 · A proof", "5 · More"]})
-    make_notebook(repo / "notebooks" / "02-b.ipynb", "02", "B", nbnav_meta={
-        "description": "Second.", "reading_minutes": 25, "run_seconds": None, "needs": ["01", "the novel"]})
+    make_notebook(
+        repo / "notebooks" / "00-start.ipynb", "00", "Start here", with_map=True, nbnav_meta={"description": "The map."}
+    )
+    make_notebook(
+        repo / "notebooks" / "01-a.ipynb",
+        "01",
+        "A | first",
+        nbnav_meta={
+            "reading_minutes": 40,
+            "run_seconds": 75,
+            "needs": ["calculus"],
+            "optional": ["3 · A proof", "5 · More"],
+        },
+    )
+    make_notebook(
+        repo / "notebooks" / "02-b.ipynb",
+        "02",
+        "B",
+        nbnav_meta={"description": "Second.", "reading_minutes": 25, "run_seconds": None, "needs": ["01", "the novel"]},
+    )
     nbnav.write(repo)
     return {n.number: n for n in nbnav.find_notebooks(repo)}
 
@@ -153,7 +172,8 @@ def test_map_lists_every_other_notebook_from_its_metadata(repo):
     the_map = nbnav._source(notebooks["00"].nb["cells"][notebooks["00"].map_index])
     rows = [line for line in the_map.splitlines() if line.startswith("| [")]
     assert rows == [
-        "| [01 · A \\| first](01-a.ipynb) | This one teaches something. | 40 min | 75 s | calculus | 3 · A proof; 5 · More |",
+        "| [01 · A \\| first](01-a.ipynb) | This one teaches something. | 40 min | 75 s | calculus "
+        "| 3 · A proof; 5 · More |",
         "| [02 · B](02-b.ipynb) | Second. | 25 min | not measured yet | [01](01-a.ipynb), the novel | — |",
     ]
     assert nbnav.check(repo) == []
@@ -166,8 +186,9 @@ def test_map_without_metadata_uses_placeholders(repo):
     make_notebook(repo / "notebooks" / "01-a.ipynb", "01", "A")
     nbnav.write(repo)
     page = nbnav.find_notebooks(repo)[0]
-    assert "| [01 · A](01-a.ipynb) | This one teaches something. | — | not measured yet | — | — |" in \
-        nbnav._source(page.nb["cells"][page.map_index])
+    assert "| [01 · A](01-a.ipynb) | This one teaches something. | — | not measured yet | — | — |" in nbnav._source(
+        page.nb["cells"][page.map_index]
+    )
 
 
 def test_a_stale_map_is_reported(repo):
@@ -183,8 +204,11 @@ def test_a_stale_map_is_reported(repo):
 
 @pytest.mark.parametrize(
     "meta, message",
-    [({"reading_minutes": "soon"}, "nbnav.reading_minutes is 'soon'"), ({"run_seconds": -1}, "nbnav.run_seconds is -1"),
-     ({"needs": "01"}, "nbnav.needs is '01'; give a list of strings")],
+    [
+        ({"reading_minutes": "soon"}, "nbnav.reading_minutes is 'soon'"),
+        ({"run_seconds": -1}, "nbnav.run_seconds is -1"),
+        ({"needs": "01"}, "nbnav.needs is '01'; give a list of strings"),
+    ],
 )
 def test_bad_metadata_is_named(repo, meta, message):
     make_notebook(repo / "notebooks" / "01-a.ipynb", "01", "A", nbnav_meta=meta)
@@ -210,7 +234,10 @@ def test_description_from_metadata_wins(repo):
 
 
 def test_first_sentence_skips_markup():
-    assert nbnav._first_sentence("We build **softmax** from [scratch](x.md). Then more.") == "We build softmax from scratch."
+    assert (
+        nbnav._first_sentence("We build **softmax** from [scratch](x.md). Then more.")
+        == "We build softmax from scratch."
+    )
     assert nbnav._first_sentence("One line with no full stop") == "One line with no full stop"
 
 
@@ -286,7 +313,8 @@ def test_glance_and_bottom_navigation_are_generated(repo):
     assert nbnav._source(cells[-1]) == nbnav._source(cells[1]) == "[← 01 · A](01-a.ipynb)"
     assert nbnav._source(cells[2]) == (
         "**Reading:** about 30 min · **Run All:** about 75 s on a 2-core machine · "
-        "**Needs:** [01](01-a.ipynb), a pencil · **Optional, skip on a first read:** 3 · A detour")
+        "**Needs:** [01](01-a.ipynb), a pencil · **Optional, skip on a first read:** 3 · A detour"
+    )
     assert nbnav.check(repo) == []
 
 

@@ -35,21 +35,32 @@ def _source(cell):
 def _exercise(notebook, name):
     """(stub source, answer code blocks) of the exercise whose check cell is practice.check("name", ...)."""
     cells = _cells(notebook)
-    checks = [i for i, c in enumerate(cells) if c["cell_type"] == "code"
-              and _source(c).startswith(f'practice.check("{name}",')]
+    checks = [
+        i
+        for i, c in enumerate(cells)
+        if c["cell_type"] == "code" and _source(c).startswith(f'practice.check("{name}",')
+    ]
     assert len(checks) == 1, f"{notebook}: expected one check cell for {name!r}, found {len(checks)}"
     i = checks[0]
     stub, answer = cells[i - 1], cells[i + 1]
-    assert stub["cell_type"] == "code" and "raise NotImplementedError" in _source(stub), f"{notebook}: no stub before {name}'s check"
-    assert answer["cell_type"] == "markdown" and _source(answer).startswith("<details><summary>Answer</summary>"), \
+    assert stub["cell_type"] == "code" and "raise NotImplementedError" in _source(stub), (
+        f"{notebook}: no stub before {name}'s check"
+    )
+    assert answer["cell_type"] == "markdown" and _source(answer).startswith("<details><summary>Answer</summary>"), (
         f"{notebook}: the cell after {name}'s check is not its collapsed answer"
+    )
     return _source(stub), FENCED.findall(_source(answer))
 
 
 def _define(code, name):
     """Run `code` with the names a notebook has imported by then; return the function `name` it defines."""
-    names = {"np": np, "rnn_core": rnn_core, "PARAM_NAMES": rnn_core.PARAM_NAMES, "forward": rnn_core.forward,
-             "one_hot": rnn_core.one_hot}
+    names = {
+        "np": np,
+        "rnn_core": rnn_core,
+        "PARAM_NAMES": rnn_core.PARAM_NAMES,
+        "forward": rnn_core.forward,
+        "one_hot": rnn_core.one_hot,
+    }
     exec(compile(code, f"<answer of {name}>", "exec"), names)
     return names[name]
 
@@ -59,14 +70,17 @@ def _passes(name, fn):
     assert result.status == "passed", result.message
 
 
-@pytest.mark.parametrize("notebook, name", [
-    ("00-start-here.ipynb", "one_hot"),
-    ("01-softmax-and-its-derivative.ipynb", "softmax"),
-    ("01-softmax-and-its-derivative.ipynb", "softmax_jacobian"),
-    ("02-cross-entropy.ipynb", "cross_entropy_grad"),
-    ("03-the-forward-pass.ipynb", "step_forward"),
-    ("04-backpropagation-through-time.ipynb", "step_backward"),
-])
+@pytest.mark.parametrize(
+    "notebook, name",
+    [
+        ("00-start-here.ipynb", "one_hot"),
+        ("01-softmax-and-its-derivative.ipynb", "softmax"),
+        ("01-softmax-and-its-derivative.ipynb", "softmax_jacobian"),
+        ("02-cross-entropy.ipynb", "cross_entropy_grad"),
+        ("03-the-forward-pass.ipynb", "step_forward"),
+        ("04-backpropagation-through-time.ipynb", "step_backward"),
+    ],
+)
 def test_a_whole_function_answer_passes(notebook, name, capsys):
     stub, blocks = _exercise(notebook, name)
     assert len(blocks) == 1

@@ -58,18 +58,21 @@ def softmax_with_jacobian():
     return run_up_to("01-softmax-and-its-derivative.ipynb", "softmax_with_jacobian")["softmax_with_jacobian"]
 
 
-@pytest.mark.parametrize("scores, tau", [
-    ([2.0, 1.0, 0.1, -1.0], 1.0),  # the sliders' first position
-    ([2.0, 1.0, 0.1, -1.0], 0.1),  # the smallest temperature: saturated
-    ([2.0, 1.0, 0.1, -1.0], 10.0),  # the largest: nearly uniform
-    ([0.0, 0.0, 0.0, 0.0], 3.0),
-    ([1.0, 1.0, -2.0, 0.5], 0.5),
-    ([-5.0, 5.0, 0.3, 0.3], 10.0),  # the ends of the score sliders (at a low temperature they saturate: see below)
-])
+@pytest.mark.parametrize(
+    "scores, tau",
+    [
+        ([2.0, 1.0, 0.1, -1.0], 1.0),  # the sliders' first position
+        ([2.0, 1.0, 0.1, -1.0], 0.1),  # the smallest temperature: saturated
+        ([2.0, 1.0, 0.1, -1.0], 10.0),  # the largest: nearly uniform
+        ([0.0, 0.0, 0.0, 0.0], 3.0),
+        ([1.0, 1.0, -2.0, 0.5], 0.5),
+        ([-5.0, 5.0, 0.3, 0.3], 10.0),  # the ends of the score sliders (at a low temperature they saturate: see below)
+    ],
+)
 def test_01_sliders_show_softmax_and_its_true_jacobian(softmax_with_jacobian, scores, tau):
     y_hat, J = softmax_with_jacobian(scores, tau)
     o = np.array(scores)
-    J_fd = np.stack([numerical_gradient(lambda: rnn_core.softmax(o / tau)[i], o) for i in range(len(o))])
+    J_fd = np.stack([numerical_gradient(lambda i=i: rnn_core.softmax(o / tau)[i], o) for i in range(len(o))])
     assert rel_error(J, J_fd) < GRADCHECK_TOL  # the Jacobian shown, the factor 1/tau included, is the derivative
     assert np.allclose(y_hat, rnn_core.softmax(o, temperature=tau)) and np.isclose(y_hat.sum(), 1.0)
     assert np.allclose(J, J.T) and np.allclose(J.sum(axis=0), 0)

@@ -75,8 +75,9 @@ def test_plot_temperature_bars_draws_each_temperature_s_probabilities():
 def test_plot_step_size_errors_draws_measured_guides_and_the_two_lines():
     steps = 10.0 ** -np.arange(1, 6)
     errors = steps**2
-    ax = plots.plot_step_size_errors(steps, errors, {"Taylor": steps**2 / 6, "roundoff": 1e-16 / steps},
-                                     chosen=1e-3, tol=1e-7).axes[0]
+    ax = plots.plot_step_size_errors(
+        steps, errors, {"Taylor": steps**2 / 6, "roundoff": 1e-16 / steps}, chosen=1e-3, tol=1e-7
+    ).axes[0]
     measured, taylor, roundoff, chosen, tol = ax.get_lines()
     assert np.array_equal(measured.get_ydata(), errors) and np.array_equal(taylor.get_ydata(), steps**2 / 6)
     assert list(chosen.get_xdata()) == [1e-3, 1e-3] and list(tol.get_ydata()) == [1e-7, 1e-7]
@@ -108,8 +109,10 @@ def _one_prediction(o_y):
 
 def test_plot_target_score_draws_the_curves_the_point_and_the_bars():
     grid = np.linspace(-3, 3, 13)
-    curves = {"loss": np.array([_one_prediction(s)[1] for s in grid]),
-              "gradient": np.array([_one_prediction(s)[2][0] for s in grid])}
+    curves = {
+        "loss": np.array([_one_prediction(s)[1] for s in grid]),
+        "gradient": np.array([_one_prediction(s)[2][0] for s in grid]),
+    }
     y_hat, loss, grad = _one_prediction(0.5)
     loss_ax, grad_ax, bar_ax = plots.plot_target_score(0.5, y_hat, grad, grid, curves).axes
     assert legend_texts(loss_ax.get_legend()) == ["loss"] and legend_texts(grad_ax.get_legend()) == ["gradient"]
@@ -221,10 +224,16 @@ def test_plot_clipping_shows_the_three_arrows_the_box_and_the_circle():
 def _history(n=120, val_every=50):
     # a made-up rnn_core.History: bpc falling linearly, a validation every val_every steps
     steps = np.arange(1, n + 1)
-    return History(step=steps.tolist(), train_bpc=(6.5 - 3 * steps / n).tolist(),
-                   grad_norm=[1.0] * n, lr=[1e-3] * n, elapsed=(0.01 * steps).tolist(),
-                   val_step=list(range(val_every, n + 1, val_every)),
-                   val_bpc=[6.0 - i for i in range(n // val_every)], val_elapsed=[0.0] * (n // val_every))
+    return History(
+        step=steps.tolist(),
+        train_bpc=(6.5 - 3 * steps / n).tolist(),
+        grad_norm=[1.0] * n,
+        lr=[1e-3] * n,
+        elapsed=(0.01 * steps).tolist(),
+        val_step=list(range(val_every, n + 1, val_every)),
+        val_bpc=[6.0 - i for i in range(n // val_every)],
+        val_elapsed=[0.0] * (n // val_every),
+    )
 
 
 BASELINES = {"uniform": 6.5, "unigram": 4.5, "bigram": 3.5}
@@ -306,8 +315,13 @@ def test_plot_next_char_probs_labels_characters_as_they_look_on_an_axis_that_fit
 def test_plot_hidden_size_sweep_draws_the_runs_baselines_on_every_panel_and_one_legend():
     curves = {16: (np.arange(1, 4), np.array([4.0, 3.5, 3.2])), 64: (np.arange(1, 4), np.array([3.9, 3.0, 2.6]))}
     val, n_params = {16: 3.3, 64: 2.7}, {16: 3275, 64: 15899}
-    highlight = {"label": "your run", "H": 32, "val_bpc": 3.0, "n_params": 6971,
-                 "curve": (np.arange(1, 4), np.array([4.0, 3.2, 2.9]))}
+    highlight = {
+        "label": "your run",
+        "H": 32,
+        "val_bpc": 3.0,
+        "n_params": 6971,
+        "curve": (np.arange(1, 4), np.array([4.0, 3.2, 2.9])),
+    }
     fig = plots.plot_hidden_size_sweep(curves, val, n_params, {"unigram": 4.5, "bigram": 3.5}, highlight=highlight)
     ax_curves, ax_size, ax_params = fig.axes
     assert np.array_equal(ax_curves.get_lines()[1].get_ydata(), [3.9, 3.0, 2.6])
@@ -386,8 +400,10 @@ def test_plot_lag_accuracy_one_line_per_cell_and_the_chance_line():
 
 
 def test_plot_race_draws_each_cell_against_updates_multiply_adds_and_seconds():
-    curves = {"vanilla RNN": ([10, 20], [1e9, 2e9], [0.5, 1.0], [3.0, 2.5]),
-              "LSTM": ([4, 8], [1e9, 2e9], [0.6, 1.1], [3.2, 2.6])}
+    curves = {
+        "vanilla RNN": ([10, 20], [1e9, 2e9], [0.5, 1.0], [3.0, 2.5]),
+        "LSTM": ([4, 8], [1e9, 2e9], [0.6, 1.1], [3.2, 2.6]),
+    }
     by_updates, by_arithmetic, by_time = plots.plot_race(curves).axes
     assert [list(ln.get_xdata()) for ln in by_updates.get_lines()] == [[10, 20], [4, 8]]
     assert [list(ln.get_xdata()) for ln in by_arithmetic.get_lines()] == [[1.0, 2.0], [1.0, 2.0]]
@@ -398,8 +414,12 @@ def test_plot_race_draws_each_cell_against_updates_multiply_adds_and_seconds():
 
 
 def test_plot_gradient_flow_colours_by_cell_and_dashes_the_initial_curves():
-    curves = {"vanilla (init)": [1.0, 0.1, 0.01], "LSTM (init)": [1.0, 0.5, 0.25],
-              "vanilla (trained)": [1.0, 0.2, 0.0], "LSTM (trained)": [1.0, 0.9, 0.8]}
+    curves = {
+        "vanilla (init)": [1.0, 0.1, 0.01],
+        "LSTM (init)": [1.0, 0.5, 0.25],
+        "vanilla (trained)": [1.0, 0.2, 0.0],
+        "LSTM (trained)": [1.0, 0.9, 0.8],
+    }
     ax = plots.plot_gradient_flow(curves, title="t").axes[0]
     lines = ax.get_lines()
     assert [ln.get_linestyle() for ln in lines] == ["--", "--", "-", "-"]

@@ -157,8 +157,10 @@ def plain_lstm_step_backward(params, dh_t, dc_t, cache, into_cell=True):
 def plain_gru_step_forward(params, x_t, h_prev):
     H = len(h_prev)
     W_x, W_h, b = params["W_x"], params["W_h"], params["b"]
-    pre = {name: (W_x[k * H : (k + 1) * H, x_t], W_h[k * H : (k + 1) * H] @ h_prev, b[k * H : (k + 1) * H])
-           for k, name in enumerate("rzn")}
+    pre = {
+        name: (W_x[k * H : (k + 1) * H, x_t], W_h[k * H : (k + 1) * H] @ h_prev, b[k * H : (k + 1) * H])
+        for k, name in enumerate("rzn")
+    }
     r, z = (sigmoid(sum(pre[name])) for name in "rz")
     x_part, m, b_n = pre["n"]
     n = np.tanh(x_part + r * m + b_n)
@@ -175,6 +177,7 @@ def plain_gru_step_backward(params, dh_t, cache, direct=True, swapped=False):
     da_x, da_h = np.concatenate([da_r, da_z, da_n]), np.concatenate([da_r, da_z, da_n * r])
     dh_prev = params["W_h"].T @ da_h + (dh_t * keep if direct else 0)
     return dh_prev, {"W_x": np.outer(da_x, x), "W_h": np.outer(da_h, h_prev), "b": da_x}
+
 
 PACKAGE = {
     "one_hot": rnn_core.one_hot,
@@ -796,9 +799,7 @@ def test_gru_step_backward_mistakes():
     def other_convention(params, dh_t, cache):
         return plain_gru_step_backward(params, dh_t, cache, swapped=True)
 
-    assert_wrong(
-        "gru.step_backward", other_convention, ["dh_prev", "W_x", "W_h", "b"], mistake="z and 1 − z swapped"
-    )
+    assert_wrong("gru.step_backward", other_convention, ["dh_prev", "W_x", "W_h", "b"], mistake="z and 1 − z swapped")
 
     def reset_before(params, dh_t, cache):  # the gradient of W_hn (r * h_{t-1}), Cho et al.'s candidate
         r, z, n, h_prev, H = cache["r"], cache["z"], cache["n"], cache["h_prev"], len(dh_t)

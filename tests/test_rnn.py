@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 import rnn_core
-import rnn_core.rnn as rnn
 from rnn_core import forward, init_params, loss_and_grads, rel_error
 
 
@@ -185,7 +184,11 @@ def _p():
         (lambda: ({**_p(), "W_hh": np.zeros((3, 3))}, [0], [1], None), ValueError, "W_hh has shape"),
         (lambda: ({**_p(), "b_o": np.zeros(4)}, [0], [1], None), ValueError, "b_o has shape"),
         (lambda: ({**_p(), "W_yh": [[0.0]]}, [0], [1], None), TypeError, "numpy array"),
-        (lambda: ({**_p(), "b_h": np.zeros(4, np.float32)}, [0], [1], None), TypeError, "must all be float32 or all float64"),
+        (
+            lambda: ({**_p(), "b_h": np.zeros(4, np.float32)}, [0], [1], None),
+            TypeError,
+            "must all be float32 or all float64",
+        ),
         (lambda: ({**_p(), "b_h": np.array([0, np.nan, 0, 0])}, [0], [1], None), ValueError, "NaN"),
         (lambda: (_p(), [0, 5], [1, 1], None), ValueError, "outside the vocabulary"),
         (lambda: (_p(), [0, 1], [1, -1], None), ValueError, "outside the vocabulary"),

@@ -25,7 +25,7 @@ WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 # The first lines of every notebook's first code cell: rnn_core missing gives one clear sentence.
-GUARD = '''try:  # the series' own package: everything below needs it
+GUARD = """try:  # the series' own package: everything below needs it
     import rnn_core
 except ModuleNotFoundError:
     raise ModuleNotFoundError(
@@ -33,7 +33,7 @@ except ModuleNotFoundError:
         "`pip install -r requirements.txt` in a virtual environment (see the README's Quick start); "
         "on Colab, Kaggle or Binder, clone the repository and `pip install` its folder first."
     ) from None
-'''
+"""
 
 # Markdown links and images, and src/href attributes of HTML, in prose or in rich outputs.
 LINK_RE = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)|\b(?:src|href)\s*=\s*[\"']([^\"']+)[\"']")
@@ -97,11 +97,17 @@ def test_links_and_images_stay_inside_notebooks(path):
                 continue
             target = (path.parent / unquote(parts.path)).resolve() if parts.path else path
             if NOTEBOOKS.resolve() not in (target, *target.parents):
-                problems.append(f"{where}: {url} points outside notebooks/, which a notebook opened on its own "
-                                "does not have (embed a figure as an attachment: tools/make_figures.py)")
+                problems.append(
+                    f"{where}: {url} points outside notebooks/, which a notebook opened on its own "
+                    "does not have (embed a figure as an attachment: tools/make_figures.py)"
+                )
             elif not target.exists():
                 problems.append(f"{where}: {url}: no such file in notebooks/")
-            elif parts.fragment and target.suffix == ".ipynb" and unquote(parts.fragment) not in _heading_ids(_load(target)):
+            elif (
+                parts.fragment
+                and target.suffix == ".ipynb"
+                and unquote(parts.fragment) not in _heading_ids(_load(target))
+            ):
                 problems.append(f"{where}: {url}: no heading with that anchor in {target.name}")
     assert not problems, f"{path.name}:\n  " + "\n  ".join(problems)
 
@@ -115,15 +121,20 @@ def test_every_image_is_embedded_or_online(path):
         if cell["cell_type"] != "markdown":
             continue
         text = _source(cell)
-        images = re.findall(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)", text) + re.findall(r"<img\b[^>]*\bsrc\s*=\s*[\"']([^\"']+)", text)
+        images = re.findall(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)", text) + re.findall(
+            r"<img\b[^>]*\bsrc\s*=\s*[\"']([^\"']+)", text
+        )
         for url in images:
             if url.startswith("attachment:"):
-                assert url[len("attachment:"):] in cell.get("attachments", {}), (
-                    f"{path.name}, cell {index}: {url} is not in the cell's attachments: run `python tools/make_figures.py`")
+                assert url[len("attachment:") :] in cell.get("attachments", {}), (
+                    f"{path.name}, cell {index}: {url} is not in the cell's attachments: "
+                    "run `python tools/make_figures.py`"
+                )
             else:
                 assert url.startswith(("data:", "https://", "http://")), (
                     f"{path.name}, cell {index}: the image {url} is a file beside the notebook; embed it as an "
-                    "attachment written by tools/make_figures.py")
+                    "attachment written by tools/make_figures.py"
+                )
 
 
 @pytest.mark.parametrize("path", PATHS, ids=lambda p: p.name[:2])
@@ -131,9 +142,12 @@ def test_widget_state_is_stored_with_its_state_key(path):
     """GitHub refuses to render a notebook whose widget metadata lacks "state"; the site shows the
     widgets from it. Every widget a cell shows has its model in the stored state."""
     nb = _load(path)
-    views = [output["data"][WIDGET_VIEW]["model_id"]
-             for cell in nb["cells"] for output in cell.get("outputs", [])
-             if WIDGET_VIEW in output.get("data", {})]
+    views = [
+        output["data"][WIDGET_VIEW]["model_id"]
+        for cell in nb["cells"]
+        for output in cell.get("outputs", [])
+        if WIDGET_VIEW in output.get("data", {})
+    ]
     widgets = nb["metadata"].get("widgets")
     if widgets is None:
         assert not views, f"{path.name}: cells show widgets but the notebook stores no widget state"
@@ -141,7 +155,8 @@ def test_widget_state_is_stored_with_its_state_key(path):
     stored = widgets.get(WIDGET_STATE, {})
     assert isinstance(stored.get("state"), dict), (
         f"{path.name}: metadata.widgets[{WIDGET_STATE!r}] has no 'state' (keys: {sorted(stored)}); "
-        "execute it with tools/execute_notebooks.py, which stores it")
+        "execute it with tools/execute_notebooks.py, which stores it"
+    )
     missing = sorted(set(views) - set(stored["state"]))
     assert not missing, f"{path.name}: widgets shown but not in the stored state: {missing}"
 
@@ -152,7 +167,8 @@ def test_first_code_cell_says_what_to_install(path):
     if not code:
         return  # nothing to run, nothing to import
     assert _source(code[0]).startswith(GUARD), (
-        f"{path.name}: the first code cell must start with the guarded import of rnn_core:\n{GUARD}")
+        f"{path.name}: the first code cell must start with the guarded import of rnn_core:\n{GUARD}"
+    )
 
 
 def test_guard_gives_one_clear_sentence_without_rnn_core(tmp_path):

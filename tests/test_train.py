@@ -296,8 +296,16 @@ def test_config_round_trips_through_a_dict():
 
 
 def test_truncate_history_to_the_state():
-    h = History(step=[1, 2, 3], train_bpc=[3.0, 2.0, 1.0], grad_norm=[1, 1, 1], lr=[1, 1, 1], elapsed=[0, 1, 2],
-                val_step=[2, 3], val_bpc=[2.5, 1.5], val_elapsed=[1, 2])
+    h = History(
+        step=[1, 2, 3],
+        train_bpc=[3.0, 2.0, 1.0],
+        grad_norm=[1, 1, 1],
+        lr=[1, 1, 1],
+        elapsed=[0, 1, 2],
+        val_step=[2, 3],
+        val_bpc=[2.5, 1.5],
+        val_elapsed=[1, 2],
+    )
     h.truncate(2)
     assert h.step == [1, 2] and h.train_bpc == [3.0, 2.0] and h.val_step == [2] and h.val_bpc == [2.5]
 

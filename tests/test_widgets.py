@@ -121,7 +121,8 @@ def test_target_score_slider_prints_and_draws_the_new_score(shown, capsys):
     y_hat, loss, grad = _one_prediction(3.0)
     assert capsys.readouterr().out.splitlines()[-1] == (
         f"target score o_y: 3.00   y_hat_y: {y_hat[0]:.4f}   loss -log y_hat_y: {loss:.4f}   "
-        f"gradient y_hat_y - 1: {grad[0]:.4f}")
+        f"gradient y_hat_y - 1: {grad[0]:.4f}"
+    )
     bars = figures(shown)[-1].axes[2]
     assert [p.get_height() for p in bars.patches] == pytest.approx(np.concatenate([y_hat, grad]))
 
@@ -132,17 +133,30 @@ def test_target_score_slider_prints_and_draws_the_new_score(shown, capsys):
 def _history(n, val_every=1000):
     steps = np.arange(1, n + 1)
     m = n // val_every
-    return History(step=steps.tolist(), train_bpc=(6.5 - 3 * steps / max(n, 1)).tolist(), grad_norm=[1.0] * n,
-                   lr=[1e-3] * n, elapsed=(0.01 * steps).tolist(), val_step=[val_every * (i + 1) for i in range(m)],
-                   val_bpc=[5.0 - i for i in range(m)], val_elapsed=[0.0] * m)
+    return History(
+        step=steps.tolist(),
+        train_bpc=(6.5 - 3 * steps / max(n, 1)).tolist(),
+        grad_norm=[1.0] * n,
+        lr=[1e-3] * n,
+        elapsed=(0.01 * steps).tolist(),
+        val_step=[val_every * (i + 1) for i in range(m)],
+        val_bpc=[5.0 - i for i in range(m)],
+        val_elapsed=[0.0] * m,
+    )
 
 
 def _snapshot(step, steps=300, stopped="steps", message="", val_every=1000):
     # what rnn_core.train passes to its callback and returns, as far as the widgets read it
     h = _history(step, val_every)
-    return SimpleNamespace(step=step, history=h, config=SimpleNamespace(steps=steps), stopped=stopped,
-                           message=message, train_bpc=h.train_bpc[-1] if step else None,
-                           val_bpc=h.val_bpc[-1] if h.val_bpc else None)
+    return SimpleNamespace(
+        step=step,
+        history=h,
+        config=SimpleNamespace(steps=steps),
+        stopped=stopped,
+        message=message,
+        train_bpc=h.train_bpc[-1] if step else None,
+        val_bpc=h.val_bpc[-1] if h.val_bpc else None,
+    )
 
 
 def test_training_progress_moves_its_bar_and_says_what_it_does():
@@ -200,8 +214,17 @@ def test_live_plot_follows_rnn_core_train_also_when_it_is_stopped(shown):
         if snapshot.step == 15:
             raise KeyboardInterrupt  # what the notebook's stop button does
 
-    result = rnn_core.train(text, hidden_size=8, batch_size=2, seq_length=8, steps=40, eval_every=10,
-                            callback=stop_at_17, callback_every=5, progress=False)
+    result = rnn_core.train(
+        text,
+        hidden_size=8,
+        batch_size=2,
+        seq_length=8,
+        steps=40,
+        eval_every=10,
+        callback=stop_at_17,
+        callback_every=5,
+        progress=False,
+    )
     assert result.stopped == "interrupted" and result.step == 15
     live.finish(result)
     assert live.ax.get_title() == "the whole run: 15 of 40 steps (interrupted)"
@@ -217,8 +240,15 @@ def _view(prime="ab", continuation="c a", temperature=0.8, error=None):
     probs = np.array([0.1, 0.6, 0.2, 0.1])
     if error:
         return {"error": error}
-    return {"error": None, "temperature": temperature, "prime": prime, "continuation": continuation, "probs": probs,
-            "top": np.argsort(-probs, kind="stable")[:3], "chars": chars}
+    return {
+        "error": None,
+        "temperature": temperature,
+        "prime": prime,
+        "continuation": continuation,
+        "probs": probs,
+        "top": np.argsort(-probs, kind="stable")[:3],
+        "chars": chars,
+    }
 
 
 def test_print_sample_prints_the_text_or_the_error(capsys):
@@ -317,8 +347,18 @@ def test_live_training_widget_with_the_real_trainer_and_a_failing_run(shown):
     def run_fn(hidden_size, learning_rate, seq_length, callback):
         if hidden_size > 64:
             raise ValueError("too large for this test")
-        return rnn_core.train(text, hidden_size=hidden_size, learning_rate=learning_rate, seq_length=seq_length,
-                              batch_size=2, steps=12, eval_every=0, callback=callback, callback_every=4, progress=False)
+        return rnn_core.train(
+            text,
+            hidden_size=hidden_size,
+            learning_rate=learning_rate,
+            seq_length=seq_length,
+            batch_size=2,
+            steps=12,
+            eval_every=0,
+            callback=callback,
+            callback_every=4,
+            progress=False,
+        )
 
     box = widgets.live_training_widget(run_fn, hidden_size=8, seq_length=8)
     size, (button, progress) = box.children[0].children[0], box.children[1].children
@@ -332,8 +372,9 @@ def test_live_training_widget_with_the_real_trainer_and_a_failing_run(shown):
 
 def test_unit_widget_offers_the_shortlist_and_follows_the_slider(shown):
     drawn = []
-    box = widgets.unit_widget(drawn.append, n_units=8,
-                              shortlist={"where in the word": 3, "inside a quotation": 5, "where in the line": 3})
+    box = widgets.unit_widget(
+        drawn.append, n_units=8, shortlist={"where in the word": 3, "inside a quotation": 5, "where in the line": 3}
+    )
     slider, picks, hint, _pane = box.children
     assert slider.description == "hidden unit" and slider.max == 7
     assert slider.value == 3 and drawn == [3]  # starts at the first unit worth a look

@@ -60,8 +60,10 @@ def npm_ci(force=False):
         return False
     npm = shutil.which("npm")
     if npm is None:
-        raise BuildError("npm (Node.js) is not installed: it fetches MathJax and the widget manager for the site; "
-                         "install it (Debian/Ubuntu: `sudo apt-get install npm`) and run this again")
+        raise BuildError(
+            "npm (Node.js) is not installed: it fetches MathJax and the widget manager for the site; "
+            "install it (Debian/Ubuntu: `sudo apt-get install npm`) and run this again"
+        )
     command = [npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"]
     result = subprocess.run(command, cwd=SITE, capture_output=True, text=True)
     if result.returncode != 0:
@@ -84,15 +86,32 @@ def stage_assets(static_dir):
 def sphinx_build(out, doctrees, static_dir, fresh=False):
     """Run Sphinx (HTML) on the repository with site/conf.py; raise BuildError on any warning."""
     env = dict(os.environ, RNN_SITE_STATIC=str(static_dir))
-    command = [sys.executable, "-m", "sphinx", "-b", "html", "-c", str(SITE), "-d", str(doctrees),
-               "-q", "-W", "--keep-going", str(ROOT), str(out)]
+    command = [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-b",
+        "html",
+        "-c",
+        str(SITE),
+        "-d",
+        str(doctrees),
+        "-q",
+        "-W",
+        "--keep-going",
+        str(ROOT),
+        str(out),
+    ]
     if fresh:
         command.insert(3, "-E")
     result = subprocess.run(command, env=env, capture_output=True, text=True)
     if result.returncode != 0:
         missing = "No module named sphinx" in result.stderr
-        hint = ("the site tools are not installed: `.venv/bin/pip install -r requirements-site.txt`"
-                if missing else "fix what the warnings name")
+        hint = (
+            "the site tools are not installed: `.venv/bin/pip install -r requirements-site.txt`"
+            if missing
+            else "fix what the warnings name"
+        )
         raise BuildError(f"Sphinx failed (exit {result.returncode}); {hint}:\n{result.stdout}{result.stderr}")
 
 

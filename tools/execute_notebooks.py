@@ -87,14 +87,19 @@ def main(argv=None):
     parser.add_argument("--timeout", type=int, default=CELL_TIMEOUT, help="seconds per cell (default: %(default)s)")
     args = parser.parse_args(argv)
     if os.environ.get(QUICK_ENV):
-        print(f"error: {QUICK_ENV} is set, which shortens the notebooks' slow cells for the browser test; "
-              "unset it to store a real run's outputs", file=sys.stderr)
+        print(
+            f"error: {QUICK_ENV} is set, which shortens the notebooks' slow cells for the browser test; "
+            "unset it to store a real run's outputs",
+            file=sys.stderr,
+        )
         return 2
     paths = [resolve(name) for name in args.notebooks]
     set_threads = {v: os.environ[v] for v in THREAD_VARS if v in os.environ}
     if set_threads:
-        print(f"warning: {set_threads}: the stored outputs should come from a run with BLAS's default threads",
-              file=sys.stderr)
+        print(
+            f"warning: {set_threads}: the stored outputs should come from a run with BLAS's default threads",
+            file=sys.stderr,
+        )
     if not os.environ.get("RNN_CORE_TEXT"):
         print("note: RNN_CORE_TEXT is not set: the novel comes from the cache or a download", file=sys.stderr)
     print(f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}")

@@ -105,8 +105,14 @@ def new_figure(xmin, xmax, ymin, ymax):
 def box(ax, cx, cy, w, h, fill, edge, lw=1.6, rounding=0.15, **kw):
     ax.add_patch(
         FancyBboxPatch(
-            (cx - w / 2, cy - h / 2), w, h, boxstyle=f"round,pad=0,rounding_size={rounding}",
-            facecolor=fill, edgecolor=edge, linewidth=lw, **kw,
+            (cx - w / 2, cy - h / 2),
+            w,
+            h,
+            boxstyle=f"round,pad=0,rounding_size={rounding}",
+            facecolor=fill,
+            edgecolor=edge,
+            linewidth=lw,
+            **kw,
         )
     )
 
@@ -119,8 +125,16 @@ def node(ax, cx, cy, label, fill, edge, r=0.5, size=15):
 def arrow(ax, start, end, color=INK, lw=1.6, style="-|>", rad=0.0, **kw):
     ax.add_patch(
         FancyArrowPatch(
-            start, end, arrowstyle=style, mutation_scale=14, color=color, linewidth=lw,
-            shrinkA=0, shrinkB=0, connectionstyle=f"arc3,rad={rad}", **kw,
+            start,
+            end,
+            arrowstyle=style,
+            mutation_scale=14,
+            color=color,
+            linewidth=lw,
+            shrinkA=0,
+            shrinkB=0,
+            connectionstyle=f"arc3,rad={rad}",
+            **kw,
         )
     )
 
@@ -128,8 +142,9 @@ def arrow(ax, start, end, color=INK, lw=1.6, style="-|>", rad=0.0, **kw):
 def char_token(ax, cx, cy, ch, fill, edge, size=0.8):
     """A character in a small rounded square, monospace, as typed."""
     box(ax, cx, cy, size, size, fill, edge, lw=1.4, rounding=0.12)
-    ax.text(cx, cy, ch, ha="center", va="center_baseline", fontsize=17, family="DejaVu Sans Mono",
-            weight="bold", color=INK)
+    ax.text(
+        cx, cy, ch, ha="center", va="center_baseline", fontsize=17, family="DejaVu Sans Mono", weight="bold", color=INK
+    )
 
 
 def black_box(ax, cx, cy, w=1.3, h=1.0):
@@ -177,12 +192,25 @@ def fig_black_boxes():
     xs = boxes_row(ax, 0, 0, "hell", "ello", connected=False)
     side_labels(ax, -0.95, 0)
     # the puzzle: boxes 3 and 4 see the same input but must answer differently
-    ax.plot([xs[2] - 0.45, xs[2] - 0.45, xs[3] + 0.45, xs[3] + 0.45], [-2.55, -2.75, -2.75, -2.55],
-            color=NOTE, lw=1.5)
-    ax.text((xs[2] + xs[3]) / 2, -3.2, "same input \u2018l\u2019, but outputs \u2018l\u2019 and \u2018o\u2019:",
-            ha="center", va="center", fontsize=11, color=NOTE)
-    ax.text((xs[2] + xs[3]) / 2, -3.7, "one character alone cannot decide",
-            ha="center", va="center", fontsize=11, color=NOTE)
+    ax.plot([xs[2] - 0.45, xs[2] - 0.45, xs[3] + 0.45, xs[3] + 0.45], [-2.55, -2.75, -2.75, -2.55], color=NOTE, lw=1.5)
+    ax.text(
+        (xs[2] + xs[3]) / 2,
+        -3.2,
+        "same input \u2018l\u2019, but outputs \u2018l\u2019 and \u2018o\u2019:",
+        ha="center",
+        va="center",
+        fontsize=11,
+        color=NOTE,
+    )
+    ax.text(
+        (xs[2] + xs[3]) / 2,
+        -3.7,
+        "one character alone cannot decide",
+        ha="center",
+        va="center",
+        fontsize=11,
+        color=NOTE,
+    )
     return fig
 
 
@@ -191,10 +219,24 @@ def fig_black_boxes_connected():
     title(ax, 3.3, 3.1, "each box also receives $h$, a summary of what came before")
     xs = boxes_row(ax, 0, 0, "hell", "ello", connected=True)
     side_labels(ax, -0.95, 0)
-    ax.text((xs[2] + xs[3]) / 2, -3.05, "$f($\u2018l\u2019$,\\, h_2)$ = \u2018l\u2019      $f($\u2018l\u2019$,\\, h_3)$ = \u2018o\u2019",
-            ha="center", va="center", fontsize=12, color=H_EDGE)
-    ax.text((xs[2] + xs[3]) / 2, -3.65, "same character, told apart by $h$",
-            ha="center", va="center", fontsize=11, color=H_EDGE)
+    ax.text(
+        (xs[2] + xs[3]) / 2,
+        -3.05,
+        "$f($\u2018l\u2019$,\\, h_2)$ = \u2018l\u2019      $f($\u2018l\u2019$,\\, h_3)$ = \u2018o\u2019",
+        ha="center",
+        va="center",
+        fontsize=12,
+        color=H_EDGE,
+    )
+    ax.text(
+        (xs[2] + xs[3]) / 2,
+        -3.65,
+        "same character, told apart by $h$",
+        ha="center",
+        va="center",
+        fontsize=11,
+        color=H_EDGE,
+    )
     return fig
 
 
@@ -204,12 +246,21 @@ def fig_multi_sequences():
     boxes_row(ax, 0, 0, "ca", "at", connected=True)
     boxes_row(ax, 0, -5.4, "hell", "ello", connected=True)
     for y, name in ((0, "\u201cca\u201d \u2192 \u201cat\u201d"), (-5.4, "\u201chell\u201d \u2192 \u201cello\u201d")):
-        ax.text(-2.0, y + 0.25, f"$T = {2 if y == 0 else 4}$", ha="right", va="center", fontsize=14,
-                weight="bold", color=INK)
+        ax.text(
+            -2.0,
+            y + 0.25,
+            f"$T = {2 if y == 0 else 4}$",
+            ha="right",
+            va="center",
+            fontsize=14,
+            weight="bold",
+            color=INK,
+        )
         ax.text(-2.0, y - 0.35, name, ha="right", va="center", fontsize=10, color=MUTED)
     ax.text(6.0, 0.35, "the same weights", ha="center", va="center", fontsize=11, color=MUTED)
-    ax.text(6.0, -0.25, "$W_{xh}$, $W_{hh}$, $W_{yh}$ at every step", ha="center", va="center", fontsize=11,
-            color=MUTED)
+    ax.text(
+        6.0, -0.25, "$W_{xh}$, $W_{hh}$, $W_{yh}$ at every step", ha="center", va="center", fontsize=11, color=MUTED
+    )
     ax.plot([-4.0, 8.4], [-2.85, -2.85], color="#cbd2d9", lw=1.0, ls=(0, (4, 3)))
     return fig
 
@@ -239,15 +290,25 @@ def fig_unrolled():
     # folded: one cell whose state loops back into itself
     column(0.0, "t")
     c, s_ = np.cos(np.radians(35)) * r, np.sin(np.radians(35)) * r
-    loop = MplPath([(c, yh + s_), (1.7, yh + 1.3), (1.7, yh - 1.3), (c, yh - s_)],
-                [MplPath.MOVETO, MplPath.CURVE4, MplPath.CURVE4, MplPath.CURVE4])
+    loop = MplPath(
+        [(c, yh + s_), (1.7, yh + 1.3), (1.7, yh - 1.3), (c, yh - s_)],
+        [MplPath.MOVETO, MplPath.CURVE4, MplPath.CURVE4, MplPath.CURVE4],
+    )
     ax.add_patch(FancyArrowPatch(path=loop, arrowstyle="-|>", mutation_scale=14, color=H_EDGE, linewidth=2.0))
     ax.text(1.6, yh, "$W_{hh}$", ha="left", color=H_EDGE, **label)
     ax.text(0.0, -1.1, "folded", ha="center", va="center", fontsize=11, color=MUTED)
 
     # the unrolling arrow
-    ax.add_patch(FancyArrowPatch((2.75, yh), (3.85, yh), arrowstyle="simple,head_width=0.9,head_length=0.7",
-                                 mutation_scale=18, color="#cbd2d9", linewidth=0))
+    ax.add_patch(
+        FancyArrowPatch(
+            (2.75, yh),
+            (3.85, yh),
+            arrowstyle="simple,head_width=0.9,head_length=0.7",
+            mutation_scale=18,
+            color="#cbd2d9",
+            linewidth=0,
+        )
+    )
     ax.text(3.3, yh + 0.65, "unroll", ha="center", va="center", fontsize=11, color=MUTED)
 
     # unrolled: three steps, the state passed along by W_hh
@@ -262,11 +323,12 @@ def fig_unrolled():
         ax.text((a0 + b0) / 2, yh + 0.32, "$W_{hh}$", ha="center", color=H_EDGE, **label)
     ax.text(ends[0], yh, "\u22ef", ha="center", va="center", fontsize=16, color=H_EDGE)
     ax.text(ends[-1], yh, "\u22ef", ha="center", va="center", fontsize=16, color=H_EDGE)
-    ax.text(xs[1], -1.1, "unrolled: the same weights at every step", ha="center", va="center", fontsize=11,
-            color=MUTED)
+    ax.text(xs[1], -1.1, "unrolled: the same weights at every step", ha="center", va="center", fontsize=11, color=MUTED)
 
-    eq = ("$h_t = \\tanh(W_{hh}\\,h_{t-1} + W_{xh}\\,x_t + b_h)$        $o_t = W_{yh}\\,h_t + b_o$"
-          "        $\\hat{y}_t = \\mathrm{softmax}(o_t)$")
+    eq = (
+        "$h_t = \\tanh(W_{hh}\\,h_{t-1} + W_{xh}\\,x_t + b_h)$        $o_t = W_{yh}\\,h_t + b_o$"
+        "        $\\hat{y}_t = \\mathrm{softmax}(o_t)$"
+    )
     ax.text(6.6, -2.1, eq, ha="center", va="center", fontsize=13, color=INK)
     return fig
 
@@ -288,12 +350,28 @@ def vector(ax, cx, top, values, fill, edge, highlight=None, hl_fill=None, hl_edg
     for k, (v, y) in enumerate(zip(values, ys)):
         hl = k == highlight
         ax.add_patch(
-            FancyBboxPatch((cx - cw / 2, y - ch / 2), cw, ch, boxstyle="square,pad=0",
-                           facecolor=hl_fill if hl else fill, edgecolor=hl_edge if hl else edge,
-                           linewidth=2.2 if hl else 1.2, zorder=3 if hl else 2)
+            FancyBboxPatch(
+                (cx - cw / 2, y - ch / 2),
+                cw,
+                ch,
+                boxstyle="square,pad=0",
+                facecolor=hl_fill if hl else fill,
+                edgecolor=hl_edge if hl else edge,
+                linewidth=2.2 if hl else 1.2,
+                zorder=3 if hl else 2,
+            )
         )
-        ax.text(cx, y, fmt(v), ha="center", va="center", fontsize=11, color=INK,
-                weight="bold" if hl and bold_hl else "normal", zorder=4)
+        ax.text(
+            cx,
+            y,
+            fmt(v),
+            ha="center",
+            va="center",
+            fontsize=11,
+            color=INK,
+            weight="bold" if hl and bold_hl else "normal",
+            zorder=4,
+        )
     return ys
 
 
@@ -308,8 +386,7 @@ def fig_char_language_model():
         char_token(ax, x, -0.9, chars[inputs[t]], X_FILL, X_EDGE, size=0.75)
         arrow(ax, (x, -0.5), (x, -0.05), color=MUTED, lw=1.2)
         one_hot = np.eye(V, dtype=int)[inputs[t]]
-        vector(ax, x, in_top, one_hot, "white", X_EDGE, highlight=inputs[t], hl_fill=X_FILL, hl_edge=X_EDGE,
-               fmt=str)
+        vector(ax, x, in_top, one_hot, "white", X_EDGE, highlight=inputs[t], hl_fill=X_FILL, hl_edge=X_EDGE, fmt=str)
         vector(ax, x, h_top, h[t], H_FILL, H_EDGE, fmt=minus)
         vector(ax, x, o_top, o[t], "white", O_EDGE, highlight=targets[t], hl_fill=GOOD_FILL, hl_edge=GOOD_EDGE)
         char_token(ax, x, o_top + 1.0, chars[targets[t]], GOOD_FILL, GOOD_EDGE, size=0.75)
@@ -324,8 +401,16 @@ def fig_char_language_model():
     # the vocabulary beside the first column's one-hot and score vectors
     for top in (in_top, o_top):
         for k, c in enumerate(chars):
-            ax.text(xs[0] - 0.68, top - 0.25 - 0.5 * k, c, ha="center", va="center", fontsize=11,
-                    family="DejaVu Sans Mono", color=MUTED)
+            ax.text(
+                xs[0] - 0.68,
+                top - 0.25 - 0.5 * k,
+                c,
+                ha="center",
+                va="center",
+                fontsize=11,
+                family="DejaVu Sans Mono",
+                color=MUTED,
+            )
     # row names on the left
     names = [
         (-0.9, "input characters"),
@@ -336,11 +421,25 @@ def fig_char_language_model():
     ]
     for y, name in names:
         ax.text(-1.15, y, name, ha="right", va="center", fontsize=11, color=INK, linespacing=1.3)
-    ax.text(4.05, -2.0, "green: the score of the character that should come next;\n"
-            "training pushes it up and the other scores down",
-            ha="center", va="center", fontsize=10.5, color=GOOD_EDGE, linespacing=1.4)
-    ax.text(2.15, 9.75, "a character-level language model reading \u201chello\u201d (vocabulary " + ", ".join(chars) + ")",
-            ha="center", va="center", fontsize=12.5, color=INK)
+    ax.text(
+        4.05,
+        -2.0,
+        "green: the score of the character that should come next;\ntraining pushes it up and the other scores down",
+        ha="center",
+        va="center",
+        fontsize=10.5,
+        color=GOOD_EDGE,
+        linespacing=1.4,
+    )
+    ax.text(
+        2.15,
+        9.75,
+        "a character-level language model reading \u201chello\u201d (vocabulary " + ", ".join(chars) + ")",
+        ha="center",
+        va="center",
+        fontsize=12.5,
+        color=INK,
+    )
     return fig
 
 
@@ -368,8 +467,15 @@ def fig_lstm_cell():
     op(ax, xp, yc, "+", C_EDGE)
     arrow(ax, (xp + 0.32, yc), (13.4, yc), color=C_EDGE, lw=2.6)
     ax.text(13.5, yc, "$c_t$", ha="left", va="center", fontsize=14, color=C_EDGE)
-    ax.text(5.6, yc + 0.75, "the cell path: one product by $f_t$ and one addition per step",
-            ha="center", va="center", fontsize=10, color=C_EDGE)
+    ax.text(
+        5.6,
+        yc + 0.75,
+        "the cell path: one product by $f_t$ and one addition per step",
+        ha="center",
+        va="center",
+        fontsize=10,
+        color=C_EDGE,
+    )
     # the four gates, all reading [h_{t-1}, x_t]
     gates = [(xf, "$f_t$", "\u03c3"), (6.3, "$i_t$", "\u03c3"), (8.1, "$g_t$", "tanh"), (10.0, "$o_t$", "\u03c3")]
     for x, name, fn in gates:
@@ -402,8 +508,10 @@ def fig_lstm_cell():
     ax.plot([xo, xo], [yo - 0.32, yh], color=H_EDGE, lw=2.0)
     arrow(ax, (xo, yh), (13.4, yh), color=H_EDGE, lw=2.0)
     ax.text(13.5, yh, "$h_t$", ha="left", va="center", fontsize=14, color=H_EDGE)
-    eq = ("$c_t = f_t \\odot c_{t-1} + i_t \\odot g_t$        $h_t = o_t \\odot \\tanh(c_t)$"
-          "        $\\partial c_t / \\partial c_{t-1} = \\mathrm{diag}(f_t)$")
+    eq = (
+        "$c_t = f_t \\odot c_{t-1} + i_t \\odot g_t$        $h_t = o_t \\odot \\tanh(c_t)$"
+        "        $\\partial c_t / \\partial c_{t-1} = \\mathrm{diag}(f_t)$"
+    )
     ax.text(7.0, -1.6, eq, ha="center", va="center", fontsize=12, color=INK)
     return fig
 
@@ -420,15 +528,29 @@ def fig_gru_cell():
     op(ax, xp, ytop, "+", H_EDGE)
     arrow(ax, (xp + 0.32, ytop), (13.4, ytop), color=H_EDGE, lw=2.6)
     ax.text(13.5, ytop, "$h_t$", ha="left", va="center", fontsize=14, color=H_EDGE)
-    ax.text(5.9, ytop + 0.75, "the direct path: one product by $z_t$ and one addition per step",
-            ha="center", va="center", fontsize=10, color=H_EDGE)
+    ax.text(
+        5.9,
+        ytop + 0.75,
+        "the direct path: one product by $z_t$ and one addition per step",
+        ha="center",
+        va="center",
+        fontsize=10,
+        color=H_EDGE,
+    )
     # h_{t-1} also feeds the gates: down to the bus, where x_t joins it
     ax.plot([1.4, 1.4], [ytop, ybus], color=H_EDGE, lw=2.0)
     ax.plot([1.4, xm], [ybus, ybus], color=MUTED, lw=1.3)
     node(ax, 2.6, 0.2, "$x_t$", X_FILL, X_EDGE, r=0.45, size=13)
     ax.plot([2.6, 2.6], [0.65, ybus], color=X_EDGE, lw=1.6)
-    ax.text(3.3, ybus - 0.45, "$W_x x_t + W_h h_{t-1} + b$, in blocks r, z, n", ha="left", va="center",
-            fontsize=10, color=MUTED)
+    ax.text(
+        3.3,
+        ybus - 0.45,
+        "$W_x x_t + W_h h_{t-1} + b$, in blocks r, z, n",
+        ha="left",
+        va="center",
+        fontsize=10,
+        color=MUTED,
+    )
     # the two gates
     for x, name, lx in ((xz, "$z_t$", xz - 0.66), (xr, "$r_t$", xr + 0.66)):
         box(ax, x, yg, 1.15, 0.8, O_FILL, O_EDGE, rounding=0.12)
@@ -458,8 +580,10 @@ def fig_gru_cell():
     ax.text(xn - 0.6, 4.35, "$W_{xn} x_t + b_n\\, +$", ha="right", va="center", fontsize=10, color=MUTED)
     arrow(ax, (xn, yg + 0.32), (xn, 4.35 - 0.275))
     arrow(ax, (xn, 4.35 + 0.275), (xn, y1 - 0.32))
-    eq = ("$h_t = z_t \\odot h_{t-1} + (1 - z_t) \\odot n_t$      "
-          "$n_t = \\tanh(W_{xn} x_t + r_t \\odot m_t + b_n)$      direct path: $\\mathrm{diag}(z_t)$")
+    eq = (
+        "$h_t = z_t \\odot h_{t-1} + (1 - z_t) \\odot n_t$      "
+        "$n_t = \\tanh(W_{xn} x_t + r_t \\odot m_t + b_n)$      direct path: $\\mathrm{diag}(z_t)$"
+    )
     ax.text(7.0, -1.6, eq, ha="center", va="center", fontsize=12, color=INK)
     return fig
 
@@ -481,8 +605,10 @@ def draw_all():
     with plt.rc_context(STYLE):
         for name, draw in FIGURES.items():
             fig = draw()
-            for fmt, store, options in (("svg", svgs, {"metadata": SVG_METADATA}),
-                                        ("png", pngs, {"dpi": PNG_DPI, "metadata": {"Software": None}})):
+            for fmt, store, options in (
+                ("svg", svgs, {"metadata": SVG_METADATA}),
+                ("png", pngs, {"dpi": PNG_DPI, "metadata": {"Software": None}}),
+            ):
                 buffer = io.BytesIO()
                 fig.savefig(buffer, format=fmt, **options)
                 store[f"{name}.{fmt}"] = buffer.getvalue()
@@ -553,8 +679,11 @@ def make_all(out_dir, png_dir=None, notebooks_dir=None):
 def main(argv=None):
     parser = argparse.ArgumentParser(description="Draw the series' figures: SVG into img/, PNG into the notebooks.")
     parser.add_argument("--out", default=str(ROOT / "img"), help="directory for the SVG files (default: img/)")
-    parser.add_argument("--notebooks", default=str(ROOT / "notebooks"),
-                        help="directory of the NN-*.ipynb notebooks whose attachments to write (default: notebooks/)")
+    parser.add_argument(
+        "--notebooks",
+        default=str(ROOT / "notebooks"),
+        help="directory of the NN-*.ipynb notebooks whose attachments to write (default: notebooks/)",
+    )
     parser.add_argument("--png", default=None, help="also write the notebooks' PNGs as files into this directory")
     args = parser.parse_args(argv)
     svgs, pngs = draw_all()

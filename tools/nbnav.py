@@ -179,9 +179,18 @@ def read_notebook(path):
     for index, tag in [(i, NAV_TAG) for i in navs] + [(i, MAP_TAG) for i in maps] + [(i, GLANCE_TAG) for i in glances]:
         if cells[index].get("cell_type") != "markdown":
             raise NavError(f"{path.name}: the cell tagged {tag!r} must be a markdown cell")
-    notebook = Notebook(path, number, title, _description(nb, navs[0], path), nb, text, navs[0],
-                        maps[0] if maps else None, navs[1] if len(navs) == 2 else None,
-                        glances[0] if glances else None)
+    notebook = Notebook(
+        path,
+        number,
+        title,
+        _description(nb, navs[0], path),
+        nb,
+        text,
+        navs[0],
+        maps[0] if maps else None,
+        navs[1] if len(navs) == 2 else None,
+        glances[0] if glances else None,
+    )
     _check_meta(notebook)
     return notebook
 
@@ -196,8 +205,10 @@ def _check_meta(nbk):
     for key in ("reading_minutes", "run_seconds"):
         value = meta.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
-            raise NavError(f"{nbk.path.name}: metadata nbnav.{key} is {value!r}; give a positive number "
-                           f"(or null for run_seconds not measured yet)")
+            raise NavError(
+                f"{nbk.path.name}: metadata nbnav.{key} is {value!r}; give a positive number "
+                f"(or null for run_seconds not measured yet)"
+            )
     for key in ("needs", "optional"):
         value = meta.get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
@@ -271,8 +282,11 @@ def glance_text(notebooks, i):
     if meta.get("reading_minutes"):
         parts.append(f"**Reading:** about {meta['reading_minutes']:.0f} min")
     seconds = meta.get("run_seconds")
-    parts.append(f"**Run All:** {NOT_MEASURED}" if seconds is None else
-                 f"**Run All:** about {_duration(seconds)} on a 2-core machine")
+    parts.append(
+        f"**Run All:** {NOT_MEASURED}"
+        if seconds is None
+        else f"**Run All:** about {_duration(seconds)} on a 2-core machine"
+    )
     parts.append("**Needs:** " + (_needs(meta.get("needs", []), by_number) or "nothing but Python and numpy"))
     if meta.get("optional"):
         parts.append("**Optional, skip on a first read:** " + "; ".join(" ".join(o.split()) for o in meta["optional"]))

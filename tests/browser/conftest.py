@@ -4,9 +4,10 @@ The `lab` fixture lays out a copy of the repository's notebooks (outputs cleared
 README, starts JupyterLab there exactly as the README's Quick Start does (on
 notebooks/00-start-here.ipynb, so that the server's root is notebooks/), then opens every notebook
 the selected tests need, each in its own page, and clicks Run All in each one straight away, so
-the notebooks run side by side while the tests look at them one after the other. Everything is shut down at the end, also on failure.
-On a failed test, a screenshot, the browser console and the cells' outputs are saved under the
-test run's temporary folder (pytest's tmp_path) and the report says where.
+the notebooks run side by side while the tests look at them one after the other. Everything is
+shut down at the end, also on failure. On a failed test, a screenshot, the browser console and
+the cells' outputs are saved under the test run's temporary folder (pytest's tmp_path) and the
+report says where.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ TIMINGS = pytest.StashKey[dict]()  # what took how long, for the terminal summar
 
 def pytest_configure(config):
     config.addinivalue_line(
-        "markers", "browser: end-to-end test in JupyterLab with headless Chromium "
-        "(deselect with -m 'not browser')")
+        "markers", "browser: end-to-end test in JupyterLab with headless Chromium (deselect with -m 'not browser')"
+    )
 
 
 def _missing(what: str, how: str):
@@ -66,8 +67,9 @@ class LabSession:
 
     def start_run(self, notebook: str) -> None:
         """Open the notebook in a new page and click Run All; a failure is kept for its test."""
-        tab = labdriver.NotebookTab(self.server, self.browser, self.path_of(notebook),
-                                    workspace="ws-" + re.sub(r"[^A-Za-z0-9-]", "-", notebook))
+        tab = labdriver.NotebookTab(
+            self.server, self.browser, self.path_of(notebook), workspace="ws-" + re.sub(r"[^A-Za-z0-9-]", "-", notebook)
+        )
         self.tabs[notebook] = tab
         try:
             t0 = time.monotonic()
@@ -89,8 +91,7 @@ class LabSession:
             raise tab.open_error
         if tab.run_seconds is None:
             tab.wait_run_finished(RUN_TIMEOUT)
-            self.timings[f"{notebook}: Run All (from the click until its test saw it end)"] = \
-                tab.run_seconds
+            self.timings[f"{notebook}: Run All (from the click until its test saw it end)"] = tab.run_seconds
         return tab
 
     def close(self) -> None:
@@ -124,14 +125,18 @@ def _needed_notebooks(session) -> list[str]:
 def lab(request, tmp_path_factory):
     chromium = labdriver.find_chromium()
     if chromium is None:
-        _missing("Chromium is not installed (looked for `chromium` on PATH and $CHROMIUM)",
-                 "install it with `sudo apt-get install chromium` (Debian/Ubuntu), or point "
-                 "$CHROMIUM at a Chromium/Chrome binary")
+        _missing(
+            "Chromium is not installed (looked for `chromium` on PATH and $CHROMIUM)",
+            "install it with `sudo apt-get install chromium` (Debian/Ubuntu), or point "
+            "$CHROMIUM at a Chromium/Chrome binary",
+        )
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
-        _missing("the Python package playwright is missing",
-                 "install the test tools: `.venv/bin/pip install -r requirements-dev.txt`")
+        _missing(
+            "the Python package playwright is missing",
+            "install the test tools: `.venv/bin/pip install -r requirements-dev.txt`",
+        )
 
     t_start = time.monotonic()
     root = tmp_path_factory.mktemp("browser")
@@ -149,8 +154,9 @@ def lab(request, tmp_path_factory):
         pytest.fail(f"{QUICK_START_FILE}, which the README's Quick Start opens, does not exist", pytrace=False)
 
     # The kernels inherit the server's environment: QUICK_ENV tells notebooks to keep slow cells short.
-    session.server = labdriver.LabServer(session.site, root / "state", {labdriver.QUICK_ENV: "1"},
-                                         open_file=QUICK_START_FILE)
+    session.server = labdriver.LabServer(
+        session.site, root / "state", {labdriver.QUICK_ENV: "1"}, open_file=QUICK_START_FILE
+    )
     try:
         session.server.start()
         needed = _needed_notebooks(request.session)
@@ -200,8 +206,7 @@ def pytest_runtest_makereport(item, call):
             lines.append(f"{notebook}: " + ", ".join(str(f) for f in files))
             lines.append(f"JupyterLab log: {session.server.log_path}")
         if lines:
-            report.sections.append(("browser evidence (screenshot, console, outputs)",
-                                    "\n".join(lines)))
+            report.sections.append(("browser evidence (screenshot, console, outputs)", "\n".join(lines)))
     return report
 
 

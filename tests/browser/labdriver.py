@@ -4,10 +4,10 @@
 random token, the way the README's Quick Start does: ``jupyter lab notebooks/00-start-here.ipynb``
 run from the top of the repository, so the server's root is the folder of that notebook and
 nothing outside notebooks/ can be reached; every folder Jupyter, IPython, matplotlib or Chromium
-would write to is a temporary folder. `Browser` is one headless Chromium (Debian's build, driven by Playwright) with a fresh
-profile. `NotebookTab` is one notebook opened in its own JupyterLab page: it waits for the kernel,
-runs all cells from the Run menu, finds a slider by its label, moves it with the keyboard or by
-typing into its readout, and reads back what the cell shows.
+would write to is a temporary folder. `Browser` is one headless Chromium (Debian's build, driven by
+Playwright) with a fresh profile. `NotebookTab` is one notebook opened in its own JupyterLab
+page: it waits for the kernel, runs all cells from the Run menu, finds a slider by its label, moves
+it with the keyboard or by typing into its readout, and reads back what the cell shows.
 
 The notebooks are served from a temporary copy with their outputs cleared, so JupyterLab never
 writes to the repository (no autosave, no checkpoints) and stale outputs cannot pass a check.
@@ -135,17 +135,17 @@ def copy_cleared(src: Path, dst: Path) -> None:
 def write_selftest_notebook(path: Path) -> None:
     """A small notebook with an IntSlider whose callback prints a value computed from it."""
     nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
-                                 "language": "python"}
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
     nb.cells = [
         nbformat.v4.new_markdown_cell("# Browser test: a slider that drives a print"),
         nbformat.v4.new_code_cell("import ipywidgets as widgets"),
         nbformat.v4.new_code_cell(
             "def show_square(n):\n"
-            "    print(f\"square: {n * n}\")\n"
+            '    print(f"square: {n * n}")\n'
             "\n"
             "widgets.interact(show_square, n=widgets.IntSlider(value=3, min=0, max=20, "
-            "description=\"side n\", continuous_update=False));"),
+            'description="side n", continuous_update=False));'
+        ),
     ]
     nbformat.write(nb, path)
 
@@ -172,8 +172,9 @@ class LabServer:
     Quick Start does: jupyter_server then serves the folder of that file (its root_dir) and opens
     the file. All its state is under `state_dir`."""
 
-    def __init__(self, workdir: Path, state_dir: Path, extra_env: dict[str, str] | None = None,
-                 open_file: str = QUICK_START_FILE):
+    def __init__(
+        self, workdir: Path, state_dir: Path, extra_env: dict[str, str] | None = None, open_file: str = QUICK_START_FILE
+    ):
         self.workdir = Path(workdir)
         self.open_file = open_file
         self.root_dir = (self.workdir / open_file).parent  # what jupyter_server serves for a file argument
@@ -228,8 +229,13 @@ class LabServer:
             log = open(self.log_path, "a")
             try:
                 self.process = subprocess.Popen(
-                    cmd, env=env, cwd=self.workdir, stdout=log, stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL, start_new_session=True,
+                    cmd,
+                    env=env,
+                    cwd=self.workdir,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    start_new_session=True,
                 )
             finally:
                 log.close()
@@ -247,10 +253,11 @@ class LabServer:
                     time.sleep(0.25)
             else:
                 self.stop()
-                raise LabError(f"JupyterLab did not answer within {timeout:.0f} s ({last_error}); "
-                               f"its log: {self.log_path}\n{self.log_tail()}")
-        raise LabError(f"JupyterLab did not start ({last_error}); its log: {self.log_path}\n"
-                       f"{self.log_tail()}")
+                raise LabError(
+                    f"JupyterLab did not answer within {timeout:.0f} s ({last_error}); "
+                    f"its log: {self.log_path}\n{self.log_tail()}"
+                )
+        raise LabError(f"JupyterLab did not start ({last_error}); its log: {self.log_path}\n{self.log_tail()}")
 
     def _check_root(self) -> None:
         """The server serves the folder of the file it was started on, as the test assumes."""
@@ -258,14 +265,18 @@ class LabServer:
         names = {item["name"] for item in listing["content"]}
         if Path(self.open_file).name not in names:
             self.stop()
-            raise LabError(f"JupyterLab started on {self.open_file} does not serve its folder "
-                           f"(its root holds {sorted(names)[:10]}): jupyter_server's root_dir rule changed")
+            raise LabError(
+                f"JupyterLab started on {self.open_file} does not serve its folder "
+                f"(its root holds {sorted(names)[:10]}): jupyter_server's root_dir rule changed"
+            )
 
     def api(self, method: str, path: str, body: dict | None = None, timeout: float = 10) -> object:
         """Call the server's REST API with the token; returns the decoded JSON (or None)."""
         data = None if body is None else json.dumps(body).encode()
         req = urllib.request.Request(
-            self.url + path, data=data, method=method,
+            self.url + path,
+            data=data,
+            method=method,
             headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"},
         )
         with urllib.request.urlopen(req, timeout=timeout) as resp:
@@ -274,9 +285,12 @@ class LabServer:
 
     def start_kernel(self, path: str) -> None:
         """Start the kernel of notebook `path` now, so it is warm when the page connects."""
-        self.api("POST", "/api/sessions",
-                 {"path": path, "name": Path(path).name, "type": "notebook",
-                  "kernel": {"name": "python3"}}, timeout=60)
+        self.api(
+            "POST",
+            "/api/sessions",
+            {"path": path, "name": Path(path).name, "type": "notebook", "kernel": {"name": "python3"}},
+            timeout=60,
+        )
 
     def log_tail(self, lines: int = 30) -> str:
         try:
@@ -384,7 +398,8 @@ class NotebookTab:
         url = f"{self.server.url}/lab/workspaces/{self.workspace}/tree/{self.path}?token={self.server.token}"
         self.page.goto(url, timeout=timeout * 1000)
         self.page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for(
-            state="visible", timeout=timeout * 1000)
+            state="visible", timeout=timeout * 1000
+        )
         self.wait_kernel_idle(timeout)
 
     def kernel_status(self) -> str:
@@ -402,8 +417,9 @@ class NotebookTab:
             if re.search(r"\|\s*Idle$", status):
                 return
             time.sleep(0.25)
-        raise LabError(f"{self.path}: the status bar did not show an idle kernel within "
-                       f"{timeout:.0f} s (it shows {status!r})")
+        raise LabError(
+            f"{self.path}: the status bar did not show an idle kernel within {timeout:.0f} s (it shows {status!r})"
+        )
 
     def _fail_on_dialog(self) -> None:
         dialog = self.page.locator(".jp-Dialog")
@@ -434,8 +450,7 @@ class NotebookTab:
             busy = any("*" in p for p in prompts)
             started = any(re.search(r"\d", p) for p in prompts)
             idle = bool(re.search(r"\|\s*Idle$", self.kernel_status()))
-            if (not clicked_again and not busy and not started and idle
-                    and time.monotonic() - self.run_started > 15):
+            if not clicked_again and not busy and not started and idle and time.monotonic() - self.run_started > 15:
                 # nothing queued, nothing ran: the click was lost (a kernel not quite ready)
                 self.console.append("[harness] Run All left no trace after 15 s: clicking it again")
                 clicked_again = True
@@ -448,8 +463,10 @@ class NotebookTab:
                 return
             time.sleep(0.5)
         prompts = self.prompts()
-        raise LabError(f"{self.path}: Run All did not finish within {timeout:.0f} s; prompts: "
-                       f"{' '.join(prompts)}; status bar: {self.kernel_status()!r}")
+        raise LabError(
+            f"{self.path}: Run All did not finish within {timeout:.0f} s; prompts: "
+            f"{' '.join(prompts)}; status bar: {self.kernel_status()!r}"
+        )
 
     # -- what the page shows ------------------------------------------------------------------
     def unexecuted_cells(self) -> list[int]:
@@ -470,19 +487,21 @@ class NotebookTab:
             text = self.page.locator(".jp-NotebookPanel .jp-Notebook").inner_text()
             found = [p for p in WIDGET_PROBLEMS if p in text]
             if not found or time.monotonic() > deadline:
-                return [line.strip() for line in text.splitlines()
-                        if any(p in line for p in WIDGET_PROBLEMS)][:10]
+                return [line.strip() for line in text.splitlines() if any(p in line for p in WIDGET_PROBLEMS)][:10]
             time.sleep(0.5)
 
     def broken_images(self, wait: float = 10.0) -> list[str]:
         """Images in the notebook (prose and outputs) that did not load: naturalWidth 0."""
-        return self.page.evaluate("""async (wait) => {
+        return self.page.evaluate(
+            """async (wait) => {
             const imgs = Array.from(document.querySelectorAll('.jp-NotebookPanel .jp-Notebook img'));
             await Promise.all(imgs.map(i => i.complete ? null : new Promise(r => {
                 i.addEventListener('load', r); i.addEventListener('error', r); setTimeout(r, wait * 1000); })));
             return imgs.filter(i => i.naturalWidth === 0)
                 .map(i => `${i.alt || '(no alt text)'}: ${(i.getAttribute('src') || '').slice(0, 100)}`);
-        }""", wait)
+        }""",
+            wait,
+        )
 
     def broken_links(self) -> list[str]:
         """Links in the notebook's prose that lead nowhere: a file the server answers 404 for (as a
@@ -518,14 +537,16 @@ class NotebookTab:
     # -- sliders ------------------------------------------------------------------------------
     def slider(self, label: str, occurrence: int = 0):
         """The `occurrence`-th slider whose label contains `label` (case and spaces ignored)."""
+
         def norm(s: str) -> str:
             return re.sub(r"\s+", " ", s).strip().lower()
 
         labels = self.slider_labels()
         matches = [i for i, text in enumerate(labels) if norm(label) in norm(text)]
         if len(matches) <= occurrence:
-            raise LabError(f"{self.path}: no slider labelled {label!r} (occurrence {occurrence}); "
-                           f"sliders on the page: {labels}")
+            raise LabError(
+                f"{self.path}: no slider labelled {label!r} (occurrence {occurrence}); sliders on the page: {labels}"
+            )
         return self.page.locator(".jp-NotebookPanel .widget-slider").nth(matches[occurrence])
 
     def state(self, slider) -> SliderState:

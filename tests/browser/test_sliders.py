@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import pytest
 
@@ -30,8 +30,9 @@ pytestmark = pytest.mark.browser
 # -- what must change when a slider moves ------------------------------------------------------
 def output_changed(before: SliderState, after: SliderState) -> None:
     """The cell's printed text or its figure changed."""
-    assert (after.text, after.images) != (before.text, before.images), \
+    assert (after.text, after.images) != (before.text, before.images), (
         "the cell's output (text and figures) did not change"
+    )
 
 
 def text_changed(before: SliderState, after: SliderState) -> None:
@@ -65,19 +66,24 @@ def rnn_parameter_count(before: SliderState, after: SliderState) -> None:
     N0, N1 = parameter_count(before.text), parameter_count(after.text)
     # solve N0 = H0² + (2·H0 + 1)·V + H0 for the vocabulary size V, then predict N1
     V = (N0 - H0 * H0 - H0) / (2 * H0 + 1)
-    assert V > 0 and V == int(V), \
+    assert V > 0 and V == int(V), (
         f"{N0:,.0f} parameters at H={H0} is not H·V + H·H + V·H + H + V for any vocabulary size V"
+    )
     expected = H1 * H1 + (2 * H1 + 1) * V + H1
-    assert N1 == expected, (f"{N1:,.0f} parameters at H={H1}, expected {expected:,.0f} "
-                            f"(V={V:.0f}, from {N0:,.0f} at H={H0})")
+    assert N1 == expected, (
+        f"{N1:,.0f} parameters at H={H1}, expected {expected:,.0f} (V={V:.0f}, from {N0:,.0f} at H={H0})"
+    )
 
 
 def shows_value(label: str) -> Callable[[SliderState, SliderState], None]:
     """The cell prints `label` followed by the slider's new value (to the printed precision)."""
+
     def check(before: SliderState, after: SliderState) -> None:
         shown, value = printed_number(label, after.text), float(after.value)
-        assert abs(shown - value) <= max(0.006, 0.01 * abs(value)), \
+        assert abs(shown - value) <= max(0.006, 0.01 * abs(value)), (
             f"the output shows {label} {shown:g} but the slider is at {after.value}"
+        )
+
     check.__doc__ = f"the output shows {label} equal to the slider's value"
     return check
 
@@ -86,11 +92,13 @@ def all_of(*checks: Callable[[SliderState, SliderState], None]):
     def check(before: SliderState, after: SliderState) -> None:
         for c in checks:
             c(before, after)
+
     return check
 
 
 def softmax_flattens(before: SliderState, after: SliderState) -> None:
     """A higher temperature gives a flatter ŷ: its largest probability falls; ŷ still sums to 1."""
+
     def y_hat(text: str) -> list[float]:
         m = re.search(r"y_hat\s*=\s*((?:-?\d+\.\d+\s*)+)", text)
         assert m, f"no 'y_hat = ...' in the output {text!r}"
@@ -99,8 +107,9 @@ def softmax_flattens(before: SliderState, after: SliderState) -> None:
     p0, p1 = y_hat(before.text), y_hat(after.text)
     assert abs(sum(p1) - 1) < 1e-3, f"y_hat {p1} does not sum to 1"
     t0, t1 = float(before.value), float(after.value)
-    assert (max(p1) - max(p0)) * (t1 - t0) < 0, \
+    assert (max(p1) - max(p0)) * (t1 - t0) < 0, (
         f"temperature {t0:g} -> {t1:g} moved max y_hat {max(p0)} -> {max(p1)}: not flatter/sharper"
+    )
 
 
 def loss_falls_as_score_rises(before: SliderState, after: SliderState) -> None:
@@ -129,14 +138,21 @@ class SliderCheck:
 # notebook -> its sliders. PageUp moves 5 steps, End/Home go to the ends of the range.
 CHECKS: dict[str, list[SliderCheck]] = {
     "01-softmax-and-its-derivative.ipynb": [
-        SliderCheck("temperature", all_of(shows_value("temperature"), softmax_flattens, figure_changed),
-                    keys=("PageUp",)),
+        SliderCheck(
+            "temperature", all_of(shows_value("temperature"), softmax_flattens, figure_changed), keys=("PageUp",)
+        ),
     ],
     "02-cross-entropy.ipynb": [
-        SliderCheck("target score", all_of(shows_value("target score o_y"), loss_falls_as_score_rises,
-                                           figure_changed), keys=("PageUp",)),
-        SliderCheck("target score", all_of(shows_value("target score o_y"), loss_falls_as_score_rises,
-                                           figure_changed), keys=("ArrowLeft", "ArrowLeft")),
+        SliderCheck(
+            "target score",
+            all_of(shows_value("target score o_y"), loss_falls_as_score_rises, figure_changed),
+            keys=("PageUp",),
+        ),
+        SliderCheck(
+            "target score",
+            all_of(shows_value("target score o_y"), loss_falls_as_score_rises, figure_changed),
+            keys=("ArrowLeft", "ArrowLeft"),
+        ),
     ],
     "03-the-forward-pass.ipynb": [
         SliderCheck("hidden size", rnn_parameter_count, typed=lambda v: str(int(v) * 2 + 1)),
@@ -144,18 +160,21 @@ CHECKS: dict[str, list[SliderCheck]] = {
         SliderCheck("weight scale", figure_changed, keys=("PageUp",)),
     ],
     "04-backpropagation-through-time.ipynb": [
-        SliderCheck("learning rate", all_of(shows_value("learning rate"), text_changed, figure_changed),
-                    keys=("PageUp",)),
+        SliderCheck(
+            "learning rate", all_of(shows_value("learning rate"), text_changed, figure_changed), keys=("PageUp",)
+        ),
     ],
     "05-bptt-in-practice.ipynb": [
-        SliderCheck("recurrent_scale", all_of(shows_value("recurrent_scale (ρ)"), text_changed, figure_changed),
-                    keys=("PageUp",)),
+        SliderCheck(
+            "recurrent_scale",
+            all_of(shows_value("recurrent_scale (ρ)"), text_changed, figure_changed),
+            keys=("PageUp",),
+        ),
         SliderCheck("hidden size", all_of(shows_value("hidden size"), figure_changed), keys=("PageUp",)),
     ],
     "06-training-on-pride-and-prejudice.ipynb": [
         # the sampling widget (section 5): a new sample and a flatter next-character chart...
-        SliderCheck("temperature", all_of(shows_value("temperature"), text_changed, figure_changed),
-                    keys=("PageUp",)),
+        SliderCheck("temperature", all_of(shows_value("temperature"), text_changed, figure_changed), keys=("PageUp",)),
         # ...and a longer sample
         SliderCheck("length", text_changed, keys=("PageUp",)),
     ],
@@ -163,20 +182,35 @@ CHECKS: dict[str, list[SliderCheck]] = {
         # a short training run on each click of Train (a few steps when the notebook sees
         # RNN_FROM_SCRATCH_QUICK=1); moving a slider alone trains nothing. Before the first click the
         # widget shows no run, so the parameter count is compared from the second run on.
-        SliderCheck("hidden size", all_of(shows_value("hidden size"), figure_changed), keys=("PageUp",),
-                    click="Train", timeout=180),
-        SliderCheck("hidden size", all_of(shows_value("hidden size"), rnn_parameter_count, figure_changed),
-                    keys=("ArrowLeft", "ArrowLeft"), click="Train", timeout=180),
-        SliderCheck("learning rate", all_of(shows_value("learning rate"), figure_changed),
-                    keys=("PageUp",), click="Train", timeout=180),
-        SliderCheck("hidden unit", all_of(shows_value("hidden unit"), text_changed),
-                    keys=("ArrowRight",)),
+        SliderCheck(
+            "hidden size",
+            all_of(shows_value("hidden size"), figure_changed),
+            keys=("PageUp",),
+            click="Train",
+            timeout=180,
+        ),
+        SliderCheck(
+            "hidden size",
+            all_of(shows_value("hidden size"), rnn_parameter_count, figure_changed),
+            keys=("ArrowLeft", "ArrowLeft"),
+            click="Train",
+            timeout=180,
+        ),
+        SliderCheck(
+            "learning rate",
+            all_of(shows_value("learning rate"), figure_changed),
+            keys=("PageUp",),
+            click="Train",
+            timeout=180,
+        ),
+        SliderCheck("hidden unit", all_of(shows_value("hidden unit"), text_changed), keys=("ArrowRight",)),
     ],
     "08-gated-cells-lstm.ipynb": [
         # the lag slider starts at the longest lag; Home goes to the shortest, which the network recalls
         SliderCheck("lag", all_of(shows_value("lag"), text_changed), keys=("Home",)),
-        SliderCheck("forget-gate bias", all_of(shows_value("forget-gate bias"), text_changed, figure_changed),
-                    keys=("PageUp",)),
+        SliderCheck(
+            "forget-gate bias", all_of(shows_value("forget-gate bias"), text_changed, figure_changed), keys=("PageUp",)
+        ),
     ],
 }
 
@@ -187,8 +221,10 @@ def assert_ran_cleanly(tab: NotebookTab) -> None:
     errors = tab.error_outputs()
     assert not errors, f"{tab.path}: a cell shows an error:\n" + "\n---\n".join(errors)
     skipped = tab.unexecuted_cells()
-    assert not skipped, (f"{tab.path}: code cells {skipped} (counting non-empty code cells from 1) "
-                         f"did not run; prompts: {' '.join(tab.prompts())}")
+    assert not skipped, (
+        f"{tab.path}: code cells {skipped} (counting non-empty code cells from 1) "
+        f"did not run; prompts: {' '.join(tab.prompts())}"
+    )
     problems = tab.widget_problems()
     assert not problems, f"{tab.path}: widgets did not render: {problems}"
 
@@ -216,8 +252,10 @@ def move_and_check(tab: NotebookTab, check: SliderCheck) -> SliderState:
         elif after != previous:
             problem = "the output was still changing"
         elif ERROR_PATTERN.search(after.text):
-            raise LabError(f"{tab.path}: {check}: the cell shows an error\n  before: {before}\n"
-                           f"  after:  value {after.value}; output:\n{after.text}")
+            raise LabError(
+                f"{tab.path}: {check}: the cell shows an error\n  before: {before}\n"
+                f"  after:  value {after.value}; output:\n{after.text}"
+            )
         else:
             try:
                 check.expect(before, after)
@@ -226,8 +264,9 @@ def move_and_check(tab: NotebookTab, check: SliderCheck) -> SliderState:
             except AssertionError as e:
                 problem = str(e)
         previous = after
-    raise LabError(f"{tab.path}: {check}: {problem} (after {check.timeout:.0f} s)\n"
-                   f"  before: {before}\n  after:  {after}")
+    raise LabError(
+        f"{tab.path}: {check}: {problem} (after {check.timeout:.0f} s)\n  before: {before}\n  after:  {after}"
+    )
 
 
 def click_button_after_move(tab: NotebookTab, slider, check: SliderCheck, old_value: str, deadline: float) -> None:
@@ -287,7 +326,8 @@ STOP_CHECKS: dict[str, StopCheck] = {
     "06-training-on-pride-and-prejudice.ipynb": StopCheck(
         cell_starts="# the long run: the stop button",
         longer="config = replace(config, steps=1_000_000)  # inserted by the browser test",
-        expect="interrupted at step"),
+        expect="interrupted at step",
+    ),
 }
 
 
@@ -299,8 +339,10 @@ def wait_for_prompt(tab: NotebookTab, cell, pattern: str, timeout: float) -> str
         if re.search(pattern, prompt) and re.search(r"\|\s*Idle$|\|\s*Busy$", tab.kernel_status()):
             return prompt
         time.sleep(0.25)
-    raise LabError(f"{tab.path}: the cell's prompt is {prompt!r}, waited for {pattern!r} "
-                   f"for {timeout:.0f} s; status bar: {tab.kernel_status()!r}")
+    raise LabError(
+        f"{tab.path}: the cell's prompt is {prompt!r}, waited for {pattern!r} "
+        f"for {timeout:.0f} s; status bar: {tab.kernel_status()!r}"
+    )
 
 
 @pytest.mark.parametrize("notebook", list(STOP_CHECKS), ids=lambda nb: nb.split("-")[0])
@@ -334,8 +376,9 @@ def test_stop_button_ends_training_cleanly(notebook, request):
     tab.wait_kernel_idle(check.timeout)
     shown = tab.output_text(after)
     assert not ERROR_PATTERN.search(shown), f"{tab.path}: the cell after training shows an error:\n{shown}"
-    print(f"{tab.path}: stopped with ■; training cell: {tab.output_text(training)[-200:]!r}; "
-          f"next cell: {shown[:200]!r}")
+    print(
+        f"{tab.path}: stopped with ■; training cell: {tab.output_text(training)[-200:]!r}; next cell: {shown[:200]!r}"
+    )
     assert_ran_cleanly(tab)
 
 
@@ -408,8 +451,10 @@ def run_and_read(tab: NotebookTab, checker, timeout: float) -> str:
         if re.fullmatch(r"\[\d+\]:", prompt) and prompt != before and re.search(r"\|\s*Idle$", tab.kernel_status()):
             return tab.output_text(checker)
         time.sleep(0.25)
-    raise LabError(f"{tab.path}: the check cell did not run again within {timeout:.0f} s "
-                   f"(its prompt shows {tab.prompt(checker)!r}, it showed {before!r})")
+    raise LabError(
+        f"{tab.path}: the check cell did not run again within {timeout:.0f} s "
+        f"(its prompt shows {tab.prompt(checker)!r}, it showed {before!r})"
+    )
 
 
 @pytest.mark.parametrize("notebook", list(EXERCISE_CHECKS), ids=lambda nb: nb.split("-")[0])
@@ -423,8 +468,9 @@ def test_an_exercise_names_what_is_wrong_then_says_passed(notebook, request):
     assert_ran_cleanly(tab)
     stub = tab.code_cell(check.stub_starts)
     checker = tab.next_code_cell(stub)
-    assert "not attempted" in tab.output_text(checker), \
+    assert "not attempted" in tab.output_text(checker), (
         f"{tab.path}: after Run All the check cell shows {tab.output_text(checker)!r}"
+    )
 
     replace_source(tab, stub, check.wrong)
     shown = run_and_read(tab, checker, check.timeout)
@@ -433,21 +479,24 @@ def test_an_exercise_names_what_is_wrong_then_says_passed(notebook, request):
     # JupyterLab resolves a relative link of an output: .../files/10-appendix-errata.ipynb?_xsrf=...#The-errata-table
     file, anchor = check.errata_link.split("#")
     links = checker.locator(".jp-OutputArea a").evaluate_all("els => els.map(e => e.getAttribute('href'))")
-    assert any(f"/{file}" in (href or "") and (href or "").endswith(f"#{anchor}") for href in links), \
+    assert any(f"/{file}" in (href or "") and (href or "").endswith(f"#{anchor}") for href in links), (
         f"{tab.path}: the message does not link to {check.errata_link}; its links: {links}"
+    )
 
     stub = tab.code_cell(check.stub_starts)  # found again: locators count cells by position
     replace_source(tab, stub, check.right)
     shown = run_and_read(tab, checker, check.timeout)
-    assert ": passed" in shown and "wrong" not in shown, \
+    assert ": passed" in shown and "wrong" not in shown, (
         f"{tab.path}: for the right answer the check cell shows {shown!r}"
+    )
     print(f"{tab.path}: wrong answer -> {check.wrong_shows}; right answer -> {shown[:80]!r}")
     assert_ran_cleanly(tab)
 
 
 # -- figures and links, as the Quick Start shows them -------------------------------------------
-@pytest.mark.parametrize("notebook", [p.name for p in sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))],
-                         ids=lambda nb: nb.split("-")[0])
+@pytest.mark.parametrize(
+    "notebook", [p.name for p in sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))], ids=lambda nb: nb.split("-")[0]
+)
 def test_figures_load_and_links_resolve(notebook, notebook_tab):
     """Opened from the Quick Start's JupyterLab (its root is notebooks/), every image in the notebook
     loads and every link in its prose leads somewhere: nothing points outside notebooks/."""

@@ -2,5 +2,6 @@
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "site: builds the static site and reads it in headless Chromium "
-                            "(deselect with -m 'not site')")
+    config.addinivalue_line(
+        "markers", "site: builds the static site and reads it in headless Chromium (deselect with -m 'not site')"
+    )

@@ -80,21 +80,31 @@ def _removed_sources(path: Path) -> list[str]:
 def site(tmp_path_factory):
     """The built site's folder (the README's command, with --out a temporary folder)."""
     if _chromium() is None:
-        _missing("Chromium is not installed (looked for `chromium` on PATH and $CHROMIUM)",
-                 "install it with `sudo apt-get install chromium` (Debian/Ubuntu)")
+        _missing(
+            "Chromium is not installed (looked for `chromium` on PATH and $CHROMIUM)",
+            "install it with `sudo apt-get install chromium` (Debian/Ubuntu)",
+        )
     try:
-        import playwright.sync_api  # noqa: F401
         import myst_nb  # noqa: F401
+        import playwright.sync_api  # noqa: F401
     except ImportError as e:
-        _missing(f"the Python package {e.name} is missing",
-                 "install the test tools: `.venv/bin/pip install -r requirements-dev.txt`")
+        _missing(
+            f"the Python package {e.name} is missing",
+            "install the test tools: `.venv/bin/pip install -r requirements-dev.txt`",
+        )
     if shutil.which("npm") is None:
-        _missing("npm is not installed (the site's MathJax and widget manager come from the npm registry)",
-                 "install it with `sudo apt-get install npm` (Debian/Ubuntu)")
+        _missing(
+            "npm is not installed (the site's MathJax and widget manager come from the npm registry)",
+            "install it with `sudo apt-get install npm` (Debian/Ubuntu)",
+        )
     out = tmp_path_factory.mktemp("site") / "html"
     t0 = time.monotonic()
-    result = subprocess.run([sys.executable, str(ROOT / "tools" / "build_site.py"), "--out", str(out)],
-                            capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "build_site.py"), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, f"the site build failed:\n{result.stdout}{result.stderr}"
     print(f"site built in {time.monotonic() - t0:.1f} s")
     return out
@@ -103,6 +113,7 @@ def site(tmp_path_factory):
 @pytest.fixture(scope="module")
 def server(site):
     """A static file server for the site on a free port of 127.0.0.1; yields its base URL."""
+
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args):
             pass
@@ -126,9 +137,16 @@ class Reader:
         self._pw = sync_playwright().start()
         try:
             self.browser = self._pw.chromium.launch(
-                executable_path=_chromium(), headless=True,
-                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                      "--disable-component-update", "--no-first-run"])
+                executable_path=_chromium(),
+                headless=True,
+                args=[
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--disable-background-networking",
+                    "--disable-component-update",
+                    "--no-first-run",
+                ],
+            )
         except BaseException:
             self._pw.stop()
             raise
@@ -186,8 +204,9 @@ def raw_maths(page) -> list[str]:
             .forEach(e => e.remove());
         return copy.innerText;
     }""")
-    return [text[max(0, m.start() - 30): m.end() + 30].replace("\n", " ")
-            for m in re.finditer(r"\$\$|\\\(|\\\[", text)][:5]
+    return [
+        text[max(0, m.start() - 30) : m.end() + 30].replace("\n", " ") for m in re.finditer(r"\$\$|\\\(|\\\[", text)
+    ][:5]
 
 
 def broken_images(page) -> list[str]:
@@ -201,7 +220,7 @@ def broken_images(page) -> list[str]:
     }""")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _ids(path: Path) -> frozenset[str]:
     return frozenset(re.findall(r"""\bid=["']([^"']+)["']""", path.read_text(encoding="utf-8", errors="replace")))
 
@@ -209,14 +228,16 @@ def _ids(path: Path) -> frozenset[str]:
 def broken_links(page, site: Path, base: str) -> list[str]:
     """Links inside the site that name no file, or an #anchor that is not on the target page."""
     hrefs = page.evaluate("() => Array.from(document.querySelectorAll('a[href]')).map(a => a.href)")
-    here = page.url
     problems = []
     for href in sorted(set(hrefs)):
         if not href.startswith(base):
             continue  # the web, mailto:...: not the site's business
         parts = urlsplit(href)
-        rel = unquote(parts.path[len(urlsplit(base).path):].lstrip("/")) if base.startswith("file:") else \
-            unquote(parts.path).lstrip("/")
+        rel = (
+            unquote(parts.path[len(urlsplit(base).path) :].lstrip("/"))
+            if base.startswith("file:")
+            else unquote(parts.path).lstrip("/")
+        )
         target = site / rel
         if target.is_dir():
             target = target / "index.html"
@@ -262,8 +283,11 @@ def test_every_notebook_has_a_page(site):
     assert (site / "index.html").is_file() and (site / "README.html").is_file()
 
 
-@pytest.mark.parametrize("rel", ["README.html"] + [f"notebooks/{p.stem}.html" for p in NOTEBOOKS],
-                         ids=lambda rel: Path(rel).stem[:2] if rel.startswith("notebooks") else "home")
+@pytest.mark.parametrize(
+    "rel",
+    ["README.html"] + [f"notebooks/{p.stem}.html" for p in NOTEBOOKS],
+    ids=lambda rel: Path(rel).stem[:2] if rel.startswith("notebooks") else "home",
+)
 def test_page_shows_maths_images_links_and_sliders(reader, site, server, rel):
     sliders = _stored_sliders(ROOT / "notebooks" / f"{Path(rel).stem}.ipynb") if rel.startswith("notebooks") else 0
     problems = check_page(reader, site, server, rel, sliders)
@@ -306,29 +330,58 @@ def test_configuration_on_a_small_series(tmp_path):
         import myst_nb  # noqa: F401
         import nbformat
     except ImportError as e:
-        _missing(f"the Python package {e.name} is missing",
-                 "install the test tools: `.venv/bin/pip install -r requirements-dev.txt`")
+        _missing(
+            f"the Python package {e.name} is missing",
+            "install the test tools: `.venv/bin/pip install -r requirements-dev.txt`",
+        )
     src = tmp_path / "src"
     (src / "notebooks").mkdir(parents=True)
     (src / "README.md").write_text("# Demo\n\nRead [the section](notebooks/01-a.ipynb#a-section).\n", encoding="utf-8")
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata["language_info"] = {"name": "python", "pygments_lexer": "ipython3"}
-    figure = nbformat.v4.new_markdown_cell("![A small square](attachment:square.svg)\n\nBack to [the section](#A-section).")
-    figure.attachments = {"square.svg": {"image/svg+xml": "PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHdpZHRoPSI0IiBoZWlnaHQ9IjQiLz4="}}
+    figure = nbformat.v4.new_markdown_cell(
+        "![A small square](attachment:square.svg)\n\nBack to [the section](#A-section)."
+    )
+    figure.attachments = {
+        "square.svg": {
+            "image/svg+xml": "PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHdpZHRoPSI0IiBoZWlnaHQ9IjQiLz4="
+        }
+    }
     hidden = nbformat.v4.new_code_cell("SCAFFOLDING_ONLY = 'for the tests'", execution_count=1)
     hidden.metadata["tags"] = ["remove-cell"]
     shown = nbformat.v4.new_code_cell("print('shown')", execution_count=2)
     shown.outputs = [nbformat.v4.new_output("stream", name="stdout", text="shown\n")]
-    nb.cells = [nbformat.v4.new_markdown_cell("# 01 · A"), figure, hidden,
-                nbformat.v4.new_markdown_cell("## A section\n\nText."), shown]
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# 01 · A"),
+        figure,
+        hidden,
+        nbformat.v4.new_markdown_cell("## A section\n\nText."),
+        shown,
+    ]
     nbformat.write(nb, src / "notebooks" / "01-a.ipynb")
     static = tmp_path / "static"
     static.mkdir()
     result = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-b", "html", "-c", str(ROOT / "site"), "-q", "-W", "--keep-going",
-         str(src), str(tmp_path / "out")],
-        capture_output=True, text=True, env=dict(os.environ, RNN_SITE_STATIC=str(static)), timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-b",
+            "html",
+            "-c",
+            str(ROOT / "site"),
+            "-q",
+            "-W",
+            "--keep-going",
+            str(src),
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, RNN_SITE_STATIC=str(static)),
+        timeout=300,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     page = (tmp_path / "out" / "notebooks" / "01-a.html").read_text(encoding="utf-8")
     assert "SCAFFOLDING_ONLY" not in page

@@ -1,0 +1,40 @@
+"""Every Python file of the project passes ruff's linter and is laid out as ruff formats it.
+
+The rules are in pyproject.toml ([tool.ruff]); the notebooks are left out there. To fix a failure:
+`.venv/bin/python -m ruff format .` and `.venv/bin/python -m ruff check --fix .` from the
+repository's root, then fix by hand what is left. Without ruff installed these tests are skipped
+(they fail instead when the CI environment variable is set).
+"""
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def ruff(*args):
+    """Run ruff on the repository (settings in pyproject.toml); fail, showing ruff's report, unless it exits 0."""
+    if importlib.util.find_spec("ruff") is None:
+        message = "ruff is not installed; install the test tools: `.venv/bin/pip install -r requirements-dev.txt`"
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    # --no-cache: a test run leaves no .ruff_cache folder behind
+    command = [sys.executable, "-m", "ruff", *args, "--no-cache", "."]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    if result.returncode != 0:
+        shown = " ".join(["ruff", *args, "."])
+        pytest.fail(f"`{shown}` exited with {result.returncode}:\n{result.stdout}{result.stderr}", pytrace=False)
+
+
+def test_ruff_check():
+    ruff("check")
+
+
+def test_ruff_format():
+    ruff("format", "--check")
