@@ -405,9 +405,8 @@ def live_training_widget(run_fn, hidden_size=32, learning_rate=5e-3, seq_length=
     seq_slider = widgets.IntSlider(
         value=seq_length, min=4, max=128, step=4, description="sequence length", continuous_update=False, style=_STYLE
     )
-    button = widgets.Button(
-        description="Train", button_style="primary", icon="play", tooltip="train a network with these settings"
-    )
+    # no icon: its glyph comes from a web font that the static site would have to serve as well
+    button = widgets.Button(description="Train", button_style="primary", tooltip="train a network with these settings")
     progress = TrainingProgress("press Train to train a network with these settings")
     pane = _Pane()
 
