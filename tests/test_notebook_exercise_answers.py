@@ -9,67 +9,13 @@ computes what the answer says. Every check is float64 arithmetic, the same on ev
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import io
 import json
 import re
-from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")  # the notebook cells draw figures: no window
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-
-
-def _code_cells(notebook):
-    cells = json.loads((NOTEBOOKS / notebook).read_text(encoding="utf-8"))["cells"]
-    return [(i, "".join(c["source"])) for i, c in enumerate(cells) if c["cell_type"] == "code"]
-
-
-def _defined(source):
-    """The names a cell's code binds at its top level."""
-    names = set()
-    for node in ast.parse(source).body:
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-    return names
-
-
-def _run(namespace, source, where):
-    with contextlib.redirect_stdout(io.StringIO()):  # the cells' printing and figures are not checked here
-        exec(compile(source, where, "exec"), namespace)
-    plt.close("all")
-
-
-def run_up_to(notebook, *names):
-    """The namespace of the notebook's code cells run in order, until every one of `names` is defined."""
-    namespace, missing = {"__name__": "__main__"}, set(names)
-    for index, source in _code_cells(notebook):
-        _run(namespace, source, f"<{notebook}, cell {index}>")
-        missing -= _defined(source)
-        if not missing:
-            return namespace
-    raise AssertionError(f"{notebook} defines none of {sorted(missing)}")
-
-
-def define_functions(namespace, notebook, *names):
-    """Add to `namespace` the notebook's top-level functions `names`, without running the rest of their cells."""
-    found = set()
-    for index, source in _code_cells(notebook):
-        for node in ast.parse(source).body:
-            if isinstance(node, ast.FunctionDef) and node.name in names:
-                _run(namespace, ast.unparse(node), f"<{notebook}, cell {index}, {node.name}>")
-                found.add(node.name)
-    assert found == set(names), f"{notebook} does not define {sorted(set(names) - found)}"
-    return namespace
-
+import numpy as np
+from notebook_code import NOTEBOOKS, define_functions, run_code, run_up_to  # tests/notebook_code.py, Agg backend
 
 # -- 01 · exercise 5 ----------------------------------------------------------------------------------
 
@@ -159,7 +105,7 @@ def test_08_exercise_1_answer_is_the_network_that_passes():
     code = re.search(r"```python\n(.*?)```", answers[0], re.DOTALL).group(1)
     nb = run_up_to(NB08, "recall_batch", "SEED")
     define_functions(nb, NB08, "recall_accuracy", "check_memory")
-    _run(nb, code, "<08, the answer of exercise 1>")
+    run_code(nb, code, "<08, the answer of exercise 1>")
     with contextlib.redirect_stdout(io.StringIO()):
         assert nb["check_memory"](nb["build_memory"]) == "passed"
 

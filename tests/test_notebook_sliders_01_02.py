@@ -10,45 +10,12 @@ differences in float64. tests/test_widgets.py checks the wiring of the sliders, 
 
 from __future__ import annotations
 
-import ast
-import contextlib
-import io
-import json
-from pathlib import Path
+import numpy as np
+import pytest
+from notebook_code import run_up_to  # tests/notebook_code.py; it draws with matplotlib's Agg backend
 
-import matplotlib
-
-matplotlib.use("Agg")  # the notebook cells draw figures: no window
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-import rnn_core  # noqa: E402
-from rnn_core import GRADCHECK_TOL, numerical_gradient, rel_error  # noqa: E402
-
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-
-
-def defines(source, name):
-    """Whether a cell's code defines the function ``name`` at its top level."""
-    return any(isinstance(node, ast.FunctionDef) and node.name == name for node in ast.parse(source).body)
-
-
-def run_up_to(notebook, name):
-    """The namespace of the notebook's code cells run in order, up to the cell that defines ``name``."""
-    cells = json.loads((NOTEBOOKS / notebook).read_text(encoding="utf-8"))["cells"]
-    namespace = {"__name__": "__main__"}
-    for index, cell in enumerate(cells):
-        if cell["cell_type"] != "code":
-            continue
-        source = "".join(cell["source"])
-        with contextlib.redirect_stdout(io.StringIO()):  # the cells' printing and figures are not checked here
-            exec(compile(source, f"<{notebook}, cell {index}>", "exec"), namespace)
-        plt.close("all")
-        if defines(source, name):
-            return namespace
-    raise AssertionError(f"{notebook} has no code cell that defines {name}")
-
+import rnn_core
+from rnn_core import GRADCHECK_TOL, numerical_gradient, rel_error
 
 # -- 01 · the scores-and-temperature sliders ---------------------------------------------------------
 
