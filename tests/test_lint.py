@@ -1,6 +1,7 @@
 """Every Python file of the project passes ruff's linter and is laid out as ruff formats it.
 
-The rules are in pyproject.toml ([tool.ruff]); the notebooks are left out there. To fix a failure:
+The rules are in pyproject.toml ([tool.ruff]); the notebooks' code has a narrower line
+(notebooks/.ruff.toml). To fix a failure:
 `.venv/bin/python -m ruff format .` and `.venv/bin/python -m ruff check --fix .` from the
 repository's root, then fix by hand what is left. Without ruff installed these tests are skipped
 (they fail instead when the CI environment variable is set).
