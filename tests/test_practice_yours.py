@@ -61,7 +61,7 @@ def adam_without_bias_correction(params, grads, state, lr, beta1=0.9, beta2=0.99
     return new, {"t": t, "m": m, "v": v}
 
 
-def rnn_core_loop(text, hidden_size, steps, seed, batch_size, seq_length=25, lr=2e-2, clip_norm=5.0):
+def rnn_core_loop(text, hidden_size, steps, seed, batch_size, seq_length=25, lr=1e-2, clip_norm=5.0):
     """train_yours' loop written with rnn_core's functions: (losses, params)."""
     vocab = rnn_core.Vocabulary.from_text(text)
     batcher = rnn_core.StreamBatcher(vocab.encode(text), batch_size, seq_length)
@@ -200,8 +200,8 @@ def test_save_writes_a_passing_answer_in_place_of_its_stub(my_rnn_file):
     before = my_rnn_file.read_text(encoding="utf-8")
     result, printed = quietly(practice.save, softmax)
     assert result.status == "passed"
-    assert printed.splitlines()[-1] == (
-        f"Saved softmax into my_rnn.py (named by ${practice.MY_RNN_ENV}), in place of its stub."
+    assert printed == (  # no check message: it passes
+        f"Saved softmax into my_rnn.py (named by ${practice.MY_RNN_ENV}), in place of its stub (it passes its check).\n"
     )
     after = my_rnn_file.read_text(encoding="utf-8")
     stub_start = before.index("def softmax(o):")
@@ -227,10 +227,11 @@ def test_save_refuses_a_wrong_answer_unless_forced(my_rnn_file):
     quietly(practice.my_rnn)
     result, printed = quietly(practice.save, adam_without_bias_correction, "adam_update")
     assert result.status == "wrong"
+    assert printed.startswith(result.message + "\n")  # what is wrong, as practice.check says it
     assert "Not saved: your adam_update does not pass its check (wrong)" in printed
     assert my_rnn_file.read_text(encoding="utf-8") == TEMPLATE
     result, printed = quietly(practice.save, adam_without_bias_correction, "adam_update", force=True)
-    assert "though it does not pass its check (wrong)" in printed
+    assert printed.endswith("in place of its stub, though it does not pass its check.\n")
     text = my_rnn_file.read_text(encoding="utf-8")
     assert "def adam_update(params, grads, state, lr" in text  # renamed to the file's name
     assert "adam_without_bias_correction" not in text
@@ -360,6 +361,12 @@ def test_a_wrong_piece_is_not_trained_with_and_the_message_names_it():
     assert "Your softmax is rnn_core's own function, not yours: training uses rnn_core's softmax." in printed
 
 
+def test_without_functions_train_yours_is_rnn_cores_quietly():
+    run, printed = quietly(practice.train_yours, None, TEXT, **{**RUN, "steps": 30})
+    assert printed == "" and set(run.used.values()) == {"rnn_core"}
+    assert np.array_equal(run.losses, rnn_core_loop(TEXT, 16, 30, 3, 4)[0])
+
+
 def test_train_yours_prints_the_loss_when_asked():
     run, printed = quietly(practice.train_yours, plain_my_rnn, TEXT, **{**RUN, "steps": 40, "print_every": 20})
     assert printed.splitlines() == [
@@ -391,3 +398,50 @@ def test_the_test_session_gives_notebooks_a_template_of_their_own():
     path = SESSION_MY_RNN
     assert path and Path(path).read_text(encoding="utf-8") == TEMPLATE
     assert not str(Path(path).resolve()).startswith(str(NOTEBOOKS))
+
+
+# -- your_cell -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["lstm", "gru"])
+def test_your_cell_runs_rnn_cores_interface_with_your_steps(name):
+    module = getattr(rnn_core, name)
+    cell, printed = quietly(practice.your_cell, name, plain_my_rnn)
+    assert printed == f"Using your {name}.step_forward and {name}.step_backward: they pass their checks.\n"
+    assert cell.init_params is module.init_params and cell.STATE_NAMES == module.STATE_NAMES
+    params = module.init_params(7, 5, seed=1)
+    rng = np.random.default_rng(2)
+    X, Y = rng.integers(0, 7, (3, 6)), rng.integers(0, 7, (3, 6))
+    H = 5
+    state0 = tuple(rng.standard_normal((3, H)) for _ in module.STATE_NAMES)
+    state0 = state0 if len(state0) > 1 else state0[0]
+    for args in [(X, Y), (X, Y, state0), (X[1], Y[1])]:
+        loss, grads, last = cell.loss_and_grads(params, *args)
+        want_loss, want_grads, want_last = module.loss_and_grads(params, *args)
+        assert loss == pytest.approx(want_loss, rel=1e-12)
+        for k in want_grads:
+            np.testing.assert_allclose(grads[k], want_grads[k], rtol=1e-10, atol=1e-13)
+        np.testing.assert_allclose(np.asarray(last), np.asarray(want_last), rtol=1e-12, atol=1e-14)
+        assert cell.sequence_loss(params, *args)[0] == pytest.approx(want_loss, rel=1e-12)
+    out, want = cell.forward(params, X), module.forward(params, X)
+    for k in out:
+        np.testing.assert_allclose(out[k], want[k], rtol=1e-12, atol=1e-14)
+    assert set(out) == set(want) - {"h0", "c0"}
+
+
+def test_your_cell_mixes_your_steps_with_rnn_cores_and_is_rnn_cores_module_without_yours():
+    cell, printed = quietly(practice.your_cell, "gru", {"gru_step_forward": plain_my_rnn.gru_step_forward})
+    assert printed.splitlines() == [
+        "There is no gru.step_backward in your functions: using rnn_core's gru.step_backward.",
+        "Using your gru.step_forward: it passes its check.",
+    ]
+    assert cell.step_backward is rnn_core.gru.step_backward
+    template, _ = quietly(practice.my_rnn)
+    cell, printed = quietly(practice.your_cell, "lstm", template)
+    assert cell is rnn_core.lstm  # what the notebooks' code ran before: the same numbers, as fast
+    assert printed.splitlines() == [
+        f"Your lstm.step_{way} is not written yet (still a stub): using rnn_core's lstm.step_{way}."
+        for way in ("forward", "backward")
+    ]
+    with pytest.raises(ValueError, match='"lstm" or "gru"'):
+        practice.your_cell("rnn", template)
