@@ -1,8 +1,8 @@
 """Your own network: the file of your answers, your progress, and your pieces trained together.
 
 ``rnn_core.practice`` re-exports what is here; a notebook uses it as ``practice.my_rnn()``,
-``practice.save(fn)``, ``practice.check_all(functions)``, ``practice.use_yours(name, fn)`` and
-``practice.train_yours(functions, text, ...)``.
+``practice.save(fn)``, ``practice.check_all(functions)``, ``practice.use_yours(name, fn)``,
+``practice.train_yours(functions, text, ...)`` and ``practice.your_cell(name, functions)``.
 
 - ``my_rnn(path=None)``: your file, ``my_rnn.py``, loaded fresh as a module. The first call makes
   it from a template (one stub per exercise, with its docstring) and prints where. By default it
@@ -25,6 +25,10 @@
   your ``clip_global_norm`` and ``adam_update``, and sampled with your ``step_forward`` and
   ``softmax``. A piece that is missing, still a stub, or fails its check is replaced by
   ``rnn_core``'s, with one printed line saying why. Returns a ``YourRun``.
+- ``your_cell(name, functions)``: the LSTM or the GRU with your step functions, behind the
+  interface of ``rnn_core.lstm`` / ``rnn_core.gru`` (``forward``, ``loss_and_grads``,
+  ``sequence_loss``), so that code written for rnn_core's cell (08's and 09's recall task) runs
+  with your steps; rnn_core's module itself when neither step is yours.
 
 Names in my_rnn.py: an exercise's name, its dot written as an underscore ("lstm.step_forward" is
 ``lstm_step_forward``), as the notebooks name them. A dict given to ``check_all`` or
@@ -674,10 +678,11 @@ def train_yours(
       of the mean loss per character (the sum of the rows' gradients times 1 / (B T)); it clips
       only the rare large gradients, not every update.
     The defaults B = 16, T = 25, learning rate 1e-2: of 5e-3, 1e-2 and 2e-2, 1e-2 gave the lowest
-      loss after 2000 steps on the novel at H = 32 and H = 64 (two seeds each); with 2e-2, two
-      runs that differ only in rounding (your pieces and rnn_core's) drift apart within 1000
-      steps at H = 64, while at 1e-2 they stay within 1e-10 (benchmarks/train_yours.py's timings
-      are at these defaults).
+      loss after 2000 steps on the novel at H = 32 and H = 64, two seeds each (at H = 128, 5e-3
+      did better). Two runs that differ only in rounding (right pieces of your own against
+      rnn_core's) keep the same losses to about 1e-10 for 2000 steps at H = 64 and 1e-2; then
+      the difference grows about a hundredfold every 500 steps, and after about 3500 steps they
+      are two different runs. At 2e-2 that happens within 1000 steps.
     prime, sample_length, temperature: the sample reads ``prime`` (default: the text's first
       character) and draws ``sample_length`` characters from softmax(o / temperature), as
       ``rnn_core.sample`` does: with rnn_core's pieces the two give the same text.
