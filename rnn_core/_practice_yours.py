@@ -64,7 +64,7 @@ import numpy as np
 
 from . import functions as _functions
 from . import gru, lstm, optim, rnn
-from ._validation import check_int, check_number
+from ._validation import check_int, check_number, check_state, prepare_sequences
 from .data import StreamBatcher
 from .files import write_atomically
 from .vocab import Vocabulary
@@ -595,20 +595,17 @@ class YourCell:
         return loss, grads, last
 
     def _rows(self, params, inputs, targets, state0):
-        """[(x, y, state) per sequence], and whether inputs was one sequence."""
+        """[(x, y, state) per sequence], and whether inputs was one sequence; the arguments checked
+        as the module checks them."""
         self.module.check_params(params)
-        X = np.asarray(inputs)
-        single = X.ndim == 1
-        X = X[None] if single else X
-        Y = None if targets is None else (np.asarray(targets)[None] if single else np.asarray(targets))
-        H = params["W_h"].shape[1]
-        n = len(self.STATE_NAMES)
-        if state0 is None:
-            states = [tuple(np.zeros(H, params["W_h"].dtype) for _ in range(n))] * len(X)
-        else:
-            parts = [np.asarray(s) for s in (state0 if n > 1 else (state0,))]
-            states = [tuple(p if single else p[b] for p in parts) for b in range(len(X))]
-        return [(X[b], None if Y is None else Y[b], states[b]) for b in range(len(X))], single
+        (V, H), dtype = params["W_yh"].shape, params["W_yh"].dtype
+        X, Y, single = prepare_sequences(inputs, targets, V)  # time-major (T, B)
+        B, n = X.shape[1], len(self.STATE_NAMES)
+        if state0 is not None and n > 1 and not (isinstance(state0, (tuple, list)) and len(state0) == n):
+            raise ValueError(f"state0 must be None or a pair ({', '.join(s + '0' for s in self.STATE_NAMES)})")
+        given = (None,) * n if state0 is None else (state0 if n > 1 else (state0,))
+        parts = [check_state(s, f"{name}0", H, B, single, dtype) for s, name in zip(given, self.STATE_NAMES)]
+        return [(X[:, b], None if Y is None else Y[:, b], tuple(p[b] for p in parts)) for b in range(B)], single
 
     def _state(self, last, single):
         """The last states of the rows in the module's form: h, or (h, c); (H,) or (B, H) each."""

@@ -580,4 +580,4 @@ ERRATA_ROWS = tuple(
 
 from ._practice_yours import MY_RNN_ENV, check_all, my_rnn, save, train_yours, use_yours, your_cell  # noqa: E402
 
-__all__ += ["MY_RNN_ENV", "check_all", "my_rnn", "save", "train_yours", "use_yours", "your_cell"]  # your own network
+__all__ = [*__all__, "MY_RNN_ENV", "check_all", "my_rnn", "save", "train_yours", "use_yours", "your_cell"]

@@ -445,3 +445,11 @@ def test_your_cell_mixes_your_steps_with_rnn_cores_and_is_rnn_cores_module_witho
     ]
     with pytest.raises(ValueError, match='"lstm" or "gru"'):
         practice.your_cell("rnn", template)
+    cell, _ = quietly(practice.your_cell, "lstm", plain_my_rnn)
+    params = rnn_core.lstm.init_params(4, 3)
+    with pytest.raises(ValueError, match="inputs holds index 9"):
+        cell.loss_and_grads(params, np.array([1, 9]), np.array([1, 2]))
+    with pytest.raises(ValueError, match="a pair"):
+        cell.forward(params, np.array([1, 2]), np.zeros(3))
+    with pytest.raises(ValueError, match="h0 must have shape"):
+        cell.forward(params, np.array([1, 2]), (np.zeros(4), np.zeros(3)))
