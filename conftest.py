@@ -13,3 +13,29 @@ import os
 
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
+
+
+def pytest_configure(config):
+    """Every notebook of the run reads the same fresh template as the reader's my_rnn.py.
+
+    $RNN_CORE_MY_RNN (rnn_core.practice.my_rnn) names a template made here in a temporary folder, so
+    that the notebooks' my_rnn cells print what their stored outputs hold (every piece falling back
+    to rnn_core's), whatever a developer keeps in notebooks/my_rnn.py. It is set before any kernel
+    starts, and xdist's workers and nbval's kernels inherit it. A value already set is replaced: it
+    may name someone's answers.
+    """
+    if hasattr(config, "workerinput"):
+        return  # an xdist worker: its controller has set it
+    import contextlib
+    import io
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from rnn_core import practice
+
+    folder = Path(tempfile.mkdtemp(prefix="rnn_core_my_rnn_"))
+    with contextlib.redirect_stdout(io.StringIO()):
+        practice.my_rnn(folder / "my_rnn.py")  # made as a reader's first call makes it
+    os.environ[practice.MY_RNN_ENV] = str(folder / "my_rnn.py")
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))

@@ -20,6 +20,10 @@ ordinary run's):
   run on a quiet machine, since a few cells print wall times;
 - ``RNN_FROM_SCRATCH_QUICK`` unset: it shortens the slow cells for the browser test, and the
   script refuses to run with it;
+- the reader's file of answers, my_rnn.py, as a reader first has it: the script points
+  ``RNN_CORE_MY_RNN`` at a fresh template in a temporary folder (as conftest.py does for the tests),
+  so that the cells using it store every piece falling back to rnn_core's, whatever
+  notebooks/my_rnn.py holds;
 - any CPU: every output nbval compares is the same on every CPU and BLAS (``tests/test_other_cpu.py``
   runs the notebooks again under another CPU's OpenBLAS kernels); the few cells whose printed
   numbers depend on the last bits of float32 rounding or on wall time are tagged
@@ -29,14 +33,19 @@ ordinary run's):
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
+
+from rnn_core import practice
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -103,11 +112,20 @@ def main(argv=None):
     if not os.environ.get("RNN_CORE_TEXT"):
         print("note: RNN_CORE_TEXT is not set: the novel comes from the cache or a download", file=sys.stderr)
     print(f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}")
+    with tempfile.TemporaryDirectory(prefix="rnn_core_my_rnn_") as folder:
+        return run_all(paths, args.timeout, Path(folder) / "my_rnn.py")
+
+
+def run_all(paths, timeout, my_rnn):
+    """Execute and write back every notebook, with $RNN_CORE_MY_RNN a fresh template at my_rnn."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        practice.my_rnn(my_rnn)  # the template, made as a reader's first call makes it
+    os.environ[practice.MY_RNN_ENV] = str(my_rnn)  # the kernels inherit it
     failed = 0
     for path in paths:
         t0 = time.monotonic()
         try:
-            nb = execute(path, args.timeout)
+            nb = execute(path, timeout)
         except CellExecutionError as e:
             failed += 1
             print(f"FAILED {path.name} (left unchanged):\n{e}", file=sys.stderr)
