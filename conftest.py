@@ -1,4 +1,5 @@
-"""Test-run settings shared by the unit tests, nbval's notebook kernels and the browser test.
+"""Test-run settings shared by the unit tests, nbval's notebook kernels and the browser test, and the
+notebooks' checks (tests/notebook_checks.py), which nbval runs among the notebooks' cells.
 
 One BLAS thread per process. The suite runs several processes at once (the browser test runs every
 notebook side by side, each in its own kernel), and the series' matrix products are small: with
@@ -13,3 +14,19 @@ import os
 
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
+
+
+def pytest_collection_modifyitems(config, items):
+    """nbval's notebook cells get, right after the cells they follow, the checks of what the notebooks'
+    trained networks achieve (tests/notebook_checks.py), run in the notebook's own kernel."""
+    if not any(type(item).__name__ == "IPyNbCell" for item in items):
+        return
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "notebook_checks", Path(__file__).parent / "tests" / "notebook_checks.py"
+    )
+    checks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(checks)
+    checks.insert_checks(items)

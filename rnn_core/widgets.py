@@ -278,6 +278,7 @@ class _Live(widgets.VBox):
     def __init__(self, children, panes=(), note=SLIDERS_NOTE, **kwargs):
         super().__init__(children, **kwargs)
         self._panes, self._note = tuple(panes), note
+        self.add_class("rnn-core-widget")  # how the browser test knows the library laid it out
 
     def _repr_mimebundle_(self, **kwargs):
         bundle = super()._repr_mimebundle_(**kwargs)

@@ -1,11 +1,18 @@
 """End-to-end: the notebooks' sliders render in JupyterLab and move what they claim to move.
 
 nbval runs the kernel side only. Here a real browser (headless Chromium) opens each notebook in
-JupyterLab, runs all cells from the Run menu, checks that no cell failed and that every widget
-rendered, then moves sliders with the keyboard or by typing into their readout, as a reader
-would, and checks that the output of the slider's cell changed accordingly. It also writes an
-exercise the way a reader does: a wrong answer typed into its stub, then the right one, each run
-with the check cell under it.
+JupyterLab and first looks at it as a reader does before running anything: no widget's repr, no
+progress bar at 0%. Then it runs all cells from the Run menu, checks that no cell failed and that
+every widget rendered, that every slider's track is long enough to aim with (TRACK_MIN) and as
+long as the others, then moves sliders with the keyboard or by typing into their readout, as a
+reader would, and checks that the output of the slider's cell changed accordingly, and that its
+height did not change at any moment of the redraw (no figure vanishing, no page jump). It also
+writes an exercise the way a reader does: a wrong answer typed into its stub, then the right one,
+each run with the check cell under it.
+
+Where a notebook is still as it was before rnn_core.widgets did these things (its stored outputs
+hold live widgets, or its slider cell builds ipywidgets itself), those checks are reported as
+expected failures (xfail) naming the cell to change; everything else is checked as usual.
 
 CHECKS is the whole specification: notebook file -> sliders (found by their label) -> how to move
 each one (and which button to click then, for a widget that trains only when asked) -> what must
@@ -22,9 +29,22 @@ from dataclasses import dataclass
 
 import pytest
 
-from labdriver import ERROR_PATTERN, NOTEBOOKS, SELFTEST, LabError, NotebookTab, SliderState
+from labdriver import (
+    ERROR_PATTERN,
+    FRESH_SELFTEST,
+    NOTEBOOKS,
+    OPEN_ONLY,
+    REEXECUTED,
+    SELFTEST,
+    LabError,
+    NotebookTab,
+    SliderState,
+    stored_before_the_library,
+)
 
 pytestmark = pytest.mark.browser
+
+TRACK_MIN = 300  # pixels: the shortest slider track a reader can aim with (defect 5 of issue 30)
 
 
 # -- what must change when a slider moves ------------------------------------------------------
@@ -128,6 +148,7 @@ class SliderCheck:
     occurrence: int = 0  # which of the sliders with this label, in page order
     timeout: float = 90.0  # seconds for the output to settle after the move
     click: str = ""  # then a click on the button with this text in the slider's cell (e.g. "Train")
+    same_height: bool = True  # the output keeps its height at every moment (not so when a first run adds a figure)
 
     def __str__(self) -> str:
         how = f"keys {' '.join(self.keys)}" if self.keys else "typing into its readout"
@@ -188,6 +209,7 @@ CHECKS: dict[str, list[SliderCheck]] = {
             keys=("PageUp",),
             click="Train",
             timeout=180,
+            same_height=False,
         ),
         SliderCheck(
             "hidden size",
@@ -195,6 +217,7 @@ CHECKS: dict[str, list[SliderCheck]] = {
             keys=("ArrowLeft", "ArrowLeft"),
             click="Train",
             timeout=180,
+            same_height=False,
         ),
         SliderCheck(
             "learning rate",
@@ -202,6 +225,7 @@ CHECKS: dict[str, list[SliderCheck]] = {
             keys=("PageUp",),
             click="Train",
             timeout=180,
+            same_height=False,
         ),
         SliderCheck("hidden unit", all_of(shows_value("hidden unit"), text_changed), keys=("ArrowRight",)),
     ],
@@ -229,11 +253,15 @@ def assert_ran_cleanly(tab: NotebookTab) -> None:
     assert not problems, f"{tab.path}: widgets did not render: {problems}"
 
 
-def move_and_check(tab: NotebookTab, check: SliderCheck) -> SliderState:
-    """Move one slider and wait until its cell's output settles in the expected state."""
+def move_and_check(tab: NotebookTab, check: SliderCheck, pending: list[str] | None = None) -> SliderState:
+    """Move one slider and wait until its cell's output settles in the expected state; its output's
+    height must not change on the way (for a widget not built by rnn_core.widgets, the problem is
+    added to `pending` instead, when given)."""
     slider = tab.slider(check.label, check.occurrence)
     slider.scroll_into_view_if_needed()
+    tab.page.bring_to_front()  # frames are drawn (and heights recorded) in the page in front
     before = tab.state(slider)
+    tab.watch_height(slider, check.timeout)
     if check.keys:
         tab.press_keys(slider, list(check.keys))
     else:
@@ -260,6 +288,7 @@ def move_and_check(tab: NotebookTab, check: SliderCheck) -> SliderState:
             try:
                 check.expect(before, after)
                 print(f"{tab.path}: {check}\n  before: {before}\n  after:  {after}")
+                check_height(tab, slider, check, pending)
                 return after
             except AssertionError as e:
                 problem = str(e)
@@ -267,6 +296,34 @@ def move_and_check(tab: NotebookTab, check: SliderCheck) -> SliderState:
     raise LabError(
         f"{tab.path}: {check}: {problem} (after {check.timeout:.0f} s)\n  before: {before}\n  after:  {after}"
     )
+
+
+def check_height(tab: NotebookTab, slider, check: SliderCheck, pending: list[str] | None) -> None:
+    """The output of the slider's cell kept one height at every frame since the move."""
+    heights = tab.watched_heights()
+    if not check.same_height or not heights or min(heights) == max(heights):
+        return
+    problem = (
+        f"{tab.path}: {check}: the output's height changed while it redrew "
+        f"(from {heights[0]} px, between {min(heights)} and {max(heights)} px)"
+    )
+    if pending is not None and not tab.built_by_library(slider):
+        pending.append(problem + ": its cell builds the widget itself; use rnn_core.widgets.interactive")
+        return
+    raise LabError(problem)
+
+
+def check_tracks(tab: NotebookTab, pending: list[str]) -> None:
+    """Every slider's track is at least TRACK_MIN pixels long, and as long as the others."""
+    tracks = tab.slider_tracks()
+    library = [t for t in tracks if t["library"]]
+    short = [f"{t['label']!r}: {t['track']} px" for t in library if t["track"] < TRACK_MIN]
+    assert not short, f"{tab.path}: slider tracks under {TRACK_MIN} px: {short}"
+    lengths = {t["track"] for t in library}
+    assert not lengths or max(lengths) - min(lengths) <= 2, f"{tab.path}: tracks of different lengths: {library}"
+    own = [f"{t['label']!r}: {t['track']} px" for t in tracks if not t["library"] and t["track"] < TRACK_MIN]
+    if own:
+        pending.append(f"{tab.path}: slider tracks under {TRACK_MIN} px in a widget its cell builds itself: {own}")
 
 
 def click_button_after_move(tab: NotebookTab, slider, check: SliderCheck, old_value: str, deadline: float) -> None:
@@ -305,9 +362,44 @@ def test_sliders_drive_their_outputs(notebook, request):
         pytest.skip(f"notebooks/{notebook} does not exist yet")
     tab = request.getfixturevalue("notebook_tab")(notebook)  # the browser only if needed
     assert_ran_cleanly(tab)
+    pending: list[str] = []  # problems of cells that do not use rnn_core.widgets yet
+    check_tracks(tab, pending)
     for check in CHECKS[notebook]:
-        move_and_check(tab, check)
+        move_and_check(tab, check, pending)
     assert_ran_cleanly(tab)  # the callbacks raised nothing and the widgets still render
+    if pending:
+        pytest.xfail("; ".join(pending))
+
+
+# -- before anything runs ----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "notebook",
+    [p.name for p in sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))] + list(OPEN_ONLY),
+    ids=lambda nb: nb.split("-")[0] if nb[0].isdigit() else nb.removesuffix(".ipynb"),
+)
+def test_a_notebook_opened_before_running_shows_no_repr(notebook, request):
+    """Opened as a reader opens it (untrusted, nothing run), a notebook shows no widget's repr
+    ("VBox(children=..."), no progress bar at 0% and no widget that cannot be drawn."""
+    lab = request.getfixturevalue("lab")
+    tab = lab.opened(notebook)
+    if tab.stored_problems and notebook not in OPEN_ONLY and stored_before_the_library(NOTEBOOKS / notebook):
+        pytest.xfail(
+            f"{notebook} stores live widgets (its outputs predate rnn_core's before-run outputs): "
+            f"re-execute it with tools/execute_notebooks.py; found {tab.stored_problems[:3]}"
+        )
+    assert not tab.stored_problems, f"{notebook}, before running: {tab.stored_problems}"
+
+
+def test_a_stored_widget_shows_its_line_and_figure_and_a_bar_its_end(request):
+    """The series' slider widget, stored, shows the line saying that running the cell brings the
+    sliders, its text and its figure; the series' progress bar its final state."""
+    tab = request.getfixturevalue("lab").opened(FRESH_SELFTEST)
+    text = tab.stored_text
+    assert "The sliders appear when this cell runs" in text and "square: 9" in text, text
+    assert re.search(r"a loop: 100%\|\S+\| 50/50", text), text
+    assert tab.page.locator(".jp-NotebookPanel .jp-OutputArea-output img").count() == 1
+    reexecuted = request.getfixturevalue("lab").opened(REEXECUTED)
+    assert "The sliders appear when this cell runs" in reexecuted.stored_text
 
 
 # -- the stop button -----------------------------------------------------------------------------
