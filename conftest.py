@@ -22,11 +22,13 @@ def pytest_collection_modifyitems(config, items):
     if not any(type(item).__name__ == "IPyNbCell" for item in items):
         return
     import importlib.util
+    import sys
     from pathlib import Path
 
-    spec = importlib.util.spec_from_file_location(
-        "notebook_checks", Path(__file__).parent / "tests" / "notebook_checks.py"
-    )
-    checks = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(checks)
+    checks = sys.modules.get("notebook_checks")
+    if checks is None:  # registered before it runs: its dataclass looks itself up there
+        path = Path(__file__).parent / "tests" / "notebook_checks.py"
+        spec = importlib.util.spec_from_file_location("notebook_checks", path)
+        checks = sys.modules["notebook_checks"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(checks)
     checks.insert_checks(items)

@@ -23,6 +23,7 @@ import json
 import os
 import re
 import secrets
+import shlex
 import shutil
 import signal
 import socket
@@ -43,8 +44,18 @@ SELFTEST = "browser-selftest.ipynb"  # a tiny notebook written next to the copie
 REEXECUTED = "reexecuted-02-cross-entropy.ipynb"  # a copy of 02
 FRESH_SELFTEST = "browser-fresh-selftest.ipynb"  # the series' slider widget and progress bar
 OPEN_ONLY = (REEXECUTED, FRESH_SELFTEST)
-# What the README's Quick Start opens: `jupyter lab notebooks/00-start-here.ipynb`, from the repository's top.
+# What the README's Quick Start opens: `jupyter lab notebooks/00-start-here.ipynb ...`, from the repository's top.
 QUICK_START_FILE = "notebooks/00-start-here.ipynb"
+
+
+def quick_start_arguments(readme: Path = REPO / "README.md") -> list[str]:
+    """The arguments the README's Quick Start command gives `jupyter lab` (its first line that
+    creates .venv and starts JupyterLab)."""
+    for line in readme.read_text(encoding="utf-8").splitlines():
+        if line.startswith("python3 -m venv") and "/jupyter lab " in line:
+            return shlex.split(line.split("/jupyter lab ", 1)[1])
+    raise LabError(f"{readme} has no Quick Start command (python3 -m venv ... .venv/bin/jupyter lab ...)")
+
 
 # Notebooks written before quick_parameters.py read this to shrink their slow cells (training budgets)
 # while under test; it stays set until none does.
@@ -255,7 +266,8 @@ class LabServer:
             self.port = free_port()
             cmd = [
                 str(jupyter_lab),
-                self.open_file,  # as in the Quick Start; the test's own settings follow
+                # as in the Quick Start; the test's own settings follow
+                *(quick_start_arguments() if self.open_file == QUICK_START_FILE else [self.open_file]),
                 "--no-browser",
                 "--ServerApp.ip=127.0.0.1",
                 f"--ServerApp.port={self.port}",
@@ -331,6 +343,11 @@ class LabServer:
             {"path": path, "name": Path(path).name, "type": "notebook", "kernel": {"name": "python3"}},
             timeout=60,
         )
+
+    def printed_urls(self) -> list[str]:
+        """The addresses JupyterLab printed on starting (its log), for a reader to open."""
+        text = self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+        return re.findall(r"https?://\S+", text)
 
     def log_tail(self, lines: int = 30) -> str:
         try:

@@ -26,6 +26,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from urllib.parse import urlparse
 
 import pytest
 
@@ -44,6 +45,7 @@ from labdriver import (
 
 pytestmark = pytest.mark.browser
 
+OPEN_TIMEOUT_MS = 120_000
 TRACK_MIN = 300  # pixels: the shortest slider track a reader can aim with (defect 5 of issue 30)
 
 
@@ -597,3 +599,22 @@ def test_figures_load_and_links_resolve(notebook, notebook_tab):
     assert not broken, f"{tab.path}: images that did not load (naturalWidth 0): {broken}"
     dead = tab.broken_links()
     assert not dead, f"{tab.path}: links that lead nowhere: {dead}"
+
+
+# -- the Quick Start's address ---------------------------------------------------------------------
+def test_the_address_jupyterlab_prints_opens_00_not_the_launcher(request):
+    """The README's Quick Start says it opens 00: the address JupyterLab prints (for a reader with no
+    browser opened for them, or who copies it) must open 00, not JupyterLab's launcher."""
+    lab = request.getfixturevalue("lab")
+    printed = [url for url in lab.server.printed_urls() if "127.0.0.1" in url or "localhost" in url]
+    assert printed, f"JupyterLab printed no address; its log: {lab.server.log_path}"
+    path = urlparse(printed[0]).path
+    assert path.endswith("/lab/tree/00-start-here.ipynb"), f"JupyterLab prints {printed[0]}"
+    page = lab.browser.new_page()
+    try:
+        page.goto(f"{lab.server.url}{path}?token={lab.server.token}", timeout=OPEN_TIMEOUT_MS)
+        page.locator(".jp-NotebookPanel .jp-Cell").first.wait_for(state="visible", timeout=OPEN_TIMEOUT_MS)
+        tabs = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tabLabel").all_inner_texts()
+        assert "00-start-here.ipynb" in tabs and not page.locator(".jp-Launcher").count(), f"open tabs: {tabs}"
+    finally:
+        page.close()
