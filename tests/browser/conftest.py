@@ -94,6 +94,7 @@ class LabSession:
             tab.open(timeout=OPEN_TIMEOUT, wait_for_kernel=notebook not in OPEN_ONLY)
             tab.wait_outputs_drawn()
             tab.stored_problems = tab.stored_output_problems()
+            tab.load_failures = [m for m in tab.console if "Failed to load resource" in m]
             tab.stored_text = tab.page.locator(".jp-NotebookPanel .jp-Notebook").inner_text()
             self.timings[f"{notebook}: open until kernel idle and outputs drawn"] = time.monotonic() - t0
             if self.has_code(notebook) and notebook not in OPEN_ONLY:

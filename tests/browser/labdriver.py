@@ -441,6 +441,7 @@ class NotebookTab:
     open_error: BaseException | None = None
     stored_problems: list[str] = field(default_factory=list)  # what stored_output_problems found on opening
     stored_text: str = ""  # the notebook's text as shown on opening, before anything ran
+    load_failures: list[str] = field(default_factory=list)  # resources the browser failed to load on opening
 
     def __repr__(self) -> str:
         return f"NotebookTab({self.path!r})"

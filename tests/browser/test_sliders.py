@@ -381,9 +381,11 @@ def test_sliders_drive_their_outputs(notebook, request):
 )
 def test_a_notebook_opened_before_running_shows_no_repr(notebook, request):
     """Opened as a reader opens it (untrusted, nothing run), a notebook shows no widget's repr
-    ("VBox(children=..."), no progress bar at 0% and no widget that cannot be drawn."""
+    ("VBox(children=..."), no progress bar at 0% and no widget that cannot be drawn, and the
+    browser loads everything it asks for (a cell attachment made it log ERR_UNKNOWN_URL_SCHEME)."""
     lab = request.getfixturevalue("lab")
     tab = lab.opened(notebook)
+    assert not tab.load_failures, f"{notebook}, on opening, the browser console says: {tab.load_failures}"
     if tab.stored_problems and notebook not in OPEN_ONLY and stored_before_the_library(NOTEBOOKS / notebook):
         pytest.xfail(
             f"{notebook} stores live widgets (its outputs predate rnn_core's before-run outputs): "
