@@ -239,9 +239,11 @@ class _Pane:
     def show(self, fn, *args, **kwargs):
         """fn(*args, **kwargs) drawn into the pane; returns its result (None if it raised)."""
         result, error = None, None
+        before = _open_figures()
         with _captured() as outputs:
             try:
                 result = fn(*args, **kwargs)
+                _show_new_figures(before)
             except Exception as e:
                 error = e
         if error is not None:
@@ -252,6 +254,22 @@ class _Pane:
         if error is not None and get_ipython() is None:
             raise error
         return result
+
+
+def _open_figures():
+    """The numbers of pyplot's open figures (none if pyplot was never imported)."""
+    plt = sys.modules.get("matplotlib.pyplot")
+    return set(plt.get_fignums()) if plt is not None else set()
+
+
+def _show_new_figures(before):
+    """Display and close the pyplot figures opened since ``before``: a function that draws with plain
+    pyplot calls (``plt.plot(...)``) shows its figure in the pane, as it would at the end of a cell."""
+    plt = sys.modules.get("matplotlib.pyplot")
+    for number in sorted(_open_figures() - before):
+        fig = plt.figure(number)
+        display(fig)
+        plt.close(fig)
 
 
 def _redraw_on_change(controls, redraw):

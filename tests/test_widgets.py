@@ -52,6 +52,13 @@ def ipython(tmp_path, monkeypatch):
     InteractiveShell.clear_instance()
 
 
+def _closed_figure():
+    """A small figure, closed in pyplot as rnn_core.plots leaves its figures (shown once, where displayed)."""
+    fig = plt.subplots(figsize=(2, 1))[0]
+    plt.close(fig)
+    return fig
+
+
 def pane_text(box, pane=0):
     """The text a widget's pane shows (its stream outputs, joined)."""
     return "".join(o["text"] for o in box._panes[pane].outputs if o["output_type"] == "stream")
@@ -86,7 +93,7 @@ def test_pane_swaps_in_the_new_output_only_when_it_is_complete(ipython):
     def draw(x):
         print("new text")
         seen_during.append(pane.output.outputs)
-        display(plt.subplots(figsize=(2, 1))[0])
+        display(_closed_figure())
         seen_during.append(pane.output.outputs)
         return x * 2
 
@@ -114,6 +121,13 @@ def test_pane_shows_an_error_under_what_came_before_it_and_raises_it_outside_ipy
     text, error = pane.output.outputs
     assert text["text"] == "half-way\n" and error["output_type"] == "error" and error["ename"] == "ZeroDivisionError"
     assert isinstance(pane.error, ZeroDivisionError) and "fails" in "".join(error["traceback"])
+
+
+def test_pane_shows_a_figure_drawn_with_plain_pyplot_calls(ipython):
+    pane = widgets._Pane()
+    pane.show(lambda: plt.plot([0, 1], [1, 0]))  # no display(): as at the end of a cell, it is shown
+    (figure,) = pane.outputs
+    assert "image/png" in figure["data"] and not plt.get_fignums()  # shown once, then closed
 
 
 def test_pane_raises_the_error_outside_ipython():
@@ -211,7 +225,7 @@ def test_interactive_calls_show_with_each_control_s_value_and_redraws_on_each_mo
 def test_a_widget_s_display_data_carries_its_line_and_what_it_showed(ipython):
     def show(n):
         print(f"n: {n}")
-        display(plt.subplots(figsize=(2, 1))[0])
+        display(_closed_figure())
 
     from IPython.display import display
 
