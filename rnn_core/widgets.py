@@ -658,9 +658,10 @@ def sampling_widget(view_fn, prime, temperature=0.8, length=300):
     prime_box = widgets.Text(
         value=prime, description="priming text", continuous_update=False, style=_STYLE, layout=_layout()
     )
-    enter = "press Enter in the box to sample from the text you typed"
-    # two lines are kept for it, so that a long message does not push the sample down
-    status = widgets.HTML(enter, layout=widgets.Layout(min_height="3em", margin=f"0 0 4px {LABEL_WIDTH}"))
+    line = '<div style="line-height: 1.4; color: {colour}">{text}</div>'
+    enter = line.format(colour="inherit", text="press Enter in the box to sample from the text you typed")
+    # three lines of text are kept for it, so that a message does not push the sample down
+    status = widgets.HTML(enter, layout=widgets.Layout(min_height="4.4em", margin=f"0 0 4px {LABEL_WIDTH}"))
     text_pane = _Pane(flex="1 1 24em", min_width="16em", margin="0 16px 0 0")
     chart_pane = _Pane(flex="0 0 auto")
     known = {"chars": ""}  # the vocabulary, from the last view that had one
@@ -669,7 +670,7 @@ def sampling_widget(view_fn, prime, temperature=0.8, length=300):
         view = view_fn(temperature_slider.value, prime_box.value, length_slider.value)
         if view["error"]:
             problem = html.escape(_sampling_problem(view, prime_box.value, known["chars"]))
-            status.value = f'<span style="color: var(--jp-error-color1, #b91c1c)">cannot sample: {problem}</span>'
+            status.value = line.format(colour="var(--jp-error-color1, #b91c1c)", text=f"cannot sample: {problem}")
             if not text_pane.outputs:  # nothing to keep yet: say it in the pane too
                 text_pane.show(_show_sample_text, view)
             return None

@@ -241,6 +241,35 @@ CHECKS: dict[str, list[SliderCheck]] = {
 }
 
 
+def a_bad_priming_text_keeps_the_page_and_says_what_is_allowed(tab: NotebookTab) -> None:
+    """06's sampling widget, given a priming text with a character the network never saw: the sample
+    and the chart stay, the page does not move, and a line says which characters are allowed."""
+    slider = tab.slider("temperature")
+    cell = slider.locator("xpath=ancestor::div[contains(concat(' ', normalize-space(@class), ' '), ' jp-Cell ')][1]")
+    box = cell.locator("input[type=text]").first
+    box.scroll_into_view_if_needed()
+    tab.page.bring_to_front()
+    tab.watch_height(slider, 30)
+    box.click()
+    tab.page.keyboard.press("ControlOrMeta+A")
+    tab.page.keyboard.type("Elizabeth paid €5", delay=20)
+    tab.page.keyboard.press("Enter")
+    deadline = time.monotonic() + 30
+    while "cannot sample" not in tab.output_text(cell) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    shown = tab.output_text(cell)
+    assert "'€' is not among the characters" in shown and "Use only: letters" in shown, shown[:400]
+    heights = tab.watched_heights()
+    assert min(heights) == max(heights), f"the sampling widget's height changed: {min(heights)} to {max(heights)} px"
+    assert cell.locator(".jp-OutputArea img").count() >= 1, "the chart vanished"
+
+
+# notebook -> checks of a widget other than moving a slider, run after the slider checks
+EXTRA_CHECKS: dict[str, tuple[Callable[[NotebookTab], None], ...]] = {
+    "06-training-on-pride-and-prejudice.ipynb": (a_bad_priming_text_keeps_the_page_and_says_what_is_allowed,),
+}
+
+
 # -- how a check runs --------------------------------------------------------------------------
 def assert_ran_cleanly(tab: NotebookTab) -> None:
     """Every cell ran, none shows an error, and every widget rendered."""
@@ -368,6 +397,8 @@ def test_sliders_drive_their_outputs(notebook, request):
     check_tracks(tab, pending)
     for check in CHECKS[notebook]:
         move_and_check(tab, check, pending)
+    for extra in EXTRA_CHECKS.get(notebook, ()):
+        extra(tab)
     assert_ran_cleanly(tab)  # the callbacks raised nothing and the widgets still render
     if pending:
         pytest.xfail("; ".join(pending))
