@@ -34,6 +34,7 @@ import base64
 import contextlib
 import html
 import math
+import re
 import string
 import sys
 import textwrap
@@ -308,13 +309,18 @@ class _Live(widgets.VBox):
         return bundle
 
 
+WIDGET_NOTE = "The widget appears when this cell runs (Run All, or Shift+Enter here)."
+_REPR = re.compile(r"^\w+\((children|value|layout|description|options|outputs)=")  # "VBox(children=(..."
+
+
 def before_run_outputs(outputs):
     """A code cell's outputs (nbformat dicts) as a notebook stores them for a reader who has not run it.
 
     Live widgets do not survive the kernel. A widget of this module is replaced by its before-run
-    outputs: its line, then what it showed when the cell ran (text, figure); any other widget
-    (a progress bar) keeps its text only, which tqdm and ``TrainingProgress`` leave at the final
-    state. Outputs without a widget are returned unchanged. Used by tools/execute_notebooks.py.
+    outputs: its line, then what it showed when the cell ran (text, figure). Any other widget keeps
+    its text: a progress bar's, which ``progress_bar`` and ``TrainingProgress`` leave at the final
+    state, or, for a widget whose text is its repr ("VBox(children=..."), ``WIDGET_NOTE``. Outputs
+    without a widget are returned unchanged. Used by tools/execute_notebooks.py.
     """
     kept = []
     for output in outputs:
@@ -325,6 +331,9 @@ def before_run_outputs(outputs):
             kept += [dict(o) for o in data[BEFORE_RUN_MIME]["outputs"]]
         else:
             rest = {k: v for k, v in data.items() if k not in (WIDGET_VIEW_MIME, BEFORE_RUN_MIME)}
+            text = rest.get("text/plain", "")
+            if _REPR.match("".join(text) if isinstance(text, list) else text):
+                rest = {"text/markdown": f"*{WIDGET_NOTE}*", "text/plain": WIDGET_NOTE}
             if rest:
                 kept.append({**output, "data": rest})
     return kept

@@ -250,6 +250,10 @@ def test_before_run_outputs_swaps_each_widget_for_its_line_and_figure_and_keeps_
     assert line["data"]["text/plain"] == widgets.SLIDERS_NOTE and text["text"] == "3\n"
     assert bar["data"] == {"text/plain": "lags: 100%|██████████| 4/4"} and kept == plain
     assert widgets.before_run_outputs([plain]) == [plain]
+    # a widget built with ipywidgets directly: its repr is never stored, a line stands for it
+    slider = ipywidgets.IntSlider(description="n")
+    (foreign,) = widgets.before_run_outputs([{"output_type": "display_data", "data": slider._repr_mimebundle_()}])
+    assert foreign["data"]["text/plain"] == widgets.WIDGET_NOTE and "IntSlider" not in str(foreign)
 
 
 def test_a_progress_bar_in_a_notebook_keeps_its_final_text(ipython):
