@@ -34,7 +34,8 @@ def test_executes_in_notebooks_folder_and_stores_what_a_reader_sees_before_runni
         path,
         "import os\nprint(os.path.basename(os.getcwd()))\nprint('two\\nlines')",
         "",
-        "import ipywidgets as widgets\nwidgets.IntSlider(value=3, description='n')",
+        "import ipywidgets as widgets\nwidgets.IntSlider(value=3, description='n')\n"
+        "widgets.interactive(lambda n: print(n), n=widgets.IntSlider(value=4))  # prints into an Output",
         "import matplotlib.pyplot as plt\nfrom rnn_core import plots, progress_bar, widgets as w\n"
         "def show(n):\n    print(f'n: {n}')\n    fig, ax = plt.subplots(figsize=(2, 1))\n    plt.close(fig)\n"
         "    w.display(fig)\n"

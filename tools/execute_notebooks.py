@@ -72,7 +72,10 @@ def execute(path, timeout=CELL_TIMEOUT):
         resources={"metadata": {"path": str(path.parent)}},  # the kernel's working folder
         allow_errors=False,
         record_timing=False,  # no per-cell timestamps in the metadata
-        store_widget_state=False,  # no live widget is stored (see the module's docstring)
+        # nbclient keeps the widgets' state while it runs (without it, a cell that prints into an
+        # ipywidgets Output, as ipywidgets.interactive does, fails with a KeyError); for_reading
+        # then drops it: no live widget is stored (see the module's docstring)
+        store_widget_state=True,
     )
     client.execute()
     return for_reading(nb)
