@@ -299,6 +299,8 @@ def plot_hidden_states(h, y_hat, inputs, targets, chars, axes=None):
     HEATMAP_CMAP on [-1, 1] (white is 0, full red is 1), the series' one heatmap convention. The
     hidden states above, the predictions below, each as wide as the figure. axes: two Axes.
     """
+    from matplotlib.ticker import MaxNLocator
+
     V = len(chars)
     fig, (ax_h, ax_p) = _subplots(
         axes, 2, 1, figsize=(8, 3.2 + 0.18 * V), gridspec_kw={"height_ratios": [2.2, 0.18 * V + 0.6]}
@@ -308,6 +310,7 @@ def plot_hidden_states(h, y_hat, inputs, targets, chars, axes=None):
     im = ax_h.imshow(h.T, aspect="auto", cmap=HEATMAP_CMAP, vmin=-1, vmax=1, interpolation="nearest")
     ax_h.set_title(f"hidden states h_t (H = {H})")
     ax_h.set_ylabel("hidden unit")
+    ax_h.yaxis.set_major_locator(MaxNLocator(integer=True))  # units are numbered: no "2.5"
     fig.colorbar(im, ax=ax_h)
     im = ax_p.imshow(y_hat.T, aspect="auto", cmap=HEATMAP_CMAP, vmin=-1, vmax=1, interpolation="nearest")
     ax_p.plot(np.arange(T), targets, "o", color="black", ms=3)

@@ -155,6 +155,13 @@ def test_plot_hidden_states_shows_the_arrays_with_the_series_colours():
 # -- 04, 05 ----------------------------------------------------------------------------------------
 
 
+def test_plot_hidden_states_numbers_the_units_with_integers():
+    h = np.zeros((5, 16))
+    fig = plots.plot_hidden_states(h, np.full((5, 3), 1 / 3), [0, 1, 2, 0, 1], [1, 2, 0, 1, 2], "abc")
+    fig.canvas.draw()
+    assert all(float(t).is_integer() for t in fig.axes[0].get_yticks())
+
+
 def test_plot_training_loss_has_plain_ticks_and_its_legend_off_the_curve():
     losses = np.array([5.9, 4.6, 3.0, 1.0, 0.1, 0.03])
     fig = plots.plot_training_loss(losses, first_right=3, baseline=5.5)
