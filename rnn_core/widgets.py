@@ -313,14 +313,36 @@ WIDGET_NOTE = "The widget appears when this cell runs (Run All, or Shift+Enter h
 _REPR = re.compile(r"^\w+\((children|value|layout|description|options|outputs)=")  # "VBox(children=(..."
 
 
-def before_run_outputs(outputs):
+def _tqdm_text(model_id, state):
+    """The final text of a tqdm notebook bar (an HBox of an HTML, a progress bar and an HTML) from the
+    widgets' state as nbclient records it, e.g. "lags: 100%|██████████| 4/4 [00:12<00:00, 3.1s/it]";
+    None if the model is not such a bar."""
+    box = state.get(model_id, {})
+    children = box.get("state", {}).get("children", [])
+    if box.get("model_name") != "HBoxModel" or len(children) != 3:
+        return None
+    left, bar, right = (state.get(str(c).removeprefix("IPY_MODEL_"), {}) for c in children)
+    names = [m.get("model_name") for m in (left, bar, right)]
+    if names[0] != "HTMLModel" or names[2] != "HTMLModel" or names[1] not in ("FloatProgressModel", "IntProgressModel"):
+        return None
+    bar_state = bar.get("state", {})
+    span = (bar_state.get("max", 1) or 1) - bar_state.get("min", 0)
+    filled = round(10 * (bar_state.get("value", 0) - bar_state.get("min", 0)) / span) if span else 10
+    blocks = "█" * max(0, min(10, filled)) + " " * (10 - max(0, min(10, filled)))
+    left_text, right_text = (html.unescape(m["state"].get("value", "")).replace("\u2007", " ") for m in (left, right))
+    return f"{left_text}|{blocks}|{right_text}"
+
+
+def before_run_outputs(outputs, widget_state=None):
     """A code cell's outputs (nbformat dicts) as a notebook stores them for a reader who has not run it.
 
     Live widgets do not survive the kernel. A widget of this module is replaced by its before-run
     outputs: its line, then what it showed when the cell ran (text, figure). Any other widget keeps
     its text: a progress bar's, which ``progress_bar`` and ``TrainingProgress`` leave at the final
-    state, or, for a widget whose text is its repr ("VBox(children=..."), ``WIDGET_NOTE``. Outputs
-    without a widget are returned unchanged. Used by tools/execute_notebooks.py.
+    state (a tqdm bar shown otherwise is read from ``widget_state``, the widgets' state as nbclient
+    records it, when given), or, for a widget whose text is its repr ("VBox(children=..."),
+    ``WIDGET_NOTE``. Outputs without a widget are returned unchanged. Used by
+    tools/execute_notebooks.py.
     """
     kept = []
     for output in outputs:
@@ -331,8 +353,11 @@ def before_run_outputs(outputs):
             kept += [dict(o) for o in data[BEFORE_RUN_MIME]["outputs"]]
         else:
             rest = {k: v for k, v in data.items() if k not in (WIDGET_VIEW_MIME, BEFORE_RUN_MIME)}
+            final = _tqdm_text(data[WIDGET_VIEW_MIME].get("model_id"), widget_state or {})
             text = rest.get("text/plain", "")
-            if _REPR.match("".join(text) if isinstance(text, list) else text):
+            if final is not None:
+                rest = {"text/plain": final}
+            elif _REPR.match("".join(text) if isinstance(text, list) else text):
                 rest = {"text/markdown": f"*{WIDGET_NOTE}*", "text/plain": WIDGET_NOTE}
             if rest:
                 kept.append({**output, "data": rest})

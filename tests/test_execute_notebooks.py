@@ -40,6 +40,7 @@ def test_executes_in_notebooks_folder_and_stores_what_a_reader_sees_before_runni
         "def show(n):\n    print(f'n: {n}')\n    fig, ax = plt.subplots(figsize=(2, 1))\n    plt.close(fig)\n"
         "    w.display(fig)\n"
         "for _ in progress_bar(range(3), desc='lags'):\n    pass\n"
+        "from tqdm.auto import tqdm\nfor _ in tqdm(range(5), desc='raw'):\n    pass\n"
         "w.interactive(show, n=w.slider('n', 3, 0, 9))",
     )
     result = _run(path)
@@ -56,8 +57,10 @@ def test_executes_in_notebooks_folder_and_stores_what_a_reader_sees_before_runni
     assert "widgets" not in nb["metadata"] and "widget-view" not in text
     assert "".join(code[2]["outputs"][0]["data"]["text/plain"]).startswith("The widget appears when this cell runs")
     # ...a progress bar its final text, and the series' widget its line, its text and its figure
-    bar, line, printed, figure = code[3]["outputs"]
+    bar, raw, line, printed, figure = code[3]["outputs"]
     assert "".join(bar["data"]["text/plain"]).startswith("lags: 100%") and list(bar["data"]) == ["text/plain"]
+    # a tqdm bar of the notebook's own: its final state too, read from the widgets' state
+    assert "".join(raw["data"]["text/plain"]).startswith("raw: 100%|██████████| 5/5 [")
     assert "".join(line["data"]["text/plain"]).startswith("The sliders appear when this cell runs")
     assert printed["text"] == ["n: 3\n"] and "image/png" in figure["data"]
 

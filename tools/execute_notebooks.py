@@ -86,9 +86,10 @@ def for_reading(nb):
     before its cell runs, no widget state (returns nb, changed in place)."""
     from rnn_core.widgets import before_run_outputs
 
+    state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
     for cell in nb.cells:
         if cell.cell_type == "code":
-            cell.outputs = [nbformat.from_dict(o) for o in before_run_outputs(cell.outputs)]
+            cell.outputs = [nbformat.from_dict(o) for o in before_run_outputs(cell.outputs, state)]
     nb.metadata.pop("widgets", None)
     return nb
 
