@@ -1,4 +1,5 @@
-"""Test-run settings shared by the unit tests, nbval's notebook kernels and the browser test.
+"""Test-run settings shared by the unit tests, nbval's notebook kernels and the browser test, and the
+notebooks' checks (tests/notebook_checks.py), which nbval runs among the notebooks' cells.
 
 One BLAS thread per process. The suite runs several processes at once (the browser test runs every
 notebook side by side, each in its own kernel), and the series' matrix products are small: with
@@ -39,3 +40,21 @@ def pytest_configure(config):
         practice.my_rnn(folder / "my_rnn.py")  # made as a reader's first call makes it
     os.environ[practice.MY_RNN_ENV] = str(folder / "my_rnn.py")
     config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+
+
+def pytest_collection_modifyitems(config, items):
+    """nbval's notebook cells get, right after the cells they follow, the checks of what the notebooks'
+    trained networks achieve (tests/notebook_checks.py), run in the notebook's own kernel."""
+    if not any(type(item).__name__ == "IPyNbCell" for item in items):
+        return
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    checks = sys.modules.get("notebook_checks")
+    if checks is None:  # registered before it runs: its dataclass looks itself up there
+        path = Path(__file__).parent / "tests" / "notebook_checks.py"
+        spec = importlib.util.spec_from_file_location("notebook_checks", path)
+        checks = sys.modules["notebook_checks"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(checks)
+    checks.insert_checks(items)

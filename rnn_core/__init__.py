@@ -30,6 +30,7 @@ from .optim import (
     sgd_init,
     sgd_update,
 )
+from .progress import progress_bar  # the series' progress bar (tqdm.auto's, kept at its end in a stored notebook)
 from .rnn import (
     PARAM_NAMES,
     check_params,

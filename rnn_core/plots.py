@@ -12,18 +12,48 @@ appears exactly once, where the cell puts it. Besides them: ``visible_char`` and
 two small helpers the notebooks also use, and ``HEATMAP_CMAP``.
 
 One colour convention for every heatmap of the series: ``HEATMAP_CMAP`` (blue for negative, red
-for positive), centred on zero. Each function says which notebook uses it. matplotlib is imported
-on first use, so ``import rnn_core`` alone needs only numpy.
+for positive), centred on zero. Each function says which notebook uses it.
+
+**One look.** Importing this module sets matplotlib's defaults to the series' style,
+``SERIES_STYLE``: the series' palette ``PALETTE`` as the colour cycle (so "C0", "C1"... and any
+plain matplotlib call in a notebook cell draw in the series' colours) and its font sizes. Every
+figure here is at most ``MAX_WIDTH`` inches wide: at matplotlib's 100 dpi that is 800 pixels, which
+JupyterLab's output column (700 to 900 pixels) shows at or near full size, so that no text is
+smaller than about 9 pixels on screen (tests/test_plots.py measures it). A figure with more to show
+is taller, or split into panels one above the other. ``import rnn_core`` alone does not import this
+module, nor matplotlib.
 """
 
 from __future__ import annotations
 
+import matplotlib
 import numpy as np
+from cycler import cycler
 
 HEATMAP_CMAP = "RdBu_r"  # negative blue, positive red, white at zero
+# the series' colours, in the order of matplotlib's "C0".."C7": blue, orange, green, red (as in
+# matplotlib's own cycle, so that "C3" is red here too), then violet, teal, ochre and grey
+PALETTE = ("#1d4ed8", "#c2410c", "#15803d", "#b91c1c", "#7c3aed", "#0e7490", "#a16207", "#616e7c")
+MAX_WIDTH = 8.0  # inches: the widest figure, 800 pixels at 100 dpi
+SERIES_STYLE = {
+    "axes.prop_cycle": cycler(color=PALETTE),
+    "figure.dpi": 100,  # the pixels per inch the sizes above assume (matplotlib's default)
+    "figure.figsize": (7.0, 3.6),  # a plain plt.subplots() in a notebook cell: within MAX_WIDTH
+    "font.size": 10,
+    "axes.titlesize": 11,
+    "axes.labelsize": 10,
+    "xtick.labelsize": 9,
+    "ytick.labelsize": 9,
+    "legend.fontsize": 9,
+    "figure.titlesize": 11,
+}
+matplotlib.rcParams.update(SERIES_STYLE)
 
 __all__ = [
     "HEATMAP_CMAP",
+    "MAX_WIDTH",
+    "PALETTE",
+    "SERIES_STYLE",
     "moving_average",
     "plot_char_frequencies",
     "plot_clipping",
@@ -75,6 +105,24 @@ def _subplots(given, nrows=1, ncols=1, **kw):
     fig, axes = plt.subplots(nrows, ncols, **kw)
     plt.close(fig)
     return fig, (axes if n == 1 else list(np.ravel(axes)))
+
+
+def _mosaic(given, layout, **kw):
+    """(figure, axes) for panels laid out as ``layout`` (matplotlib's subplot_mosaic, e.g. "AB;CC"):
+    the figure of the ``given`` Axes (one per panel, in the layout's reading order), or a new figure
+    closed in pyplot as in ``_subplots``."""
+    names = list(dict.fromkeys(ch for ch in layout if ch not in ";. \n"))
+    if given is not None:
+        axes = list(given)
+        if len(axes) != len(names):
+            raise ValueError(f"this figure draws {len(names)} panels: pass {len(names)} Axes, got {len(axes)}")
+        return axes[0].figure, axes
+    plt = _plt()
+    kw.setdefault("layout", "constrained")
+    fig = plt.figure(figsize=kw.pop("figsize"), layout=kw.pop("layout"))
+    panels = fig.subplot_mosaic(layout, **kw)
+    plt.close(fig)
+    return fig, [panels[name] for name in names]
 
 
 def _text_colour(rgba):
@@ -154,7 +202,7 @@ def plot_softmax(y_hat, J, temperature=1.0, axes=None):
     both computed by the notebook. Colours: ``HEATMAP_CMAP``, limits +-1/(4 temperature), the largest
     an entry can be; each number is black on pale cells and white on dark ones. axes: two Axes.
     """
-    fig, (ax_bars, ax_heat) = _subplots(axes, 1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [1, 1.15]})
+    fig, (ax_bars, ax_heat) = _subplots(axes, 1, 2, figsize=(8, 3.4), gridspec_kw={"width_ratios": [1, 1.15]})
     y_hat, J = np.asarray(y_hat), np.asarray(J)
     V = len(y_hat)
     names = [f"{k + 1}" for k in range(V)]
@@ -191,9 +239,10 @@ def plot_target_score(o_y, y_hat, grad, o_grid, curves, y=0, axes=None):
     o_y: the target's score; y_hat, grad: (V,) the probabilities and the gradient y_hat - y;
     o_grid: (N,) target scores; curves: {label: (N,) values over o_grid}, the first one (the loss)
     drawn on the left, the others (slopes, between -1 and 1) in the middle; all computed by the
-    notebook. y: the target's index. axes: three Axes.
+    notebook. y: the target's index. The two curve panels side by side, the bars under them.
+    axes: three Axes.
     """
-    fig, (ax_loss, ax_grad, ax_bars) = _subplots(axes, 1, 3, figsize=(12, 3.4))
+    fig, (ax_loss, ax_grad, ax_bars) = _mosaic(axes, "AB;CC", figsize=(8, 5.6), height_ratios=[1.25, 1])
     y_hat, grad = np.asarray(y_hat), np.asarray(grad)
     colors = ("#c2410c", "#1d4ed8", "#616e7c", "#15803d")
     for k, ((label, values), color) in enumerate(zip(curves.items(), colors)):
@@ -247,23 +296,29 @@ def plot_hidden_states(h, y_hat, inputs, targets, chars, axes=None):
     inputs, targets: character indices, (T,) each; chars: the vocabulary's characters, length V.
     Left: each hidden unit (rows) after each input character (columns). Right: the probability
     given to every character, with a dot on the one that really comes next. Both use
-    HEATMAP_CMAP on [-1, 1] (white is 0, full red is 1), the series' one heatmap convention.
-    axes: two Axes.
+    HEATMAP_CMAP on [-1, 1] (white is 0, full red is 1), the series' one heatmap convention. The
+    hidden states above, the predictions below, each as wide as the figure. axes: two Axes.
     """
-    fig, (ax_h, ax_p) = _subplots(axes, 1, 2, figsize=(12, 3.6))
+    from matplotlib.ticker import MaxNLocator
+
+    V = len(chars)
+    fig, (ax_h, ax_p) = _subplots(
+        axes, 2, 1, figsize=(8, 3.2 + 0.18 * V), gridspec_kw={"height_ratios": [2.2, 0.18 * V + 0.6]}
+    )
     h, y_hat = np.asarray(h), np.asarray(y_hat)
     T, H = h.shape
     im = ax_h.imshow(h.T, aspect="auto", cmap=HEATMAP_CMAP, vmin=-1, vmax=1, interpolation="nearest")
     ax_h.set_title(f"hidden states h_t (H = {H})")
     ax_h.set_ylabel("hidden unit")
+    ax_h.yaxis.set_major_locator(MaxNLocator(integer=True))  # units are numbered: no "2.5"
     fig.colorbar(im, ax=ax_h)
     im = ax_p.imshow(y_hat.T, aspect="auto", cmap=HEATMAP_CMAP, vmin=-1, vmax=1, interpolation="nearest")
     ax_p.plot(np.arange(T), targets, "o", color="black", ms=3)
     ax_p.set_title("ŷ_t: probability of each next character (dot: the true one)")
-    ax_p.set_yticks(np.arange(len(chars)), [visible_char(c) for c in chars], fontsize=7)
+    ax_p.set_yticks(np.arange(V), [visible_char(c) for c in chars])
     fig.colorbar(im, ax=ax_p).ax.set_ylim(0, 1)  # probabilities: only the white-to-red half
     for ax in (ax_h, ax_p):
-        ax.set_xticks(np.arange(T), [visible_char(chars[i]) for i in inputs], fontsize=7)
+        ax.set_xticks(np.arange(T), [visible_char(chars[i]) for i in inputs])
         ax.set_xlabel("input character")
     return fig
 
@@ -377,21 +432,29 @@ def plot_clipping(g, by_entry, by_norm, limit, ax=None):
 # -- 06 · training on Pride and Prejudice --------------------------------------------------------
 
 
-def plot_char_frequencies(counts, chars, ax=None):
+def plot_char_frequencies(counts, chars, axes=None):
     """Bars of each character's share of a text, most frequent first, on a log scale (notebook 06, section 1).
 
     counts: (V,) occurrences of each character, computed by the notebook; chars: the V characters.
+    The more frequent half in the upper panel, the rest below it, on the same scale: one row of V
+    labels would be too small to read. axes: two Axes.
     """
-    fig, ax = _subplots(ax, figsize=(12, 3.2))
+    fig, panels = _subplots(axes, 2, 1, figsize=(8, 5.2))
     counts = np.asarray(counts)
     order = np.argsort(-counts, kind="stable")  # most frequent first
     V = len(counts)
-    ax.bar(np.arange(V), counts[order] / counts.sum(), color="C0")
-    ax.set_yscale("log")
-    ax.set_xticks(np.arange(V), [visible_char(chars[i]) for i in order], fontsize=7)
-    ax.set_xlim(-0.7, V - 0.3)
-    ax.set_ylabel("share of the text")
-    ax.set_title(f"the {V} characters of the text, most frequent first (log scale)")
+    share = counts[order] / counts.sum()
+    half = (V + 1) // 2
+    low = max(float(share[share > 0].min()) / 2, 1e-12) if np.any(share > 0) else 1e-6
+    for ax, rows in zip(panels, (np.arange(half), np.arange(half, V))):
+        ax.bar(np.arange(len(rows)), share[rows], color="C0")
+        ax.set_yscale("log")
+        ax.set_ylim(low, 1)
+        ax.set_xticks(np.arange(len(rows)), [visible_char(chars[i]) for i in order[rows]])
+        ax.set_xlim(-0.7, half - 0.3)
+        ax.set_ylabel("share of the text")
+    panels[0].set_title(f"the {V} characters of the text, most frequent first (log scale)")
+    panels[1].set_title(f"…continued: the {V - half} rarest", fontsize=10)
     return fig
 
 
@@ -409,7 +472,7 @@ def plot_training_curves(history, baselines, max_step, smooth=50, label="", colo
     max_step: the right end of the axis; smooth: steps per moving average; label: put before the
     curves' legend labels; color: one colour for all curves (default: C0 training, C1 validation).
     """
-    fig, ax = _subplots(ax, figsize=(9, 4))
+    fig, ax = _subplots(ax, figsize=(8, 3.8))
     h = history.arrays()
     ax.plot(h["step"], h["train_bpc"], color=color or "C0", lw=0.5, alpha=0.3)  # every step, faint
     k = min(smooth, len(h["train_bpc"]))
@@ -434,7 +497,7 @@ def plot_training_curves(history, baselines, max_step, smooth=50, label="", colo
 
 def plot_first_steps(history, baselines, n, ax=None):
     """The training bpc of each of the first n steps, unsmoothed, over the baselines (notebook 06, section 4)."""
-    fig, ax = _subplots(ax, figsize=(9, 3.2))
+    fig, ax = _subplots(ax, figsize=(8, 3.2))
     h = history.arrays()
     steps, bpc = h["step"][:n], h["train_bpc"][:n]
     ax.plot(steps, bpc, ".-", ms=3, lw=0.8, color="C0", label="training bpc of each step's window")
@@ -453,10 +516,10 @@ def plot_training_runs(runs, baselines, smooth=25, ax=None):
 
     runs: {label: rnn_core.History}. A label's rule sets its colour family: labels that mention
     "momentum" in greens, other labels starting with "sgd" in blues, the rest (Adam) in reds, darker
-    for later runs of the family. The legend sits beside the axis, off the curves.
+    for later runs of the family. The legend sits under the axis, off the curves.
     """
     plt = _plt()
-    fig, ax = _subplots(ax, figsize=(10, 3.8))
+    fig, ax = _subplots(ax, figsize=(8, 4.8))
     families = {"sgd": plt.get_cmap("Blues"), "momentum": plt.get_cmap("Greens"), "other": plt.get_cmap("Reds")}
 
     def family(label):
@@ -480,7 +543,7 @@ def plot_training_runs(runs, baselines, smooth=25, ax=None):
     ax.set_ylim(1.5, 7.0)
     ax.set_xlabel("step")
     ax.set_ylabel(f"training bpc (mean of {smooth} steps)")
-    ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.16, 1.0), borderaxespad=0)  # past the baselines' labels
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncols=3, frameon=False)  # under the step axis
     return fig
 
 
@@ -524,12 +587,12 @@ def plot_hidden_size_sweep(curves, val_bpc, n_params, baselines, highlight=None,
     val_bpc: {H: final validation bpc}; n_params: {H: parameter count}; baselines: {name: bpc},
     drawn as grey lines on every panel. highlight: None, or a dict with "label", "H", "val_bpc",
     "n_params" and "curve" (steps, smoothed bpc) for one more run, drawn in red over the sweep (the
-    live-training widget's run). Left: the training curves; middle: validation bpc against H;
-    right: against the parameter count. One legend, beside the panels, names every line.
+    live-training widget's run). Above: the training curves; below, side by side: validation bpc
+    against H and against the parameter count. One legend, under the panels, names every line.
     axes: three Axes.
     """
     plt = _plt()
-    fig, (ax_curves, ax_size, ax_params) = _subplots(axes, 1, 3, figsize=(12, 4.4))
+    fig, (ax_curves, ax_size, ax_params) = _mosaic(axes, "AA;BC", figsize=(8, 6.8), height_ratios=[1.2, 1])
     sizes = np.array(sorted(val_bpc))
     val = np.array([val_bpc[H] for H in sizes])
     counts = np.array([n_params[H] for H in sizes])
@@ -555,7 +618,7 @@ def plot_hidden_size_sweep(curves, val_bpc, n_params, baselines, highlight=None,
         handles += ax_curves.plot(steps, bpc, color="C3", lw=2, label=highlight["label"])
         ax_size.plot(highlight["H"], highlight["val_bpc"], "*", color="C3", ms=14)
         ax_params.plot(highlight["n_params"], highlight["val_bpc"], "*", color="C3", ms=14)
-    fig.legend(handles=handles, loc="outside lower center", ncols=4, fontsize=11, frameon=False)
+    fig.legend(handles=handles, loc="outside lower center", ncols=4, fontsize=10, frameon=False)
     return fig
 
 
@@ -581,14 +644,16 @@ def _text_positions(text, width):
     return positions[: len(text)]  # the last line has no break after it
 
 
-def plot_text_heatmap(text, values, title="", label="value", vmax=None, width=80, ax=None):
+def plot_text_heatmap(text, values, title="", label="value", vmax=None, width=76, ax=None):
     """A passage, each character on a cell coloured by a value (notebook 07, section 2; notebook 08, section 5).
 
     text: str of N characters; values: (N,) the value after reading each character (a hidden unit,
     a cell state); title; label: the colour bar's; vmax: the colour scale runs over [-vmax, vmax]
     (default: the largest |value|). Colours: the paler middle 60% of ``HEATMAP_CMAP`` (blue
     negative, white 0, red positive), so that black characters stay readable on every cell. Lines
-    break where the text does (a line break is drawn as ↵) and, past ``width`` characters, at a space.
+    break where the text does (a line break is drawn as ↵) and, past ``width`` characters, at a space
+    (76, the default, keeps the novel's lines, at most 73 characters, whole, and the figure within
+    ``MAX_WIDTH``).
     """
     from matplotlib.colors import ListedColormap, Normalize
 
@@ -624,9 +689,10 @@ def plot_probe_accuracies(accuracies, ax=None):
     """Held-out accuracy of each predictor of each property, as grouped bars (notebook 07, section 2).
 
     accuracies: {property: {predictor: accuracy in [0, 1]}}, the same predictors in the same
-    order for every property (the first is drawn as the baseline it is, in grey).
+    order for every property (the first is drawn as the baseline it is, in grey). The legend sits
+    under the bars.
     """
-    fig, ax = _subplots(ax, figsize=(11, 3.4))
+    fig, ax = _subplots(ax, figsize=(8, 4.2))
     props = list(accuracies)
     predictors = list(accuracies[props[0]])
     width = 0.8 / len(predictors)
@@ -638,7 +704,8 @@ def plot_probe_accuracies(accuracies, ax=None):
     ax.set_xticks(x, props)
     ax.set_ylim(0, 1)
     ax.set_ylabel("held-out accuracy")
-    ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside the bars, never over them
+    # under the bars, never over them
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncols=2, frameon=False)
     return fig
 
 
@@ -648,7 +715,7 @@ def plot_grad_norms(step, grad_norm, lr, clip_norm, smooth=50, axes=None):
     step, grad_norm, lr: (N,) from ``result.history.arrays()``; clip_norm: the clipping threshold,
     a dashed red line (None: not drawn); smooth: steps in the drawn running mean. axes: two Axes.
     """
-    fig, (ax_g, ax_lr) = _subplots(axes, 2, 1, sharex=True, figsize=(9, 4.6), gridspec_kw={"height_ratios": [2, 1]})
+    fig, (ax_g, ax_lr) = _subplots(axes, 2, 1, sharex=True, figsize=(8, 4.6), gridspec_kw={"height_ratios": [2, 1]})
     step, grad_norm = np.asarray(step), np.asarray(grad_norm, dtype=float)
     ax_g.plot(step, grad_norm, lw=0.5, alpha=0.4, color="C0", label="each step")
     k = min(smooth, len(grad_norm))
@@ -718,9 +785,13 @@ def plot_race(curves, axes=None):
     updates made, the multiply-adds spent and the seconds of training, in three panels.
 
     curves: dict label -> (updates (K,), multiply_adds (K,), seconds (K,), bpc (K,)), the validation bpc
-    measured after each of K checkpoints of that cell's run.
+    measured after each of K checkpoints of that cell's run. Two panels above, the third and the
+    legend below. axes: three Axes (then the legend is drawn in the first).
     """
-    fig, axes = _subplots(axes, ncols=3, figsize=(13, 3.4))
+    given = axes is not None
+    fig, axes = _mosaic(axes, "AB;CD", figsize=(8, 5.6)) if not given else _mosaic(axes, "ABC")
+    if not given:
+        axes, legend_ax = axes[:3], axes[3]
     for k, (label, (updates, multiply_adds, seconds, bpc)) in enumerate(curves.items()):
         for ax, x in zip(axes, (updates, np.asarray(multiply_adds) / 1e9, seconds)):
             ax.plot(x, bpc, "o-", ms=3, color=f"C{k}", label=label)
@@ -728,5 +799,9 @@ def plot_race(curves, axes=None):
         ax.set_xlabel(xlabel)
         ax.set_ylabel("validation bpc")
         ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=9, loc="upper right")
+    if given:
+        axes[0].legend(loc="upper right")
+    else:
+        legend_ax.axis("off")
+        legend_ax.legend(*axes[0].get_legend_handles_labels(), loc="center", frameon=False, fontsize=10)
     return fig

@@ -28,13 +28,20 @@ def _run(*args):
     )
 
 
-def test_executes_in_notebooks_folder_and_stores_widget_state(tmp_path):
+def test_executes_in_notebooks_folder_and_stores_what_a_reader_sees_before_running(tmp_path):
     path = tmp_path / "01-demo.ipynb"
     _notebook(
         path,
         "import os\nprint(os.path.basename(os.getcwd()))\nprint('two\\nlines')",
         "",
-        "import ipywidgets as widgets\nwidgets.IntSlider(value=3, description='n')",
+        "import ipywidgets as widgets\nwidgets.IntSlider(value=3, description='n')\n"
+        "widgets.interactive(lambda n: print(n), n=widgets.IntSlider(value=4))  # prints into an Output",
+        "import matplotlib.pyplot as plt\nfrom rnn_core import plots, progress_bar, widgets as w\n"
+        "def show(n):\n    print(f'n: {n}')\n    fig, ax = plt.subplots(figsize=(2, 1))\n    plt.close(fig)\n"
+        "    w.display(fig)\n"
+        "for _ in progress_bar(range(3), desc='lags'):\n    pass\n"
+        "from tqdm.auto import tqdm\nfor _ in tqdm(range(5), desc='raw'):\n    pass\n"
+        "w.interactive(show, n=w.slider('n', 3, 0, 9))",
     )
     result = _run(path)
     assert result.returncode == 0, result.stderr
@@ -42,12 +49,20 @@ def test_executes_in_notebooks_folder_and_stores_widget_state(tmp_path):
     assert text == nbformat.writes(nbformat.reads(text, as_version=4)) + "\n"  # nbformat's own layout
     nb = json.loads(text)
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
-    assert [c["execution_count"] for c in code] == [1, None, 2]  # 1..n over the non-empty cells
+    assert [c["execution_count"] for c in code] == [1, None, 2, 3]  # 1..n over the non-empty cells
     assert code[0]["outputs"][0]["text"] == [f"{tmp_path.name}\n", "two\n", "lines\n"]  # cwd: the notebook's folder
-    assert [c["id"] for c in nb["cells"]] == ["demo-0", "demo-1", "demo-2", "demo-3"]
+    assert [c["id"] for c in nb["cells"]] == ["demo-0", "demo-1", "demo-2", "demo-3", "demo-4"]
     assert all("execution" not in c["metadata"] for c in code)  # no timestamps
-    state = nb["metadata"]["widgets"]["application/vnd.jupyter.widget-state+json"]
-    assert "state" in state and any(m["model_name"] == "IntSliderModel" for m in state["state"].values())
+    # no live widget stored, nor any widget state; a plain widget: a line instead of its repr...
+    assert "widgets" not in nb["metadata"] and "widget-view" not in text
+    assert "".join(code[2]["outputs"][0]["data"]["text/plain"]).startswith("The widget appears when this cell runs")
+    # ...a progress bar its final text, and the series' widget its line, its text and its figure
+    bar, raw, line, printed, figure = code[3]["outputs"]
+    assert "".join(bar["data"]["text/plain"]).startswith("lags: 100%") and list(bar["data"]) == ["text/plain"]
+    # a tqdm bar of the notebook's own: its final state too, read from the widgets' state
+    assert "".join(raw["data"]["text/plain"]).startswith("raw: 100%|██████████| 5/5 [")
+    assert "".join(line["data"]["text/plain"]).startswith("The sliders appear when this cell runs")
+    assert printed["text"] == ["n: 3\n"] and "image/png" in figure["data"]
 
 
 def test_a_failing_cell_leaves_the_file_untouched(tmp_path):

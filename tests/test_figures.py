@@ -65,40 +65,65 @@ def test_regenerating_leaves_every_notebook_byte_identical(regenerated_all):
         )
 
 
-def test_attachments_are_pngs_of_the_figures_of_img():
-    """Every attachment in a notebook is a PNG of one of img/'s figures (drawn by the same code; the
-    bytes are checked by the test above), and every reference has one."""
+def test_figures_are_figure_cells_with_pngs_of_the_figures_of_img_and_no_attachments():
+    """Every image stored in a notebook is a figure cell holding the PNG of one of img/'s figures
+    (drawn by the same code; the bytes are checked by the test above), and no cell has attachments
+    (whose attachment: addresses JupyterLab's browser tries to load, logging an error)."""
     seen = set()
     for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb")):
         for index, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
-            refs = make_figures.ATTACHMENT_RE.findall("".join(cell.get("source", "")))
-            attached = cell.get("attachments", {})
-            assert sorted(attached) == sorted(set(refs)), f"{path.name}, cell {index}: attachments {sorted(attached)}"
-            for name, bundle in attached.items():
-                assert name.endswith(".png") and (ROOT / "img" / f"{name[:-4]}.svg").exists(), (
-                    f"{path.name}, cell {index}: {name} is not the PNG of a figure in img/"
-                )
-                assert list(bundle) == ["image/png"], f"{path.name}, cell {index}: {name} holds {list(bundle)}"
-                assert base64.b64decode(bundle["image/png"]).startswith(b"\x89PNG\r\n\x1a\n")
-                seen.add(name)
+            text = "".join(cell.get("source", ""))
+            assert "attachments" not in cell and "attachment:" not in text, f"{path.name}, cell {index}"
+            if "data:image/" not in text:
+                continue
+            figure = make_figures.FIGURE_CELL_RE.match(text)
+            assert cell["cell_type"] == "markdown" and figure, (
+                f"{path.name}, cell {index}: an image outside a figure cell"
+            )
+            assert (ROOT / "img" / f"{figure['name'][:-4]}.svg").exists() and figure["alt"], (
+                f"{path.name}, cell {index}"
+            )
+            data = text.split("base64,", 1)[1].rstrip(")\n")
+            assert base64.b64decode(data).startswith(b"\x89PNG\r\n\x1a\n")
+            seen.add(figure["name"])
     assert seen, "no notebook holds a figure: expected at least notebook 01's"
 
 
 def test_an_unknown_figure_name_is_named():
     nb = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": "![x](attachment:nope.svg)"}]}
-    with pytest.raises(ValueError, match=r"07-x.ipynb, cell 0: attachment:nope.svg names no figure"):
+    with pytest.raises(ValueError, match=r"07-x.ipynb, cell 0: figure nope.svg names no figure"):
         make_figures.embedded_notebook(nb, {"a.png": b"\x89PNG"}, "07-x.ipynb")
 
 
-def test_stale_attachments_are_dropped():
+def test_an_attachment_line_splits_its_cell_around_a_figure_cell_and_attachments_go():
     cell = {
         "cell_type": "markdown",
-        "metadata": {},
-        "source": "no figure now",
+        "id": "s1",
+        "metadata": {"tags": ["t"]},
+        "source": "## Heading\n\nBefore.\n\n![The boxes](attachment:a.png)\n\nAfter.",
         "attachments": {"a.png": {"image/png": "iVBORw=="}},
     }
-    make_figures.embedded_notebook({"cells": [cell]}, {"a.png": b"\x89PNG"})
-    assert "attachments" not in cell
+    nb = {"cells": [cell]}
+    assert make_figures.embedded_notebook(nb, {"a.png": b"\x89PNG"}) == ["a.png"]
+    before, figure, after = nb["cells"]
+    assert before == {
+        "cell_type": "markdown",
+        "id": "s1",
+        "metadata": {"tags": ["t"]},
+        "source": "## Heading\n\nBefore.",
+    }
+    assert figure["id"] == "s1-figure" and figure["source"] == make_figures.figure_cell_source(
+        "a.png", "The boxes", b"\x89PNG"
+    )
+    assert after == {"cell_type": "markdown", "id": "s1-after", "metadata": {}, "source": "After."}
+    assert make_figures.embedded_notebook(nb, {"a.png": b"\x89PNG\x00"}) == ["a.png"]  # brought up to date
+    assert nb["cells"][1]["source"].endswith(base64.b64encode(b"\x89PNG\x00").decode() + ")") and len(nb["cells"]) == 3
+
+
+def test_an_attachment_inside_a_line_of_prose_is_refused():
+    nb = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": "see ![x](attachment:a.png) here"}]}
+    with pytest.raises(ValueError, match="on a line of its own"):
+        make_figures.embedded_notebook(nb, {"a.png": b"\x89PNG"}, "07-x.ipynb")
 
 
 @pytest.mark.parametrize("name", NAMES)

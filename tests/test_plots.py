@@ -155,6 +155,13 @@ def test_plot_hidden_states_shows_the_arrays_with_the_series_colours():
 # -- 04, 05 ----------------------------------------------------------------------------------------
 
 
+def test_plot_hidden_states_numbers_the_units_with_integers():
+    h = np.zeros((5, 16))
+    fig = plots.plot_hidden_states(h, np.full((5, 3), 1 / 3), [0, 1, 2, 0, 1], [1, 2, 0, 1, 2], "abc")
+    fig.canvas.draw()
+    assert all(float(t).is_integer() for t in fig.axes[0].get_yticks())
+
+
 def test_plot_training_loss_has_plain_ticks_and_its_legend_off_the_curve():
     losses = np.array([5.9, 4.6, 3.0, 1.0, 0.1, 0.03])
     fig = plots.plot_training_loss(losses, first_right=3, baseline=5.5)
@@ -248,11 +255,13 @@ def test_moving_average_means_each_run_of_k_values():
     assert np.allclose(plots.moving_average([1, 2, 3], 3), [2.0])
 
 
-def test_plot_char_frequencies_draws_shares_most_frequent_first():
-    counts = np.array([5, 20, 1, 10])
-    ax = plots.plot_char_frequencies(counts, "ab c").axes[0]
-    assert np.allclose([bar.get_height() for bar in ax.patches], [20 / 36, 10 / 36, 5 / 36, 1 / 36])
-    assert tick_texts(ax.get_xticklabels()) == ["b", "c", "a", "␣"] and ax.get_yscale() == "log"
+def test_plot_char_frequencies_draws_shares_most_frequent_first_in_two_rows():
+    counts = np.array([5, 20, 1, 10, 2])
+    top, rest = plots.plot_char_frequencies(counts, "ab cd").axes
+    assert np.allclose([bar.get_height() for bar in top.patches], [20 / 38, 10 / 38, 5 / 38])
+    assert np.allclose([bar.get_height() for bar in rest.patches], [2 / 38, 1 / 38])
+    assert tick_texts(top.get_xticklabels()) == ["b", "c", "a"] and tick_texts(rest.get_xticklabels()) == ["d", "␣"]
+    assert top.get_yscale() == rest.get_yscale() == "log" and top.get_ylim() == rest.get_ylim()  # one scale
 
 
 def test_plot_training_curves_draws_steps_average_validation_and_labelled_baselines():
@@ -366,14 +375,14 @@ def test_plot_text_heatmap_scale_and_bad_input():
         plots.plot_text_heatmap("abc", [0.0], "x")
 
 
-def test_plot_probe_accuracies_draws_one_group_per_question_legend_beside():
+def test_plot_probe_accuracies_draws_one_group_per_question_legend_under_the_bars():
     acc = {"word": {"majority": 0.3, "probe": 0.9}, "quote": {"majority": 0.6, "probe": 0.6}}
     fig = plots.plot_probe_accuracies(acc)
     ax = fig.axes[0]
     assert tick_texts(ax.get_xticklabels()) == ["word", "quote"]
     assert [p.get_height() for p in ax.patches] == [0.3, 0.6, 0.9, 0.6] and ax.get_ylim() == (0, 1)
     fig.canvas.draw()
-    assert ax.get_legend().get_window_extent().x0 >= ax.get_window_extent().x1  # beside the bars
+    assert ax.get_legend().get_window_extent().y1 <= ax.get_window_extent().y0  # under the bars, off them
 
 
 def test_plot_grad_norms_draws_the_norms_the_mean_the_threshold_and_the_rate():
@@ -404,13 +413,16 @@ def test_plot_race_draws_each_cell_against_updates_multiply_adds_and_seconds():
         "vanilla RNN": ([10, 20], [1e9, 2e9], [0.5, 1.0], [3.0, 2.5]),
         "LSTM": ([4, 8], [1e9, 2e9], [0.6, 1.1], [3.2, 2.6]),
     }
-    by_updates, by_arithmetic, by_time = plots.plot_race(curves).axes
+    fig = plots.plot_race(curves)
+    by_updates, by_arithmetic, by_time, legend_panel = fig.axes
     assert [list(ln.get_xdata()) for ln in by_updates.get_lines()] == [[10, 20], [4, 8]]
     assert [list(ln.get_xdata()) for ln in by_arithmetic.get_lines()] == [[1.0, 2.0], [1.0, 2.0]]
     assert [list(ln.get_xdata()) for ln in by_time.get_lines()] == [[0.5, 1.0], [0.6, 1.1]]
     assert list(by_time.get_lines()[1].get_ydata()) == [3.2, 2.6] and "seconds" in by_time.get_xlabel()
-    assert legend_texts(by_updates.get_legend()) == ["vanilla RNN", "LSTM"]
+    assert legend_texts(legend_panel.get_legend()) == ["vanilla RNN", "LSTM"] and not legend_panel.axison
     assert "multiply-adds" in by_arithmetic.get_xlabel()
+    _, axes = plt.subplots(1, 3)
+    assert legend_texts(plots.plot_race(curves, axes=axes).axes[0].get_legend()) == ["vanilla RNN", "LSTM"]
 
 
 def test_plot_gradient_flow_colours_by_cell_and_dashes_the_initial_curves():
@@ -426,3 +438,177 @@ def test_plot_gradient_flow_colours_by_cell_and_dashes_the_initial_curves():
     assert lines[0].get_color() == lines[2].get_color() != lines[1].get_color() == lines[3].get_color()
     assert lines[2].get_ydata()[-1] > 0  # a zero norm is kept drawable on the log scale
     assert r"\nabla_{h_t} L_T" in ax.get_ylabel() and ax.get_title() == "t"
+
+
+# -- one look: the series' style, and text readable at the size JupyterLab shows it ---------------
+
+
+def test_importing_plots_gives_plain_matplotlib_the_series_palette_and_font_sizes():
+    fig, ax = plt.subplots()
+    first, second = ax.plot([0, 1]), ax.plot([1, 0])  # a notebook cell's own plot, no colour given
+    assert [to_rgba(line.get_color()) for line in first + second] == [to_rgba(c) for c in plots.PALETTE[:2]]
+    assert plt.subplots()[1].bar([0], [1])[0].get_facecolor() == to_rgba(plots.PALETTE[0])
+    assert fig.get_figwidth() <= plots.MAX_WIDTH and matplotlib.rcParams["xtick.labelsize"] >= 9
+    assert len(set(plots.PALETTE)) == len(plots.PALETTE) >= 8
+
+
+COLUMN = 750  # pixels: a JupyterLab output area (700 to 900 pixels wide) shrinks a wider figure to this
+SMALLEST_TEXT = 9.0  # pixels on screen
+
+
+def _realistic_history(n=6000, val_every=500):
+    steps = np.arange(1, n + 1)
+    m = n // val_every
+    noise = np.random.default_rng(0).standard_normal(n)
+    return History(
+        step=steps.tolist(),
+        train_bpc=(2 + 4 * np.exp(-steps / 500) + 0.1 * noise).tolist(),
+        grad_norm=(1.5 + 0.3 * noise).tolist(),
+        lr=np.linspace(5e-3, 1e-4, n).tolist(),
+        elapsed=(0.01 * steps).tolist(),
+        val_step=[val_every * (i + 1) for i in range(m)],
+        val_bpc=[2.5 - 0.02 * i for i in range(m)],
+        val_elapsed=[0.0] * m,
+    )
+
+
+def _as_the_notebooks_call_them():
+    """Every plot_ function, called with data of the size the notebooks give it (the novel's 83
+    characters, 03's 37-character slider text, 128 hidden units, 6,000 steps...)."""
+    rng = np.random.default_rng(1)
+    novel = "".join(sorted(set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 \n!\"'(),-.:;?_‘’“”&*")))
+    baselines = {"uniform": 6.5, "unigram": 4.4, "bigram": 3.4}
+    text = "it is a truth universally acknowledged"
+    chars = sorted(set(text))
+    ids = np.array([chars.index(c) for c in text])
+    o = np.array([2.0, 1.0, 0.1, -1.0])
+    y_hat = np.exp(o - o.max()) / np.exp(o - o.max()).sum()
+    grid = np.linspace(-6, 6, 121)
+    softmax_alone = "softmax alone: $\\partial \\hat y_y / \\partial o_y = \\hat y_y(1 - \\hat y_y)$"
+    curves = {
+        "loss $-\\log \\hat y_y$": np.log1p(np.exp(-grid)),
+        "$\\partial L/\\partial o_y = \\hat y_y - 1$": -1 / (1 + np.exp(grid)),
+        softmax_alone: 0.25 / np.cosh(grid / 2) ** 2,
+    }
+    z = np.linspace(-4, 4, 101)
+    sizes = (16, 32, 64, 128, 256)
+    runs = {
+        f"{rule}, α = {a:g}": _realistic_history(500, 100)
+        for rule in ("SGD", "SGD with momentum", "Adam")
+        for a in (1, 2, 3)
+    }
+    passage = ("Elizabeth had now but little time for conversation, as Mrs. Bennet had\n" * 10)[:700]
+    race = {
+        name: (
+            np.arange(1, 9) * 250,
+            np.arange(1, 9) * 1e9 * (k + 1),
+            np.arange(1, 9) * 10.0 * (k + 1),
+            3 - 0.1 * np.arange(8),
+        )
+        for k, name in enumerate(("vanilla RNN", "LSTM", "GRU"))
+    }
+    probes = ("majority class", "one-hot of the last character", "untrained network's h", "trained network's h")
+    return {
+        "plot_temperature_bars": lambda: plots.plot_temperature_bars(o, {t: y_hat for t in (0.5, 1, 2, 5)}),
+        "plot_step_size_errors": lambda: plots.plot_step_size_errors(
+            np.logspace(-1, -12, 12), np.logspace(-3, -6, 12), {"Taylor, ε²": np.logspace(-2, -20, 12)}, 1e-5, 1e-7
+        ),
+        "plot_softmax": lambda: plots.plot_softmax(y_hat, np.diag(y_hat) - np.outer(y_hat, y_hat)),
+        "plot_target_score": lambda: plots.plot_target_score(0.0, y_hat, y_hat - np.eye(4)[0], grid, curves),
+        "plot_tanh": lambda: plots.plot_tanh(z, np.tanh(z), 1 - np.tanh(z) ** 2),
+        "plot_hidden_states": lambda: plots.plot_hidden_states(
+            np.tanh(rng.standard_normal((len(ids) - 1, 128))),
+            rng.dirichlet(np.ones(len(chars)), len(ids) - 1),
+            ids[:-1],
+            ids[1:],
+            chars,
+        ),
+        "plot_training_loss": lambda: plots.plot_training_loss(np.geomspace(8, 0.05, 1000), 120, 5.5),
+        "plot_truncation_error": lambda: plots.plot_truncation_error(
+            np.arange(1, 41), {s: np.geomspace(1, 10.0**-s, 40) for s in (1, 3, 10)}, "truncated BPTT"
+        ),
+        "plot_gradient_flow_bound": lambda: plots.plot_gradient_flow_bound(
+            np.arange(41),
+            np.geomspace(1, 1e-5, 41)[None] * (1 + rng.random((5, 41))),
+            np.geomspace(1, 1e-4, 41),
+            0.8,
+            32,
+        ),
+        "plot_clipping": lambda: plots.plot_clipping(np.array([3.0, 1.0]), np.ones(2), np.array([0.95, 0.32]), 1.0),
+        "plot_char_frequencies": lambda: plots.plot_char_frequencies(rng.integers(1, 10**5, len(novel)), novel),
+        "plot_training_curves": lambda: plots.plot_training_curves(_realistic_history(), baselines, 6000),
+        "plot_first_steps": lambda: plots.plot_first_steps(_realistic_history(), baselines, 200),
+        "plot_training_runs": lambda: plots.plot_training_runs(runs, baselines),
+        "plot_next_char_probs": lambda: plots.plot_next_char_probs(
+            rng.dirichlet(np.ones(len(novel))), novel, prime="It is a truth universally “Mr. ", temperature=0.8
+        ),
+        "plot_hidden_size_sweep": lambda: plots.plot_hidden_size_sweep(
+            {H: (np.arange(50, 1001), np.linspace(4, 2.5, 951)) for H in sizes},
+            {H: 2.6 - H / 500 for H in sizes},
+            {H: 2 * 83 * H + H * H for H in sizes},
+            {"unigram": 4.4, "bigram": 3.4},
+            highlight={
+                "label": "your run: H = 64, lr 0.005, T = 32",
+                "H": 64,
+                "val_bpc": 2.4,
+                "n_params": 19_000,
+                "curve": (np.arange(50, 1001), np.linspace(4, 2.4, 951)),
+            },
+        ),
+        "plot_text_heatmap": lambda: plots.plot_text_heatmap(
+            passage, np.tanh(rng.standard_normal(len(passage))), title="hidden unit 113", label="h_t[113]", vmax=1
+        ),
+        "plot_probe_accuracies": lambda: plots.plot_probe_accuracies(
+            {
+                q: dict(zip(probes, (0.3, 0.5, 0.6, 0.8)))
+                for q in ("where in the word", "where in the line", "in a quote")
+            }
+        ),
+        "plot_grad_norms": lambda: plots.plot_grad_norms(
+            np.arange(1, 3001), 1 + rng.random(3000), np.linspace(5e-3, 1e-4, 3000), 5.0
+        ),
+        "plot_lag_accuracy": lambda: plots.plot_lag_accuracy(
+            np.array([5, 10, 20, 40]), {"vanilla RNN": [1, 0.9, 0.4, 0.25], "LSTM": [1, 1, 1, 1]}, 0.25
+        ),
+        "plot_gradient_flow": lambda: plots.plot_gradient_flow(
+            {
+                f"{cell} ({when})": np.geomspace(1, 1e-6, 41)
+                for cell in ("vanilla", "LSTM")
+                for when in ("init", "trained")
+            },
+            title="gradient flow",
+        ),
+        "plot_race": lambda: plots.plot_race(race),
+    }
+
+
+def shown_size(fig):
+    """(width, height) in pixels of the PNG the inline backend makes of fig (bbox_inches="tight")."""
+    import io
+
+    from matplotlib.image import imread
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", bbox_inches="tight")
+    buf.seek(0)
+    height, width = imread(buf).shape[:2]
+    return width, height
+
+
+def test_the_catalogue_calls_every_plot_function():
+    assert set(_as_the_notebooks_call_them()) == {fn.__name__ for fn in PLOT_FUNCTIONS}
+
+
+@pytest.mark.parametrize("name", sorted(_as_the_notebooks_call_them()))
+def test_every_text_of_every_figure_is_at_least_9_pixels_as_jupyterlab_shows_it(name):
+    fig = _as_the_notebooks_call_them()[name]()
+    width, _ = shown_size(fig)
+    scale = min(1.0, COLUMN / width)  # a wider picture is shrunk to the column
+    assert fig.get_figwidth() <= plots.MAX_WIDTH, f"{name}: {fig.get_figwidth()} inches wide"
+    texts = [t for t in fig.findobj(matplotlib.text.Text) if t.get_visible() and t.get_text().strip()]
+    small = [
+        f"{t.get_text()[:30]!r} at {t.get_fontsize() * fig.dpi / 72 * scale:.1f} px"
+        for t in texts
+        if t.get_fontsize() * fig.dpi / 72 * scale < SMALLEST_TEXT
+    ]
+    assert not small, f"{name} ({width} px wide, shown at {scale:.0%}): text under {SMALLEST_TEXT} px: {small[:5]}"

@@ -1,7 +1,9 @@
 """The notebooks' widgets (rnn_core.widgets): what each shows, and when, driven as a reader would drive it.
 
 There is no browser here: moving a slider is setting its value, a click is ``button.click()``, and
-what the widget displays is collected by replacing ``rnn_core.widgets.display``. The browser test
+what the widget displays is collected by replacing ``rnn_core.widgets.display``, or, where what
+matters is what a notebook receives (figures as PNGs, the before-run outputs, a progress bar's
+last text), by an IPython shell of the test's own (the ``ipython`` fixture). The browser test
 (tests/browser) checks the same widgets in JupyterLab.
 """
 
@@ -9,14 +11,20 @@ import matplotlib
 
 matplotlib.use("Agg")  # no display: draw into memory
 
+import base64  # noqa: E402
+import html  # noqa: E402
+import io  # noqa: E402
 import re  # noqa: E402
+import string  # noqa: E402
 from types import SimpleNamespace  # noqa: E402
 
+import ipywidgets  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from IPython.display import HTML  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.image import imread  # noqa: E402
 
 import rnn_core  # noqa: E402
 from rnn_core import History, widgets  # noqa: E402
@@ -26,6 +34,34 @@ from rnn_core import History, widgets  # noqa: E402
 def _close_figures():
     yield
     plt.close("all")
+
+
+@pytest.fixture
+def ipython(tmp_path, monkeypatch):
+    """An IPython shell for the test (no history file), whose figures display as PNGs, as in a notebook."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.core.pylabtools import select_figure_formats
+    from traitlets.config import Config
+
+    monkeypatch.setenv("IPYTHONDIR", str(tmp_path))
+    config = Config()
+    config.HistoryManager.enabled = False
+    shell = InteractiveShell.instance(config=config)
+    select_figure_formats(shell, {"png"})
+    yield shell
+    InteractiveShell.clear_instance()
+
+
+def _closed_figure():
+    """A small figure, closed in pyplot as rnn_core.plots leaves its figures (shown once, where displayed)."""
+    fig = plt.subplots(figsize=(2, 1))[0]
+    plt.close(fig)
+    return fig
+
+
+def pane_text(box, pane=0):
+    """The text a widget's pane shows (its stream outputs, joined)."""
+    return "".join(o["text"] for o in box._panes[pane].outputs if o["output_type"] == "stream")
 
 
 @pytest.fixture
@@ -48,23 +84,187 @@ def figures(seen):
 # -- the pane: new content whole, or not at all ---------------------------------------------------
 
 
-def test_pane_swaps_in_the_new_output_only_when_it_is_complete():
+def test_pane_swaps_in_the_new_output_only_when_it_is_complete(ipython):
     pane = widgets._Pane()
-    first = pane.box.children[0]
+    pane.show(print, "old")
+    old = pane.output.outputs
     seen_during = []
-    assert pane.show(lambda x: seen_during.append(pane.box.children[0]) or x * 2, 21) == 42
-    assert seen_during == [first]  # while fn ran, the old output was still the one on screen
-    assert pane.box.children[0] is not first and pane.error is None
-    pane.show(lambda: None)
-    assert pane.box.children[0] is first  # the two outputs take turns
+
+    def draw(x):
+        print("new text")
+        seen_during.append(pane.output.outputs)
+        display(_closed_figure())
+        seen_during.append(pane.output.outputs)
+        return x * 2
+
+    from IPython.display import display
+
+    assert pane.show(draw, 21) == 42
+    assert seen_during == [old, old]  # while fn ran, the old content was still the one on screen
+    text, figure = pane.output.outputs  # then all of the new content at once, in the order shown
+    assert text == {"output_type": "stream", "name": "stdout", "text": "new text\n"}
+    assert figure["data"]["image/png"] and figure["data"]["text/plain"].startswith("<Figure size 200x100")
+    # its size in pixels comes with it: JupyterLab holds its place while the browser decodes it
+    height, width = imread(io.BytesIO(base64.b64decode(figure["data"]["image/png"]))).shape[:2]
+    assert figure["metadata"] == {"image/png": {"width": width, "height": height}} and width > 150
+    assert pane.outputs == list(pane.output.outputs) and pane.error is None
 
 
-def test_pane_keeps_the_old_output_on_screen_when_the_new_content_fails():
+def test_pane_shows_an_error_under_what_came_before_it_and_raises_it_outside_ipython(ipython):
     pane = widgets._Pane()
-    before = pane.box.children[0]
-    with pytest.raises(ZeroDivisionError):  # outside a notebook the error propagates...
+
+    def fails():
+        print("half-way")
+        return 1 / 0
+
+    assert pane.show(fails) is None  # in IPython the error is shown in the pane, not raised
+    text, error = pane.output.outputs
+    assert text["text"] == "half-way\n" and error["output_type"] == "error" and error["ename"] == "ZeroDivisionError"
+    assert isinstance(pane.error, ZeroDivisionError) and "fails" in "".join(error["traceback"])
+
+
+def test_pane_shows_a_figure_drawn_with_plain_pyplot_calls(ipython):
+    pane = widgets._Pane()
+    pane.show(lambda: plt.plot([0, 1], [1, 0]))  # no display(): as at the end of a cell, it is shown
+    (figure,) = pane.outputs
+    assert "image/png" in figure["data"] and not plt.get_fignums()  # shown once, then closed
+
+
+def test_pane_raises_the_error_outside_ipython():
+    pane = widgets._Pane()
+    with pytest.raises(ZeroDivisionError):
         pane.show(lambda: 1 / 0)
-    assert isinstance(pane.error, ZeroDivisionError) and pane.box.children[0] is before
+    assert isinstance(pane.error, ZeroDivisionError)
+
+
+# -- one layout for every control ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, kind, value",
+    [
+        (("hidden size", 16, 1, 128), {}, "IntSlider", 16),
+        (("weight scale", 1.0, 0.1, 10.0), {"log": True}, "FloatLogSlider", 1.0),
+        (("recurrent_scale (ρ)", 1.0, 0.1, 3.0, 0.05), {}, "FloatSlider", 1.0),
+        (("lag", 40), {"options": (5, 10, 20, 40)}, "SelectionSlider", 40),
+    ],
+)
+def test_slider_makes_every_kind_in_one_layout(args, kwargs, kind, value):
+    s = widgets.slider(*args, **kwargs)
+    assert type(s).__name__ == kind and s.value == value and s.description == args[0]
+    assert s.style.description_width == widgets.LABEL_WIDTH and s.layout.width == widgets.CONTROL_WIDTH
+    assert not s.continuous_update  # read when let go
+    if kind == "FloatLogSlider":
+        assert (s.min, s.max, s.base) == (-1, 1, 10)
+
+
+def test_slider_refuses_what_it_cannot_draw():
+    with pytest.raises(ValueError, match="min < max"):
+        widgets.slider("x", 1, 2, 1)
+    with pytest.raises(ValueError, match="outside"):
+        widgets.slider("x", 5, 0, 3)
+    with pytest.raises(ValueError, match="min > 0"):
+        widgets.slider("x", 1.0, 0.0, 2.0, log=True)
+    with pytest.raises(ValueError, match="not one of the options"):
+        widgets.slider("x", 3, options=(1, 2))
+
+
+def _all_sliders(box):
+    """Every slider in a widget box, however deep."""
+    found = []
+    for child in box.children:
+        if type(child).__name__.endswith("Slider"):
+            found.append(child)
+        elif isinstance(child, ipywidgets.Box):
+            found += _all_sliders(child)
+    return found
+
+
+def test_every_widget_of_the_series_uses_the_one_slider_layout(shown):
+    boxes = [
+        widgets.softmax_sliders(_softmax_and_jacobian),
+        widgets.target_score_slider(_one_prediction, np.linspace(-6, 6, 25), {"loss": np.zeros(25)}),
+        widgets.sampling_widget(lambda t, p, n: _view(prime=p, temperature=t), prime="ab"),
+        widgets.live_training_widget(lambda **kw: None),
+        widgets.unit_widget(lambda u: None, n_units=8),
+        widgets.interactive(
+            lambda n, s: None, n=widgets.slider("n", 1, 0, 3), s=widgets.slider("s", 1.0, 0.1, 10, log=True)
+        ),
+    ]
+    sliders = [s for box in boxes for s in _all_sliders(box)]
+    assert len(sliders) == 5 + 1 + 2 + 3 + 1 + 2
+    assert {(s.layout.width, s.style.description_width) for s in sliders} == {
+        (widgets.CONTROL_WIDTH, widgets.LABEL_WIDTH)
+    }
+
+
+# -- interactive: the notebooks' own slider cells ----------------------------------------------------
+
+
+def test_interactive_calls_show_with_each_control_s_value_and_redraws_on_each_move(shown):
+    calls = []
+    box = widgets.interactive(
+        lambda hidden_size, weight_scale: calls.append((hidden_size, weight_scale)),
+        hidden_size=widgets.slider("hidden size", 16, 1, 128),
+        weight_scale=widgets.slider("weight scale", 1.0, 0.1, 10.0, log=True),
+    )
+    size, scale, pane_box = box.children
+    assert calls == [(16, 1.0)]  # drawn once on creation
+    size.value = 33
+    scale.value = 2.0
+    assert calls[1:] == [(33, 1.0), (33, 2.0)] and pane_box is box._panes[0].box
+    with pytest.raises(ValueError, match="at least one control"):
+        widgets.interactive(print)
+    with pytest.raises(ZeroDivisionError):  # a cell whose first drawing fails, fails
+        widgets.interactive(lambda n: 1 / 0, n=widgets.slider("n", 1, 0, 3))
+
+
+# -- before the cell runs: the figure, and a line, never a repr ---------------------------------------
+
+
+def test_a_widget_s_display_data_carries_its_line_and_what_it_showed(ipython):
+    def show(n):
+        print(f"n: {n}")
+        display(_closed_figure())
+
+    from IPython.display import display
+
+    box = widgets.interactive(show, n=widgets.slider("n", 3, 0, 9))
+    bundle = box._repr_mimebundle_()
+    assert bundle["text/plain"] == widgets.SLIDERS_NOTE and "VBox" not in bundle["text/plain"]
+    assert bundle[widgets.WIDGET_VIEW_MIME]["model_id"] == box.model_id
+    line, text, figure = bundle[widgets.BEFORE_RUN_MIME]["outputs"]
+    assert line["data"]["text/plain"] == widgets.SLIDERS_NOTE and line["data"]["text/markdown"].startswith("*")
+    assert text["text"] == "n: 3\n" and "image/png" in figure["data"]
+    box.children[0].value = 5  # what a stored notebook shows is where the sliders start, when the cell ran
+    assert pane_text(box) == "n: 5\n"
+
+
+def test_before_run_outputs_swaps_each_widget_for_its_line_and_figure_and_keeps_a_bar_s_text(ipython):
+    box = widgets.interactive(lambda n: print(n), n=widgets.slider("n", 3, 0, 9))
+    widget_output = {"output_type": "display_data", "data": box._repr_mimebundle_(), "metadata": {}}
+    bar_data = {widgets.WIDGET_VIEW_MIME: {"model_id": "x"}, "text/plain": "lags: 100%|██████████| 4/4"}
+    bar_output = {"output_type": "display_data", "data": bar_data, "metadata": {}}
+    plain = {"output_type": "stream", "name": "stdout", "text": "hello\n"}
+    line, text, bar, kept = widgets.before_run_outputs([widget_output, bar_output, plain])
+    assert line["data"]["text/plain"] == widgets.SLIDERS_NOTE and text["text"] == "3\n"
+    assert bar["data"] == {"text/plain": "lags: 100%|██████████| 4/4"} and kept == plain
+    assert widgets.before_run_outputs([plain]) == [plain]
+    # a widget built with ipywidgets directly: its repr is never stored, a line stands for it
+    slider = ipywidgets.IntSlider(description="n")
+    (foreign,) = widgets.before_run_outputs([{"output_type": "display_data", "data": slider._repr_mimebundle_()}])
+    assert foreign["data"]["text/plain"] == widgets.WIDGET_NOTE and "IntSlider" not in str(foreign)
+
+
+def test_a_progress_bar_in_a_notebook_keeps_its_final_text(ipython):
+    from rnn_core import progress
+
+    with widgets._captured() as outputs:
+        for _ in progress._notebook_bar_class()(range(4), desc="one run per lag"):
+            pass
+    (bar,) = outputs  # shown once, then updated in place when it closed
+    assert bar["data"]["text/plain"].startswith("one run per lag: 100%") and "4/4" in bar["data"]["text/plain"]
+    assert widgets.WIDGET_VIEW_MIME in bar["data"]  # still the live widget while the kernel runs
 
 
 # -- 01, 02 ----------------------------------------------------------------------------------------
@@ -76,7 +276,7 @@ def _softmax_and_jacobian(o, temperature):
     return y_hat, (np.diag(y_hat) - np.outer(y_hat, y_hat)) / temperature
 
 
-def test_softmax_sliders_show_the_notebook_s_numbers_and_redraw_on_each_move(shown, capsys):
+def test_softmax_sliders_show_the_notebook_s_numbers_and_redraw_on_each_move(shown):
     calls = []
 
     def compute(o, temperature):
@@ -86,13 +286,13 @@ def test_softmax_sliders_show_the_notebook_s_numbers_and_redraw_on_each_move(sho
     box = widgets.softmax_sliders(compute, scores=(2.0, 1.0, 0.1, -1.0), temperature=1.0)
     sliders = box.children[:-1]
     assert [s.description for s in sliders] == ["o_1", "o_2", "o_3", "o_4", "temperature"]
-    assert all(s.style.description_width == "initial" and not s.continuous_update for s in sliders)
+    assert all(s.style.description_width == widgets.LABEL_WIDTH and not s.continuous_update for s in sliders)
     assert calls == [([2.0, 1.0, 0.1, -1.0], 1.0)] and len(figures(shown)) == 1  # drawn once on creation
     sliders[4].value = 2.0
     sliders[0].value = 0.5
     assert calls[1:] == [([2.0, 1.0, 0.1, -1.0], 2.0), ([0.5, 1.0, 0.1, -1.0], 2.0)]
     y_hat, J = _softmax_and_jacobian([0.5, 1.0, 0.1, -1.0], 2.0)
-    printed = capsys.readouterr().out.splitlines()[-1]
+    printed = pane_text(box).splitlines()[-1]
     assert printed == "temperature 2.00   y_hat = " + "  ".join(f"{p:.4f}" for p in y_hat)
     last = figures(shown)[-1]
     assert np.array_equal(last.axes[1].get_images()[0].get_array(), J)
@@ -111,15 +311,15 @@ def _one_prediction(o_y):
     return y_hat, -np.log(y_hat[0]), y_hat - np.eye(4)[0]
 
 
-def test_target_score_slider_prints_and_draws_the_new_score(shown, capsys):
+def test_target_score_slider_prints_and_draws_the_new_score(shown):
     grid = np.linspace(-6, 6, 25)
     box = widgets.target_score_slider(_one_prediction, grid, {"loss": [_one_prediction(s)[1] for s in grid]})
     slider = box.children[0]
-    assert slider.description == "target score o_y" and slider.style.description_width == "initial"
+    assert slider.description == "target score o_y" and slider.style.description_width == widgets.LABEL_WIDTH
     assert (slider.min, slider.max, slider.value) == (-6.0, 6.0, 0.0)
     slider.value = 3.0
     y_hat, loss, grad = _one_prediction(3.0)
-    assert capsys.readouterr().out.splitlines()[-1] == (
+    assert pane_text(box).splitlines()[-1] == (
         f"target score o_y: 3.00   y_hat_y: {y_hat[0]:.4f}   loss -log y_hat_y: {loss:.4f}   "
         f"gradient y_hat_y - 1: {grad[0]:.4f}"
     )
@@ -281,31 +481,64 @@ def shown_text(seen):
     return [obj.data for obj in seen if isinstance(obj, HTML)]
 
 
-def test_sampling_widget_reads_its_controls_and_clears_the_chart_on_an_error(shown, capsys):
-    calls = []
-
+def _sample_view_fn(calls):
     def view_fn(temperature, prime, length):
         calls.append((temperature, prime, length))
-        return _view(error="prime must not be empty") if not prime else _view(prime=prime, temperature=temperature)
+        if not prime:
+            return _view(error="prime must be a non-empty string")
+        if set(prime) - set("ab c"):
+            return _view(error="text contains characters not in the vocabulary (see vocab.chars)")
+        return _view(prime=prime, temperature=temperature)
 
-    box = widgets.sampling_widget(view_fn, prime="ab", temperature=0.5, length=40)
-    (temperature, length), (prime, enter) = box.children[0].children, box.children[1].children
-    text_box, chart_box = box.children[2].children
+    return view_fn
+
+
+def test_sampling_widget_reads_its_controls_and_redraws_sample_and_chart(shown):
+    calls = []
+    box = widgets.sampling_widget(_sample_view_fn(calls), prime="ab", temperature=0.5, length=40)
+    temperature, length, prime, status, panes = box.children
+    text_box, chart_box = panes.children
     assert calls == [(0.5, "ab", 40)] and len(figures(shown)) == 1
-    assert all(w.style.description_width == "initial" for w in (temperature, length, prime))
-    assert not prime.continuous_update and "Enter" in enter.value  # the box says how it is read
+    assert all(w.style.description_width == widgets.LABEL_WIDTH for w in (temperature, length, prime))
+    assert not prime.continuous_update and "Enter" in status.value  # the line under the box says how it is read
     temperature.value = 1.2
     length.value = 100
     assert calls[-1] == (1.2, "ab", 100) and len(figures(shown)) == 3
     text = shown_text(shown)[-1]
     assert text.startswith('<div style="') and text.endswith("temperature: 1.20\n<b>ab</b>c a</div>")
-    chart_before = chart_box.children[0]
-    prime.value = ""
-    assert calls[-1] == (1.2, "", 100)
-    assert capsys.readouterr().out == "cannot sample: prime must not be empty\n"
-    assert len(figures(shown)) == 3 and chart_box.children[0] is not chart_before  # the old chart is gone
-    assert box.children[2].layout.flex_flow == "row wrap"  # the chart beside the text, or below it on a narrow page
+    assert panes.layout.flex_flow == "row wrap"  # the chart beside the text, or below it on a narrow page
     assert text_box.layout.min_width  # the text never squeezed to nothing
+
+
+@pytest.mark.parametrize(
+    "bad, says",
+    [
+        ("", "the priming text is empty: type at least one character"),
+        ("ab€", "'€' is not among the characters the network was trained on. Use only: space and a b c"),
+        ("zaz€", "'z', '€' are not among the characters"),
+    ],
+)
+def test_a_bad_priming_text_keeps_sample_and_chart_and_says_what_is_allowed(ipython, bad, says):
+    calls = []
+    box = widgets.sampling_widget(_sample_view_fn(calls), prime="ab", temperature=0.5, length=40)
+    _t, _n, prime, status, _panes = box.children
+    text_pane, chart_pane = box._panes
+    before = (text_pane.output.outputs, chart_pane.output.outputs)
+    prime.value = bad
+    assert calls[-1] == (0.5, bad, 40)
+    assert (text_pane.output.outputs, chart_pane.output.outputs) == before  # nothing vanishes, the page stays
+    assert "cannot sample: " in status.value and html.escape(says) in status.value and status.layout.min_height
+    prime.value = "ba"  # a good one again: the message goes, a new sample comes
+    assert "Enter" in status.value and text_pane.output.outputs != before[0]
+
+
+def test_describe_chars_names_ranges_and_lists_the_rest():
+    novel = string.ascii_letters.replace("X", "") + string.digits + " \n!,.;?“”"
+    assert widgets.describe_chars(novel) == (
+        "letters a–z and A–Z except X, digits 0–9, space, line break and ! , . ; ? “ ”"
+    )
+    assert widgets.describe_chars("ab c") == "space and a b c"
+    assert widgets.describe_chars(string.digits + "x") == "digits 0–9 and x"
 
 
 def test_the_sampling_widget_s_text_wraps_at_spaces_only_and_escapes_html(shown):
@@ -328,9 +561,11 @@ def test_live_training_widget_trains_only_when_train_is_clicked(shown):
         return _snapshot(20, steps=20, message="finished 20 steps")
 
     box = widgets.live_training_widget(run_fn, hidden_size=32, learning_rate=5e-3, seq_length=16)
-    (size, lr, seq), (button, progress), _pane = box.children[0].children, box.children[1].children, box.children[2]
+    size, lr, seq, row, _pane = box.children
+    button, progress = row.children
     assert [s.description for s in (size, lr, seq)] == ["hidden size", "learning rate", "sequence length"]
-    assert all(s.style.description_width == "initial" for s in (size, lr, seq))
+    assert all(s.style.description_width == widgets.LABEL_WIDTH for s in (size, lr, seq))
+    assert box._repr_mimebundle_()["text/plain"].startswith("The sliders and the Train button appear")
     assert button.description == "Train" and calls == []  # nothing trains until asked
     size.value = 64
     assert calls == [] and "press Train" in progress.children[1].value
@@ -361,7 +596,7 @@ def test_live_training_widget_with_the_real_trainer_and_a_failing_run(shown):
         )
 
     box = widgets.live_training_widget(run_fn, hidden_size=8, seq_length=8)
-    size, (button, progress) = box.children[0].children[0], box.children[1].children
+    size, (button, progress) = box.children[0], box.children[3].children
     bar, label = progress.children
     button.click()
     assert (bar.value, bar.max, bar.bar_style) == (12, 12, "success") and label.value.startswith("finished 12 steps")

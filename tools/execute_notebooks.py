@@ -6,11 +6,17 @@
 A name without a folder is looked up in notebooks/. Each notebook runs top to bottom in a fresh
 kernel (the python3 kernel of the environment running this script, i.e. .venv's) with notebooks/
 as its working folder, exactly as Run All does there. On success the notebook is written back:
-outputs, execution counts 1..n in order, the widgets' state in the notebook's metadata with its
-"state" key (GitHub refuses to render a notebook whose widget metadata lacks it, and the site
-draws the widgets from it), cell ids and every other key kept, no timing metadata added, in the
-JSON layout nbformat writes. A cell that raises stops the run and the file is left untouched
-(the error, its cell and its traceback are printed; exit code 1).
+outputs, execution counts 1..n in order, cell ids and every other key kept, no timing metadata
+added, in the JSON layout nbformat writes. A cell that raises stops the run and the file is left
+untouched (the error, its cell and its traceback are printed; exit code 1).
+
+No live widget is stored: a widget does not outlive its kernel, and a stored one shows as a repr
+(``VBox(children=...``) in JupyterLab before the cell runs, as nothing on GitHub and as a dead
+slider on the site. Each widget output is replaced by what it stands for
+(``rnn_core.widgets.before_run_outputs``): for the series' sliders, a line saying that running
+the cell brings them, then their printed text and figure at the starting position; for a
+progress bar, its final text. The notebook's metadata holds no widget state (GitHub renders a
+notebook without the "widgets" key; with it, it needs a "state").
 
 The environment it expects (the stored outputs are compared by nbval, so they must be an
 ordinary run's):
@@ -75,9 +81,25 @@ def execute(path, timeout=CELL_TIMEOUT):
         resources={"metadata": {"path": str(path.parent)}},  # the kernel's working folder
         allow_errors=False,
         record_timing=False,  # no per-cell timestamps in the metadata
-        store_widget_state=True,  # metadata.widgets[...]["state"]
+        # nbclient keeps the widgets' state while it runs (without it, a cell that prints into an
+        # ipywidgets Output, as ipywidgets.interactive does, fails with a KeyError); for_reading
+        # then drops it: no live widget is stored (see the module's docstring)
+        store_widget_state=True,
     )
     client.execute()
+    return for_reading(nb)
+
+
+def for_reading(nb):
+    """The executed notebook as it is stored: every widget output swapped for what it stands for
+    before its cell runs, no widget state (returns nb, changed in place)."""
+    from rnn_core.widgets import before_run_outputs
+
+    state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = [nbformat.from_dict(o) for o in before_run_outputs(cell.outputs, state)]
+    nb.metadata.pop("widgets", None)
     return nb
 
 

@@ -1,20 +1,31 @@
 """Draw the series' diagrams, the same bytes on every run: SVG into img/, PNG into the notebooks.
 
-    python tools/make_figures.py                 # write img/*.svg and the notebooks' attachments
+    python tools/make_figures.py                 # write img/*.svg and the notebooks' figure cells
     python tools/make_figures.py --out DIR --notebooks DIR2
                                                  # write both somewhere else (the test does this)
     python tools/make_figures.py --png DIR       # also write the PNGs as files into DIR (not committed)
 
 Every notebook stands alone: a figure it shows is not a link to ../img/ (which breaks as soon
-as the notebook is opened anywhere but in a clone of the repository) but a Markdown cell
-attachment, ``![alt text](attachment:rnn-unrolled.png)``, stored in the cell itself. The cell
-names the figure; this script draws it with the same code as ``img/NAME.svg`` and writes it, as a
-PNG at 144 dpi, base64-encoded as nbformat stores attachments, into that cell's ``attachments``.
-PNG, not SVG: JupyterLab renders no SVG attachment (it accepts only bitmap types there; jupyterlab
-issue 10464), while a PNG attachment shows in JupyterLab, VS Code, GitHub, Colab and the site.
-To add a figure to a notebook, write the ``attachment:NAME.png`` reference in a Markdown cell and
-run the script. A cell's attachments are exactly the figures it references (stale ones are
-dropped); nothing else in a notebook changes, and a notebook already up to date is not rewritten.
+as the notebook is opened anywhere but in a clone of the repository) but an image stored in the
+notebook, in a Markdown cell of its own, a *figure cell*:
+
+    <!-- figure rnn-unrolled.png, drawn by tools/make_figures.py -->
+    ![alt text](data:image/png;base64,iVBORw0KGgo...)
+
+The first line names the figure (HTML comments show nowhere); this script draws it with the same
+code as ``img/NAME.svg`` and writes it, as a PNG at 144 dpi, base64-encoded, as the image's data
+URL. A data URL, not a cell attachment (``attachment:NAME.png``): JupyterLab puts a Markdown cell's
+HTML on the page before it swaps an attachment's address for its data, so the browser first tries
+to load ``attachment:NAME.png`` and logs an error on every opening (ERR_UNKNOWN_URL_SCHEME); a
+data URL loads at once, in JupyterLab, VS Code, GitHub, Colab and the site alike. PNG, not SVG:
+VS Code's and the site's Markdown (markdown-it) accept only bitmap data URLs. A cell of its own, so
+that editing the prose around a figure never shows its 100 to 200 KB of base64.
+
+To add a figure to a notebook, write ``![alt text](attachment:NAME.png)`` on a line of its own in
+a Markdown cell and run the script: it splits the cell there into the prose before, the figure
+cell and the prose after (``ID``, ``ID-figure``, ``ID-after`` for a cell of id ``ID``), and drops
+every cell attachment. A figure cell already written is only brought up to date; nothing else in a
+notebook changes, and a notebook already up to date is not rewritten.
 
 The figures (names used by the notebooks):
 
@@ -59,6 +70,13 @@ from notebook_files import dumps, notebook_paths, source  # noqa: E402  (tools/,
 
 ROOT = Path(__file__).resolve().parent.parent
 ATTACHMENT_RE = re.compile(r"\(attachment:([^)\s]+)\)")  # ![alt](attachment:NAME.png)
+# a figure as an author writes it: an attachment reference on a line of its own
+FIGURE_LINE_RE = re.compile(r"^!\[([^\]]*)\]\(attachment:([^)\s]+)\)[ \t]*$", re.MULTILINE)
+# a figure cell as this script writes it
+FIGURE_CELL_RE = re.compile(
+    r"\A<!-- figure (?P<name>\S+), drawn by tools/make_figures\.py -->\n"
+    r"!\[(?P<alt>[^\]]*)\]\(data:image/png;base64,[A-Za-z0-9+/=]*\)\n?\Z"
+)
 PNG_MIME = "image/png"
 PNG_DPI = 144  # pixels per inch of the notebooks' PNGs: sharp on high-density screens
 SCALE = 0.55  # inches per data unit: every figure is drawn in data units with equal aspect
@@ -628,26 +646,69 @@ def write_files(images, out_dir):
     return written
 
 
+def figure_cell_source(name, alt, png):
+    """The source of the figure cell showing ``png`` (bytes), the figure ``name``."""
+    data = base64.b64encode(png).decode("ascii")
+    return f"<!-- figure {name}, drawn by tools/make_figures.py -->\n![{alt}](data:image/png;base64,{data})"
+
+
+def _markdown_cell(cell_id, text):
+    cell = {"cell_type": "markdown", "metadata": {}, "source": text}
+    if cell_id is not None:
+        cell["id"] = cell_id
+    return cell
+
+
 def embedded_notebook(nb, pngs, name="notebook"):
-    """`nb` (a dict, changed in place) with each Markdown cell's attachments set to the figures it
-    references, from pngs {"NAME.png": bytes}; returns the names of the figures it holds. Raises
-    ValueError naming an unknown one."""
-    held = []
+    """`nb` (a dict, changed in place) with its figures in figure cells, from pngs {"NAME.png": bytes}:
+    each figure cell brought up to date, each ``![alt](attachment:NAME.png)`` line made a figure cell
+    of its own (its cell split there), no cell attachments left; returns the names of the figures it
+    shows, in order. Raises ValueError naming an unknown figure, or an attachment reference inside a
+    line of prose."""
+    held, cells = [], []
     for index, cell in enumerate(nb.get("cells", [])):
         if cell.get("cell_type") != "markdown":
+            cells.append(cell)
             continue
-        wanted = list(dict.fromkeys(ATTACHMENT_RE.findall(source(cell))))
+        cell.pop("attachments", None)
+        text = source(cell)
+        refs = ATTACHMENT_RE.findall(text)
+        figure = FIGURE_CELL_RE.match(text)
+        wanted = refs + ([figure["name"]] if figure else [])
         unknown = [w for w in wanted if w not in pngs]
         if unknown:
             raise ValueError(
-                f"{name}, cell {index}: attachment:{unknown[0]} names no figure of tools/make_figures.py "
+                f"{name}, cell {index}: figure {unknown[0]} names no figure of tools/make_figures.py "
                 f"(it draws {', '.join(sorted(pngs))}); fix the name or add the figure to FIGURES"
             )
-        if wanted:
-            cell["attachments"] = {w: {PNG_MIME: base64.b64encode(pngs[w]).decode("ascii")} for w in wanted}
-            held += wanted
-        else:
-            cell.pop("attachments", None)
+        if figure:
+            cell["source"] = figure_cell_source(figure["name"], figure["alt"], pngs[figure["name"]])
+            cells.append(cell)
+            held.append(figure["name"])
+            continue
+        lines = FIGURE_LINE_RE.findall(text)
+        if len(lines) != len(refs):
+            raise ValueError(
+                f"{name}, cell {index}: write each attachment:NAME.png reference as an image on a line of "
+                "its own (![alt text](attachment:NAME.png)), so that it can become a figure cell"
+            )
+        if not refs:
+            cells.append(cell)
+            continue
+        base = cell.get("id")
+        pieces = FIGURE_LINE_RE.split(text)  # prose, alt, name, prose, alt, name, ..., prose
+        before = pieces[0].strip("\n")
+        if before:
+            cells.append({**cell, "source": before})
+        for k in range(1, len(pieces), 3):
+            alt, fig, after = pieces[k], pieces[k + 1], pieces[k + 2].strip("\n")
+            suffix = "" if len(refs) == 1 else f"-{(k + 2) // 3}"
+            fig_id = None if base is None else (f"{base}-figure{suffix}" if before or k > 1 else base)
+            cells.append(_markdown_cell(fig_id, figure_cell_source(fig, alt, pngs[fig])))
+            held.append(fig)
+            if after:
+                cells.append(_markdown_cell(None if base is None else f"{base}-after{suffix}", after))
+    nb["cells"] = cells
     return held
 
 

@@ -1,12 +1,17 @@
 """Fixtures for the browser test: one JupyterLab server and one headless Chromium for all notebooks.
 
-The `lab` fixture lays out a copy of the repository's notebooks (outputs cleared), figures and
+The `lab` fixture lays out a copy of the repository's notebooks (stored outputs kept, execution
+counts removed, long runs shortened in their parameters cells: quick_parameters.py), figures and
 README, starts JupyterLab there exactly as the README's Quick Start does (on
 notebooks/00-start-here.ipynb, so that the server's root is notebooks/), then opens every notebook
-the selected tests need, each in its own page, and clicks Run All in each one straight away, so
-the notebooks run side by side while the tests look at them one after the other. Everything is
-shut down at the end, also on failure. On a failed test, a screenshot, the browser console and
-the cells' outputs are saved under the test run's temporary folder (pytest's tmp_path) and the
+the selected tests need, each in its own page, notes what its stored outputs look like before
+anything runs, and clicks Run All in each one straight away, so the notebooks run side by side
+while the tests look at them one after the other. Two more notebooks are executed first, the way
+tools/execute_notebooks.py stores them, and only opened: a copy of 02 (REEXECUTED) and a small
+one with the series' slider widget and progress bar (FRESH_SELFTEST), whose stored outputs show
+what every notebook will show once re-executed with the current rnn_core. Everything is shut
+down at the end, also on failure. On a failed test, a screenshot, the browser console and the
+cells' outputs are saved under the test run's temporary folder (pytest's tmp_path) and the
 report says where.
 """
 
@@ -15,6 +20,8 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -22,7 +29,17 @@ import nbformat
 import pytest
 
 import labdriver
-from labdriver import NOTEBOOKS, QUICK_START_FILE, REPO, SELFTEST, write_selftest_notebook
+from labdriver import (
+    FRESH_SELFTEST,
+    NOTEBOOKS,
+    OPEN_ONLY,
+    QUICK_START_FILE,
+    REEXECUTED,
+    REPO,
+    SELFTEST,
+    write_selftest_notebook,
+)
+from quick_parameters import QUICK
 
 OPEN_TIMEOUT = 120.0  # seconds for a page to load and its kernel to be idle
 RUN_TIMEOUT = 240.0  # seconds for Run All to finish in one notebook (they run side by side)
@@ -66,21 +83,35 @@ class LabSession:
         return any(c.cell_type == "code" and c.source.strip() for c in nb.cells)
 
     def start_run(self, notebook: str) -> None:
-        """Open the notebook in a new page and click Run All; a failure is kept for its test."""
+        """Open the notebook in a new page, note what its stored outputs show, and click Run All
+        (not for OPEN_ONLY notebooks); a failure is kept for its test."""
         tab = labdriver.NotebookTab(
             self.server, self.browser, self.path_of(notebook), workspace="ws-" + re.sub(r"[^A-Za-z0-9-]", "-", notebook)
         )
         self.tabs[notebook] = tab
         try:
             t0 = time.monotonic()
-            tab.open(timeout=OPEN_TIMEOUT)
-            self.timings[f"{notebook}: open until kernel idle"] = time.monotonic() - t0
-            if self.has_code(notebook):
+            tab.open(timeout=OPEN_TIMEOUT, wait_for_kernel=notebook not in OPEN_ONLY)
+            tab.wait_outputs_drawn()
+            tab.stored_problems = tab.stored_output_problems()
+            tab.load_failures = [m for m in tab.console if "Failed to load resource" in m]
+            tab.stored_text = tab.page.locator(".jp-NotebookPanel .jp-Notebook").inner_text()
+            self.timings[f"{notebook}: open until kernel idle and outputs drawn"] = time.monotonic() - t0
+            if self.has_code(notebook) and notebook not in OPEN_ONLY:
                 tab.run_all()
             else:
-                tab.run_seconds = 0.0  # prose only: nothing to run
+                tab.run_seconds = 0.0  # prose only, or only looked at: nothing to run
         except Exception as e:  # reported by the notebook's own test
             tab.open_error = e
+
+    def opened(self, notebook: str) -> labdriver.NotebookTab:
+        """The notebook's tab once it is open (Run All may still be running)."""
+        if notebook not in self.tabs:
+            self.start_run(notebook)
+        tab = self.tabs[notebook]
+        if tab.open_error is not None:
+            raise tab.open_error
+        return tab
 
     def tab(self, notebook: str) -> labdriver.NotebookTab:
         """The notebook's tab once Run All has finished (raises what went wrong)."""
@@ -116,9 +147,44 @@ def _needed_notebooks(session) -> list[str]:
         notebook = params.get("notebook")
         if not notebook or notebook in needed:
             continue
-        if notebook == SELFTEST or (NOTEBOOKS / notebook).exists():
+        if notebook in (SELFTEST, *OPEN_ONLY) or (NOTEBOOKS / notebook).exists():
             needed.append(notebook)
     return needed
+
+
+def _start_executing_as_stored(paths: list[Path], log: Path) -> subprocess.Popen:
+    """Start tools/execute_notebooks.py on these notebooks (rewritten in place, as it stores them)."""
+    env = {k: v for k, v in os.environ.items() if k != labdriver.QUICK_ENV}
+    with open(log, "w") as out:
+        return subprocess.Popen(
+            [sys.executable, str(REPO / "tools" / "execute_notebooks.py"), *map(str, paths)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
+
+
+def write_fresh_selftest_notebook(path: Path) -> None:
+    """A small notebook with the series' progress bar and a slider widget drawing a figure."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# Browser test: what a stored notebook shows before it runs"),
+        nbformat.v4.new_code_cell(
+            "from IPython.display import display\n"
+            "from rnn_core import plots, progress_bar, widgets\n"
+            "for step in progress_bar(range(50), desc='a loop', unit='step'):\n"
+            "    pass"
+        ),
+        nbformat.v4.new_code_cell(
+            "def show(n):\n"
+            "    print(f'square: {n * n}')\n"
+            "    display(plots.plot_tanh([0, n], [0, n], [1, 1]))\n"
+            "\n"
+            "widgets.interactive(show, n=widgets.slider('side n', 3, 0, 20))"
+        ),
+    ]
+    nbformat.write(nb, path)
 
 
 @pytest.fixture(scope="module")  # all browser tests live in one module: shut down right after it
@@ -143,13 +209,23 @@ def lab(request, tmp_path_factory):
     session = LabSession(root)
     (session.site / "notebooks").mkdir(parents=True)
     for nb in sorted(NOTEBOOKS.glob("*.ipynb")):
-        labdriver.copy_cleared(nb, session.site / "notebooks" / nb.name)
+        labdriver.copy_for_test(nb, session.site / "notebooks" / nb.name, QUICK.get(nb.name))
     # the rest of the layout too, so that a link or figure reaching out of notebooks/ (../img/...,
     # ../README.md) fails here for the reason it fails for a reader: the server's root, not a missing file
     if (REPO / "img").is_dir():
         shutil.copytree(REPO / "img", session.site / "img")
     shutil.copy2(REPO / "README.md", session.site / "README.md")
     write_selftest_notebook(session.site / "notebooks" / SELFTEST)
+    needed = _needed_notebooks(request.session)
+    # the notebooks only looked at are executed while the server and the browser start
+    executed = []
+    if REEXECUTED in needed:
+        shutil.copy2(NOTEBOOKS / REEXECUTED.removeprefix("reexecuted-"), session.site / "notebooks" / REEXECUTED)
+        executed.append(session.site / "notebooks" / REEXECUTED)
+    if FRESH_SELFTEST in needed:
+        write_fresh_selftest_notebook(session.site / "notebooks" / FRESH_SELFTEST)
+        executed.append(session.site / "notebooks" / FRESH_SELFTEST)
+    executing = _start_executing_as_stored(executed, root / "execute_notebooks.log") if executed else None
     if not (session.site / QUICK_START_FILE).exists():
         pytest.fail(f"{QUICK_START_FILE}, which the README's Quick Start opens, does not exist", pytrace=False)
 
@@ -159,18 +235,29 @@ def lab(request, tmp_path_factory):
     )
     try:
         session.server.start()
-        needed = _needed_notebooks(request.session)
         for notebook in needed:  # the kernels start while the browser starts
-            session.server.start_kernel(session.path_of(notebook))
+            if notebook not in OPEN_ONLY:
+                session.server.start_kernel(session.path_of(notebook))
         session.browser = labdriver.Browser(chromium, root / "state", session.server.env)
         session.timings["server, kernels and browser started"] = time.monotonic() - t_start
         # all notebooks run side by side, each in its own page; the last of the series (the
         # slowest: 05 trains a network) is opened first, so that it starts first
         for notebook in reversed(needed):
-            session.start_run(notebook)
+            if notebook not in OPEN_ONLY:
+                session.start_run(notebook)
+        if executing is not None:  # then the ones only looked at, once executed
+            if executing.wait(timeout=RUN_TIMEOUT) != 0:
+                log = (root / "execute_notebooks.log").read_text()
+                pytest.fail(f"tools/execute_notebooks.py failed on {executed}:\n{log}", pytrace=False)
+            for notebook in OPEN_ONLY:
+                if notebook in needed:
+                    session.start_run(notebook)
         yield session
     finally:
         session.close()
+        if executing is not None and executing.poll() is None:
+            executing.kill()
+            executing.wait()
         session.timings["whole browser session"] = time.monotonic() - t_start
         request.config.stash[TIMINGS] = session.timings
 

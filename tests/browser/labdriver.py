@@ -9,8 +9,11 @@ Playwright) with a fresh profile. `NotebookTab` is one notebook opened in its ow
 page: it waits for the kernel, runs all cells from the Run menu, finds a slider by its label, moves
 it with the keyboard or by typing into its readout, and reads back what the cell shows.
 
-The notebooks are served from a temporary copy with their outputs cleared, so JupyterLab never
-writes to the repository (no autosave, no checkpoints) and stale outputs cannot pass a check.
+The notebooks are served from a temporary copy, so JupyterLab never writes to the repository (no
+autosave, no checkpoints). The copy keeps the stored outputs, which a reader sees before running
+anything (the test looks at them first), but no execution counts: a cell that did not run in the
+test shows "[ ]:" and fails it. Its long runs are shortened in its parameters cells
+(quick_parameters.py).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import json
 import os
 import re
 import secrets
+import shlex
 import shutil
 import signal
 import socket
@@ -36,10 +40,25 @@ import nbformat
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
 SELFTEST = "browser-selftest.ipynb"  # a tiny notebook written next to the copies, to test the harness
-# What the README's Quick Start opens: `jupyter lab notebooks/00-start-here.ipynb`, from the repository's top.
+# opened only, never run: notebooks the browser test executes first, as tools/execute_notebooks.py stores them
+REEXECUTED = "reexecuted-02-cross-entropy.ipynb"  # a copy of 02
+FRESH_SELFTEST = "browser-fresh-selftest.ipynb"  # the series' slider widget and progress bar
+OPEN_ONLY = (REEXECUTED, FRESH_SELFTEST)
+# What the README's Quick Start opens: `jupyter lab notebooks/00-start-here.ipynb ...`, from the repository's top.
 QUICK_START_FILE = "notebooks/00-start-here.ipynb"
 
-# Notebooks may read this to shrink their slow cells (training budgets) while under test.
+
+def quick_start_arguments(readme: Path = REPO / "README.md") -> list[str]:
+    """The arguments the README's Quick Start command gives `jupyter lab` (its first line that
+    creates .venv and starts JupyterLab)."""
+    for line in readme.read_text(encoding="utf-8").splitlines():
+        if line.startswith("python3 -m venv") and "/jupyter lab " in line:
+            return shlex.split(line.split("/jupyter lab ", 1)[1])
+    raise LabError(f"{readme} has no Quick Start command (python3 -m venv ... .venv/bin/jupyter lab ...)")
+
+
+# Notebooks written before quick_parameters.py read this to shrink their slow cells (training budgets)
+# while under test; it stays set until none does.
 QUICK_ENV = "RNN_FROM_SCRATCH_QUICK"
 
 CHROMIUM_FLAGS = [
@@ -77,6 +96,13 @@ ERROR_PATTERN = re.compile(
     re.MULTILINE,
 )
 WIDGET_PROBLEMS = ("Loading widget", "Error displaying widget")
+# What a reader must not find in a notebook before running it: a widget's repr
+# ("VBox(children=(FloatSlider(...", "interactive(children=..."), a progress bar frozen at 0%
+# ("  0%|          | 0/1000 [00:00<?, ?step/s]"), or a widget that cannot be drawn.
+STORED_REPR = re.compile(r"^\s*\w+\((children|value|layout|description)=", re.MULTILINE)
+FROZEN_BAR = re.compile(r"(^|\s|: )0%\|")
+# the class rnn_core.widgets gives its widget boxes: a slider inside one is laid out by the library
+LIBRARY_WIDGET = "rnn-core-widget"
 
 
 class LabError(AssertionError):
@@ -130,6 +156,31 @@ def copy_cleared(src: Path, dst: Path) -> None:
             cell.execution_count = None
     nb.metadata.pop("widgets", None)
     nbformat.write(nb, dst)
+
+
+def copy_for_test(src: Path, dst: Path, quick: dict | None = None) -> None:
+    """Copy a notebook as the test serves it: its stored outputs kept (what a reader sees before
+    running it), its execution counts removed, its quick parameters in place (quick_parameters.py)."""
+    from quick_parameters import apply_quick_parameters
+
+    nb = nbformat.read(src, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.execution_count = None
+    apply_quick_parameters(nb, quick or {})
+    nbformat.write(nb, dst)
+
+
+def stored_before_the_library(path: Path) -> bool:
+    """Whether a notebook's stored outputs predate rnn_core's before-run outputs: it still stores a
+    live widget (a widget view or widget state), which tools/execute_notebooks.py no longer writes."""
+    nb = nbformat.read(path, as_version=4)
+    return "widgets" in nb.metadata or any(
+        "application/vnd.jupyter.widget-view+json" in o.get("data", {})
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+    )
 
 
 def write_selftest_notebook(path: Path) -> None:
@@ -215,7 +266,8 @@ class LabServer:
             self.port = free_port()
             cmd = [
                 str(jupyter_lab),
-                self.open_file,  # as in the Quick Start; the test's own settings follow
+                # as in the Quick Start; the test's own settings follow
+                *(quick_start_arguments() if self.open_file == QUICK_START_FILE else [self.open_file]),
                 "--no-browser",
                 "--ServerApp.ip=127.0.0.1",
                 f"--ServerApp.port={self.port}",
@@ -291,6 +343,11 @@ class LabServer:
             {"path": path, "name": Path(path).name, "type": "notebook", "kernel": {"name": "python3"}},
             timeout=60,
         )
+
+    def printed_urls(self) -> list[str]:
+        """The addresses JupyterLab printed on starting (its log), for a reader to open."""
+        text = self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+        return re.findall(r"https?://\S+", text)
 
     def log_tail(self, lines: int = 30) -> str:
         try:
@@ -382,6 +439,9 @@ class NotebookTab:
     run_started: float = 0.0
     run_seconds: float | None = None
     open_error: BaseException | None = None
+    stored_problems: list[str] = field(default_factory=list)  # what stored_output_problems found on opening
+    stored_text: str = ""  # the notebook's text as shown on opening, before anything ran
+    load_failures: list[str] = field(default_factory=list)  # resources the browser failed to load on opening
 
     def __repr__(self) -> str:
         return f"NotebookTab({self.path!r})"
@@ -394,13 +454,14 @@ class NotebookTab:
         self.page.on("crash", lambda _p: self.console.append("[crash] the page crashed"))
 
     # -- opening and running ------------------------------------------------------------------
-    def open(self, timeout: float = 120.0) -> None:
+    def open(self, timeout: float = 120.0, wait_for_kernel: bool = True) -> None:
         url = f"{self.server.url}/lab/workspaces/{self.workspace}/tree/{self.path}?token={self.server.token}"
         self.page.goto(url, timeout=timeout * 1000)
         self.page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for(
             state="visible", timeout=timeout * 1000
         )
-        self.wait_kernel_idle(timeout)
+        if wait_for_kernel:
+            self.wait_kernel_idle(timeout)
 
     def kernel_status(self) -> str:
         """The kernel item of the status bar, e.g. 'Python 3 (ipykernel) | Idle'."""
@@ -444,6 +505,8 @@ class NotebookTab:
         deadline = self.run_started + timeout
         settled = 0
         clicked_again = False
+        # looked at at least until it settles once: a notebook whose test comes late may have finished long ago
+        deadline = max(deadline, time.monotonic() + 5)
         while time.monotonic() < deadline:
             self._fail_on_dialog()
             prompts = self.prompts()
@@ -491,10 +554,13 @@ class NotebookTab:
             time.sleep(0.5)
 
     def broken_images(self, wait: float = 10.0) -> list[str]:
-        """Images in the notebook (prose and outputs) that did not load: naturalWidth 0."""
+        """Images in the notebook (prose and outputs) that did not load: naturalWidth 0. The editors'
+        own zero-size images (CodeMirror's cm-widgetBuffer, around a figure cell's long line) are no
+        images a reader sees."""
         return self.page.evaluate(
             """async (wait) => {
-            const imgs = Array.from(document.querySelectorAll('.jp-NotebookPanel .jp-Notebook img'));
+            const imgs = Array.from(document.querySelectorAll('.jp-NotebookPanel .jp-Notebook img'))
+                .filter(i => !i.closest('.cm-editor'));
             await Promise.all(imgs.map(i => i.complete ? null : new Promise(r => {
                 i.addEventListener('load', r); i.addEventListener('error', r); setTimeout(r, wait * 1000); })));
             return imgs.filter(i => i.naturalWidth === 0)
@@ -526,6 +592,68 @@ class NotebookTab:
             }
             return problems;
         }""")
+
+    def wait_outputs_drawn(self, timeout: float = 15.0) -> None:
+        """Wait until the number of outputs drawn has stopped changing for a second."""
+        deadline = time.monotonic() + timeout
+        last, steady = -1, 0
+        while time.monotonic() < deadline and steady < 3:
+            n = self.page.locator(".jp-NotebookPanel .jp-OutputArea-output").count()
+            steady = steady + 1 if n == last else 0
+            last = n
+            time.sleep(0.25)
+
+    def stored_output_problems(self) -> list[str]:
+        """What is wrong with the outputs as the page shows them before anything ran: a widget's
+        repr, a progress bar at 0%, a widget placeholder (first 80 characters of each)."""
+        texts = self.page.evaluate("""() => Array.from(document.querySelectorAll(
+            '.jp-NotebookPanel .jp-OutputArea-output')).map(e => e.innerText || '')""")
+        problems = []
+        for text in texts:
+            if STORED_REPR.search(text):
+                problems.append(f"a widget's repr: {text.strip()[:80]!r}")
+            elif FROZEN_BAR.search(text):
+                problems.append(f"a progress bar at 0%: {text.strip()[:80]!r}")
+            elif any(p in text for p in WIDGET_PROBLEMS):
+                problems.append(f"a widget that cannot be drawn: {text.strip()[:80]!r}")
+        return problems
+
+    def slider_tracks(self) -> list[dict]:
+        """Each slider on the page: its label, its track's length in pixels, its readout's width,
+        and whether rnn_core.widgets laid it out."""
+        return self.page.evaluate(
+            """(cls) => Array.from(document.querySelectorAll('.jp-NotebookPanel .widget-slider')).map(s => ({
+                label: ((s.querySelector('.widget-label') || {}).textContent || '').trim(),
+                track: Math.round(s.querySelector('.slider-container').getBoundingClientRect().width),
+                readout: Math.round((s.querySelector('.widget-readout') || s).getBoundingClientRect().width),
+                library: !!s.closest('.' + cls),
+            }))""",
+            LIBRARY_WIDGET,
+        )
+
+    def built_by_library(self, slider) -> bool:
+        """Whether rnn_core.widgets built the widget this slider belongs to."""
+        return slider.evaluate("(el, cls) => !!el.closest('.' + cls)", LIBRARY_WIDGET)
+
+    def watch_height(self, slider, seconds: float) -> None:
+        """Record, at every frame for `seconds`, the height of the output area of the slider's cell."""
+        slider.evaluate(
+            """(el, ms) => {
+                const area = el.closest('.jp-Cell').querySelector('.jp-OutputArea');
+                const seen = window.__outputHeights = [];
+                const t0 = performance.now();
+                const tick = () => {
+                    seen.push(Math.round(area.getBoundingClientRect().height));
+                    if (performance.now() - t0 < ms) requestAnimationFrame(tick);
+                };
+                tick();
+            }""",
+            seconds * 1000,
+        )
+
+    def watched_heights(self) -> list[int]:
+        """The heights recorded since watch_height."""
+        return self.page.evaluate("() => window.__outputHeights || []")
 
     def slider_labels(self) -> list[str]:
         return self.page.evaluate("""() => Array.from(document.querySelectorAll(

@@ -1,11 +1,18 @@
 """End-to-end: the notebooks' sliders render in JupyterLab and move what they claim to move.
 
 nbval runs the kernel side only. Here a real browser (headless Chromium) opens each notebook in
-JupyterLab, runs all cells from the Run menu, checks that no cell failed and that every widget
-rendered, then moves sliders with the keyboard or by typing into their readout, as a reader
-would, and checks that the output of the slider's cell changed accordingly. It also writes an
-exercise the way a reader does: a wrong answer typed into its stub, then the right one, each run
-with the check cell under it.
+JupyterLab and first looks at it as a reader does before running anything: no widget's repr, no
+progress bar at 0%. Then it runs all cells from the Run menu, checks that no cell failed and that
+every widget rendered, that every slider's track is long enough to aim with (TRACK_MIN) and as
+long as the others, then moves sliders with the keyboard or by typing into their readout, as a
+reader would, and checks that the output of the slider's cell changed accordingly, and that its
+height did not change at any moment of the redraw (no figure vanishing, no page jump). It also
+writes an exercise the way a reader does: a wrong answer typed into its stub, then the right one,
+each run with the check cell under it.
+
+Where a notebook is still as it was before rnn_core.widgets did these things (its stored outputs
+hold live widgets, or its slider cell builds ipywidgets itself), those checks are reported as
+expected failures (xfail) naming the cell to change; everything else is checked as usual.
 
 CHECKS is the whole specification: notebook file -> sliders (found by their label) -> how to move
 each one (and which button to click then, for a widget that trains only when asked) -> what must
@@ -19,12 +26,27 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from urllib.parse import urlparse
 
 import pytest
 
-from labdriver import ERROR_PATTERN, NOTEBOOKS, SELFTEST, LabError, NotebookTab, SliderState
+from labdriver import (
+    ERROR_PATTERN,
+    FRESH_SELFTEST,
+    NOTEBOOKS,
+    OPEN_ONLY,
+    REEXECUTED,
+    SELFTEST,
+    LabError,
+    NotebookTab,
+    SliderState,
+    stored_before_the_library,
+)
 
 pytestmark = pytest.mark.browser
+
+OPEN_TIMEOUT_MS = 120_000
+TRACK_MIN = 300  # pixels: the shortest slider track a reader can aim with (defect 5 of issue 30)
 
 
 # -- what must change when a slider moves ------------------------------------------------------
@@ -128,6 +150,7 @@ class SliderCheck:
     occurrence: int = 0  # which of the sliders with this label, in page order
     timeout: float = 90.0  # seconds for the output to settle after the move
     click: str = ""  # then a click on the button with this text in the slider's cell (e.g. "Train")
+    same_height: bool = True  # the output keeps its height at every moment (not so when a first run adds a figure)
 
     def __str__(self) -> str:
         how = f"keys {' '.join(self.keys)}" if self.keys else "typing into its readout"
@@ -188,6 +211,7 @@ CHECKS: dict[str, list[SliderCheck]] = {
             keys=("PageUp",),
             click="Train",
             timeout=180,
+            same_height=False,
         ),
         SliderCheck(
             "hidden size",
@@ -195,6 +219,7 @@ CHECKS: dict[str, list[SliderCheck]] = {
             keys=("ArrowLeft", "ArrowLeft"),
             click="Train",
             timeout=180,
+            same_height=False,
         ),
         SliderCheck(
             "learning rate",
@@ -202,6 +227,7 @@ CHECKS: dict[str, list[SliderCheck]] = {
             keys=("PageUp",),
             click="Train",
             timeout=180,
+            same_height=False,
         ),
         SliderCheck("hidden unit", all_of(shows_value("hidden unit"), text_changed), keys=("ArrowRight",)),
     ],
@@ -212,6 +238,36 @@ CHECKS: dict[str, list[SliderCheck]] = {
             "forget-gate bias", all_of(shows_value("forget-gate bias"), text_changed, figure_changed), keys=("PageUp",)
         ),
     ],
+}
+
+
+def a_bad_priming_text_keeps_the_page_and_says_what_is_allowed(tab: NotebookTab) -> None:
+    """06's sampling widget, given a priming text with a character the network never saw: the sample
+    and the chart stay, the page does not move, and a line says which characters are allowed."""
+    slider = tab.slider("temperature")
+    cell = slider.locator("xpath=ancestor::div[contains(concat(' ', normalize-space(@class), ' '), ' jp-Cell ')][1]")
+    box = cell.locator("input[type=text]").first
+    box.scroll_into_view_if_needed()
+    tab.page.bring_to_front()
+    tab.watch_height(slider, 30)
+    box.click()
+    tab.page.keyboard.press("ControlOrMeta+A")
+    tab.page.keyboard.type("Elizabeth paid €5", delay=20)
+    tab.page.keyboard.press("Enter")
+    deadline = time.monotonic() + 30
+    outputs = cell.locator(".jp-Cell-outputArea")
+    while "cannot sample" not in outputs.inner_text() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    shown = outputs.inner_text()
+    assert "'€' is not among the characters" in shown and "Use only: letters" in shown, shown[:400]
+    heights = tab.watched_heights()
+    assert min(heights) == max(heights), f"the sampling widget's height changed: {min(heights)} to {max(heights)} px"
+    assert outputs.locator("img").count() >= 1, "the chart vanished"
+
+
+# notebook -> checks of a widget other than moving a slider, run after the slider checks
+EXTRA_CHECKS: dict[str, tuple[Callable[[NotebookTab], None], ...]] = {
+    "06-training-on-pride-and-prejudice.ipynb": (a_bad_priming_text_keeps_the_page_and_says_what_is_allowed,),
 }
 
 
@@ -229,11 +285,15 @@ def assert_ran_cleanly(tab: NotebookTab) -> None:
     assert not problems, f"{tab.path}: widgets did not render: {problems}"
 
 
-def move_and_check(tab: NotebookTab, check: SliderCheck) -> SliderState:
-    """Move one slider and wait until its cell's output settles in the expected state."""
+def move_and_check(tab: NotebookTab, check: SliderCheck, pending: list[str] | None = None) -> SliderState:
+    """Move one slider and wait until its cell's output settles in the expected state; its output's
+    height must not change on the way (for a widget not built by rnn_core.widgets, the problem is
+    added to `pending` instead, when given)."""
     slider = tab.slider(check.label, check.occurrence)
     slider.scroll_into_view_if_needed()
+    tab.page.bring_to_front()  # frames are drawn (and heights recorded) in the page in front
     before = tab.state(slider)
+    tab.watch_height(slider, check.timeout)
     if check.keys:
         tab.press_keys(slider, list(check.keys))
     else:
@@ -260,6 +320,7 @@ def move_and_check(tab: NotebookTab, check: SliderCheck) -> SliderState:
             try:
                 check.expect(before, after)
                 print(f"{tab.path}: {check}\n  before: {before}\n  after:  {after}")
+                check_height(tab, slider, check, pending)
                 return after
             except AssertionError as e:
                 problem = str(e)
@@ -267,6 +328,34 @@ def move_and_check(tab: NotebookTab, check: SliderCheck) -> SliderState:
     raise LabError(
         f"{tab.path}: {check}: {problem} (after {check.timeout:.0f} s)\n  before: {before}\n  after:  {after}"
     )
+
+
+def check_height(tab: NotebookTab, slider, check: SliderCheck, pending: list[str] | None) -> None:
+    """The output of the slider's cell kept one height at every frame since the move."""
+    heights = tab.watched_heights()
+    if not check.same_height or not heights or min(heights) == max(heights):
+        return
+    problem = (
+        f"{tab.path}: {check}: the output's height changed while it redrew "
+        f"(from {heights[0]} px, between {min(heights)} and {max(heights)} px)"
+    )
+    if pending is not None and not tab.built_by_library(slider):
+        pending.append(problem + ": its cell builds the widget itself; use rnn_core.widgets.interactive")
+        return
+    raise LabError(problem)
+
+
+def check_tracks(tab: NotebookTab, pending: list[str]) -> None:
+    """Every slider's track is at least TRACK_MIN pixels long, and as long as the others."""
+    tracks = tab.slider_tracks()
+    library = [t for t in tracks if t["library"]]
+    short = [f"{t['label']!r}: {t['track']} px" for t in library if t["track"] < TRACK_MIN]
+    assert not short, f"{tab.path}: slider tracks under {TRACK_MIN} px: {short}"
+    lengths = {t["track"] for t in library}
+    assert not lengths or max(lengths) - min(lengths) <= 2, f"{tab.path}: tracks of different lengths: {library}"
+    own = [f"{t['label']!r}: {t['track']} px" for t in tracks if not t["library"] and t["track"] < TRACK_MIN]
+    if own:
+        pending.append(f"{tab.path}: slider tracks under {TRACK_MIN} px in a widget its cell builds itself: {own}")
 
 
 def click_button_after_move(tab: NotebookTab, slider, check: SliderCheck, old_value: str, deadline: float) -> None:
@@ -305,9 +394,48 @@ def test_sliders_drive_their_outputs(notebook, request):
         pytest.skip(f"notebooks/{notebook} does not exist yet")
     tab = request.getfixturevalue("notebook_tab")(notebook)  # the browser only if needed
     assert_ran_cleanly(tab)
+    pending: list[str] = []  # problems of cells that do not use rnn_core.widgets yet
+    check_tracks(tab, pending)
     for check in CHECKS[notebook]:
-        move_and_check(tab, check)
+        move_and_check(tab, check, pending)
+    for extra in EXTRA_CHECKS.get(notebook, ()):
+        extra(tab)
     assert_ran_cleanly(tab)  # the callbacks raised nothing and the widgets still render
+    if pending:
+        pytest.xfail("; ".join(pending))
+
+
+# -- before anything runs ----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "notebook",
+    [p.name for p in sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))] + list(OPEN_ONLY),
+    ids=lambda nb: nb.split("-")[0] if nb[0].isdigit() else nb.removesuffix(".ipynb"),
+)
+def test_a_notebook_opened_before_running_shows_no_repr(notebook, request):
+    """Opened as a reader opens it (untrusted, nothing run), a notebook shows no widget's repr
+    ("VBox(children=..."), no progress bar at 0% and no widget that cannot be drawn, and the
+    browser loads everything it asks for (a cell attachment made it log ERR_UNKNOWN_URL_SCHEME)."""
+    lab = request.getfixturevalue("lab")
+    tab = lab.opened(notebook)
+    assert not tab.load_failures, f"{notebook}, on opening, the browser console says: {tab.load_failures}"
+    if tab.stored_problems and notebook not in OPEN_ONLY and stored_before_the_library(NOTEBOOKS / notebook):
+        pytest.xfail(
+            f"{notebook} stores live widgets (its outputs predate rnn_core's before-run outputs): "
+            f"re-execute it with tools/execute_notebooks.py; found {tab.stored_problems[:3]}"
+        )
+    assert not tab.stored_problems, f"{notebook}, before running: {tab.stored_problems}"
+
+
+def test_a_stored_widget_shows_its_line_and_figure_and_a_bar_its_end(request):
+    """The series' slider widget, stored, shows the line saying that running the cell brings the
+    sliders, its text and its figure; the series' progress bar its final state."""
+    tab = request.getfixturevalue("lab").opened(FRESH_SELFTEST)
+    text = tab.stored_text
+    assert "The sliders appear when this cell runs" in text and "square: 9" in text, text
+    assert re.search(r"a loop: 100%\|\S+\| 50/50", text), text
+    assert tab.page.locator(".jp-NotebookPanel .jp-OutputArea-output img").count() == 1
+    reexecuted = request.getfixturevalue("lab").opened(REEXECUTED)
+    assert "The sliders appear when this cell runs" in reexecuted.stored_text
 
 
 # -- the stop button -----------------------------------------------------------------------------
@@ -505,3 +633,22 @@ def test_figures_load_and_links_resolve(notebook, notebook_tab):
     assert not broken, f"{tab.path}: images that did not load (naturalWidth 0): {broken}"
     dead = tab.broken_links()
     assert not dead, f"{tab.path}: links that lead nowhere: {dead}"
+
+
+# -- the Quick Start's address ---------------------------------------------------------------------
+def test_the_address_jupyterlab_prints_opens_00_not_the_launcher(request):
+    """The README's Quick Start says it opens 00: the address JupyterLab prints (for a reader with no
+    browser opened for them, or who copies it) must open 00, not JupyterLab's launcher."""
+    lab = request.getfixturevalue("lab")
+    printed = [url for url in lab.server.printed_urls() if "127.0.0.1" in url or "localhost" in url]
+    assert printed, f"JupyterLab printed no address; its log: {lab.server.log_path}"
+    path = urlparse(printed[0]).path
+    assert path.endswith("/lab/tree/00-start-here.ipynb"), f"JupyterLab prints {printed[0]}"
+    page = lab.browser.new_page()
+    try:
+        page.goto(f"{lab.server.url}{path}?token={lab.server.token}", timeout=OPEN_TIMEOUT_MS)
+        page.locator(".jp-NotebookPanel .jp-Cell").first.wait_for(state="visible", timeout=OPEN_TIMEOUT_MS)
+        tabs = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tabLabel").all_inner_texts()
+        assert "00-start-here.ipynb" in tabs and not page.locator(".jp-Launcher").count(), f"open tabs: {tabs}"
+    finally:
+        page.close()

@@ -1,0 +1,118 @@
+"""How the browser test shortens the notebooks' long runs, without a cell of the notebooks' own for it.
+
+A notebook keeps its hyperparameters in visible cells tagged ``parameters``, one plain assignment
+per line (``MAIN_STEPS = 6000  # the long run (section 4)``). The browser test serves copies of the
+notebooks in which the assignments named in ``QUICK`` get the quick values below instead, so that
+Run All finishes in seconds; nothing in a notebook reads an environment variable for it, and
+nothing it asserts depends on it (the claims about trained networks are checked by nbval's full
+runs, tests/notebook_checks.py). A name listed here must be assigned in a ``parameters`` cell of
+its notebook, once: a renamed or moved hyperparameter fails the test instead of silently running
+the long version.
+
+Until the notebooks are rewritten in that form, a notebook that still reads
+RNN_FROM_SCRATCH_QUICK (labdriver.QUICK_ENV, which the test's kernels see) is left to do so.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import nbformat
+
+TAG = "parameters"
+
+QUICK: dict[str, dict[str, object]] = {
+    "06-training-on-pride-and-prejudice.ipynb": {
+        "MAIN_STEPS": 200,  # the long run with rnn_core.train (section 4)
+        "HAND_STEPS": 20,  # the hand-written loop against rnn_core.train (section 3)
+        "COMPARE_STEPS": 20,  # each run of the race of update rules (section 3)
+        "SAMPLE_AT": (50, 100),  # steps of the long run at which it writes
+    },
+    "07-what-the-network-learned.ipynb": {
+        "MAIN_STEPS": 30,  # the network that sections 2 and 3 look inside
+        "SWEEP_STEPS": 20,  # each run of the hidden-size sweep, and of the slider
+        "CLIP_STEPS": 20,  # each run of the comparison of spectral radii and clipping
+        "PROBE_LENGTH": 2_000,  # characters the probes are fitted on, and tested on
+    },
+    "08-gated-cells-lstm.ipynb": {
+        "LAGS": (5, 40),  # the recall task's lags
+        "MAX_UPDATES": 30,  # updates per run of the recall task
+        "PP_VANILLA_UPDATES": 20,  # the race on the novel: the vanilla RNN's updates
+        "PP_CHECKPOINTS": 2,  # validation points along each run of the race
+    },
+    "09-gated-cells-gru.ipynb": {
+        "LAGS": (5, 40),
+        "MAX_UPDATES": 30,
+        "PP_VANILLA_UPDATES": 20,
+        "PP_CHECKPOINTS": 2,
+    },
+}
+
+
+class ParameterError(ValueError):
+    """A quick value that has no assignment to replace in the notebook's parameters cells."""
+
+
+def _assignments(source: str) -> dict[str, list[ast.expr]]:
+    """name -> the value expressions assigned to it at the top level of a cell (``NAME = value``)."""
+    found: dict[str, list[ast.expr]] = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            found.setdefault(node.targets[0].id, []).append(node.value)
+    return found
+
+
+def _replace(source: str, values: dict[str, object]) -> tuple[str, set[str]]:
+    """source with the value of each ``NAME = ...`` whose NAME is in values replaced by its repr;
+    also the names replaced. Comments and everything else are kept."""
+    lines = source.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+
+    def position(lineno, col):  # ast's (line, UTF-8 byte column) -> index in source
+        line = lines[lineno - 1]
+        return offsets[lineno - 1] + len(line.encode("utf-8")[:col].decode("utf-8"))
+
+    spans = []
+    for name, exprs in _assignments(source).items():
+        if name in values:
+            for expr in exprs:
+                spans.append(
+                    (position(expr.lineno, expr.col_offset), position(expr.end_lineno, expr.end_col_offset), name)
+                )
+    for start, end, name in sorted(spans, reverse=True):
+        source = source[:start] + repr(values[name]) + source[end:]
+    return source, {name for _, _, name in spans}
+
+
+def reads_quick_env(nb) -> bool:
+    """Whether the notebook still shortens its runs itself, from RNN_FROM_SCRATCH_QUICK (today's form)."""
+    return any(c.cell_type == "code" and "RNN_FROM_SCRATCH_QUICK" in c.source for c in nb.cells)
+
+
+def apply_quick_parameters(nb, values: dict[str, object]):
+    """The notebook (changed in place, and returned) with the quick values in its parameters cells.
+
+    Raises ParameterError when a name of values is assigned in no ``parameters`` cell, unless the
+    notebook still reads RNN_FROM_SCRATCH_QUICK itself.
+    """
+    replaced: set[str] = set()
+    for cell in nb.cells:
+        if cell.cell_type == "code" and TAG in cell.get("metadata", {}).get("tags", []):
+            cell.source, names = _replace(cell.source, values)
+            replaced |= names
+    missing = set(values) - replaced
+    if missing and not reads_quick_env(nb):
+        raise ParameterError(
+            f"tests/browser/quick_parameters.py shortens {sorted(missing)}, but no cell tagged "
+            f"{TAG!r} assigns them (NAME = value, one per line): rename them there too"
+        )
+    return nb
+
+
+def quick_copy(src, dst, values: dict[str, object] | None = None) -> None:
+    """Write the notebook src to dst with its quick values (``QUICK[src.name]`` unless given)."""
+    nb = nbformat.read(src, as_version=4)
+    apply_quick_parameters(nb, QUICK.get(src.name, {}) if values is None else values)
+    nbformat.write(nb, dst)
