@@ -63,6 +63,19 @@ def _two_sizes(rng, low=3, high=7):
     return H, V
 
 
+def _fresh_index(rng, V, used):
+    """An index in 0..V-1 not in ``used`` (where one is left), added to it: x_t differs from case to case."""
+    x_t = int(rng.choice([k for k in range(V) if k not in used] or range(V)))
+    used.add(x_t)
+    return x_t
+
+
+def _networks(rng, n, low=3, high=7):
+    """n pairs (H, V), H != V in each, no two with the same H: a hard-coded size fails on one of them."""
+    hidden = rng.choice(np.arange(low, high + 1), size=n, replace=False)
+    return [(int(H), int(rng.choice([v for v in range(low, high + 1) if v != H]))) for H in hidden]
+
+
 def _watch(*names):
     """The (module, qualified name) pairs of rnn_core functions: "functions.softmax" -> ("functions", "softmax")."""
     return frozenset(tuple(name.split(".", 1)) for name in names)
@@ -197,13 +210,9 @@ def no_shift(o):
     return np.exp(o) / np.exp(o).sum()
 
 
-@SOFTMAX_MISTAKES(
-    ANSWER,
-    "log-probabilities",
-    "o − log Σ_j exp(o_j) is log ŷ, the log of the probabilities: softmax is its exp.",
-)
+@SOFTMAX_MISTAKES(ANSWER, "log-probabilities", "these are log ŷ, the logs of the probabilities: softmax is ŷ itself.")
 def log_softmax(o):
-    return o - np.max(o) - np.log(np.exp(o - np.max(o)).sum())
+    return np.log(_softmax(o))
 
 
 def _probabilities(case, got, want):
@@ -316,7 +325,7 @@ def _cross_entropy_cases(rng):
     moderate = rng.normal(0.0, 1.5, V[0])
     large = 1000.0 + rng.normal(0.0, 2.0, V[1])
     wide = rng.normal(0.0, 2.0, V[2])
-    top, bottom = rng.choice(V[2], size=2, replace=False)
+    top, bottom = rng.choice(np.arange(1, V[2]), size=2, replace=False)  # the largest not first
     wide[top], wide[bottom] = 1000.0 + rng.uniform(0, 1), -1000.0 - rng.uniform(0, 1)
     y0 = int(rng.integers(V[0]))
     y1 = int(rng.choice([k for k in range(V[1]) if k != np.argmax(large)]))  # not the largest score
@@ -388,6 +397,16 @@ def index_subtracted(o, y):
     return _softmax(o) - y
 
 
+@CROSS_ENTROPY_MISTAKES(
+    ANSWER,
+    "A where Aᵀ belongs",
+    "through log-softmax, ∇o L = Aᵀ ∇log ŷ L with A = I − 1ŷᵀ, which is not symmetric; A (−𝐲) = ŷ_y 1 − 𝐲 "
+    "leaves out the probabilities of the other characters (notebook 02, section 6).",
+)
+def log_softmax_jacobian_untransposed(o, y):
+    return _softmax(o)[y] * np.ones(len(o)) - np.eye(len(o))[y]
+
+
 @CROSS_ENTROPY_MISTAKES(ANSWER, "no shift by the largest score", _OVERFLOW)
 def no_shift_in_the_gradient(o, y):
     return np.exp(o) / np.exp(o).sum() - np.eye(len(o))[y]
@@ -422,11 +441,9 @@ def _sizes(H, V):
 
 def _step_forward_cases(rng):
     cases, used = [], set()
-    for _ in range(3):
-        H, V = _two_sizes(rng)
+    for H, V in _networks(rng, 3):
         params, h_prev = _rnn_params(rng, V, H)
-        x_t = int(rng.choice([k for k in range(V) if k not in used] or range(V)))
-        used.add(x_t)
+        x_t = _fresh_index(rng, V, used)
         about = f"one step with {_sizes(H, V)}, x_t = {x_t}, h_prev ≠ 0, non-zero biases"
         cases.append(Case(about, (params, x_t, h_prev)))
     H = int(rng.integers(4, 6))
@@ -491,11 +508,9 @@ def sigmoid_for_tanh(a):
 
 def _step_backward_cases(rng):
     cases, used = [], set()
-    for _ in range(3):
-        H, V = _two_sizes(rng)
+    for H, V in _networks(rng, 3):
         params, h_prev = _rnn_params(rng, V, H)
-        x_t = int(rng.choice([k for k in range(V) if k not in used] or range(V)))
-        used.add(x_t)
+        x_t = _fresh_index(rng, V, used)
         h_t = RNN.step_forward(params, x_t, h_prev)
         dh_t = rng.standard_normal(H)
         cases.append(Case(f"one step with {_sizes(H, V)}, x_t = {x_t}, h_prev ≠ 0", (params, dh_t, h_t, h_prev, x_t)))
@@ -634,7 +649,7 @@ def _large_gradient_case(rng, V, H, T):
 
 
 def _loss_and_grads_cases(rng):
-    (H1, V1), (H2, V2), (H3, V3) = (_two_sizes(rng) for _ in range(3))
+    (H1, V1), (H2, V2), (H3, V3) = _networks(rng, 3)
     T1 = int(rng.integers(5, 7))
     H = int(rng.integers(4, 6))
     return [
@@ -839,27 +854,26 @@ def every_state(hs):
     return np.array(hs[1:])
 
 
-def _one_step_only(name, first, rows=()):
-    """The `=` for `+=` of one gradient's sum over time: the term of step 1 (``first``, what a loop from T
-    down to 1 leaves) or of step T (what a loop from 1 up to T leaves)."""
+# `=` for `+=` in a sum over time: each gradient's name in the messages, and its errata rows
+_WITHOUT_SUM = {name: (f"∇{name} L without Σ_t", ()) for name in PARAM_NAMES} | {"b_o": ("b_o without Σ_t", (24,))}
+
+
+def _one_step_only(name, step):
+    """The `=` for `+=` of one gradient's sum over time, keeping the term of ``step``: 1, what a loop from T
+    down to 1 leaves, or "T", what a loop from 1 up to T leaves."""
 
     def keep(total, term, t, T):
-        return term if first or t == T else total
+        return term if t == {1: t, "T": T}[step] else total
 
-    label = "b_o without Σ_t" if name == "b_o" else f"∇{name} L without Σ_t"
-    keep.__name__ = f"{name}_of_step_{'1' if first else 'T'}_only"
-    LOSS_AND_GRADS_MISTAKES(
-        f"sum_{name}",
-        label,
-        f"∇{name} L keeps one step's term (step {'1' if first else 'T'}), not the sum over all steps: an `=` where "
-        "`+=` belongs.",
-        rows,
-    )(keep)
+    keep.__name__ = f"{name}_of_step_{step}_only"
+    label, rows = _WITHOUT_SUM[name]
+    why = f"∇{name} L keeps one step's term (step {step}), not the sum over all steps: an `=` where `+=` belongs."
+    LOSS_AND_GRADS_MISTAKES(f"sum_{name}", label, why, rows)(keep)
 
 
 for _name in PARAM_NAMES:
-    for _first in (True, False):
-        _one_step_only(_name, _first, (24,) if _name == "b_o" else ())
+    for _step in (1, "T"):
+        _one_step_only(_name, _step)
 
 
 def _b_o_is_zero(case, got, want):
@@ -909,7 +923,7 @@ def _gradients(rng, V, H, norm, big=None):
 
 
 def _clip_cases(rng):
-    (H1, V1), (H2, V2), (H3, V3) = (_two_sizes(rng) for _ in range(3))
+    (H1, V1), (H2, V2), (H3, V3) = _networks(rng, 3)
     c1, c2, c3 = float(rng.choice([4.0, 5.0, 6.0])), float(rng.choice([1.5, 2.0, 2.5])), float(rng.choice([0.5, 1.0]))
     n1 = c1 * rng.uniform(0.5, 0.9)
     n2 = c2 * rng.uniform(1.3, 1.8)
@@ -1201,18 +1215,17 @@ _GATES = "ifgo"  # the package's order of the LSTM's four blocks
 _GATE_ORDER = "the rows of W_x, W_h and b are stacked i, f, g, o (input gate, forget gate, candidate, output gate)."
 
 
-def _lstm_parts(rng):
-    H, V = _two_sizes(rng, 3, 6)
+def _lstm_parts(rng, H, V, used):
     params = LSTM.init_params(V, H, seed=int(rng.integers(2**31)))
     params["b"] = params["b"] + 0.3 * rng.standard_normal(4 * H)
     params["b_o"] = 0.3 * rng.standard_normal(V)
-    return params, int(rng.integers(V)), 0.5 * rng.standard_normal(H), rng.standard_normal(H), H, V
+    return params, _fresh_index(rng, V, used), 0.5 * rng.standard_normal(H), rng.standard_normal(H), H, V
 
 
 def _lstm_forward_cases(rng):
-    cases = []
-    for _ in range(2):
-        params, x_t, h_prev, c_prev, H, V = _lstm_parts(rng)
+    cases, used = [], set()
+    for H, V in _networks(rng, 2, 3, 6):
+        params, x_t, h_prev, c_prev, H, V = _lstm_parts(rng, H, V, used)
         about = f"one step with {_sizes(H, V)}, x_t = {x_t}, h_prev ≠ 0, c_prev ≠ 0, non-zero biases"
         cases.append(Case(about, (params, x_t, h_prev, c_prev)))
     return cases
@@ -1287,9 +1300,9 @@ def no_forget_gate(f, c_prev, i, g):
 
 
 def _lstm_backward_cases(rng):
-    cases = []
-    for _ in range(2):
-        params, x_t, h_prev, c_prev, H, V = _lstm_parts(rng)
+    cases, used = [], set()
+    for H, V in _networks(rng, 2, 3, 6):
+        params, x_t, h_prev, c_prev, H, V = _lstm_parts(rng, H, V, used)
         _, _, cache = LSTM.step_forward(params, x_t, h_prev, c_prev)
         dh_t, dc_t = rng.standard_normal(H), rng.standard_normal(H)
         cases.append(
@@ -1388,18 +1401,17 @@ _RESET_AFTER = (
 )
 
 
-def _gru_parts(rng):
-    H, V = _two_sizes(rng, 3, 6)
+def _gru_parts(rng, H, V, used):
     params = GRU.init_params(V, H, seed=int(rng.integers(2**31)))
     params["b"] = params["b"] + 0.3 * rng.standard_normal(3 * H)
     params["b_o"] = 0.3 * rng.standard_normal(V)
-    return params, int(rng.integers(V)), 0.8 * rng.standard_normal(H), H, V
+    return params, _fresh_index(rng, V, used), 0.8 * rng.standard_normal(H), H, V
 
 
 def _gru_forward_cases(rng):
-    cases = []
-    for _ in range(2):
-        params, x_t, h_prev, H, V = _gru_parts(rng)
+    cases, used = [], set()
+    for H, V in _networks(rng, 2, 3, 6):
+        params, x_t, h_prev, H, V = _gru_parts(rng, H, V, used)
         cases.append(
             Case(f"one step with {_sizes(H, V)}, x_t = {x_t}, h_prev ≠ 0, non-zero biases", (params, x_t, h_prev))
         )
@@ -1470,9 +1482,9 @@ def sigmoid_for_the_candidate(a):
 
 
 def _gru_backward_cases(rng):
-    cases = []
-    for _ in range(2):
-        params, x_t, h_prev, H, V = _gru_parts(rng)
+    cases, used = [], set()
+    for H, V in _networks(rng, 2, 3, 6):
+        params, x_t, h_prev, H, V = _gru_parts(rng, H, V, used)
         _, cache = GRU.step_forward(params, x_t, h_prev)
         cases.append(
             Case(

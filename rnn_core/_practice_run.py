@@ -116,6 +116,8 @@ def run(fn, args, watch=frozenset(), echo=True, time_limit=TIME_LIMIT):
         state.done = True
         call.timed_out = True
     call.seconds = time.perf_counter() - start
+    if time_limit and call.seconds > time_limit:  # it swallowed the alarm, and went on past the limit
+        call.timed_out = True
     call.delegated = sorted(set(state.delegated))
     call.patched += _restore(before)
     call.args_after = copies
