@@ -671,7 +671,7 @@ def _bptt_model(args, s, case):
     y_hat = [_softmax(W_yh @ h + b_o) for h in hs[1:]]
     loss = s.loss(-sum(np.log(y_hat[t][targets[t]]) for t in range(T)), T)
     do = [s.do(y_hat[t], np.eye(V)[targets[t]], T) for t in range(T)]
-    grads = {name: np.zeros_like(params[name]) for name in PARAM_NAMES}
+    grads = dict.fromkeys(PARAM_NAMES, 0.0)  # sums over time, of whatever shape a (wrong) term has
     dh_next = np.zeros_like(h0)  # W_hhᵀ δ_{t+1}: what comes back from step t + 1, nothing after the last
     for t in range(T, 0, -1):
         at = SimpleNamespace(t=t, T=T, hs=hs, do=do, W_hh=W_hh, W_yh=W_yh)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 __all__ = ["Solution", "SOLUTIONS", "plain_text", "MARKER"]
 
-MARKER = re.compile(r"<!-- practice:mistake ([\w.]+)/([\w-]+) -->")
+MARKER = re.compile(r"<!--\s+practice:mistake\s+([\w.]+)/([\w-]+)\s+-->")  # may run over two lines
 
 
 @dataclass(frozen=True)
@@ -34,15 +34,50 @@ class Solution:
     uses: tuple = ()  # names the code takes from the notebook besides np
 
 
+# The LaTeX of the notes, as plain text: the few commands they use (a test holds the list complete).
+_LATEX = (
+    (r"\hat y", "ŷ"),
+    (r"\hat m", "m̂"),
+    (r"\hat v", "v̂"),
+    (r"\mathbf{y}", "𝐲"),
+    (r"\mathrm{softmax}", "softmax"),
+    (r"\tanh", "tanh"),
+    (r"\log", "log"),
+    (r"\odot", "⊙"),
+    (r"^\top", "ᵀ"),
+    (r"^{(n)}", "⁽ⁿ⁾"),
+    (r"^2", "²"),
+    (r"^0", "⁰"),
+    (r"\sum", "Σ"),
+    (r"\delta", "δ"),
+    (r"\lVert", "‖"),
+    (r"\rVert", "‖"),
+    (r"\beta", "β"),
+    (r"\partial", "∂"),
+    (r"\sigma", "σ"),
+    (r"\ne", "≠"),
+    (" - ", " − "),
+    ("$-", "$−"),
+)
+
+
+def _plain_maths(maths):
+    """One $...$ of the notes as plain text: "\\nabla_{W_{hh}} L" -> "∇W_hh L"."""
+    maths = " ".join(maths.split())  # one line
+    for latex, text in _LATEX:
+        maths = maths.replace(latex, text)
+    maths = re.sub(r"_\{([A-Za-z]+)\}", r"_\1", maths)  # W_{hh} -> W_hh
+    maths = re.sub(r"\\nabla_\{(.*?)\}(?= )", r"∇\1", maths)  # ∇ with what it is taken with respect to
+    maths = re.sub(r"\\nabla_?", "∇", maths)
+    return re.sub(r"_\{([^{}]*)\}", lambda m: "_{" + m.group(1).replace("-", "−") + "}", maths)
+
+
 def plain_text(solution):
-    """The answer as ``practice.solution`` prints it: the code, then the notes without their markers."""
-    notes = re.sub(r"\s*" + MARKER.pattern, "", solution.notes)
+    """The answer as ``practice.solution`` prints it: the code, then the notes, their markers left out and
+    their maths as plain text."""
+    notes = re.sub(r"[ \t]*" + MARKER.pattern, "", solution.notes)
+    notes = re.sub(r"\$([^$]*)\$", lambda m: _plain_maths("$" + m.group(1))[1:], notes)
     return solution.code.strip("\n") + "\n\n" + notes.strip()
-
-
-def _mark(name, *ids):
-    """The markers of mistakes ``ids`` of exercise ``name``."""
-    return "".join(f"<!-- practice:mistake {name}/{id} -->" for id in ids)
 
 
 SOLUTIONS = {
@@ -53,15 +88,14 @@ def one_hot(y, num_classes):
     rows[np.arange(len(y)), y] = 1.0  # in row t, a 1 in column y[t]
     return rows
 """,
-        f"""
-`np.eye(num_classes)[y]` does it in one line: row i of the identity matrix is eᵢ. The usual slips,
-each named by the check: the array the wrong way round, (V, T), with one column per index
-{_mark("one_hot", "one-column-per-index")}; a single vector with a 1 at every index at once
-{_mark("one_hot", "one-vector-for-all-the-indices")}; `rows[:, y] = 1`, which sets every column
-that y names in every row {_mark("one_hot", "every-row-gets-every-index")}; and the width taken
-from the data, max(y) + 1, where num_classes belongs {_mark("one_hot", "width-from-the-data")}.
-`practice.hint("one_hot")` gives a nudge in words, and `practice.solution("one_hot")` prints this
-answer.
+        r"""
+`np.eye(num_classes)[y]` does it in one line: row $i$ of the identity matrix is $e_i$. The usual slips, each named
+by the check: an array the wrong way round, $(V, T)$, with one column per index <!-- practice:mistake
+one_hot/one-column-per-index -->; a single vector with a 1 at every index at once <!-- practice:mistake
+one_hot/one-vector-for-all-the-indices -->; `rows[:, y] = 1`, which sets every column that `y` names in every
+row <!-- practice:mistake one_hot/every-row-gets-every-index -->; and the width read off the data, `max(y) + 1`,
+where `num_classes` belongs <!-- practice:mistake one_hot/width-from-the-data -->. `practice.hint("one_hot")` gives
+a nudge in words, and `practice.solution("one_hot")` prints this answer.
 """,
     ),
     "softmax": Solution(
@@ -71,15 +105,14 @@ def softmax(o):
     e = np.exp(z)
     return e / e.sum()  # the sum is >= 1: no overflow, no 0/0
 """,
-        f"""
-The usual slips, each named by the check: no shift (then `exp` overflows near 1000 and the result
-is `nan`) {_mark("softmax", "no-shift")}; the exponentials not divided by their sum
-{_mark("softmax", "exp-without-the-sum")}; a minus sign in front, as one write-up has it (errata
-row 11) {_mark("softmax", "minus-softmax")}; and log ŷ, the log-probabilities
-{_mark("softmax", "log-softmax")}. A shift by another number than the largest score, the mean or
-the smallest, still overflows when scores near 1000 and −1000 come together, and the check tries
-that too. `practice.hint("softmax")` gives a nudge in words, and `practice.solution("softmax")`
-prints this answer.
+        r"""
+The usual slips, each named by the check: no shift (then `exp` overflows near 1000 and the result is `nan`) <!--
+practice:mistake softmax/no-shift -->; exponentials not divided by their sum <!-- practice:mistake
+softmax/exp-without-the-sum -->; a minus sign in front, as one of the write-ups has it (errata row 11) <!--
+practice:mistake softmax/minus-softmax -->; and the log-probabilities $\log \hat y$ <!-- practice:mistake
+softmax/log-softmax -->. A shift by something other than the largest score, such as the mean or the smallest score,
+still overflows when scores near 1000 and near $-1000$ come together, and the check tries that too.
+`practice.hint("softmax")` gives a nudge in words, and `practice.solution("softmax")` prints this answer.
 """,
     ),
     "softmax_jacobian": Solution(
@@ -87,19 +120,19 @@ prints this answer.
 def softmax_jacobian(y_hat):
     return np.diag(y_hat) - np.outer(y_hat, y_hat)  # J[i, k] = y_hat_i ([i == k] - y_hat_k)
 """,
-        f"""
-The usual slips, each named by the check: −ŷŷᵀ alone, the case i ≠ k used on the diagonal too (the
-README of the companion code of "Introduction to Recurrent Neural Networks (RNNs)", one of the
-write-ups this series grew from, takes ∂σ/∂o as −σσ in exactly this way: row 3 of the series'
-[errata table](10-appendix-errata.ipynb#The-errata-table))
-{_mark("softmax_jacobian", "minus-outer-product-alone")}; only the diagonal
-{_mark("softmax_jacobian", "only-the-diagonal")}, or the diagonal as a vector
-{_mark("softmax_jacobian", "the-diagonal-as-a-vector")}; the sign of the outer product flipped
-{_mark("softmax_jacobian", "plus-outer-product")}; `y_hat @ y_hat.T`, which for a 1-D array is the
-number Σₖ ŷₖ², not the matrix ŷŷᵀ {_mark("softmax_jacobian", "inner-product-for-the-outer")}; and
-softmax applied once more to an argument that is already the probabilities
-{_mark("softmax_jacobian", "softmax-taken-again")}. `practice.hint("softmax_jacobian")` gives a
-nudge, and `practice.solution("softmax_jacobian")` prints this answer.
+        r"""
+The usual slips, each named by the check: $-\hat y \hat y^\top$ alone, the case $i \ne k$ used on the diagonal too
+(the README of the companion code of "Introduction to Recurrent Neural Networks (RNNs)", one of the write-ups this
+series grew from, takes $\partial \sigma / \partial o$ as $-\sigma\sigma$ in exactly this way: row 3 of the series'
+[errata table](10-appendix-errata.ipynb#The-errata-table)) <!-- practice:mistake
+softmax_jacobian/minus-outer-product-alone -->; only the diagonal <!-- practice:mistake
+softmax_jacobian/only-the-diagonal -->, or the diagonal as a vector <!-- practice:mistake
+softmax_jacobian/the-diagonal-as-a-vector -->; the sign of the outer product flipped <!-- practice:mistake
+softmax_jacobian/plus-outer-product -->; `y_hat @ y_hat.T`, which for a 1-D array is the number $\sum_k \hat y_k^2$,
+not the matrix $\hat y \hat y^\top$ <!-- practice:mistake softmax_jacobian/inner-product-for-the-outer -->; and
+softmax applied once more to an argument that is already the probabilities <!-- practice:mistake
+softmax_jacobian/softmax-taken-again -->. `practice.hint("softmax_jacobian")` gives a nudge, and
+`practice.solution("softmax_jacobian")` prints this answer.
 """,
     ),
     "cross_entropy_grad": Solution(
@@ -110,17 +143,17 @@ def cross_entropy_grad(o, y):
     do[y] -= 1.0  # minus the one-hot target
     return do
 """,
-        f"""
-The usual slips, each named by the check: softmax(o) alone, the target forgotten (errata row 3)
-{_mark("cross_entropy_grad", "softmax-as-the-gradient")}; 𝐲 − ŷ, the gradient of the loss written
-without its minus (row 10) {_mark("cross_entropy_grad", "target-minus-probabilities")}; V ŷ − 1,
-from the loss with the target dropped (row 13) {_mark("cross_entropy_grad", "target-dropped")};
-−𝐲 / ŷ, the gradient with respect to the probabilities instead of the scores
-{_mark("cross_entropy_grad", "gradient-with-respect-to-the-probabilities")}; the index y itself
-subtracted instead of its one-hot vector {_mark("cross_entropy_grad", "index-subtracted")}; and no
-shift, which gives `nan` on large scores {_mark("cross_entropy_grad", "no-shift-in-the-gradient")}.
-Section 6 meets the first three in published derivations. `practice.hint("cross_entropy_grad")`
-gives a nudge, and `practice.solution("cross_entropy_grad")` prints this answer.
+        r"""
+The usual slips, each named by the check: $\mathrm{softmax}(o)$ alone, the target forgotten (errata row 3) <!--
+practice:mistake cross_entropy_grad/softmax-as-the-gradient -->; $\mathbf{y} - \hat y$, the gradient of the loss
+written without its minus (row 10) <!-- practice:mistake cross_entropy_grad/target-minus-probabilities -->; $V \hat
+y - 1$, from the loss with the target dropped (row 13) <!-- practice:mistake cross_entropy_grad/target-dropped -->;
+$-\mathbf{y} / \hat y$, the gradient with respect to the probabilities instead of the scores <!-- practice:mistake
+cross_entropy_grad/gradient-with-respect-to-the-probabilities -->; the index `y` itself subtracted instead of its
+one-hot vector <!-- practice:mistake cross_entropy_grad/index-subtracted -->; and no shift, which gives `nan` on
+large scores <!-- practice:mistake cross_entropy_grad/no-shift-in-the-gradient -->. Section 6 meets the first three
+in published derivations. `practice.hint("cross_entropy_grad")` gives a nudge, and
+`practice.solution("cross_entropy_grad")` prints this answer.
 """,
     ),
     "step_forward": Solution(
@@ -129,14 +162,13 @@ def step_forward(params, x_t, h_prev):
     W_xh, W_hh, b_h = params["W_xh"], params["W_hh"], params["b_h"]
     return np.tanh(W_hh @ h_prev + W_xh[:, x_t] + b_h)  # W_xh x_t is column x_t of W_xh
 """,
-        f"""
-The usual slips, each of which the check recognises and names: row `W_xh[x_t]` where the column
-`W_xh[:, x_t]` belongs (with H ≠ V the shapes do not even fit) {_mark("step_forward", "row-of-W-xh")};
-`W_hh.T @ h_prev` for `W_hh @ h_prev` {_mark("step_forward", "W-hh-transposed")}; the bias left out
-(invisible while b_h = 0, which is why the check uses nonzero biases) {_mark("step_forward", "no-bias")};
-and no tanh {_mark("step_forward", "no-tanh")}. `practice.solution("step_forward")` prints this
-answer. The next section runs this step number by number, and section 5 shows that
-`rnn_core.step_forward` is the same function.
+        r"""
+The usual slips, each of which the check recognises and names: row `W_xh[x_t]` where the column `W_xh[:, x_t]`
+belongs (with $H \ne V$ the shapes do not even fit) <!-- practice:mistake step_forward/row-of-W-xh -->; `W_hh.T @
+h_prev` for `W_hh @ h_prev` <!-- practice:mistake step_forward/W-hh-transposed -->; the bias left out (invisible
+while $b_h = 0$, which is why the check uses nonzero biases) <!-- practice:mistake step_forward/no-bias -->; and no
+$\tanh$ <!-- practice:mistake step_forward/no-tanh -->. `practice.solution("step_forward")` prints this answer. The
+next section runs this step number by number, and section 5 shows that `rnn_core.step_forward` is the same function.
 """,
     ),
     "step_backward": Solution(
@@ -148,15 +180,15 @@ def step_backward(params, dh_t, h_t, h_prev, x_t):
     grads = {"W_xh": dW_xh, "W_hh": np.outer(da, h_prev), "b_h": da}  # δ_t h_{t-1}ᵀ (R2)
     return params["W_hh"].T @ da, grads  # what reaches h_{t-1} (R1)
 """,
-        f"""
-The slips the check knows, several of them from published write-ups: the slope 1 − h² of h_{{t−1}}
-instead of h_t (errata row 28) {_mark("step_backward", "tanh-slope-at-the-wrong-step")}, or applied
-after going back through W_hhᵀ (rows 16 and 20) {_mark("step_backward", "tanh-slope-after-W-hh")};
-W_hh without its transpose (row 27) {_mark("step_backward", "W-hh-not-transposed")}; x_t where
-h_{{t−1}} belongs in ∇W_hh L (row 23) {_mark("step_backward", "x-t-for-h-prev")}, or h_t where
-h_{{t−1}} belongs {_mark("step_backward", "h-t-for-h-prev")}; the slope alone, without `dh_t`, for
-W_xh and b_h (row 22) {_mark("step_backward", "no-upstream-gradient")}; and the sigmoid's slope
-h(1 − h) for tanh's (row 21) {_mark("step_backward", "sigmoid-slope")}.
+        r"""
+The slips the check knows, several of them from published write-ups: the slope $1 - h^2$ of $h_{t-1}$ instead of
+$h_t$ (errata row 28) <!-- practice:mistake step_backward/tanh-slope-at-the-wrong-step -->, or applied after going
+back through $W_{hh}^\top$ (rows 16 and 20) <!-- practice:mistake step_backward/tanh-slope-after-W-hh -->; $W_{hh}$
+without its transpose (row 27) <!-- practice:mistake step_backward/W-hh-not-transposed -->; $x_t$ where $h_{t-1}$
+belongs in $\nabla_{W_{hh}} L$ (row 23) <!-- practice:mistake step_backward/x-t-for-h-prev -->, or $h_t$ where
+$h_{t-1}$ belongs <!-- practice:mistake step_backward/h-t-for-h-prev -->; the slope alone, without `dh_t`, for
+$W_{xh}$ and $b_h$ (row 22) <!-- practice:mistake step_backward/no-upstream-gradient -->; and the sigmoid's slope
+$h(1 - h)$ for $\tanh$'s (row 21) <!-- practice:mistake step_backward/sigmoid-slope -->.
 `practice.solution("step_backward")` prints this answer. Section 3 runs this step number by number.
 """,
     ),
@@ -186,20 +218,21 @@ def loss_and_grads(params, inputs, targets, h0):
         da_next = da
     return loss, grads, hs[T], W_hh.T @ da_next  # optional: ∇_{h_0} L = W_hhᵀ δ_1 (da_next is now δ_1)
 """,
-        f"""
-This is the stub with every `____` filled in. The places where a first attempt usually goes wrong:
-`hs[t]` against `hs[t - 1]` (with h_0 stored at index 0, h_t is `hs[t]`): the slope of h_{{t−1}}
-for h_t's (errata row 28) {_mark("loss_and_grads", "tanh-slope-at-the-wrong-step")}, h_t in the
-W_hh term where the state *before* step t belongs {_mark("loss_and_grads", "h-t-for-h-prev")}, or
-h_{{t−1}} in the W_yh term {_mark("loss_and_grads", "h-prev-for-h-in-W-yh")}; the transposes,
-W_hh (row 27) {_mark("loss_and_grads", "W-hh-not-transposed")} and W_yh
-{_mark("loss_and_grads", "W-yh-not-transposed")}; a dropped route into h_t, the one from h_{{t+1}}
-(row 5) {_mark("loss_and_grads", "no-contribution-from-h-next")} or the one from o_t
-{_mark("loss_and_grads", "no-contribution-from-o")}; and `=` where `+=` belongs, which keeps one
-step's term of a gradient instead of the sum over steps (row 24, for b_o)
-{_mark("loss_and_grads", "b-o-of-step-1-only", "W-hh-of-step-1-only", "W-xh-of-step-1-only")}
-{_mark("loss_and_grads", "W-yh-of-step-1-only", "b-h-of-step-1-only")}.
-The check recognises each of these. `practice.solution("loss_and_grads")` prints this answer.
+        r"""
+This is the stub with every `____` filled in. The places where a first attempt usually goes wrong: `hs[t]` against
+`hs[t - 1]` (with $h_0$ stored at index 0, $h_t$ is `hs[t]`), as in the slope of $h_{t-1}$ for $h_t$'s (errata row
+28) <!-- practice:mistake loss_and_grads/tanh-slope-at-the-wrong-step -->, $h_t$, not $h_{t-1}$, in the $W_{hh}$
+term <!-- practice:mistake loss_and_grads/h-t-for-h-prev -->, or $h_{t-1}$ in the $W_{yh}$ term <!--
+practice:mistake loss_and_grads/h-prev-for-h-in-W-yh -->; the transposes, of $W_{hh}$ (row 27) <!-- practice:mistake
+loss_and_grads/W-hh-not-transposed --> and of $W_{yh}$ <!-- practice:mistake loss_and_grads/W-yh-not-transposed -->;
+a dropped route into $h_t$, the one from $h_{t+1}$ (row 5) <!-- practice:mistake
+loss_and_grads/no-contribution-from-h-next --> or the one from $o_t$ <!-- practice:mistake
+loss_and_grads/no-contribution-from-o -->; and `=` where `+=` belongs, which leaves a gradient from one step only,
+not the sum over steps (row 24, for $b_o$) <!-- practice:mistake loss_and_grads/b-o-of-step-1-only --> <!--
+practice:mistake loss_and_grads/W-hh-of-step-1-only --> <!-- practice:mistake loss_and_grads/W-xh-of-step-1-only
+--> <!-- practice:mistake loss_and_grads/W-yh-of-step-1-only --> <!-- practice:mistake
+loss_and_grads/b-h-of-step-1-only -->. The check recognises each of these. `practice.solution("loss_and_grads")`
+prints this answer.
 """,
         uses=("forward", "PARAM_NAMES", "one_hot"),
     ),
@@ -210,15 +243,14 @@ def clip_global_norm(grads, max_norm):
     scale = max_norm / norm if norm > max_norm else 1.0
     return {name: g * scale for name, g in grads.items()}, norm  # new arrays; the norm before clipping
 """,
-        f"""
-The usual mistakes, each named by the check: clipping each array by its own norm (every array ends
-up no longer than `max_norm`, but the arrays are scaled by different factors, so the gradient turns)
-{_mark("clip_global_norm", "each-array-by-its-own-norm")}; clipping each entry, as min-char-rnn does
-{_mark("clip_global_norm", "elementwise-clipping")}; returning the norm after clipping
-{_mark("clip_global_norm", "norm-after-clipping")}; scaling gradients that are already short enough
-{_mark("clip_global_norm", "rescaled-when-short")}; and `g *= scale`, which changes the caller's
-arrays (errata row 7). `practice.hint("clip_global_norm")` gives a nudge, and
-`practice.solution("clip_global_norm")` prints this answer.
+        r"""
+The usual mistakes, each named by the check: clipping each array by its own norm (every array ends up no longer than
+`max_norm`, but the arrays are scaled by different factors, so the gradient turns) <!-- practice:mistake
+clip_global_norm/each-array-by-its-own-norm -->; clipping each entry, as min-char-rnn does <!-- practice:mistake
+clip_global_norm/elementwise-clipping -->; returning the norm after clipping <!-- practice:mistake
+clip_global_norm/norm-after-clipping -->; scaling gradients that are already short enough <!-- practice:mistake
+clip_global_norm/rescaled-when-short -->; and `g *= scale`, which changes the caller's arrays (errata row 7).
+`practice.hint("clip_global_norm")` gives a nudge, and `practice.solution("clip_global_norm")` prints this answer.
 """,
     ),
     "adam_update": Solution(
@@ -234,16 +266,14 @@ def adam_update(params, grads, state, lr, beta1=0.9, beta2=0.999, eps=1e-8):
         new[name] = params[name] - lr * m_hat / (np.sqrt(v_hat) + eps)
     return new, {"t": k, "m": m, "v": v}
 """,
-        f"""
-The usual slips, each named by the check: correcting with the old count k − 1 (at the first update
-that divides by 1 − β⁰ = 0) {_mark("adam_update", "bias-correction-with-the-old-t")}; no bias
-correction at all {_mark("adam_update", "no-bias-correction")}; keeping m̂ and v̂ in the state
-instead of m and v (the next update then corrects them a second time)
-{_mark("adam_update", "corrected-averages-kept")}; g where v needs g²
-{_mark("adam_update", "g-for-g-squared")}; and changing the arrays you were given
-(`params[name] -= ...`), which changes the caller's parameters too (errata row 7).
-`practice.hint("adam_update")` gives a nudge in words, and `practice.solution("adam_update")` prints
-this answer.
+        r"""
+The usual slips, each named by the check: correcting with the old count $k - 1$ (at the first update that divides by
+$1 - \beta^0 = 0$) <!-- practice:mistake adam_update/bias-correction-with-the-old-t -->, or not at all <!--
+practice:mistake adam_update/no-bias-correction -->; storing $\hat m$ and $\hat v$ in the state instead of $m$ and
+$v$ (the next update then corrects them a second time) <!-- practice:mistake adam_update/corrected-averages-kept
+-->; $g$ where $v$ needs $g^2$ <!-- practice:mistake adam_update/g-for-g-squared -->; and changing the arrays you
+were given (`params[name] -= ...`), which changes the caller's parameters too (errata row 7).
+`practice.hint("adam_update")` gives a nudge in words, and `practice.solution("adam_update")` prints this answer.
 """,
     ),
     "global_norm": Solution(
@@ -251,14 +281,13 @@ this answer.
 def global_norm(grads):
     return float(np.sqrt(sum(np.sum(g * g) for g in grads.values())))
 """,
-        f"""
-The usual slips, each named by the check: adding the arrays' own norms, Σ_W ‖∇_W L‖, which is
-larger (the square root comes once, at the end, over everything)
-{_mark("global_norm", "sum-of-the-arrays-norms")}; the sum of squares without its square root,
-which is the squared norm {_mark("global_norm", "sum-of-squares")}; and the norm of one array
-only, from a total overwritten in the loop {_mark("global_norm", "last-array-only")}.
-`practice.hint("global_norm")` gives a nudge, and `practice.solution("global_norm")` prints this
-answer.
+        r"""
+The usual slips, each named by the check: adding the arrays' own norms, $\sum_W \lVert \nabla_W L \rVert$, which is
+larger (the square root comes once, at the end, over everything) <!-- practice:mistake
+global_norm/sum-of-the-arrays-norms -->; the sum of squares without its square root, which is the squared norm <!--
+practice:mistake global_norm/sum-of-squares -->; and the norm of one array only, from a total overwritten in the
+loop <!-- practice:mistake global_norm/last-array-only -->. `practice.hint("global_norm")` gives a nudge, and
+`practice.solution("global_norm")` prints this answer.
 """,
     ),
     "lstm.step_forward": Solution(
@@ -277,12 +306,12 @@ def lstm_step_forward(params, x_t, h_prev, c_prev):
     cache = {"x": x_t, "h_prev": h_prev, "c_prev": c_prev, "i": i, "f": f, "g": g, "o": o, "c": c}
     return h, c, cache
 """,
-        f"""
-The usual mistakes, each named by the check: reading the gates from the wrong rows (the order is
-i, f, g, o) {_mark("lstm.step_forward", "blocks-stacked-figo", "blocks-stacked-ifog")}; a sigmoid
-for the candidate g, which must be able to write negative values
-{_mark("lstm.step_forward", "sigmoid-candidate")}; and h_t = o_t ⊙ c_t without the tanh
-{_mark("lstm.step_forward", "no-tanh-of-the-cell")}. `practice.hint("lstm.step_forward")` gives a
+        r"""
+The usual mistakes, each named by the check: reading the gates from the wrong rows (the order is i, f, g, o) <!--
+practice:mistake lstm.step_forward/blocks-stacked-figo --> <!-- practice:mistake
+lstm.step_forward/blocks-stacked-ifog -->; a sigmoid for the candidate $g$ (it must be able to write negative
+values) <!-- practice:mistake lstm.step_forward/sigmoid-candidate -->; and $h_t = o_t \odot c_t$ without the
+tanh <!-- practice:mistake lstm.step_forward/no-tanh-of-the-cell -->. `practice.hint("lstm.step_forward")` gives a
 nudge in words; `practice.solution("lstm.step_forward")` prints this answer.
 """,
     ),
@@ -300,14 +329,14 @@ def lstm_step_backward(params, dh_t, dc_t, cache):
     grads = {"W_x": dW_x, "W_h": np.outer(delta, cache["h_prev"]), "b": delta}
     return params["W_h"].T @ delta, dc * f, grads  # to h_{t-1}, to c_{t-1}, this step's gradients
 """,
-        f"""
-The usual mistakes, each named by the check: forgetting that the cell is reached through h_t too
-(step 3's first term) {_mark("lstm.step_backward", "no-path-into-the-cell")}, or sending back to
-c_{{t−1}} only what came along the cell path {_mark("lstm.step_backward", "previous-cell-from-the-cell-path-only")};
-the sigmoid's slope for g {_mark("lstm.step_backward", "sigmoid-slope-for-the-candidate")}; and the
-four blocks of δ_t in another order than i, f, g, o
-{_mark("lstm.step_backward", "blocks-stacked-figo")}. `practice.hint("lstm.step_backward")` gives a
-nudge; `practice.solution("lstm.step_backward")` prints this answer.
+        r"""
+The usual mistakes, each named by the check: forgetting that the cell is reached through $h_t$ too (step 3's first
+term) <!-- practice:mistake lstm.step_backward/no-path-into-the-cell -->, or sending back to $c_{t-1}$ only what
+came along the cell path <!-- practice:mistake lstm.step_backward/previous-cell-from-the-cell-path-only -->; the
+sigmoid's slope for $g$ <!-- practice:mistake lstm.step_backward/sigmoid-slope-for-the-candidate -->; and the four
+blocks of $\delta_t$ in another order than i, f, g, o <!-- practice:mistake lstm.step_backward/blocks-stacked-figo
+-->. `practice.hint("lstm.step_backward")` gives a nudge; `practice.solution("lstm.step_backward")` prints this
+answer.
 """,
     ),
     "gru.step_forward": Solution(
@@ -327,13 +356,12 @@ def gru_step_forward(params, x_t, h_prev):
     h = z * h_prev + (1 - z) * n  # z keeps the old state
     return h, {"x": x_t, "h_prev": h_prev, "r": r, "z": z, "n": n, "m": m}
 """,
-        f"""
-The usual mistakes, each named by the check: z and 1 − z swapped, the other papers' convention
-{_mark("gru.step_forward", "z-and-one-minus-z-swapped")}; the reset gate applied before W_hn,
-Cho et al.'s and d2l's cell {_mark("gru.step_forward", "reset-before-W-hn")}; and the blocks read in
-another order than r, z, n {_mark("gru.step_forward", "blocks-stacked-zrn")}.
-`practice.hint("gru.step_forward")` gives a nudge; `practice.solution("gru.step_forward")` prints
-this answer.
+        r"""
+The usual mistakes, each named by the check: $z$ and $1 - z$ swapped, the other papers' convention <!--
+practice:mistake gru.step_forward/z-and-one-minus-z-swapped -->; the reset gate applied before $W_{hn}$, Cho et
+al.'s and d2l's cell <!-- practice:mistake gru.step_forward/reset-before-W-hn -->; and the blocks read in another
+order than r, z, n <!-- practice:mistake gru.step_forward/blocks-stacked-zrn -->.
+`practice.hint("gru.step_forward")` gives a nudge; `practice.solution("gru.step_forward")` prints this answer.
 """,
     ),
     "gru.step_backward": Solution(
@@ -351,14 +379,14 @@ def gru_step_backward(params, dh_t, cache):
     grads = {"W_x": dW_x, "W_h": np.outer(delta_h, h_prev), "b": delta}
     return z * dh_t + params["W_h"].T @ delta_h, grads  # the direct path, and through W_h
 """,
-        f"""
-The usual mistakes, each named by the check: leaving out the direct path z_t ⊙ ∇_{{h_t}} L
-{_mark("gru.step_backward", "no-direct-path")}; using δ⁽ⁿ⁾_t where W_h's third block needs
-∇_{{m_t}} L = δ⁽ⁿ⁾_t ⊙ r_t {_mark("gru.step_backward", "delta-n-for-dm")}; h_{{t−1}} − n_t the
-wrong way round {_mark("gru.step_backward", "update-gate-sign-flipped")}; and the other papers'
-conventions {_mark("gru.step_backward", "z-and-one-minus-z-swapped", "reset-before-W-hn")}.
-`practice.hint("gru.step_backward")` gives a nudge; `practice.solution("gru.step_backward")` prints
-this answer.
+        r"""
+The usual mistakes, each named by the check: leaving out the direct path $z_t \odot \nabla_{h_t} L$ <!--
+practice:mistake gru.step_backward/no-direct-path -->; $\delta^{(n)}_t$ where $W_h$'s third block needs
+$\nabla_{m_t} L = \delta^{(n)}_t \odot r_t$ <!-- practice:mistake gru.step_backward/delta-n-for-dm -->; $h_{t-1} -
+n_t$ the wrong way round <!-- practice:mistake gru.step_backward/update-gate-sign-flipped -->; and the other papers'
+conventions <!-- practice:mistake gru.step_backward/z-and-one-minus-z-swapped --> <!-- practice:mistake
+gru.step_backward/reset-before-W-hn -->. `practice.hint("gru.step_backward")` gives a nudge;
+`practice.solution("gru.step_backward")` prints this answer.
 """,
     ),
 }

@@ -41,6 +41,7 @@ from practice_answers import (
 )
 
 import rnn_core
+from rnn_core import _practice_solutions as practice_solutions
 from rnn_core import practice
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
@@ -766,7 +767,7 @@ PROMISE = re.compile(
     r"|the slips the check knows",
     re.IGNORECASE,
 )
-MARKER = re.compile(r"<!-- practice:mistake ([\w.]+)/([\w-]+) -->")
+MARKER = practice_solutions.MARKER  # <!-- practice:mistake NAME/ID -->, which may run over two lines
 # Cells whose promise is about the check in general, not a mistake of its own, and why.
 GENERAL = {
     ("00-start-here.ipynb", "nb00-use"): "how the exercises work: names outputs, and errata rows in general",
