@@ -1094,6 +1094,10 @@ def _adam_cases(rng):
     # small weights (about lr): an error in the step shows in the new weights at its own size
     params = {k: 0.01 * rng.standard_normal(shape) for k, shape in RNN.param_shapes(V, H).items()}
     g1 = {k: rng.standard_normal(p.shape) for k, p in params.items()}
+    # a character absent from the window: a column of exact zeros, m = v = 0 there (0 / (0 + ε) = 0);
+    # and entries far below ε's scale, where ε decides half of the step
+    g1["W_xh"][:, int(rng.integers(V))] = 0.0
+    g1["b_o"][int(rng.integers(V))] = float(rng.choice([-1.0, 1.0])) * 1e-8
     g2 = {k: rng.standard_normal(p.shape) * rng.uniform(0.1, 3.0, p.shape) for k, p in params.items()}
     lr1, lr2 = float(rng.choice([0.01, 0.02])), float(rng.choice([0.003, 0.005]))
     params1, state1 = OPTIM.adam_update(params, g1, OPTIM.adam_init(params), lr1)
@@ -1172,6 +1176,16 @@ def bias_correction_with_the_old_t(t):
 @ADAM_MISTAKES("update", "a step up the gradient", "the update moves against the gradient: θ − lr · m̂ / (√v̂ + ε).")
 def step_up_the_gradient(p, m_hat, v_hat, g, lr):
     return p + lr * m_hat / (np.sqrt(v_hat) + _EPS)
+
+
+@ADAM_MISTAKES(
+    "update",
+    "no ε in the denominator",
+    "the denominator is √v̂ + ε: without ε an entry whose gradient has been 0 so far divides 0 by 0 (nan), and an "
+    "entry far smaller than ε moves by a whole lr.",
+)
+def no_epsilon(p, m_hat, v_hat, g, lr):
+    return p - lr * m_hat / np.sqrt(v_hat)
 
 
 @ADAM_MISTAKES("update", "no square root of v̂", "the denominator is √v̂ + ε.")
