@@ -15,8 +15,11 @@ raised, and what it did besides. Nothing the reader's code does escapes it:
 - calls of rnn_core's own version of the exercise (``watch``: a set of (module, qualified name)
   pairs, see ``_practice_reference.origin``), by any alias or import route, are seen with
   ``sys.setprofile`` and reported;
-- rnn_core's and numpy's module attributes are compared before and after the call: a function that
-  replaces ``rnn_core.softmax`` while it runs is reported, and the original is put back.
+- the checker's own code (its cases, models and references) is watched the same way: a function
+  that reaches it, through the frames of the check, say, is reported like one that calls rnn_core's;
+- the module attributes of rnn_core, numpy, builtins, sys and the standard modules the checker uses
+  are compared before and after the call: a function that replaces ``rnn_core.softmax`` or
+  ``builtins.max`` while it runs is reported, and the original is put back.
 """
 
 from __future__ import annotations
@@ -41,7 +44,37 @@ from ._practice_reference import origin
 __all__ = ["TIME_LIMIT", "Call", "Odd", "Seq", "run", "read", "safe_str", "type_name"]
 
 TIME_LIMIT = 3.0  # seconds per call of the reader's function; the right answers take milliseconds
+# the checker's own modules: reaching them from the reader's code is reading the answer off the checker
+CHECKER = frozenset(
+    {"practice", "_practice_exercises", "_practice_model", "_practice_solutions", "_practice_reference"}
+)
+# modules whose attributes a call may not rebind, besides rnn_core's: what the checker itself relies on
+GUARDED = (
+    "builtins",
+    "sys",
+    "copy",
+    "math",
+    "warnings",
+    "contextlib",
+    "io",
+    "itertools",
+    "signal",
+    "threading",
+    "time",
+    "traceback",
+    "types",
+    "numpy",
+    "numpy.linalg",
+)
 _REFIRE = 0.25  # the alarm fires again this often, for code that swallows the first one
+# what the guards call, taken now: a reader's function that rebinds sys.setprofile or signal.signal while it
+# runs must not change how the guards undo themselves (the rebinding is reported and undone after the call)
+_setprofile, _getprofile = sys.setprofile, sys.getprofile
+_set_thread_profile, _get_thread_profile = threading.setprofile, threading.getprofile
+_signal, _getsignal = signal.signal, signal.getsignal
+_setitimer = getattr(signal, "setitimer", None)
+_perf_counter, _monotonic = time.perf_counter, time.monotonic
+_vars, _sorted, _set, _isinstance, _setattr, _delattr, _list = vars, sorted, set, isinstance, setattr, delattr, list
 _MAX_ITEMS = 10**6  # a returned list longer than this is not read into numbers
 
 
@@ -87,7 +120,7 @@ def run(fn, args, watch=frozenset(), echo=True, time_limit=TIME_LIMIT):
     state = types.SimpleNamespace(interrupted=False, delegated=[], done=False, profile=None)
     before = _snapshot()
     out = contextlib.nullcontext() if echo else contextlib.redirect_stdout(io.StringIO())
-    start = time.perf_counter()
+    start = _perf_counter()
     try:
         with _interrupts(state), _watching(watch, state), _alarm(time_limit, state):
             try:
@@ -110,16 +143,18 @@ def run(fn, args, watch=frozenset(), echo=True, time_limit=TIME_LIMIT):
             except BaseException as exc:  # everything the reader's code raises is reported
                 state.done = True
                 call.error = exc
-            if state.profile is not None and sys.getprofile() is not state.profile:
+            if state.profile is not None and _getprofile() is not state.profile:
                 call.patched.append("sys.setprofile")  # the watch for rnn_core's code was switched off
     except _TimeUp:  # the alarm fired while an exception of the reader's was being taken in
         state.done = True
         call.timed_out = True
-    call.seconds = time.perf_counter() - start
+    finally:  # first, and after a real interrupt too: the code below may use what the reader's code rebound
+        patched = _restore(before)
+    call.seconds = _perf_counter() - start
     if time_limit and call.seconds > time_limit:  # it swallowed the alarm, and went on past the limit
         call.timed_out = True
-    call.delegated = sorted(set(state.delegated))
-    call.patched += _restore(before)
+    call.delegated = list(dict.fromkeys(state.delegated))  # in the order they were first called
+    call.patched += patched
     call.args_after = copies
     return call
 
@@ -188,7 +223,7 @@ def _main_thread():
 @contextlib.contextmanager
 def _alarm(seconds, state):
     """Raise _TimeUp in the reader's code after ``seconds`` (and every _REFIRE s after), where signals allow."""
-    if not (hasattr(signal, "setitimer") and _main_thread()) or not seconds or not math.isfinite(seconds):
+    if not (_setitimer and _main_thread()) or not seconds or not math.isfinite(seconds):
         yield
         return
 
@@ -196,18 +231,18 @@ def _alarm(seconds, state):
         if not state.done:
             raise _TimeUp
 
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    earlier = signal.setitimer(signal.ITIMER_REAL, seconds, _REFIRE)  # a timer someone else set: kept below
-    start = time.monotonic()
+    previous = _signal(signal.SIGALRM, on_alarm)
+    earlier = _setitimer(signal.ITIMER_REAL, seconds, _REFIRE)  # a timer someone else set: kept below
+    start = _monotonic()
     try:
         yield
     finally:
         state.done = True
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        _setitimer(signal.ITIMER_REAL, 0)
+        _signal(signal.SIGALRM, previous)
         if earlier[0] > 0:  # give the earlier timer back what is left of it
-            left = max(earlier[0] - (time.monotonic() - start), 1e-3)
-            signal.setitimer(signal.ITIMER_REAL, left, earlier[1])
+            left = earlier[0] - (_monotonic() - start)
+            _setitimer(signal.ITIMER_REAL, left if left > 1e-3 else 1e-3, earlier[1])
 
 
 @contextlib.contextmanager
@@ -216,7 +251,7 @@ def _interrupts(state):
     if not _main_thread():
         yield
         return
-    previous = signal.getsignal(signal.SIGINT)
+    previous = _getsignal(signal.SIGINT)
 
     def on_interrupt(signum, frame):
         state.interrupted = True
@@ -224,11 +259,11 @@ def _interrupts(state):
             previous(signum, frame)
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGINT, on_interrupt)
+    _signal(signal.SIGINT, on_interrupt)
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        _signal(signal.SIGINT, previous)
 
 
 @contextlib.contextmanager
@@ -238,7 +273,7 @@ def _watching(watch, state):
     if not watch:
         yield
         return
-    previous, previous_threads = sys.getprofile(), threading.getprofile()
+    previous, previous_threads = _getprofile(), _get_thread_profile()
     seen = {}  # code object -> its origin, so that each is looked up once
 
     def profile(frame, event, arg):
@@ -247,26 +282,24 @@ def _watching(watch, state):
             where = seen.get(code)
             if where is None:
                 where = seen[code] = origin(code) or ()
-            if where in watch:
+            if where in watch or (where and where[0] in CHECKER):
                 state.delegated.append(".".join(where))
 
     state.profile = profile
-    threading.setprofile(profile)
-    sys.setprofile(profile)
+    _set_thread_profile(profile)
+    _setprofile(profile)
     try:
         yield
     finally:
-        sys.setprofile(previous)
-        threading.setprofile(previous_threads)
+        _setprofile(previous)
+        _set_thread_profile(previous_threads)
 
 
 # -- rnn_core and numpy as they were -----------------------------------------------------------------
 
 
 def _watched_modules():
-    names = [
-        n for n in list(sys.modules) if n == "rnn_core" or n.startswith("rnn_core.") or n in ("numpy", "numpy.linalg")
-    ]
+    names = [n for n in list(sys.modules) if n == "rnn_core" or n.startswith("rnn_core.") or n in GUARDED]
     return {n: sys.modules[n] for n in names if isinstance(sys.modules.get(n), types.ModuleType)}
 
 
@@ -277,21 +310,22 @@ def _snapshot():
 def _restore(before):
     """Names of the module attributes the call added, removed or rebound; each is put back as it was.
 
-    A submodule imported during the call (``from rnn_core import plots``) is not a change.
+    A submodule imported during the call (``from rnn_core import plots``) is not a change. Uses only
+    builtins taken at import, as the call may have rebound them.
     """
     changed = []
     for name, (module, old) in before.items():
-        new = vars(module)
-        if new.keys() == old.keys() and all(new[k] is v for k, v in old.items()):
+        new = _vars(module)
+        if new.keys() == old.keys() and not [k for k, v in old.items() if new[k] is not v]:
             continue
-        for key in sorted(set(old) | set(new)):
+        for key in _sorted(_set(old) | _set(new)):
             if key.startswith("__") or (key in old and key in new and new[key] is old[key]):
                 continue
-            if key not in old and isinstance(new[key], types.ModuleType):
+            if key not in old and _isinstance(new[key], types.ModuleType):
                 continue
             changed.append(f"{name}.{key}")
             if key in old:
-                setattr(module, key, old[key])
+                _setattr(module, key, old[key])
             else:
-                delattr(module, key)
+                _delattr(module, key)
     return changed

@@ -120,7 +120,7 @@ import numpy as np
 from . import _practice_reference as reference
 from ._practice_exercises import ALIASING_ROWS, EXERCISE_LIST, public_seed_rng
 from ._practice_model import ANSWER, Mistake
-from ._practice_run import TIME_LIMIT, Odd, Seq, read, run, safe_str, type_name
+from ._practice_run import CHECKER, TIME_LIMIT, Odd, Seq, read, run, safe_str, type_name
 from ._practice_solutions import SOLUTIONS, plain_text
 
 __all__ = ["ERRATA_ROWS", "ERRATA_TABLE", "EXERCISES", "TIME_LIMIT", "Result", "check", "hint", "solution"]
@@ -418,7 +418,8 @@ def _not_attempted(ex, fn, what):
 
 
 def _delegated(ex, functions, notes, itself=False):
-    names = [f"rnn_core.{f}" for f in functions]
+    plain = [f for f in functions if "<" not in f] or functions  # comprehensions and lambdas: inside the others
+    names = [f"rnn_core.{f}" for f in plain][:3]  # the first it called: the way in
     if itself:
         lines = [
             f"{ex.name}: not your own. This is rnn_core's own {_short(ex.name)} ({names[0]}), the function the "
@@ -426,10 +427,16 @@ def _delegated(ex, functions, notes, itself=False):
             f'practice.check("{ex.name}", your_function).'
         ]
     else:
+        checker = [n for n in names if n.split(".")[1] in CHECKER]
+        what = (
+            "the checker's own code, which is what it compares with"
+            if checker == names
+            else "rnn_core's own version of this exercise, which is what the check compares with"
+        )
         lines = [
-            f"{ex.name}: not your own. Your function calls {_join(names)}, rnn_core's own version of this "
-            "exercise, which is what the check compares with: it cannot tell your code from rnn_core's. Write "
-            "the computation yourself (calling rnn_core's other functions is fine)."
+            f"{ex.name}: not your own. Your function calls {_join(names)}{' (and more)' if len(plain) > 3 else ''}, "
+            f"{what}: it cannot tell your code "
+            "from rnn_core's. Write the computation yourself (calling rnn_core's other functions is fine)."
         ]
     return _report("delegated", [], lines, notes)
 
@@ -449,7 +456,7 @@ def _patching(ex, r, notes):
         f"{ex.name}: wrong. While it ran, on {r.case.about}, your function changed {_join(names)}; check put "
         f"{'them' if len(names) > 1 else 'it'} back. Every later cell that uses "
         f"{'them' if len(names) > 1 else 'it'} would run something else: compute the result without changing "
-        "rnn_core or numpy."
+        "rnn_core, numpy or Python's own modules."
     ]
     return _report("wrong", names, lines, notes)
 

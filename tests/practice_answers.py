@@ -8,6 +8,7 @@ call that delegation).
 from __future__ import annotations
 
 import contextlib
+import copy
 import hashlib
 import io
 import re
@@ -81,13 +82,26 @@ def cases(name, seed=None):
 
 
 def model_answer(name, *mistakes, seed=None):
-    """An answer that gives exactly what the exercise's model gives with ``mistakes`` swapped in."""
+    """An answer that gives exactly what the exercise's model gives with ``mistakes`` swapped in.
+
+    The outputs are computed beforehand (the checker's own code, run from inside the answer, would be
+    cheating), and each call returns a copy of those of its case, or raises where the model cannot run.
+    """
     ex = EXERCISE[name]
-    table = {fingerprint(c.args): c for c in cases(name, seed)}
     replaced = {m.step: m.fn for m in mistakes}
+    table = {}
+    for case in cases(name, seed):
+        try:
+            with np.errstate(all="ignore"):
+                table[fingerprint(case.args)] = ex.outputs_of(case, replaced)
+        except Exception as exc:  # the mistake cannot run on this case (shapes): nor can the answer
+            table[fingerprint(case.args)] = exc
 
     def answer(*args):
-        return ex.outputs_of(table[fingerprint(args)], replaced)
+        out = table[fingerprint(args)]
+        if isinstance(out, Exception):
+            raise type(out)(*out.args)
+        return copy.deepcopy(out)
 
     return answer
 

@@ -769,6 +769,37 @@ def test_the_fast_path_behind_an_exercise_counts_as_its_own_version():
     assert result.status == "delegated" and "rnn_core._fast_rnn.backward" in result.message
 
 
+def test_reading_the_answer_off_the_checker_through_its_frames_is_delegation():
+    def cheat(params, inputs, targets, h0):
+        frame = sys._getframe(1)
+        while "ex" not in frame.f_locals:  # up to the check's own frame
+            frame = frame.f_back
+        ex = frame.f_locals["ex"]
+        case = next(c for c in frame.f_locals["cases"] if np.array_equal(c.args[1], inputs))
+        return ex.outputs_of(case)[:3]  # the checker's model of the right answer
+
+    result, _ = check("loss_and_grads", cheat)
+    assert result.status == "delegated" and "the checker's own code" in result.message, result.message
+
+
+def test_patching_python_itself_while_running_is_wrong_and_undone():
+    import builtins
+
+    maximum, setprofile = builtins.max, sys.setprofile
+
+    def patches(o):
+        builtins.max = lambda *args, **kwargs: 0  # the checker uses max
+        sys.setprofile = lambda *args: None  # ... and would no longer see calls of rnn_core
+        return plain_softmax(o)
+
+    try:
+        result = assert_wrong("softmax", patches, ["builtins.max", "sys.setprofile"])
+    finally:
+        builtins.max, sys.setprofile = maximum, setprofile
+    assert "check put them back" in result.message
+    assert check("softmax", lambda o: rnn_core.softmax(o))[0].status == "delegated"  # the watch still works
+
+
 def test_calling_rnn_cores_other_functions_is_allowed():
     def uses_forward(params, inputs, targets, h0):  # as notebook 04's stub does
         out = rnn_core.forward(params, inputs, h0)
