@@ -94,6 +94,7 @@ class Call:
     delegated: list = field(default_factory=list)  # rnn_core functions of the exercise it called
     patched: list = field(default_factory=list)  # "rnn_core.softmax": module attributes it changed
     args_after: tuple = ()  # the copies of the arguments it was given, after the call
+    entries: dict = field(default_factory=dict)  # (argument index, key, ...) -> the object a dict held before
     seconds: float = 0.0
 
 
@@ -115,7 +116,7 @@ class Seq:
 def run(fn, args, watch=frozenset(), echo=True, time_limit=TIME_LIMIT):
     """fn(*deep copies of args), contained: a Call. Propagates only a real interrupt (SIGINT)."""
     copies = copy.deepcopy(args)
-    call = Call()
+    call = Call(entries=_entries(copies))
     # done: the reader's code has finished, and the alarm must not raise any more (in check's own code)
     state = types.SimpleNamespace(interrupted=False, delegated=[], done=False, profile=None)
     before = _snapshot()
@@ -157,6 +158,21 @@ def run(fn, args, watch=frozenset(), echo=True, time_limit=TIME_LIMIT):
     call.patched += patched
     call.args_after = copies
     return call
+
+
+def _entries(args):
+    """(argument index, key, ...) -> value, for every entry of the dicts among ``args`` (two levels deep)."""
+    found = {}
+
+    def walk(value, path):
+        if isinstance(value, dict) and len(path) < 3:
+            for key, item in value.items():
+                found[path + (key,)] = item
+                walk(item, path + (key,))
+
+    for i, arg in enumerate(args):
+        walk(arg, (i,))
+    return found
 
 
 # -- reading what the reader returned --------------------------------------------------------------

@@ -272,7 +272,7 @@ def _check(ex, fn, seed):
         wrong = _differences(r.got, r.want)
         if wrong:
             return _wrong(ex, fn, r, wrong, runs, square, notes)
-        changed, keys = _changed(ex, r.case.args, r.call.args_after)
+        changed, keys = _changed(ex, r.case.args, r.call.args_after, r.call.entries)
         if changed:
             lines = [
                 f"{ex.name}: wrong. Your outputs are right, on {r.case.about}, but your function changed "
@@ -281,10 +281,10 @@ def _check(ex, fn, seed):
             return _report("wrong", changed, lines + _keys_lines(keys), notes, [(changed, _ALIASING)])
         if keys:
             lines = [
-                f"{ex.name}: wrong. Your outputs are right, on {r.case.about}, but your function changed the keys "
-                "of the caller's dict:"
+                f"{ex.name}: wrong. Your outputs are right, on {r.case.about}, but your function changed the "
+                "caller's dict:"
             ] + _keys_lines(keys)
-            lines.append("Leave the caller's dicts as they came: build a new dict for what you return.")
+            lines.append("Leave the caller's dicts as they came: build new ones for what you return.")
             return _report("wrong", list(keys), lines, notes)
     return _again(ex, fn, runs, notes) or _report(
         "passed",
@@ -555,7 +555,7 @@ def _wrong(ex, fn, r, wrong, runs, square, notes):
     ran = [x for x in runs if x.got is not None]
     combo = _explain(ex, ran, r, wrong)
     found = _found(ex, combo, r, wrong) if combo else []
-    changed, keys = _changed(ex, r.case.args, r.call.args_after)
+    changed, keys = _changed(ex, r.case.args, r.call.args_after, r.call.entries)
     if changed:
         lines.append(f"  and your function changed {_join(changed)} in place: the caller's arrays, not its own")
         found.append((changed, _ALIASING))
@@ -1021,27 +1021,38 @@ def _kind(value):
     return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
 
 
-def _changed(ex, before, after):
-    """(names of the arguments, or their dict entries, that the call changed in place,
-    {"grads['extra']": "added the key 'extra' to the caller's grads"} for the keys it added or removed)."""
-    changed, keys = [], {}
-    for name, old, new in zip(ex.args, before, after):
+def _changed(ex, before, after, entries):
+    """What the call did to the caller's arguments: (names of those it changed in place, {name: what else it
+    did}: a dict entry it replaced by another object, or a key it added or removed).
+
+    ``before``: the arguments as they were; ``after``: the copies the function got, after the call;
+    ``entries``: (argument index, key, ...) -> the object each dict entry of those copies held before.
+    """
+    in_place, other = [], {}
+
+    def compare(label, path, old, new):
         if isinstance(old, Mapping) and isinstance(new, Mapping):
-            values = [key for key, value in old.items() if key in new and not _same(value, new[key])]
-            changed += [name] if values and len(values) == len(old) else [f"{name}[{key!r}]" for key in values]
-            keys.update(
-                {
-                    f"{name}[{key!r}]": f"removed the key {key!r} from the caller's {name}"
-                    for key in old
-                    if key not in new
-                }
+            inside = []
+            for key in old:
+                where = f"{label}[{key!r}]"
+                if key not in new:
+                    other[where] = f"removed the key {key!r} from the caller's {label}"
+                elif path + (key,) in entries and new[key] is not entries[path + (key,)]:
+                    if not _same(old[key], new[key]):
+                        other[where] = f"put another value under the caller's {where}"
+                else:
+                    inside += compare(where, path + (key,), old[key], new[key])
+            other.update(
+                {f"{label}[{k!r}]": f"added the key {k!r} to the caller's {label}" for k in new if k not in old}
             )
-            keys.update(
-                {f"{name}[{key!r}]": f"added the key {key!r} to the caller's {name}" for key in new if key not in old}
-            )
-        elif not _same(old, new):
-            changed.append(name)
-    return changed, keys
+            return inside
+        return [] if _same(old, new) else [label]
+
+    for i, (name, old, new) in enumerate(zip(ex.args, before, after)):
+        found = compare(name, (i,), old, new)
+        whole = isinstance(old, Mapping) and len(found) == len(old) and all(f.count("[") == 1 for f in found)
+        in_place += [name] if whole and len(found) > 1 else found
+    return in_place, other
 
 
 def _keys_lines(keys):

@@ -605,6 +605,28 @@ def test_keys_added_to_the_callers_dict_are_reported():
     assert "removed the key 'm' from the caller's state" in result.message
 
 
+def test_a_dict_entry_replaced_is_reported_but_not_as_errata_row_7():
+    """Row 7 is an array changed through a second name; a value put under the caller's key is another slip."""
+
+    def rebinds(params, x_t, h_prev):
+        h = plain_step_forward(params, x_t, h_prev)
+        params["W_hh"] = params["W_hh"] * 1.0  # the caller's dict now holds another array, of the same values
+        params["b_h"] = params["b_h"] + 1.0  # ... and another of other values
+        return h
+
+    result = assert_wrong("step_forward", rebinds, ["params['b_h']"])
+    assert "put another value under the caller's params['b_h']" in result.message and result.errata == ()
+
+    def counts(params, grads, state, lr):
+        out = plain_adam_update(params, grads, state, lr)
+        state["t"] += 1
+        state["m"]["W_xh"] *= 0  # in place, two levels down
+        return out
+
+    result = assert_wrong("adam_update", counts, ["state['m']['W_xh']", "state['t']"], rows=(7,))
+    assert "put another value under the caller's state['t']" in result.message
+
+
 _BUFFER = np.zeros(16)
 
 
