@@ -620,7 +620,7 @@ def test_a_dict_entry_replaced_is_reported_but_not_as_errata_row_7():
     def counts(params, grads, state, lr):
         out = plain_adam_update(params, grads, state, lr)
         state["t"] += 1
-        state["m"]["W_xh"] *= 0  # in place, two levels down
+        state["m"]["W_xh"] += 1.0  # in place, two levels down
         return out
 
     result = assert_wrong("adam_update", counts, ["state['m']['W_xh']", "state['t']"], rows=(7,))
