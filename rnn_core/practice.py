@@ -278,7 +278,7 @@ def _check(ex, fn, seed):
                 f"{ex.name}: wrong. Your outputs are right, on {r.case.about}, but your function changed "
                 f"{_join(changed)} in place: the caller's {'arrays' if len(changed) > 1 else 'array'}, not its own."
             ]
-            return _report("wrong", changed, lines + _keys_lines(keys), notes, [(changed, _ALIASING)])
+            return _report("wrong", changed + list(keys), lines + _keys_lines(keys), notes, [(changed, _ALIASING)])
         if keys:
             lines = [
                 f"{ex.name}: wrong. Your outputs are right, on {r.case.about}, but your function changed the "
