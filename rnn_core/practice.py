@@ -105,12 +105,14 @@ tests/test_practice.py then wants a plain implementation and a few wrong variant
 
 from __future__ import annotations
 
+import copy
 import difflib
 import html
 import itertools
 import sys
 import sysconfig
 import traceback
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -300,21 +302,18 @@ def _check(ex, fn, seed):
 
 
 def _reference(ex, case):
-    import copy
-    import warnings
-
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         return ex.reference(*copy.deepcopy(case.args))
 
 
 def _output_names(ex, reference_value):
-    n = len(ex.outputs)
-    parts = (reference_value,) if n == 1 else tuple(reference_value)
+    """The names of the outputs every answer returns (the optional ones left out), as Result.wrong gives them."""
+    parts = (reference_value,) if len(ex.outputs) == 1 else tuple(reference_value)
     names = []
-    for name, part in zip(ex.outputs + ex.optional, parts):
+    for name, part in zip(ex.outputs, parts):
         names += list(part) if name in ex.by_key else [name]
-    return names[: len(names)]
+    return names
 
 
 def _again(ex, fn, runs, notes):
@@ -619,8 +618,8 @@ def _unrecognised(ex, fn, r, wrong, runs):
                         f"Called again on the first case ({runs[0].case.about}), where it was right before, "
                         "your function is now wrong there too: it keeps something from one call to the next."
                     )
-    where = f", and {ex.where}" if ex.where else ""
-    lines.append(f'practice.hint("{ex.name}") gives a nudge{where} derives it.')
+    where = f", and {ex.where} derives it" if ex.where else ""
+    lines.append(f'practice.hint("{ex.name}") gives a nudge{where}.')
     return lines
 
 
@@ -777,8 +776,6 @@ def _explain(ex, runs, failing, wrong):
 
 def _model(ex, case, replaced):
     """The model's outputs on ``case`` with ``replaced`` swapped in, flattened; None if it cannot run there."""
-    import warnings
-
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")

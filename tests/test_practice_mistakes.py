@@ -812,3 +812,77 @@ def test_every_promise_in_the_notebooks_prose_points_at_its_mistakes():
     # notebook 04 says "the check recognises each of these" about loss_and_grads' slips
     (answer,) = [t for nb, i, t in markdown_cells() if i == "answer-loss-and-grads"]
     assert "The check recognises each of these" in answer and len(MARKER.findall(answer)) >= 8
+
+
+# -- an adversarial pass: wrong answers no mistake model covers are wrong, and named by no errata row -----------
+
+
+def _sigmoid(a):
+    return 1 / (1 + np.exp(-a))
+
+
+UNRECOGNISED = {
+    "softmax, clipped scores": ("softmax", lambda o: plain_softmax(np.clip(o, -500, 500))),
+    "softmax, shifted by the largest |score|": ("softmax", lambda o: plain_softmax(o) * 0 + _shift_abs(o)),
+    "softmax in float16": ("softmax", lambda o: plain_softmax(o).astype(np.float16)),
+    "softmax at temperature 2": ("softmax", lambda o: plain_softmax(o / 2)),
+    "softmax sorted": ("softmax", lambda o: np.sort(plain_softmax(o))),
+    "Jacobian with diag(ŷ²)": ("softmax_jacobian", lambda p: np.outer(p, p) - np.diag(p**2)),
+    "Jacobian with its columns reversed": ("softmax_jacobian", lambda p: plain_softmax_jacobian(p)[:, ::-1]),
+    "gradient of the next target": (
+        "cross_entropy_grad",
+        lambda o, y: plain_softmax(o) - np.eye(len(o))[(y + 1) % len(o)],
+    ),
+    "gradient of the mean": ("cross_entropy_grad", lambda o, y: (plain_softmax(o) - np.eye(len(o))[y]) / len(o)),
+    "bias outside the tanh": ("step_forward", lambda p, x, h: np.tanh(p["W_hh"] @ h + p["W_xh"][:, x]) + p["b_h"]),
+    "ReLU for tanh": ("step_forward", lambda p, x, h: np.maximum(0, p["W_hh"] @ h + p["W_xh"][:, x] + p["b_h"])),
+    "(1 - h)² for 1 - h²": (
+        "step_backward",
+        lambda p, dh, h, hp, x: plain_step_backward(p, dh * (1 - h) ** 2 / (1 - h**2), h, hp, x),
+    ),
+    "h_last = h0": ("loss_and_grads", lambda p, i, t, h0: (*plain_loss_and_grads(p, i, t, h0)[:2], h0)),
+    "the clipping threshold as the norm": ("clip_global_norm", lambda g, c: (plain_clip_global_norm(g, c)[0], c)),
+    "divided by the norm when above 1": (
+        "clip_global_norm",
+        lambda g, c: ({k: v / max(1, plain_global_norm(g)) for k, v in g.items()}, plain_global_norm(g)),
+    ),
+    "ε inside the square root": ("adam_update", lambda p, g, s, lr: _adam_eps_inside(p, g, s, lr)),
+    "β₁ and β₂ swapped": ("adam_update", lambda p, g, s, lr: plain_adam_update(p, g, s, lr, 0.999, 0.9)),
+    "the squares of the arrays' sums": (
+        "global_norm",
+        lambda g: float(np.sqrt(sum(np.sum(v) ** 2 for v in g.values()))),
+    ),
+    "the first array only": ("global_norm", lambda g: float(np.linalg.norm(list(g.values())[0]))),
+    "dh_prev off by 1e-4": (
+        "lstm.step_backward",
+        lambda *a: (plain_lstm_step_backward(*a)[0] * 1.0001, *plain_lstm_step_backward(*a)[1:]),
+    ),
+    "the GRU without its reset gate": ("gru.step_forward", lambda p, x, h: _gru_without_reset(p, x, h)),
+}
+
+
+def _shift_abs(o):
+    e = np.exp(o - np.max(np.abs(o)))  # overflows nowhere, underflows to 0/0 when every score is near -1000
+    return e / e.sum()
+
+
+def _adam_eps_inside(params, grads, state, lr, beta1=0.9, beta2=0.999, eps=1e-8):
+    t = state["t"] + 1
+    m = {k: beta1 * state["m"][k] + (1 - beta1) * grads[k] for k in params}
+    v = {k: beta2 * state["v"][k] + (1 - beta2) * grads[k] ** 2 for k in params}
+    new = {k: params[k] - lr * (m[k] / (1 - beta1**t)) / np.sqrt(v[k] / (1 - beta2**t) + eps) for k in params}
+    return new, {"t": t, "m": m, "v": v}
+
+
+def _gru_without_reset(params, x_t, h_prev):
+    h, cache = plain_gru_step_forward(params, x_t, h_prev)
+    H = len(h_prev)
+    n = np.tanh(params["W_x"][2 * H :, x_t] + cache["m"] + params["b"][2 * H :])
+    return cache["z"] * h_prev + (1 - cache["z"]) * n, {**cache, "n": n}
+
+
+@pytest.mark.parametrize("label", list(UNRECOGNISED))
+def test_a_wrong_answer_no_mistake_covers_is_wrong_and_names_no_errata_row(label):
+    name, fn = UNRECOGNISED[label]
+    result, _ = check(name, fn)
+    assert result.status in ("wrong", "error") and result.errata == (), (label, result.message)
