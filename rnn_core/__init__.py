@@ -6,10 +6,13 @@ of it and the next one imports it. Conventions and shapes: see ``rnn_core.rnn``;
 cells' shared interface, and the registry of cells by name: ``rnn_core.cells``.
 The vanilla RNN's functions are also here at the top level (``rnn_core.forward`` is
 ``rnn_core.rnn.forward``), as notebooks 03-07 use them. The exercises the reader writes
-are checked by ``rnn_core.practice``.
+are checked by ``rnn_core.practice``, which is imported when first used (``from rnn_core import
+practice``, or ``rnn_core.practice``), not by ``import rnn_core``.
 """
 
-from . import gru, lstm, practice  # practice: the reader's exercises, checked by rnn_core.practice.check(name, fn)
+import importlib
+
+from . import gru, lstm
 from .cells import CELLS
 from .checkpoint import Checkpoint, CheckpointError, load_checkpoint, save_checkpoint
 from .data import StreamBatcher, load_text, split_train_val, strip_gutenberg
@@ -48,3 +51,12 @@ from .trainer import History, TrainConfig, TrainResult, TrainState, learning_rat
 from .vocab import Vocabulary
 
 __version__ = "0.1.0"
+
+_LAZY = ("practice",)  # the exercise checker: loaded on first use, so that `import rnn_core` stays light
+
+
+def __getattr__(name):
+    """``rnn_core.practice``, imported the first time it is asked for."""
+    if name in _LAZY:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

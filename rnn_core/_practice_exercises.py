@@ -1,92 +1,46 @@
-"""The exercises that ``rnn_core.practice`` checks: for each, its cases and the mistakes it recognises.
+"""The exercises that ``rnn_core.practice`` checks: their cases, models and mistakes (private).
 
-One ``Exercise`` entry per exercise, in reading order, in ``EXERCISE_LIST`` at the end: the
-``rnn_core`` function it is compared with, the names of its arguments and outputs, a function that
-builds its cases, the mistakes to recognise and a hint. The reference solution that
+One ``Exercise`` per exercise, in reading order, in ``EXERCISE_LIST`` at the end. Each is compared
+with the checker's private copy of its rnn_core function (``_practice_reference``), on cases drawn
+from a ``numpy.random.Generator``: ``check`` draws them from a fixed public seed, so its messages are
+the same every time; a grader may draw fresh ones (``practice.check(name, fn, seed=...)``). Every
+seed gives cases with the properties the exercise needs to expose mistakes: sizes that differ where a
+mix-up of sizes could hide (H != V, num_classes unrelated to len(y)), non-zero biases and starting
+states, every scalar argument with at least two values (x_t, lr, max_norm), scores of both signs
+near ±1000 at once, clipping thresholds below, between 1 and 2 times, and far above the norm, and a
+sequence whose gradient has entries above 5.
+
+Each exercise also has a *model*: a plain implementation in named steps, and its mistakes, small
+functions that replace a step (see ``_practice_model``). The reference solution that
 ``practice.solution`` prints is in ``_practice_solutions.py``.
-
-Every case is built fresh from fixed seeds, in float64. Sizes are never equal where a mix-up of
-sizes could hide (H != V; T != V), biases and starting states are non-zero, sequences are at least
-three steps long. A mistake's ``gives`` computes, on the case, what an answer with that mistake
-returns: the reader's answer is compared with it as with the reference, output by output.
 """
 
 from __future__ import annotations
 
 import itertools
-import math
-from collections.abc import Callable
-from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 
-from . import functions, gru, lstm, optim, rnn
+from . import _practice_reference as reference
+from ._practice_model import ANSWER, Case, Exercise, Mistakes
 
-__all__ = ["Case", "Mistake", "Exercise", "ALIASING", "EXERCISE_LIST"]
+__all__ = ["EXERCISE_LIST", "ALIASING_ROWS", "public_seed_rng"]
 
+# the checker's own copies of the modules it compares with (never the ones a reader can rebind)
+F, RNN, OPTIM, LSTM, GRU = (reference.load(m) for m in ("functions", "rnn", "optim", "lstm", "gru"))
 
-@dataclass(frozen=True)
-class Case:
-    """One set of arguments for the reader's function, and what it is, for the messages."""
-
-    about: str  # what this case is, for the messages: "a sequence of T = 5 steps (H = 4, V = 5, ...)"
-    args: tuple  # the arguments, in order
-    square: bool = False  # a square network (H = V), run only to explain an answer that fails on shapes
-
-
-@dataclass(frozen=True)
-class Mistake:
-    """A mistake check recognises: what it computes (``gives``), or a property of the answer (``test``)."""
-
-    name: str  # short: "b_o without Σ_t"
-    why: str  # one sentence: what the mistake does
-    rows: tuple = ()  # its rows in the errata table; () for a common slip that is not in the table
-    gives: Callable | None = None  # case -> the outputs this mistake gives, in the reference's form
-    test: Callable | None = None  # (got, want, case) -> the names it explains, for a mistake that is a property
+PUBLIC_SEED = 2024  # check's own cases; a grader's seed draws others with the same properties
+ALIASING_ROWS = (7,)  # "delta_o = o": an array changed through a second name, the caller's changed with it
+PARAM_NAMES = ("W_xh", "W_hh", "W_yh", "b_h", "b_o")
 
 
-@dataclass(frozen=True)
-class Exercise:
-    """One exercise: the rnn_core function it is checked against, and how."""
-
-    name: str  # "lstm.step_backward"
-    notebook: str  # the notebook that asks for it
-    reference: Callable  # the rnn_core function, called with the case's arguments
-    args: tuple  # argument names, in order
-    outputs: tuple  # names of the returned values, in order (one name: a single value)
-    cases: Callable  # () -> list of Case, built fresh
-    hint: str
-    by_key: tuple = ()  # outputs that are dicts, compared and named key by key (gradients, parameters)
-    optional: tuple = ()  # further outputs the reader may return, and which are then checked too
-    mistakes: tuple = ()  # Mistake, most specific first
-
-    @property
-    def reference_name(self):
-        return f"rnn_core.{self.name}"
+def public_seed_rng(seed, index):
+    """The generator of exercise number ``index`` for ``seed`` (None: the public seed)."""
+    return np.random.default_rng([PUBLIC_SEED if seed is None else int(seed), index])
 
 
-ALIASING = Mistake(
-    "delta_o = o",
-    "a second name for an array is not a copy: changing it changes the caller's array too "
-    "(make a copy first, or write the result into a new array).",
-    rows=(7,),
-)
-
-
-def nan_where_finite(got, want, case):
-    """The names where the reader's answer has nan or inf and rnn_core's is finite (a mistake that is a property)."""
-    names = []
-    for name, w in want.items():
-        try:
-            g = np.asarray(got[name], dtype=np.float64)
-        except (TypeError, ValueError):
-            continue
-        if g.shape == np.shape(w) and np.any(~np.isfinite(g) & np.isfinite(w)):
-            names.append(name)
-    return names
-
-
-# -- the cases and mistakes of each exercise -------------------------------------------------------------
+# -- small helpers ---------------------------------------------------------------------------------
 
 
 def _softmax(o):
@@ -98,35 +52,134 @@ def _sigmoid(a):
     return 1.0 / (1.0 + np.exp(-a))
 
 
-# one_hot ---------------------------------------------------------------------------------------------
+def _vector(a, digits=3):
+    """A short vector as the messages show it: [1.5, -0.3, 1000]."""
+    return "[" + ", ".join(f"{float(v):.{digits}g}" for v in np.ravel(a)) + "]"
 
 
-def _one_hot_cases():
-    return [Case("indices [3 0 2 2 5], num_classes = 6", (np.array([3, 0, 2, 2, 5]), 6))]
+def _two_sizes(rng, low=3, high=7):
+    """(H, V): two different sizes in [low, high]."""
+    H, V = (int(n) for n in rng.choice(np.arange(low, high + 1), size=2, replace=False))
+    return H, V
 
 
-_ONE_HOT_MISTAKES = (
-    Mistake(
-        "one column per index",
-        "the result is transposed: one_hot gives one row per index, with num_classes columns.",
-        gives=lambda c: functions.one_hot(*c.args).T,
-    ),
-    Mistake(
-        "one vector for all the indices",
-        "a single vector with a 1 at every index: one_hot gives a row per index, each with exactly one 1.",
-        gives=lambda c: np.isin(np.arange(c.args[1]), c.args[0]).astype(float),
-    ),
+def _fresh_index(rng, V, used):
+    """An index in 0..V-1 not in ``used`` (where one is left), added to it: x_t differs from case to case."""
+    x_t = int(rng.choice([k for k in range(V) if k not in used] or range(V)))
+    used.add(x_t)
+    return x_t
+
+
+def _networks(rng, n, low=3, high=7):
+    """n pairs (H, V), H != V in each, no two with the same H: a hard-coded size fails on one of them."""
+    hidden = rng.choice(np.arange(low, high + 1), size=n, replace=False)
+    return [(int(H), int(rng.choice([v for v in range(low, high + 1) if v != H]))) for H in hidden]
+
+
+def _watch(*names):
+    """The (module, qualified name) pairs of rnn_core functions: "functions.softmax" -> ("functions", "softmax")."""
+    return frozenset(tuple(name.split(".", 1)) for name in names)
+
+
+# -- one_hot ---------------------------------------------------------------------------------------
+
+
+def _one_hot_cases(rng):
+    cases = []
+    # num_classes larger than max(y) + 1, and neither len(y) nor len(y) + 1
+    T, top = int(rng.integers(4, 7)), int(rng.integers(2, 5))
+    y = rng.integers(0, top + 1, T)
+    y[rng.integers(T)] = top
+    V = top + 1 + int(rng.integers(2, 5))
+    while V in (T, T + 1):
+        V += 1
+    cases.append((y, V, "num_classes larger than max(y) + 1"))
+    # num_classes = max(y) + 1, with more indices than classes
+    V2 = int(rng.integers(3, 5))
+    y2 = rng.integers(0, V2, V2 + int(rng.integers(2, 4)))
+    y2[rng.integers(len(y2))] = V2 - 1
+    cases.append((y2, V2, "more indices than classes"))
+    # a few indices among many classes
+    V3 = int(rng.integers(8, 11))
+    y3 = rng.choice(V3, size=3, replace=False)
+    cases.append((y3, V3, "three indices among many classes"))
+    return [Case(f"{about} (y = {list(map(int, y))}, num_classes = {V})", (y, V)) for y, V, about in cases]
+
+
+ONE_HOT_MISTAKES = Mistakes()
+
+
+@ONE_HOT_MISTAKES(
+    ANSWER,
+    "one column per index",
+    "the result is transposed: one_hot gives one row per index, with num_classes columns.",
 )
+def one_column_per_index(y, num_classes):
+    return np.eye(num_classes)[y].T
 
 
-# softmax and its Jacobian ------------------------------------------------------------------------------
+@ONE_HOT_MISTAKES(
+    ANSWER,
+    "one vector for all the indices",
+    "a single vector with a 1 at every index: one_hot gives a row per index, each with exactly one 1.",
+)
+def one_vector_for_all_the_indices(y, num_classes):
+    return np.isin(np.arange(num_classes), y).astype(float)
 
 
-def _softmax_cases():
+@ONE_HOT_MISTAKES(
+    ANSWER,
+    "rows[:, y] = 1",
+    "`rows[:, y] = 1` sets, in every row, every column that y names; row t needs its 1 in column y[t] "
+    "only: `rows[np.arange(len(y)), y] = 1` pairs row t with y[t].",
+)
+def every_row_gets_every_index(y, num_classes):
+    rows = np.zeros((len(y), num_classes))
+    rows[:, y] = 1.0
+    return rows
+
+
+@ONE_HOT_MISTAKES(
+    ANSWER,
+    "num_classes taken from the data",
+    "your rows have max(y) + 1 columns, read off the indices; one_hot has num_classes columns, "
+    "whichever indices this y happens to hold.",
+)
+def width_from_the_data(y, num_classes):
+    return np.eye(int(np.max(y)) + 1)[y]
+
+
+def _one_hot_rows(case, got, want):
+    rows = _floats(got.get("one_hot"))
+    if rows is None or rows.ndim != 2 or rows.shape[0] != len(case.args[0]):
+        return None
+    V = case.args[1]
+    if rows.shape[1] != V:
+        return f"Your array has {rows.shape[1]} columns; num_classes = {V} asks for {V}, one per class."
+    sums = rows.sum(axis=1)
+    bad = np.flatnonzero(~np.isclose(sums, 1.0))
+    if bad.size:
+        return f"Row {bad[0]} of yours sums to {sums[bad[0]]:.4g}, not 1: each row holds exactly one 1."
+    return None
+
+
+# -- softmax and its Jacobian ------------------------------------------------------------------------
+
+
+def _softmax_cases(rng):
+    V = [int(v) for v in rng.choice(np.arange(4, 8), size=4)]
+    moderate = rng.normal(0.0, 1.5, V[0])
+    large = 1000.0 + rng.normal(0.0, 2.0, V[1])
+    negative = -1000.0 + rng.normal(0.0, 2.0, V[2])
+    # both signs at once, the largest not first: a shift by the mean, the smallest or the first score overflows
+    wide = rng.normal(0.0, 2.0, V[3])
+    top, bottom = rng.choice(np.arange(1, V[3]), size=2, replace=False)
+    wide[top], wide[bottom] = 1000.0 + rng.uniform(0, 1), -1000.0 - rng.uniform(0, 1)
     return [
-        Case("scores of moderate size, V = 5", (np.array([1.5, -0.3, 0.8, 2.2, -1.1]),)),
-        Case("large scores (around 1000)", (np.array([1000.0, 1002.5, 998.0, -1000.0, 1001.0]),)),
-        Case("very negative scores (around -1000)", (np.array([-1000.0, -1002.5, -998.0, -1003.0, -1001.0]),)),
+        Case(f"scores of moderate size, V = {V[0]}", (moderate,)),
+        Case(f"large scores (around 1000), V = {V[1]}", (large,)),
+        Case(f"very negative scores (around -1000), V = {V[2]}", (negative,)),
+        Case(f"scores from -1000 to 1000 at once, V = {V[3]}", (wide,)),
     ]
 
 
@@ -135,934 +188,1549 @@ _OVERFLOW = (
     "largest score from every score first, which leaves softmax unchanged (notebook 01)."
 )
 
-_SOFTMAX_MISTAKES = (
-    Mistake(
-        "−softmax",
-        "a minus sign in front: negative numbers that sum to −1, not probabilities.",
-        rows=(11,),
-        gives=lambda c: -_softmax(c.args[0]),
-    ),
-    Mistake(
-        "exp without the sum",
-        "the exponentials are not divided by their sum, so they do not add up to 1.",
-        gives=lambda c: np.exp(c.args[0] - np.max(c.args[0])),
-    ),
-    Mistake("no shift by the largest score", _OVERFLOW, test=nan_where_finite),
+SOFTMAX_MISTAKES = Mistakes()
+
+
+@SOFTMAX_MISTAKES(
+    ANSWER, "−softmax", "a minus sign in front: negative numbers that sum to −1, not probabilities.", (11,)
 )
+def minus_softmax(o):
+    return -_softmax(o)
 
 
-def _jacobian_cases():
-    p = _softmax(np.array([0.5, -1.0, 2.0, 0.1, -0.4]))
-    return [Case("the probabilities p = softmax([0.5, -1, 2, 0.1, -0.4])", (p,))]
-
-
-_JACOBIAN_MISTAKES = (
-    Mistake(
-        "−ŷŷᵀ as the softmax Jacobian",
-        "−p pᵀ is only the part for i ≠ k; J = diag(p) − p pᵀ, so the diagonal, p_i (1 − p_i), is missing its p_i.",
-        rows=(3,),
-        gives=lambda c: -np.outer(c.args[0], c.args[0]),
-    ),
-    Mistake(
-        "diag(p) + p pᵀ",
-        "the sign of the outer product flipped: ∂p_i/∂o_k = p_i ([i = k] − p_k).",
-        gives=lambda c: np.diag(c.args[0]) + np.outer(c.args[0], c.args[0]),
-    ),
-    Mistake(
-        "only the diagonal",
-        "only the case i = k, p_i (1 − p_i): every off-diagonal entry −p_i p_k is missing.",
-        gives=lambda c: np.diag(c.args[0] * (1 - c.args[0])),
-    ),
-    Mistake(
-        "the diagonal as a vector",
-        "the V numbers p_i (1 − p_i) alone; the Jacobian is the V × V matrix diag(p) − p pᵀ.",
-        gives=lambda c: c.args[0] * (1 - c.args[0]),
-    ),
-    Mistake(
-        "softmax taken again",
-        "the argument is already the probabilities p = softmax(o); your function applies softmax to it once more.",
-        gives=lambda c: np.diag(_softmax(c.args[0])) - np.outer(_softmax(c.args[0]), _softmax(c.args[0])),
-    ),
+@SOFTMAX_MISTAKES(
+    ANSWER, "exp without the sum", "the exponentials are not divided by their sum, so they do not add up to 1."
 )
+def exp_without_the_sum(o):
+    return np.exp(o - np.max(o))
 
 
-# cross_entropy_grad ------------------------------------------------------------------------------------
+@SOFTMAX_MISTAKES(ANSWER, "no shift by the largest score", _OVERFLOW)
+def no_shift(o):
+    return np.exp(o) / np.exp(o).sum()
 
 
-def _cross_entropy_cases():
+@SOFTMAX_MISTAKES(ANSWER, "log-probabilities", "these are log ŷ, the logs of the probabilities: softmax is ŷ itself.")
+def log_softmax(o):
+    return np.log(_softmax(o))
+
+
+def _probabilities(case, got, want):
+    p = _floats(got.get("y_hat"))
+    if p is None or p.shape != np.shape(want["y_hat"]):
+        return None
+    if not np.all(np.isfinite(p)):
+        return f"Your ŷ holds {_nonfinite(p)}: {_OVERFLOW}"
+    if np.any(p < 0):
+        return f"Your ŷ has negative entries (the smallest {p.min():.4g}): probabilities are at least 0."
+    if not np.isclose(p.sum(), 1.0):
+        return f"Your ŷ sums to {p.sum():.4g}, not 1: probabilities add up to 1."
+    return None
+
+
+def _jacobian_cases(rng):
+    out = []
+    for V in (int(rng.integers(4, 6)), int(rng.integers(6, 8))):
+        o = np.round(rng.normal(0.0, 1.2, V), 2)
+        out.append(Case(f"ŷ = softmax(o) for o = {_vector(o)}, V = {V}", (_softmax(o),)))
+    return out
+
+
+JACOBIAN_MISTAKES = Mistakes()
+
+
+@JACOBIAN_MISTAKES(
+    ANSWER,
+    "−ŷŷᵀ as the softmax Jacobian",
+    "−ŷŷᵀ is only the part for i ≠ k; J = diag(ŷ) − ŷŷᵀ, so the diagonal, ŷ_i (1 − ŷ_i), is missing its ŷ_i.",
+    (3,),
+)
+def minus_outer_product_alone(y_hat):
+    return -np.outer(y_hat, y_hat)
+
+
+@JACOBIAN_MISTAKES(ANSWER, "diag(ŷ) + ŷŷᵀ", "the sign of the outer product flipped: ∂ŷ_i/∂o_k = ŷ_i ([i = k] − ŷ_k).")
+def plus_outer_product(y_hat):
+    return np.diag(y_hat) + np.outer(y_hat, y_hat)
+
+
+@JACOBIAN_MISTAKES(ANSWER, "−J", "every sign flipped: ŷŷᵀ − diag(ŷ) is −J; J = diag(ŷ) − ŷŷᵀ.")
+def minus_jacobian(y_hat):
+    return np.outer(y_hat, y_hat) - np.diag(y_hat)
+
+
+@JACOBIAN_MISTAKES(
+    ANSWER, "only the diagonal", "only the case i = k, ŷ_i (1 − ŷ_i): every off-diagonal entry −ŷ_i ŷ_k is missing."
+)
+def only_the_diagonal(y_hat):
+    return np.diag(y_hat * (1 - y_hat))
+
+
+@JACOBIAN_MISTAKES(
+    ANSWER,
+    "the diagonal as a vector",
+    "the V numbers ŷ_i (1 − ŷ_i) alone; the Jacobian is the V × V matrix diag(ŷ) − ŷŷᵀ.",
+)
+def the_diagonal_as_a_vector(y_hat):
+    return y_hat * (1 - y_hat)
+
+
+@JACOBIAN_MISTAKES(
+    ANSWER,
+    "y_hat @ y_hat.T on a 1-D array",
+    "for a 1-D array .T changes nothing, and y_hat @ y_hat.T is the number Σ_k ŷ_k², not the outer product "
+    "ŷŷᵀ: every entry of J lost that number. np.outer(y_hat, y_hat) is the V × V matrix.",
+)
+def inner_product_for_the_outer(y_hat):
+    return np.diag(y_hat) - y_hat @ y_hat.T
+
+
+@JACOBIAN_MISTAKES(
+    ANSWER,
+    "y_hat * y_hat for the outer product",
+    "y_hat * y_hat is the vector of the ŷ_k², which numpy repeats down the rows; ŷŷᵀ is the V × V matrix "
+    "of the products ŷ_i ŷ_k, np.outer(y_hat, y_hat).",
+)
+def squares_for_the_outer(y_hat):
+    return np.diag(y_hat) - y_hat * y_hat
+
+
+@JACOBIAN_MISTAKES(
+    ANSWER,
+    "softmax taken again",
+    "the argument is already the probabilities ŷ = softmax(o); your function applies softmax to it once more.",
+)
+def softmax_taken_again(y_hat):
+    p = _softmax(y_hat)
+    return np.diag(p) - np.outer(p, p)
+
+
+def _jacobian_rows(case, got, want):
+    J = _floats(got.get("J"))
+    if J is None or J.shape != np.shape(want["J"]):
+        return None
+    sums = J.sum(axis=1)
+    if not np.allclose(sums, 0.0, atol=1e-9):
+        return f"The rows of your J sum to {_vector(sums, 2)}; each row of J sums to 0 (ŷ always sums to 1)."
+    if not np.allclose(J, J.T, atol=1e-12):
+        return "Your J is not symmetric; J = diag(ŷ) − ŷŷᵀ is."
+    return None
+
+
+# -- cross_entropy_grad ------------------------------------------------------------------------------
+
+
+def _cross_entropy_cases(rng):
+    V = [int(v) for v in rng.choice(np.arange(4, 8), size=3)]
+    moderate = rng.normal(0.0, 1.5, V[0])
+    large = 1000.0 + rng.normal(0.0, 2.0, V[1])
+    wide = rng.normal(0.0, 2.0, V[2])
+    top, bottom = rng.choice(np.arange(1, V[2]), size=2, replace=False)  # the largest not first
+    wide[top], wide[bottom] = 1000.0 + rng.uniform(0, 1), -1000.0 - rng.uniform(0, 1)
+    y0 = int(rng.integers(V[0]))
+    y1 = int(rng.choice([k for k in range(V[1]) if k != np.argmax(large)]))  # not the largest score
     return [
-        Case("scores of moderate size, V = 5, target y = 3", (np.array([0.4, -1.2, 2.1, 0.3, -0.5]), 3)),
-        Case("large scores (around 1000), target y = 1", (np.array([1000.0, 997.0, 1003.0, -1000.0, 999.5]), 1)),
+        Case(f"scores of moderate size, V = {V[0]}, target y = {y0}", (moderate, y0)),
+        Case(f"large scores (around 1000), V = {V[1]}, target y = {y1}", (large, y1)),
+        Case(
+            f"scores from -1000 to 1000 at once, V = {V[2]}, target y = {int(bottom)}, the smallest score",
+            (wide, int(bottom)),
+        ),
     ]
 
 
-def _ce_model(f):
-    def gives(case):
-        o, y = case.args
-        return f(_softmax(o), np.eye(len(o))[y])
-
-    return gives
+CROSS_ENTROPY_MISTAKES = Mistakes()
 
 
-_CROSS_ENTROPY_MISTAKES = (
-    Mistake(
-        "softmax(o) as the gradient",
-        "the target term is missing: the gradient is ŷ − 𝐲, the probabilities minus the one-hot target.",
-        rows=(3,),
-        gives=_ce_model(lambda p, y: p),
-    ),
-    Mistake(
-        "loss without its minus",
-        "this is the gradient of +log ŷ_y: the sign is flipped, and gradient "
-        "descent on it would make the prediction worse.",
-        rows=(10,),
-        gives=_ce_model(lambda p, y: y - p),
-    ),
-    Mistake(
-        "the target dropped from the loss",
-        "this is the gradient of −Σ_i log ŷ_i, the loss with the target distribution left out (V ŷ − 1).",
-        rows=(13,),
-        gives=_ce_model(lambda p, y: len(p) * p - 1),
-    ),
-    Mistake("−softmax", "softmax with a stray minus sign, −ŷ − 𝐲.", rows=(11,), gives=_ce_model(lambda p, y: -p - y)),
-    Mistake(
-        "the gradient with respect to ŷ",
-        "−𝐲 / ŷ is the gradient with respect to the probabilities; "
-        "the exercise asks for the scores o: go on through softmax's Jacobian (notebook 02, section 4).",
-        gives=_ce_model(lambda p, y: -y / p),
-    ),
-    Mistake(
-        "the index subtracted from every score",
-        "ŷ − y with y the index, a number: the target must be one-hot, 𝐲 = one_hot(y, V).",
-        gives=lambda c: _softmax(c.args[0]) - c.args[1],
-    ),
-    Mistake("no shift by the largest score", _OVERFLOW, test=nan_where_finite),
+@CROSS_ENTROPY_MISTAKES(
+    ANSWER,
+    "softmax(o) as the gradient",
+    "the target term is missing: the gradient is ŷ − 𝐲, the probabilities minus the one-hot target.",
+    (3,),
 )
+def softmax_as_the_gradient(o, y):
+    return _softmax(o)
 
 
-# the vanilla RNN: one step forward and back, and BPTT over a sequence ------------------------------
+@CROSS_ENTROPY_MISTAKES(
+    ANSWER,
+    "loss without its minus",
+    "𝐲 − ŷ is the gradient of +log ŷ_y: the sign is flipped, and gradient descent on it would make the "
+    "prediction worse.",
+    (10,),
+)
+def target_minus_probabilities(o, y):
+    return np.eye(len(o))[y] - _softmax(o)
 
 
-def _rnn_params(V, H, seed):
-    """init_params(V, H) with non-zero biases, so that every term of every gradient is switched on."""
-    params = rnn.init_params(V, H, seed=seed)
-    rng = np.random.default_rng(seed + 100)
+@CROSS_ENTROPY_MISTAKES(
+    ANSWER,
+    "the target dropped from the loss",
+    "V ŷ − 1 is the gradient of −Σ_i log ŷ_i, the loss with the target distribution left out.",
+    (13,),
+)
+def target_dropped(o, y):
+    return len(o) * _softmax(o) - 1
+
+
+@CROSS_ENTROPY_MISTAKES(ANSWER, "−softmax", "softmax with a stray minus sign: −ŷ − 𝐲.", (11,))
+def minus_softmax_minus_target(o, y):
+    return -_softmax(o) - np.eye(len(o))[y]
+
+
+@CROSS_ENTROPY_MISTAKES(
+    ANSWER,
+    "the gradient with respect to ŷ",
+    "−𝐲 / ŷ is the gradient with respect to the probabilities; the exercise asks for the scores o: go on "
+    "through softmax's Jacobian (notebook 02, section 4).",
+)
+def gradient_with_respect_to_the_probabilities(o, y):
+    return -np.eye(len(o))[y] / _softmax(o)
+
+
+@CROSS_ENTROPY_MISTAKES(
+    ANSWER,
+    "the index subtracted from every score",
+    "ŷ − y with y the index, a number: the target must be one-hot, 𝐲 = one_hot(y, V).",
+)
+def index_subtracted(o, y):
+    return _softmax(o) - y
+
+
+@CROSS_ENTROPY_MISTAKES(
+    ANSWER,
+    "A where Aᵀ belongs",
+    "through log-softmax, ∇o L = Aᵀ ∇log ŷ L with A = I − 1ŷᵀ, which is not symmetric; A (−𝐲) = ŷ_y 1 − 𝐲 "
+    "leaves out the probabilities of the other characters (notebook 02, section 6).",
+)
+def log_softmax_jacobian_untransposed(o, y):
+    return _softmax(o)[y] * np.ones(len(o)) - np.eye(len(o))[y]
+
+
+@CROSS_ENTROPY_MISTAKES(ANSWER, "no shift by the largest score", _OVERFLOW)
+def no_shift_in_the_gradient(o, y):
+    return np.exp(o) / np.exp(o).sum() - np.eye(len(o))[y]
+
+
+def _gradient_sums_to_zero(case, got, want):
+    do = _floats(got.get("do"))
+    if do is None or do.shape != np.shape(want["do"]):
+        return None
+    if not np.all(np.isfinite(do)):
+        return f"Your do holds {_nonfinite(do)}: {_OVERFLOW}"
+    if not np.isclose(do.sum(), 0.0, atol=1e-9):
+        return f"Your do sums to {do.sum():.4g}, not 0: ŷ − 𝐲 always sums to 0 (ŷ and 𝐲 both sum to 1)."
+    return None
+
+
+# -- the vanilla RNN: one step forward and back, and BPTT over a sequence ------------------------------
+
+
+def _rnn_params(rng, V, H):
+    """Parameters of a V, H network with non-zero biases (every term of every gradient switched on) and h0 != 0."""
+    params = RNN.init_params(V, H, seed=int(rng.integers(2**31)))
+    params["W_xh"] = params["W_xh"] + 0.3 * rng.standard_normal((H, V))  # inputs that matter
     params["b_h"] = 0.3 * rng.standard_normal(H)
     params["b_o"] = 0.3 * rng.standard_normal(V)
     return params, 0.5 * rng.standard_normal(H)
 
 
-def _step_forward_cases():
-    params, h_prev = _rnn_params(5, 4, seed=1)
-    square, h_square = _rnn_params(5, 5, seed=1)
-    return [
-        Case("one step with H = 4, V = 5, x_t = 3, h_prev ≠ 0, non-zero biases", (params, 3, h_prev)),
-        Case("a square network (H = V = 5)", (square, 3, h_square), square=True),
-    ]
+def _sizes(H, V):
+    return f"H = {H}, V = {V}"
 
 
-def _step_forward_model(transpose=False, bias=True, squash=np.tanh, row=False):
-    def gives(case):
-        params, x_t, h_prev = case.args
-        W_hh = params["W_hh"].T if transpose else params["W_hh"]
-        x_term = params["W_xh"][x_t] if row else params["W_xh"][:, x_t]
-        return squash(W_hh @ h_prev + x_term + (params["b_h"] if bias else 0))
+def _step_forward_cases(rng):
+    cases, used = [], set()
+    for H, V in _networks(rng, 3):
+        params, h_prev = _rnn_params(rng, V, H)
+        x_t = _fresh_index(rng, V, used)
+        about = f"one step with {_sizes(H, V)}, x_t = {x_t}, h_prev ≠ 0, non-zero biases"
+        cases.append(Case(about, (params, x_t, h_prev)))
+    H = int(rng.integers(4, 6))
+    params, h_prev = _rnn_params(rng, H, H)
+    cases.append(Case(f"a square network (H = V = {H})", (params, int(rng.integers(H)), h_prev), square=True))
+    return cases
 
-    return gives
+
+def _step_forward_model(args, s, case):
+    params, x_t, h_prev = args
+    return s.squash(s.recurrent(params["W_hh"], h_prev) + s.input(params["W_xh"], x_t) + s.bias(params["b_h"]))
 
 
-_STEP_FORWARD_MISTAKES = (
-    Mistake(
-        "W_hh transposed",
-        "W_hhᵀ h_{t−1} where W_hh h_{t−1} belongs (in the row convention, h_prev @ W_hh needs W_hh.T).",
-        gives=_step_forward_model(transpose=True),
-    ),
-    Mistake("no bias", "b_h is missing inside the tanh.", gives=_step_forward_model(bias=False)),
-    Mistake(
-        "no tanh",
-        "the pre-activation itself: h_t = tanh(...) squashes it.",
-        gives=_step_forward_model(squash=lambda a: a),
-    ),
-    Mistake(
-        "sigmoid in place of tanh",
-        "the vanilla RNN squashes with tanh, into (−1, 1).",
-        gives=_step_forward_model(squash=_sigmoid),
-    ),
-    Mistake(
-        "row x_t of W_xh",
-        "with a one-hot x_t, W_xh x_t is column x_t of W_xh (W_xh[:, x_t]), not row x_t "
-        "(W_xh is (H, V): one column per character).",
-        gives=_step_forward_model(row=True),
-    ),
+STEP_FORWARD_STEPS = {
+    "recurrent": lambda W_hh, h_prev: W_hh @ h_prev,
+    "input": lambda W_xh, x_t: W_xh[:, x_t],
+    "bias": lambda b_h: b_h,
+    "squash": np.tanh,
+}
+
+STEP_FORWARD_MISTAKES = Mistakes()
+
+
+@STEP_FORWARD_MISTAKES(
+    "recurrent",
+    "W_hh transposed",
+    "W_hhᵀ h_{t−1} where W_hh h_{t−1} belongs (in the row convention, h_prev @ W_hh needs W_hh.T).",
 )
+def W_hh_transposed(W_hh, h_prev):
+    return W_hh.T @ h_prev
 
 
-def _step_backward_case(V, H, about, square=False):
-    params, h_prev = _rnn_params(V, H, seed=2)
-    x_t = 2
-    h_t = rnn.step_forward(params, x_t, h_prev)
-    dh_t = np.random.default_rng(7).standard_normal(H)
-    return Case(about, (params, dh_t, h_t, h_prev, x_t), square=square)
+@STEP_FORWARD_MISTAKES("recurrent", "no recurrent term", "W_hh h_{t−1} is missing: the step forgets the state.")
+def no_recurrent_term(W_hh, h_prev):
+    return 0.0
 
 
-def _step_backward_cases():
-    return [
-        _step_backward_case(5, 4, "one step with H = 4, V = 5, x_t = 2, h_prev ≠ 0"),
-        _step_backward_case(5, 5, "a square network (H = V = 5)", square=True),
-    ]
+@STEP_FORWARD_MISTAKES(
+    "input",
+    "row x_t of W_xh",
+    "with a one-hot x_t, W_xh x_t is column x_t of W_xh (W_xh[:, x_t]), not row x_t "
+    "(W_xh is (H, V): one column per character).",
+)
+def row_of_W_xh(W_xh, x_t):
+    return W_xh[x_t]
 
 
-def _step_backward_model(slip):
-    def gives(case):
-        params, dh_t, h_t, h_prev, x_t = case.args
-        W_xh, W_hh = params["W_xh"], params["W_hh"]
-        x = np.eye(W_xh.shape[1])[x_t]
-        slope = {
-            "tanh' at the wrong step": 1 - h_prev**2,
-            "sigmoid's derivative": h_t * (1 - h_t),
-            "no tanh'": np.ones_like(h_t),
-        }.get(slip, 1 - h_t**2)
-        da = slope * dh_t
-        up = 1 - h_t**2 if slip == "no upstream gradient" else da
-        dW_hh = np.outer(da, x if slip == "x_t in place of h_{t-1}" else h_prev)
-        if slip == "dW_hh transposed":
-            dW_hh = dW_hh.T
-        dh_prev = _back_to_h_prev(slip, W_xh, W_hh, da, dh_t, h_t)
-        return dh_prev, {"W_xh": np.outer(up, x), "W_hh": dW_hh, "b_h": up}
-
-    return gives
+@STEP_FORWARD_MISTAKES("bias", "no bias", "b_h is missing inside the tanh.")
+def no_bias(b_h):
+    return 0.0
 
 
-def _back_to_h_prev(slip, W_xh, W_hh, da, dh, h):
-    """What reaches h_{t-1} from delta_t = da (dh: all that reached h_t), or what a slip sends there instead."""
-    if slip == "W_hh not transposed":
-        return W_hh @ da
-    if slip == "W_xh in place of W_hh":
-        return W_xh.T @ da  # (V,): fits only where V = H
-    if slip == "tanh' after W_hhᵀ":
-        return (1 - h**2) * (W_hh.T @ dh)  # the slope of h_t's units applied to h_{t-1}'s
-    return W_hh.T @ da
+@STEP_FORWARD_MISTAKES("squash", "no tanh", "the pre-activation itself: h_t = tanh(...) squashes it.")
+def no_tanh(a):
+    return a
 
 
-def _rnn_bptt(params, inputs, targets, h0, slip=None):
-    """BPTT for one sequence, plainly, with one line swapped for a mistake: (loss, grads, h_last, dh0)."""
-    W_xh, W_hh, W_yh, b_h, b_o = (params[name] for name in rnn.PARAM_NAMES)
-    V, H, T = W_yh.shape[0], W_hh.shape[0], len(inputs)
-    hs = [np.zeros(H) if slip == "h0 ignored" else h0]
-    for x_t in inputs:
-        hs.append(np.tanh(W_hh @ hs[-1] + W_xh[:, x_t] + b_h))
-    p = _softmax(np.array([W_yh @ h + b_o for h in hs[1:]]))
-    y = np.eye(V)[targets]
-    loss = -np.sum(np.log(p[np.arange(T), targets]))
-    do = {
-        "no target term": p,
-        "loss without its minus": y - p,
-        "second pass after delta_o = o": p - 2 * y,
-        "the mean loss": (p - y) / T,
-    }.get(slip, p - y)
-    loss = {"loss without its minus": -loss, "the mean loss": loss / T}.get(slip, loss)
-    grads = {name: np.zeros_like(params[name]) for name in rnn.PARAM_NAMES}
-    if slip in ("x_t in place of h_{t-1}", "W_hh's gradient as W_xh's"):
-        grads["W_hh"] = np.zeros((H, V))
-    dh_next = np.zeros(H)
-    for t in range(T, 0, -1):
-        h, h_prev, x = hs[t], hs[t - 1], np.eye(V)[inputs[t - 1]]
-        dh = W_yh.T @ do[t - 1] + dh_next
-        if slip == "no contribution from h_{t+1}":
-            dh = W_yh.T @ do[t - 1]
-        if slip == "∇h_{t+1} L from o_{t+1} only" and t < T:
-            dh = W_yh.T @ do[t - 1] + W_hh.T @ ((1 - hs[t + 1] ** 2) * (W_yh.T @ do[t]))
-        slope = {"tanh' at the wrong step": 1 - h_prev**2, "sigmoid's derivative": h * (1 - h)}.get(slip, 1 - h**2)
-        da = slope * dh
-        if slip == "s[-1] at the first step" and t == 1:
-            h_prev = hs[T]
-        dW_hh = {
-            "x_t in place of h_{t-1}": np.outer(da, x),
-            "W_hh's gradient as W_xh's": np.outer(1 - h**2, x),  # the char-RNN README's Σ_t x_t ⊙ (1 − h_t²)
-            "no upstream gradient in W_hh": np.outer(1 - h**2, h_prev),
-        }.get(slip)
-        grads["W_hh"] += np.outer(da, h_prev) if dW_hh is None else dW_hh
-        up = 1 - h**2 if slip == "no upstream gradient" else da
-        grads["W_xh"] += np.outer(up, x)
-        grads["b_h"] += up
-        grads["W_yh"] += np.outer(do[t - 1], h)
-        grads["b_o"] += do[t - 1]
-        dh_next = _back_to_h_prev(slip, W_xh, W_hh, da, dh, h)
-    if slip == "b_o of the first step":
-        grads["b_o"] = do[0]
-    if slip == "b_o of the last step":
-        grads["b_o"] = do[-1]
-    h_last = np.array(hs[1:]) if slip == "every state" else hs[-1]
-    return loss, grads, h_last, dh_next
+@STEP_FORWARD_MISTAKES("squash", "sigmoid in place of tanh", "the vanilla RNN squashes with tanh, into (−1, 1).")
+def sigmoid_for_tanh(a):
+    return _sigmoid(a)
 
 
-def _bptt_model(slip):
-    return lambda case: _rnn_bptt(*case.args, slip=slip)
+def _step_backward_cases(rng):
+    cases, used = [], set()
+    for H, V in _networks(rng, 3):
+        params, h_prev = _rnn_params(rng, V, H)
+        x_t = _fresh_index(rng, V, used)
+        h_t = RNN.step_forward(params, x_t, h_prev)
+        dh_t = rng.standard_normal(H)
+        cases.append(Case(f"one step with {_sizes(H, V)}, x_t = {x_t}, h_prev ≠ 0", (params, dh_t, h_t, h_prev, x_t)))
+    H = int(rng.integers(4, 6))
+    params, h_prev = _rnn_params(rng, H, H)
+    x_t = int(rng.integers(H))
+    case = (params, rng.standard_normal(H), RNN.step_forward(params, x_t, h_prev), h_prev, x_t)
+    cases.append(Case(f"a square network (H = V = {H})", case, square=True))
+    return cases
 
 
-def _sequence_case(V, H, about, square=False):
-    params, h0 = _rnn_params(V, H, seed=3)
-    inputs, targets = np.array([1, 4, 2, 2, 0]), np.array([4, 2, 2, 0, 3])
+def _step_backward_model(args, s, case):
+    params, dh_t, h_t, h_prev, x_t = args
+    W_xh, W_hh = params["W_xh"], params["W_hh"]
+    x = np.eye(W_xh.shape[1])[x_t]
+    slope = s.slope(h_t, h_prev)
+    delta = slope * dh_t
+    up = s.upstream(delta, slope)
+    grads = {"W_xh": np.outer(up, x), "W_hh": s.W_hh_grad(delta, h_prev, h_t, x), "b_h": up}
+    return s.back(W_hh, W_xh, delta, dh_t, h_t), grads
+
+
+BACKWARD_STEPS = {
+    "slope": lambda h, h_prev: 1 - h**2,  # tanh' of this step: 1 − h_t²
+    "upstream": lambda delta, slope: delta,  # what W_xh and b_h receive
+    "W_hh_grad": lambda delta, h_prev, h, x: np.outer(delta, h_prev),  # δ_t h_{t−1}ᵀ
+    "back": lambda W_hh, W_xh, delta, dh, h: W_hh.T @ delta,  # what reaches h_{t−1}
+}
+
+STEP_BACKWARD_MISTAKES = Mistakes()
+LOSS_AND_GRADS_MISTAKES = Mistakes()
+
+
+def _both(step, name, why, rows=()):
+    """Register a mistake of the backward step with step_backward and loss_and_grads alike."""
+
+    def register(fn):
+        STEP_BACKWARD_MISTAKES(step, name, why, rows)(fn)
+        return LOSS_AND_GRADS_MISTAKES(step, name, why, rows)(fn)
+
+    return register
+
+
+@_both(
+    "slope",
+    "tanh' at the wrong step",
+    "δ_t = (1 − h_t²) ⊙ ∇h_t L uses the slope of this step's h_t, not h_{t−1}'s.",
+    (28,),
+)
+def tanh_slope_at_the_wrong_step(h, h_prev):
+    return 1 - h_prev**2
+
+
+@_both("slope", "sigmoid's derivative", "h(1 − h) is the logistic sigmoid's slope; tanh's is 1 − h².", (21,))
+def sigmoid_slope(h, h_prev):
+    return h * (1 - h)
+
+
+@_both("slope", "no tanh'", "going back through h_t = tanh(a_t) multiplies by its slope: δ_t = (1 − h_t²) ⊙ ∇h_t L.")
+def no_slope(h, h_prev):
+    return np.ones_like(h)
+
+
+@_both(
+    "upstream",
+    "no upstream gradient",
+    "W_xh and b_h received the slope 1 − h_t² alone, without ∇h_t L: their gradients do not even depend on "
+    "the targets.",
+    (22,),
+)
+def no_upstream_gradient(delta, slope):
+    return slope
+
+
+@_both("W_hh_grad", "x_t in place of h_{t-1}", "∇W_hh L = Σ_t δ_t h_{t−1}ᵀ: W_hh multiplies h_{t−1}, not x_t.", (23,))
+def x_t_for_h_prev(delta, h_prev, h, x):
+    return np.outer(delta, x)
+
+
+@_both(
+    "W_hh_grad",
+    "h_t in place of h_{t-1}",
+    "∇W_hh L = Σ_t δ_t h_{t−1}ᵀ: W_hh multiplies the state *before* step t, h_{t−1}, not h_t.",
+)
+def h_t_for_h_prev(delta, h_prev, h, x):
+    return np.outer(delta, h)
+
+
+@_both("W_hh_grad", "dW_hh transposed", "∇W_hh L is δ_t h_{t−1}ᵀ: row i belongs to unit i of h_t.")
+def W_hh_gradient_transposed(delta, h_prev, h, x):
+    return np.outer(h_prev, delta)
+
+
+@_both("back", "W_hh not transposed", "going back from δ_t to h_{t−1} multiplies by W_hhᵀ, not W_hh.", (27,))
+def W_hh_not_transposed(W_hh, W_xh, delta, dh, h):
+    return W_hh @ delta
+
+
+@_both("back", "W_xh in place of W_hh", "what reaches h_{t−1} went back through W_xhᵀ instead of W_hhᵀ.", (17,))
+def W_xh_for_W_hh(W_hh, W_xh, delta, dh, h):
+    return W_xh.T @ delta
+
+
+@_both(
+    "back",
+    "tanh' after W_hhᵀ",
+    "the slope 1 − h_t² of h_t's units applied after going back through W_hhᵀ, to h_{t−1}'s units: "
+    "δ_t = (1 − h_t²) ⊙ ∇h_t L comes first.",
+    (16, 20),
+)
+def tanh_slope_after_W_hh(W_hh, W_xh, delta, dh, h):
+    return (1 - h**2) * (W_hh.T @ dh)
+
+
+# loss_and_grads: the same steps, and those of the output layer and of the sums over time
+
+
+def _sequence(rng, V, H, T, about, square=False):
+    params, h0 = _rnn_params(rng, V, H)
+    inputs, targets = rng.integers(0, V, T), rng.integers(0, V, T)
     return Case(about, (params, inputs, targets, h0), square=square)
 
 
-def _loss_and_grads_cases():
+def _large_gradient_case(rng, V, H, T):
+    """A long sequence that keeps asking for one character the network finds unlikely: entries of the
+    gradient far above 5 (the sum over T steps of ŷ − 𝐲 at that character is below -T/2)."""
+    params, h0 = _rnn_params(rng, V, H)
+    wanted = int(rng.integers(V))
+    params["b_o"][wanted] = -4.0  # ŷ_t of the wanted character stays below 1/2 at every step
+    inputs = rng.integers(0, V, T)
+    targets = np.where(rng.random(T) < 0.85, wanted, rng.integers(0, V, T))
+    return Case(
+        f"a sequence of T = {T} steps whose gradient has entries above 5 ({_sizes(H, V)}, h0 ≠ 0)",
+        (params, inputs, targets, h0),
+    )
+
+
+def _loss_and_grads_cases(rng):
+    (H1, V1), (H2, V2), (H3, V3) = _networks(rng, 3)
+    T1 = int(rng.integers(5, 7))
+    H = int(rng.integers(4, 6))
     return [
-        _sequence_case(5, 4, "a sequence of T = 5 steps (H = 4, V = 5, h0 ≠ 0, non-zero biases)"),
-        _sequence_case(5, 5, "a square network (H = V = 5)", square=True),
+        _sequence(rng, V1, H1, T1, f"a sequence of T = {T1} steps ({_sizes(H1, V1)}, h0 ≠ 0, non-zero biases)"),
+        _sequence(rng, V2, H2, 3, f"a sequence of T = 3 steps ({_sizes(H2, V2)}, h0 ≠ 0, non-zero biases)"),
+        _large_gradient_case(rng, V3, H3, 12),
+        _sequence(rng, H, H, 5, f"a square network (H = V = {H})", square=True),
     ]
 
 
-def _b_o_summed_over_outputs(got, want, case):
-    b_o = got.get("b_o")
-    try:
-        return ["b_o"] if np.allclose(np.asarray(b_o, dtype=np.float64), 0.0, atol=1e-12) else []
-    except (TypeError, ValueError):
-        return []
+def _bptt_model(args, s, case):
+    """BPTT for one sequence, written plainly in the model's steps: (loss, grads, h_last, dh0)."""
+    params, inputs, targets, h0 = args
+    W_xh, W_hh, W_yh, b_h, b_o = (params[name] for name in PARAM_NAMES)
+    V, T = W_yh.shape[0], len(inputs)
+    hs = [s.start(h0)]
+    for x_t in inputs:
+        hs.append(np.tanh(W_hh @ hs[-1] + W_xh[:, x_t] + b_h))
+    y_hat = [_softmax(W_yh @ h + b_o) for h in hs[1:]]
+    loss = s.loss(-sum(np.log(y_hat[t][targets[t]]) for t in range(T)), T)
+    do = [s.do(y_hat[t], np.eye(V)[targets[t]], T) for t in range(T)]
+    grads = dict.fromkeys(PARAM_NAMES, 0.0)  # sums over time, of whatever shape a (wrong) term has
+    dh_next = np.zeros_like(h0)  # W_hhᵀ δ_{t+1}: what comes back from step t + 1, nothing after the last
+    for t in range(T, 0, -1):
+        at = SimpleNamespace(t=t, T=T, hs=hs, do=do, W_hh=W_hh, W_yh=W_yh)
+        h, x = hs[t], np.eye(V)[inputs[t - 1]]
+        dh = s.dh(W_yh, do[t - 1], dh_next, at)
+        slope = s.slope(h, hs[t - 1])
+        delta = slope * dh
+        up = s.upstream(delta, slope)
+        terms = {
+            "W_xh": np.outer(up, x),
+            "W_hh": s.W_hh_grad(delta, s.h_prev_for_W_hh(hs, t), h, x),
+            "W_yh": s.W_yh_grad(do[t - 1], h, hs[t - 1]),
+            "b_h": up,
+            "b_o": do[t - 1],
+        }
+        for name in PARAM_NAMES:
+            grads[name] = getattr(s, f"sum_{name}")(grads[name], terms[name], t, T)
+        dh_next = s.back(W_hh, W_xh, delta, dh, h)
+    return loss, grads, s.h_last(hs), dh_next
 
 
-# the mistakes of the backward pass that notebook 05 writes as one-line slips, and a few more
-_BACKWARD_MISTAKES = (
-    ("no target term", (3,), "∇o_t L = ŷ_t where ŷ_t − 𝐲_t belongs: the target term is missing."),
-    ("loss without its minus", (10,), "the gradient of +Σ_t log ŷ_t[y_t]: every gradient points the opposite way."),
-    (
-        "second pass after delta_o = o",
-        (7,),
-        "∇o_t L = ŷ_t − 2𝐲_t: what a second backward pass gives once "
-        "`delta_o = o` has subtracted the target from the stored probabilities themselves (a second name, not a copy).",
-    ),
-    (
-        "∇h_{t+1} L from o_{t+1} only",
-        (4,),
-        "what comes back from h_{t+1} keeps only the output term of step "
-        "t + 1 and nothing from further on: the same as truncated BPTT with k = 1, not the gradient.",
-    ),
-    (
-        "no contribution from h_{t+1}",
-        (5,),
-        "∇h_t L keeps only the path from o_t and drops W_hhᵀ δ_{t+1} from "
-        "step t + 1: the same as truncated BPTT with k = 0, not the gradient.",
-    ),
-    (
-        "s[-1] at the first step",
-        (8,),
-        "at the first step h_{t−1} was read as s[-1], which numpy takes as the last state h_T, not h_0.",
-    ),
-    (
-        "tanh' after W_hhᵀ",
-        (16, 20),
-        "the slope 1 − h² of h_t's units applied after going back through W_hhᵀ, "
-        "to h_{t−1}'s units: δ_t = (1 − h_t²) ⊙ ∇h_t L comes first.",
-    ),
-    ("W_xh in place of W_hh", (17,), "what reaches h_{t−1} went back through W_xhᵀ instead of W_hhᵀ."),
-    ("sigmoid's derivative", (21,), "h(1 − h) is the logistic sigmoid's slope; tanh's is 1 − h²."),
-    (
-        "no upstream gradient",
-        (22,),
-        "W_xh and b_h received the slope 1 − h_t² alone, without ∇h_t L: the "
-        "gradient does not even depend on the targets.",
-    ),
-    ("x_t in place of h_{t-1}", (23,), "∇W_hh L = Σ_t δ_t h_{t−1}ᵀ: W_hh multiplies h_{t−1}, not x_t."),
-    (
-        "W_hh's gradient as W_xh's",
-        (23,),
-        "∇W_hh L written with ∇W_xh L's formula, Σ_t (1 − h_t²) x_tᵀ: W_hh multiplies h_{t−1}, not x_t, "
-        "and ∇h_t L is missing; the gradient is Σ_t δ_t h_{t−1}ᵀ with δ_t = (1 − h_t²) ⊙ ∇h_t L.",
-    ),
-    (
-        "no upstream gradient in W_hh",
-        (23,),
-        "∇W_hh L = Σ_t (1 − h_t²) h_{t−1}ᵀ has the slope alone, without ∇h_t L; the gradient is "
-        "Σ_t δ_t h_{t−1}ᵀ with δ_t = (1 − h_t²) ⊙ ∇h_t L.",
-    ),
-    (
-        "b_o of the first step",
-        (24,),
-        "∇b_o L keeps one step's term, not the sum over all steps (an = where += belongs).",
-    ),
-    (
-        "b_o of the last step",
-        (24,),
-        "∇b_o L keeps one step's term, not the sum over all steps (an = where += belongs).",
-    ),
-    ("W_hh not transposed", (27,), "going back from δ_t to h_{t−1} multiplies by W_hhᵀ, not W_hh."),
-    ("tanh' at the wrong step", (28,), "δ_t = (1 − h_t²) ⊙ ∇h_t L uses the slope of this step's h_t, not h_{t−1}'s."),
-    (
-        "h0 ignored",
-        (),
-        "the forward pass starts from zeros instead of the h0 it is given (a window that "
-        "continues a text starts from the state the last one ended in).",
-    ),
-    (
-        "the mean loss",
-        (),
-        "rnn_core's loss is the sum over the T steps (and its gradient the sum's); yours is the mean.",
-    ),
-    ("every state", (), "h_last is the last state h_T alone, not every state h_1..h_T."),
-)
+def _plus(total, term, t, T):
+    return total + term
 
-_RNN_SLIP_NAMES = {
-    "second pass after delta_o = o": "delta_o = o",
-    "b_o of the first step": "b_o without Σ_t",
-    "b_o of the last step": "b_o without Σ_t",
+
+LOSS_AND_GRADS_STEPS = {
+    **BACKWARD_STEPS,
+    "start": lambda h0: h0,
+    "loss": lambda total, T: total,
+    "do": lambda y_hat, y, T: y_hat - y,  # ∇o_t L = ŷ_t − 𝐲_t
+    "dh": lambda W_yh, do, dh_next, at: W_yh.T @ do + dh_next,  # from o_t, and from h_{t+1}
+    "h_prev_for_W_hh": lambda hs, t: hs[t - 1],
+    "W_yh_grad": lambda do, h, h_prev: np.outer(do, h),
+    "h_last": lambda hs: hs[-1],
+    **{f"sum_{name}": _plus for name in PARAM_NAMES},
 }
 
-_LOSS_AND_GRADS_MISTAKES = tuple(
-    Mistake(_RNN_SLIP_NAMES.get(slip, slip), why, rows, gives=_bptt_model(slip))
-    for slip, rows, why in _BACKWARD_MISTAKES
-) + (
-    Mistake(
-        "b_o summed over the output index",
-        "Σ_i (ŷ_t − 𝐲_t)_i is 0 at every step; ∇b_o L = Σ_t (ŷ_t − 𝐲_t) is a vector with one entry per character.",
-        rows=(14,),
-        test=_b_o_summed_over_outputs,
-    ),
+
+@LOSS_AND_GRADS_MISTAKES("start", "h0 ignored", "the forward pass starts from zeros instead of the h0 it is given.")
+def h0_ignored(h0):
+    return np.zeros_like(h0)
+
+
+@LOSS_AND_GRADS_MISTAKES(
+    "loss",
+    "the loss without its minus",
+    "your loss is +Σ_t log ŷ_t[y_t]; the cross-entropy L = −Σ_t log ŷ_t[y_t] has a minus sign, and is positive.",
+    (10,),
 )
+def loss_value_without_minus(total, T):
+    return -total
 
-_STEP_BACKWARD_MISTAKES = tuple(
-    Mistake(slip, why, rows, gives=_step_backward_model(slip))
-    for slip, rows, why in _BACKWARD_MISTAKES
-    if slip
-    in (
-        "tanh' after W_hhᵀ",
-        "W_xh in place of W_hh",
-        "sigmoid's derivative",
-        "no upstream gradient",
-        "x_t in place of h_{t-1}",
-        "W_hh not transposed",
-        "tanh' at the wrong step",
-    )
-) + (
-    Mistake(
-        "no tanh'",
-        "going back through h_t = tanh(a_t) multiplies by its slope: δ = dh_t ⊙ (1 − h_t²).",
-        gives=_step_backward_model("no tanh'"),
-    ),
-    Mistake(
-        "dW_hh transposed",
-        "∇W_hh L is δ_t h_{t−1}ᵀ: row i belongs to unit i of h_t.",
-        gives=_step_backward_model("dW_hh transposed"),
-    ),
+
+@LOSS_AND_GRADS_MISTAKES(
+    "loss", "the mean loss", "your loss is the mean over the T steps; rnn_core's loss is their sum."
 )
+def mean_loss(total, T):
+    return total / T
 
 
-# clipping and the global norm ---------------------------------------------------------------------------
+@LOSS_AND_GRADS_MISTAKES(
+    "do", "no target term", "∇o_t L = ŷ_t where ŷ_t − 𝐲_t belongs: the target term is missing.", (3,)
+)
+def no_target_term(y_hat, y, T):
+    return y_hat
 
 
-def _gradient_dict(scales, seed):
-    """Gradients shaped like a V = 5, H = 4 network's, each array scaled to the norm given."""
-    rng = np.random.default_rng(seed)
-    grads = {}
-    for (name, shape), norm in zip(rnn.param_shapes(5, 4).items(), scales):
-        g = rng.standard_normal(shape)
-        grads[name] = g * (norm / np.linalg.norm(g))
+@LOSS_AND_GRADS_MISTAKES(
+    "do",
+    "loss without its minus",
+    "∇o_t L = 𝐲_t − ŷ_t is the gradient of +Σ_t log ŷ_t[y_t], the loss without its minus sign: every "
+    "gradient points the opposite way.",
+    (10,),
+)
+def gradient_without_minus(y_hat, y, T):
+    return y - y_hat
+
+
+@LOSS_AND_GRADS_MISTAKES(
+    "do",
+    "delta_o = o",
+    "∇o_t L = ŷ_t − 2𝐲_t: what a second backward pass gives once `delta_o = o` has subtracted the target from "
+    "the stored probabilities themselves (a second name, not a copy).",
+    (7,),
+)
+def target_subtracted_twice(y_hat, y, T):
+    return y_hat - 2 * y
+
+
+@LOSS_AND_GRADS_MISTAKES(
+    "do",
+    "the gradient of the mean loss",
+    "every gradient is 1/T of rnn_core's: the gradient of the mean loss over the T steps, not of their sum.",
+)
+def gradient_of_the_mean(y_hat, y, T):
+    return (y_hat - y) / T
+
+
+@LOSS_AND_GRADS_MISTAKES(
+    "dh",
+    "no contribution from h_{t+1}",
+    "∇h_t L keeps only the path from o_t and drops W_hhᵀ δ_{t+1} from step t + 1: the same as truncated BPTT "
+    "with k = 0, not the gradient.",
+    (5,),
+)
+def no_contribution_from_h_next(W_yh, do, dh_next, at):
+    return W_yh.T @ do
+
+
+@LOSS_AND_GRADS_MISTAKES(
+    "dh",
+    "∇h_{t+1} L from o_{t+1} only",
+    "what comes back from h_{t+1} keeps only the output term of step t + 1 and nothing from further on: the "
+    "same as truncated BPTT with k = 1, not the gradient.",
+    (4,),
+)
+def from_o_next_only(W_yh, do, dh_next, at):
+    if at.t == at.T:
+        return W_yh.T @ do
+    return W_yh.T @ do + at.W_hh.T @ ((1 - at.hs[at.t + 1] ** 2) * (W_yh.T @ at.do[at.t]))
+
+
+@LOSS_AND_GRADS_MISTAKES(
+    "dh",
+    "no contribution from o_t",
+    "∇h_t L gets W_yhᵀ ∇o_t L from this step's output, besides what comes back from step t + 1.",
+)
+def no_contribution_from_o(W_yh, do, dh_next, at):
+    return dh_next
+
+
+@LOSS_AND_GRADS_MISTAKES("dh", "W_yh not transposed", "going back from ∇o_t L to h_t multiplies by W_yhᵀ, not W_yh.")
+def W_yh_not_transposed(W_yh, do, dh_next, at):
+    return W_yh @ do + dh_next
+
+
+@LOSS_AND_GRADS_MISTAKES(
+    "h_prev_for_W_hh",
+    "s[-1] at the first step",
+    "at the first step h_{t−1} was read as s[-1], which numpy takes as the last state h_T, not h_0.",
+    (8,),
+)
+def last_state_for_h0(hs, t):
+    return hs[-1] if t == 1 else hs[t - 1]
+
+
+@LOSS_AND_GRADS_MISTAKES(
+    "W_hh_grad",
+    "W_hh's gradient as W_xh's",
+    "∇W_hh L written with ∇W_xh L's formula, Σ_t (1 − h_t²) x_tᵀ: W_hh multiplies h_{t−1}, not x_t, and ∇h_t L "
+    "is missing; the gradient is Σ_t δ_t h_{t−1}ᵀ with δ_t = (1 − h_t²) ⊙ ∇h_t L.",
+    (23,),
+)
+def W_hh_gradient_as_W_xh_gradient(delta, h_prev, h, x):
+    return np.outer(1 - h**2, x)
+
+
+@LOSS_AND_GRADS_MISTAKES(
+    "W_hh_grad",
+    "no upstream gradient in W_hh",
+    "∇W_hh L = Σ_t (1 − h_t²) h_{t−1}ᵀ has the slope alone, without ∇h_t L; the gradient is Σ_t δ_t h_{t−1}ᵀ "
+    "with δ_t = (1 − h_t²) ⊙ ∇h_t L.",
+    (23,),
+)
+def no_upstream_gradient_in_W_hh(delta, h_prev, h, x):
+    return np.outer(1 - h**2, h_prev)
+
+
+@LOSS_AND_GRADS_MISTAKES(
+    "W_yh_grad",
+    "h_{t-1} in place of h_t in ∇W_yh",
+    "∇W_yh L = Σ_t ∇o_t L h_tᵀ: o_t = W_yh h_t + b_o reads this step's state, hs[t], not hs[t − 1].",
+)
+def h_prev_for_h_in_W_yh(do, h, h_prev):
+    return np.outer(do, h_prev)
+
+
+@LOSS_AND_GRADS_MISTAKES("h_last", "every state", "h_last is the last state h_T alone, not every state h_1..h_T.")
+def every_state(hs):
+    return np.array(hs[1:])
+
+
+# `=` for `+=` in a sum over time: each gradient's name in the messages, and its errata rows
+_WITHOUT_SUM = {name: (f"∇{name} L without Σ_t", ()) for name in PARAM_NAMES} | {"b_o": ("b_o without Σ_t", (24,))}
+
+
+def _one_step_only(name, step):
+    """The `=` for `+=` of one gradient's sum over time, keeping the term of ``step``: 1, what a loop from T
+    down to 1 leaves, or "T", what a loop from 1 up to T leaves."""
+
+    def keep(total, term, t, T):
+        return term if t == {1: t, "T": T}[step] else total
+
+    keep.__name__ = f"{name}_of_step_{step}_only"
+    label, rows = _WITHOUT_SUM[name]
+    why = f"∇{name} L keeps one step's term (step {step}), not the sum over all steps: an `=` where `+=` belongs."
+    LOSS_AND_GRADS_MISTAKES(f"sum_{name}", label, why, rows)(keep)
+
+
+for _name in PARAM_NAMES:
+    for _step in (1, "T"):
+        _one_step_only(_name, _step)
+
+
+def _b_o_is_zero(case, got, want):
+    b_o = _floats(got.get("b_o"))
+    if b_o is not None and b_o.shape == np.shape(want["b_o"]) and np.allclose(b_o, 0.0, atol=1e-12):
+        return (
+            "Your ∇b_o L is zero everywhere, which no loss that depends on b_o has: ∇b_o L = Σ_t (ŷ_t − 𝐲_t), a "
+            "vector with one entry per character. (A sum over the output index i, as errata row 14 has it, gives "
+            "0 at every step; so does a gradient never added to.)"
+        )
+    return None
+
+
+def _large_entries(case, got, want):
+    """Gradients cut at ±5 where rnn_core's go beyond: min-char-rnn's entry-wise clip inside the function."""
+    cut = []
+    for name, w in want.items():
+        g = _floats(got.get(name))
+        if name in PARAM_NAMES and g is not None and g.shape == np.shape(w) and np.abs(w).max() > 5.5:
+            if np.abs(g).max() <= 5.0 + 1e-9:
+                cut.append(name)
+    if cut:
+        return (
+            f"Your {_join(cut)} stay within ±5 where rnn_core's go beyond: clipping (min-char-rnn's "
+            "np.clip(d, -5, 5)) belongs in the training loop, after the gradient; loss_and_grads returns the "
+            "gradient itself."
+        )
+    return None
+
+
+# -- clipping and the global norm ------------------------------------------------------------------------
+
+
+def _gradients(rng, V, H, norm, big=None):
+    """Gradients shaped like a V, H network's, of global norm ``norm``; ``big``: one entry of that size."""
+    grads = {name: rng.standard_normal(shape) for name, shape in RNN.param_shapes(V, H).items()}
+    if big is not None:
+        rest = np.sqrt(sum(float(np.sum(g**2)) for g in grads.values()) - grads["b_h"][0] ** 2)
+        for g in grads.values():
+            g *= np.sqrt(norm**2 - big**2) / rest
+        grads["b_h"][0] = big
+    else:
+        total = np.sqrt(sum(float(np.sum(g**2)) for g in grads.values()))
+        for g in grads.values():
+            g *= norm / total
     return grads
 
 
-def _clip_cases():
+def _clip_cases(rng):
+    (H1, V1), (H2, V2), (H3, V3) = _networks(rng, 3)
+    c1, c2, c3 = float(rng.choice([4.0, 5.0, 6.0])), float(rng.choice([1.5, 2.0, 2.5])), float(rng.choice([0.5, 1.0]))
+    n1 = c1 * rng.uniform(0.5, 0.9)
+    n2 = c2 * rng.uniform(1.3, 1.8)
+    n3 = c3 * rng.uniform(12.0, 20.0)
     return [
         Case(
-            "gradients of global norm 13 (arrays of norms 2 to 8) and max_norm = 5",
-            (_gradient_dict([8.0, 2.0, 7.0, 3.0, 6.5], seed=4), 5.0),
+            f"gradients of global norm {n1:.3g}, below max_norm = {c1:g} ({_sizes(H1, V1)})",
+            (_gradients(rng, V1, H1, n1), c1),
         ),
         Case(
-            "gradients of global norm 3.6, below max_norm = 5", (_gradient_dict([2.0, 1.0, 2.0, 1.5, 1.0], seed=5), 5.0)
+            f"gradients of global norm {n2:.3g}, between max_norm = {c2:g} and twice it, one entry above "
+            f"max_norm ({_sizes(H2, V2)})",
+            (_gradients(rng, V2, H2, n2, big=1.1 * c2), c2),
+        ),
+        Case(
+            f"gradients of global norm {n3:.3g}, far above max_norm = {c3:g} ({_sizes(H3, V3)})",
+            (_gradients(rng, V3, H3, n3), c3),
         ),
     ]
 
 
-def _clip_model(norm_of, scale_each=False, elementwise=False, report=None, always=False):
-    def gives(case):
-        grads, c = case.args
-        if elementwise:
-            return {k: np.clip(g, -c, c) for k, g in grads.items()}, optim.global_norm(grads)
-        if scale_each:
-            return {k: g * min(1.0, c / np.linalg.norm(g)) for k, g in grads.items()}, optim.global_norm(grads)
-        norm = norm_of(grads)
-        scale = c / norm if (always or norm > c) else 1.0
-        return {k: g * scale for k, g in grads.items()}, (report(norm, c) if report else norm)
-
-    return gives
+def _global_norm(grads):
+    return float(np.sqrt(sum(float(np.sum(g**2)) for g in grads.values())))
 
 
-def _sum_of_norms(grads):
+def _clip_model(args, s, case):
+    grads, max_norm = args
+    norm = s.norm(grads)
+    clipped = s.clip(grads, s.scale(norm, max_norm), max_norm)
+    return clipped, s.report(norm, max_norm)
+
+
+CLIP_STEPS = {
+    "norm": _global_norm,
+    "scale": lambda norm, c: c / norm if norm > c else 1.0,
+    "clip": lambda grads, scale, c: {k: g * scale for k, g in grads.items()},
+    "report": lambda norm, c: norm,
+}
+
+CLIP_MISTAKES = Mistakes()
+
+
+@CLIP_MISTAKES(
+    "clip",
+    "each array clipped by its own norm",
+    "every array rescaled by its own norm turns the gradient; global-norm clipping scales all of them by one "
+    "factor, max_norm / (the norm of all together).",
+)
+def each_array_by_its_own_norm(grads, scale, c):
+    return {k: g * min(1.0, c / np.linalg.norm(g)) for k, g in grads.items()}
+
+
+@CLIP_MISTAKES(
+    "clip",
+    "elementwise clipping",
+    "every entry clamped to [−max_norm, max_norm]: that is clip_elementwise, which turns the gradient.",
+)
+def elementwise_clipping(grads, scale, c):
+    return {k: np.clip(g, -c, c) for k, g in grads.items()}
+
+
+@CLIP_MISTAKES(
+    "scale",
+    "no clipping at all",
+    "gradients whose global norm is above max_norm come back as they were; they are scaled by max_norm / norm.",
+)
+def no_clipping(norm, c):
+    return 1.0
+
+
+@CLIP_MISTAKES("scale", "rescaled when already short", "gradients whose norm is at most max_norm are left as they are.")
+def rescaled_when_short(norm, c):
+    return c / norm
+
+
+@CLIP_MISTAKES(
+    "scale",
+    "the factor upside down",
+    "gradients above max_norm were multiplied by norm / max_norm, which lengthens them; the factor is max_norm / norm.",
+)
+def scale_upside_down(norm, c):
+    return norm / c if norm > c else 1.0
+
+
+@CLIP_MISTAKES("report", "the norm after clipping", "the second value is the global norm *before* clipping.")
+def norm_after_clipping(norm, c):
+    return min(norm, c)
+
+
+@CLIP_MISTAKES(
+    "norm",
+    "the sum of the arrays' norms",
+    "the global norm is the square root of the sum of the squares of all entries, not the sum of the arrays' norms.",
+)
+def sum_of_norms(grads):
     return sum(float(np.linalg.norm(g)) for g in grads.values())
 
 
-def _sum_of_squares(grads):
-    return sum(float(np.sum(g * g)) for g in grads.values())
+@CLIP_MISTAKES("norm", "no square root", "the sum of squares is the squared norm: take its square root.")
+def no_square_root(grads):
+    return sum(float(np.sum(g**2)) for g in grads.values())
 
 
-_CLIP_MISTAKES = (
-    Mistake(
-        "each array clipped by its own norm",
-        "every array rescaled by its own norm turns the gradient; "
-        "global-norm clipping scales all of them by one factor, max_norm / (the norm of all together).",
-        gives=_clip_model(None, scale_each=True),
-    ),
-    Mistake(
-        "elementwise clipping",
-        "every entry clamped to [−max_norm, max_norm]: that is clip_elementwise, which turns the gradient.",
-        gives=_clip_model(None, elementwise=True),
-    ),
-    Mistake(
-        "the norm after clipping",
-        "the second value is the global norm *before* clipping.",
-        gives=_clip_model(optim.global_norm, report=lambda n, c: min(n, c)),
-    ),
-    Mistake(
-        "the sum of the arrays' norms",
-        "the global norm is the square root of the sum of the squares of "
-        "all entries, not the sum of the arrays' norms.",
-        gives=_clip_model(_sum_of_norms),
-    ),
-    Mistake(
-        "no square root",
-        "the sum of squares is the squared norm: take its square root.",
-        gives=_clip_model(_sum_of_squares),
-    ),
-    Mistake(
-        "rescaled when already short",
-        "gradients whose norm is at most max_norm are left as they are.",
-        gives=_clip_model(optim.global_norm, always=True),
-    ),
+def _clipped_norm(case, got, want):
+    grads, c = case.args
+    arrays = [_floats(got.get(k)) for k in grads]
+    if any(a is None or a.shape != np.shape(grads[k]) for a, k in zip(arrays, grads)):
+        return None
+    norm, wanted = float(np.sqrt(sum(np.sum(a**2) for a in arrays))), _global_norm(grads)
+    should = min(wanted, c)
+    if not np.isclose(norm, should, rtol=1e-6):
+        return (
+            f"Your clipped gradients have global norm {norm:.4g}; with max_norm = {c:g} they should have {should:.4g}."
+        )
+    return None
+
+
+def _global_norm_cases(rng):
+    cells = [("W_xh", "W_hh", "W_yh", "b_h", "b_o"), ("W_x", "W_h", "b", "W_yh", "b_o"), ("W", "b")]
+    cases = []
+    for keys in cells:
+        H, V = _two_sizes(rng)
+        shapes = {"W_x": (4 * H, V), "W_h": (4 * H, H), "b": (4 * H,), "W": (V, H), **RNN.param_shapes(V, H)}
+        grads = {k: rng.normal(0.0, rng.uniform(0.5, 3.0), shapes[k]) for k in keys}
+        cases.append(Case(f"gradients {', '.join(keys)} ({_sizes(H, V)})", (grads,)))
+    return cases
+
+
+GLOBAL_NORM_MISTAKES = Mistakes()
+
+
+@GLOBAL_NORM_MISTAKES(
+    ANSWER,
+    "the sum of the arrays' norms",
+    "the square root comes once, at the end, over the squares of every entry of every array.",
 )
+def sum_of_the_arrays_norms(grads):
+    return sum(float(np.linalg.norm(g)) for g in grads.values())
 
 
-def _global_norm_cases():
+@GLOBAL_NORM_MISTAKES(ANSWER, "no square root", "the sum of squares is the squared norm: take its square root.")
+def sum_of_squares(grads):
+    return sum(float(np.sum(g**2)) for g in grads.values())
+
+
+@GLOBAL_NORM_MISTAKES(
+    ANSWER,
+    "one array only",
+    "the norm of the last array alone, not of all of them together: the total is overwritten in the loop "
+    "(an `=` where `+=` belongs).",
+)
+def last_array_only(grads):
+    return float(np.linalg.norm(list(grads.values())[-1]))
+
+
+@GLOBAL_NORM_MISTAKES(
+    ANSWER, "the largest entry", "the largest |entry| is the max-norm; the global norm is the 2-norm of all entries."
+)
+def largest_entry(grads):
+    return max(float(np.abs(g).max()) for g in grads.values())
+
+
+# -- Adam --------------------------------------------------------------------------------------------------
+
+
+def _adam_cases(rng):
+    H, V = _two_sizes(rng)
+    # small weights (about lr): an error in the step shows in the new weights at its own size
+    params = {k: 0.01 * rng.standard_normal(shape) for k, shape in RNN.param_shapes(V, H).items()}
+    g1 = {k: rng.standard_normal(p.shape) for k, p in params.items()}
+    # a character absent from the window: a column of exact zeros, m = v = 0 there (0 / (0 + ε) = 0);
+    # and entries far below ε's scale, where ε decides half of the step
+    g1["W_xh"][:, int(rng.integers(V))] = 0.0
+    g1["b_o"][int(rng.integers(V))] = float(rng.choice([-1.0, 1.0])) * 1e-8
+    g2 = {k: rng.standard_normal(p.shape) * rng.uniform(0.1, 3.0, p.shape) for k, p in params.items()}
+    lr1, lr2 = float(rng.choice([0.01, 0.02])), float(rng.choice([0.003, 0.005]))
+    params1, state1 = OPTIM.adam_update(params, g1, OPTIM.adam_init(params), lr1)
+    # a later step, from a state with running averages of their own
+    t = int(rng.integers(5, 20))
+    state = {
+        "t": t,
+        "m": {k: 0.3 * rng.standard_normal(p.shape) for k, p in params.items()},
+        "v": {k: rng.uniform(0.05, 2.0, p.shape) for k, p in params.items()},
+    }
+    g3 = {k: rng.standard_normal(p.shape) for k, p in params.items()}
+    lr3 = float(rng.choice([0.05, 0.1]))
+    first = {"first_grads": g1}
     return [
         Case(
-            "gradients shaped like a V = 5, H = 4 network's, of norms 8, 2, 7, 3 and 6.5",
-            (_gradient_dict([8.0, 2.0, 7.0, 3.0, 6.5], seed=6),),
-        )
+            f"the first step (lr = {lr1:g}, from adam_init's state; {_sizes(H, V)})",
+            (params, g1, OPTIM.adam_init(params), lr1),
+        ),
+        Case(f"the second step, with another gradient and lr = {lr2:g}", (params1, g2, state1, lr2), extra=first),
+        Case(
+            f"step {t + 1}, from running averages m ≠ 0 and v ≠ 0, with lr = {lr3:g}",
+            (params, g3, state, lr3),
+            extra=first,
+        ),
     ]
 
 
-def _one_array_only(got, want, case):
-    try:
-        norm = float(np.asarray(got["norm"], dtype=np.float64))
-    except (TypeError, ValueError):
-        return []
-    own = [float(np.linalg.norm(g)) for g in case.args[0].values()]
-    return ["norm"] if any(math.isclose(norm, n, rel_tol=1e-9) for n in own) else []
+_BETA1, _BETA2, _EPS = 0.9, 0.999, 1e-8
 
 
-_GLOBAL_NORM_MISTAKES = (
-    Mistake(
-        "the sum of the arrays' norms",
-        "the square root comes once, at the end, over the squares of every entry of every array.",
-        gives=lambda c: _sum_of_norms(c.args[0]),
-    ),
-    Mistake(
-        "no square root",
-        "the sum of squares is the squared norm: take its square root.",
-        gives=lambda c: _sum_of_squares(c.args[0]),
-    ),
-    Mistake(
-        "one array only",
-        "the norm of one array, not of all of them together (is the total overwritten "
-        "in the loop, = where += belongs?).",
-        test=_one_array_only,
-    ),
-    Mistake(
-        "the largest entry",
-        "the largest |entry| is the max-norm; the global norm is the 2-norm of all entries.",
-        gives=lambda c: max(float(np.abs(g).max()) for g in c.args[0].values()),
-    ),
+def _adam_model(args, s, case):
+    params, grads, state, lr = args
+    grads = s.gradient(grads, case)
+    t = state["t"] + 1
+    m = {k: _BETA1 * state["m"][k] + (1 - _BETA1) * grads[k] for k in params}
+    v = {k: s.second_moment(state["v"][k], grads[k]) for k in params}
+    new, hats = {}, {}
+    for k in params:
+        hats[k] = s.correct(m[k], v[k], s.count_for_correction(t))
+        new[k] = s.update(params[k], *hats[k], grads[k], lr)
+    m_kept, v_kept = s.kept(m, v, hats)
+    return new, {"t": t, "m": m_kept, "v": v_kept}
+
+
+ADAM_STEPS = {
+    "gradient": lambda grads, case: grads,
+    "second_moment": lambda v, g: _BETA2 * v + (1 - _BETA2) * g**2,
+    "count_for_correction": lambda t: t,
+    "correct": lambda m, v, t: (m / (1 - _BETA1**t), v / (1 - _BETA2**t)),
+    "update": lambda p, m_hat, v_hat, g, lr: p - lr * m_hat / (np.sqrt(v_hat) + _EPS),
+    "kept": lambda m, v, hats: (m, v),
+}
+
+ADAM_MISTAKES = Mistakes()
+
+
+@ADAM_MISTAKES(
+    "correct",
+    "no bias correction",
+    "m and v start at 0, so early on they are too small by the factors 1 − β₁ᵗ and 1 − β₂ᵗ: divide by them "
+    "(m̂ = m / (1 − β₁ᵗ), v̂ = v / (1 − β₂ᵗ)).",
 )
+def no_bias_correction(m, v, t):
+    return m, v
 
 
-# Adam --------------------------------------------------------------------------------------------------
-
-
-def _adam_cases():
-    # small weights (about lr): an error in the step shows in the new weights at its own size
-    rng = np.random.default_rng(8)
-    params = {k: 0.01 * rng.standard_normal(shape) for k, shape in rnn.param_shapes(5, 4).items()}
-    g1 = {k: rng.standard_normal(p.shape) for k, p in params.items()}
-    g2 = {k: rng.standard_normal(p.shape) * rng.uniform(0.1, 3.0, p.shape) for k, p in params.items()}
-    params1, state1 = optim.adam_update(params, g1, optim.adam_init(params), 0.01)
-    return [
-        Case("the first step (lr = 0.01, from adam_init's state)", (params, g1, optim.adam_init(params), 0.01)),
-        Case("the second step, with a different gradient", (params1, g2, state1, 0.01)),
-    ]
-
-
-def _adam_model(bias_correction=True, old_t=False, sign=1.0, sqrt=True, momentum=True, reuse_first=False):
-    def gives(case):
-        params, grads, state, lr = case.args
-        beta1, beta2, eps = 0.9, 0.999, 1e-8
-        if reuse_first:  # the second step fed the first step's gradient again
-            grads = _adam_cases()[0].args[1]
-        t = state["t"] + 1
-        tc = t - 1 if old_t else t
-        m = {k: beta1 * state["m"][k] + (1 - beta1) * grads[k] for k in params}
-        v = {k: beta2 * state["v"][k] + (1 - beta2) * grads[k] ** 2 for k in params}
-        new = {}
-        for k in params:
-            m_hat = m[k] / (1 - beta1**tc) if bias_correction else m[k]
-            v_hat = v[k] / (1 - beta2**tc) if bias_correction else v[k]
-            if not momentum:
-                m_hat = grads[k]
-            new[k] = params[k] - sign * lr * m_hat / ((np.sqrt(v_hat) if sqrt else v_hat) + eps)
-        return new, {"t": t, "m": m, "v": v}
-
-    return gives
-
-
-_ADAM_MISTAKES = (
-    Mistake(
-        "no bias correction",
-        "m and v start at 0, so early on they are too small by the factors "
-        "1 − β₁ᵗ and 1 − β₂ᵗ: divide by them (m̂ = m / (1 − β₁ᵗ), v̂ = v / (1 − β₂ᵗ)).",
-        gives=_adam_model(bias_correction=False),
-    ),
-    Mistake(
-        "bias correction with the old t",
-        "increase t first: update number t uses 1 − β₁ᵗ and 1 − β₂ᵗ with the new t (at the first step, t = 1).",
-        gives=_adam_model(old_t=True),
-    ),
-    Mistake(
-        "a step up the gradient",
-        "the update moves against the gradient: θ − lr · m̂ / (√v̂ + ε).",
-        gives=_adam_model(sign=-1.0),
-    ),
-    Mistake("no square root of v̂", "the denominator is √v̂ + ε.", gives=_adam_model(sqrt=False)),
-    Mistake(
-        "the gradient in place of m̂",
-        "the step uses the running average m̂, not this step's gradient.",
-        gives=_adam_model(momentum=False),
-    ),
-    Mistake(
-        "the second step reused the first gradient",
-        "the second step's result is what the first step's "
-        "gradient gives: does your function read a gradient from outside its arguments (a global)?",
-        gives=_adam_model(reuse_first=True),
-    ),
+@ADAM_MISTAKES(
+    "count_for_correction",
+    "bias correction with the old t",
+    "increase t first: update number t uses 1 − β₁ᵗ and 1 − β₂ᵗ with the new t (at the first step, t = 1).",
 )
+def bias_correction_with_the_old_t(t):
+    return t - 1
 
 
-# the LSTM ---------------------------------------------------------------------------------------------
+@ADAM_MISTAKES("update", "a step up the gradient", "the update moves against the gradient: θ − lr · m̂ / (√v̂ + ε).")
+def step_up_the_gradient(p, m_hat, v_hat, g, lr):
+    return p + lr * m_hat / (np.sqrt(v_hat) + _EPS)
 
 
-def _lstm_case_parts():
-    V, H = 5, 3
-    params = lstm.init_params(V, H, seed=9)
-    rng = np.random.default_rng(9)
+@ADAM_MISTAKES(
+    "update",
+    "no ε in the denominator",
+    "the denominator is √v̂ + ε: without ε an entry whose gradient has been 0 so far divides 0 by 0 (nan), and an "
+    "entry far smaller than ε moves by a whole lr.",
+)
+def no_epsilon(p, m_hat, v_hat, g, lr):
+    return p - lr * m_hat / np.sqrt(v_hat)
+
+
+@ADAM_MISTAKES("update", "no square root of v̂", "the denominator is √v̂ + ε.")
+def no_square_root_of_v(p, m_hat, v_hat, g, lr):
+    return p - lr * m_hat / (v_hat + _EPS)
+
+
+@ADAM_MISTAKES("update", "the gradient in place of m̂", "the step uses the running average m̂, not this step's gradient.")
+def gradient_for_m_hat(p, m_hat, v_hat, g, lr):
+    return p - lr * g / (np.sqrt(v_hat) + _EPS)
+
+
+@ADAM_MISTAKES("second_moment", "g where v needs g²", "v is the running average of the squares g², not of g.")
+def g_for_g_squared(v, g):
+    return _BETA2 * v + (1 - _BETA2) * g
+
+
+@ADAM_MISTAKES(
+    "kept",
+    "m̂ and v̂ kept in the state",
+    "the state keeps m and v, the running averages themselves; m̂ and v̂ are corrected afresh from them at "
+    "every step (kept instead, the next step corrects them a second time).",
+)
+def corrected_averages_kept(m, v, hats):
+    return {k: hat[0] for k, hat in hats.items()}, {k: hat[1] for k, hat in hats.items()}
+
+
+@ADAM_MISTAKES(
+    "gradient",
+    "the first gradient used again",
+    "this step used the first step's gradient, not the one it was given: does your function read a gradient "
+    "from outside its arguments (a global)?",
+)
+def first_gradient_reused(grads, case):
+    return case.extra.get("first_grads", grads)
+
+
+# -- the LSTM ---------------------------------------------------------------------------------------------
+
+_GATES = "ifgo"  # the package's order of the LSTM's four blocks
+_GATE_ORDER = "the rows of W_x, W_h and b are stacked i, f, g, o (input gate, forget gate, candidate, output gate)."
+
+
+def _lstm_parts(rng, H, V, used):
+    params = LSTM.init_params(V, H, seed=int(rng.integers(2**31)))
     params["b"] = params["b"] + 0.3 * rng.standard_normal(4 * H)
     params["b_o"] = 0.3 * rng.standard_normal(V)
-    h_prev, c_prev = 0.5 * rng.standard_normal(H), rng.standard_normal(H)
-    return params, 2, h_prev, c_prev, rng
+    return params, _fresh_index(rng, V, used), 0.5 * rng.standard_normal(H), rng.standard_normal(H), H, V
 
 
-def _lstm_forward_cases():
-    params, x_t, h_prev, c_prev, _ = _lstm_case_parts()
-    return [
-        Case(
-            "one step with H = 3, V = 5, x_t = 2, h_prev ≠ 0, c_prev ≠ 0, non-zero biases",
-            (params, x_t, h_prev, c_prev),
-        )
-    ]
+def _lstm_forward_cases(rng):
+    cases, used = [], set()
+    for H, V in _networks(rng, 2, 3, 6):
+        params, x_t, h_prev, c_prev, H, V = _lstm_parts(rng, H, V, used)
+        about = f"one step with {_sizes(H, V)}, x_t = {x_t}, h_prev ≠ 0, c_prev ≠ 0, non-zero biases"
+        cases.append(Case(about, (params, x_t, h_prev, c_prev)))
+    return cases
 
 
-def _lstm_step(params, x_t, h_prev, c_prev, order=(0, 1, 2, 3), squash_g=np.tanh, tanh_c=True, input_gate=True):
-    """One LSTM step with the four blocks of a read in ``order`` (the package's: i, f, g, o)."""
+def _lstm_forward_model(args, s, case):
+    params, x_t, h_prev, c_prev = args
     H = h_prev.shape[0]
     a = params["W_x"][:, x_t] + params["W_h"] @ h_prev + params["b"]
-    block = [a[k * H : (k + 1) * H] for k in order]
-    i, f, g, o = _sigmoid(block[0]), _sigmoid(block[1]), squash_g(block[2]), _sigmoid(block[3])
-    c = f * c_prev + (i * g if input_gate else g)
-    h = o * (np.tanh(c) if tanh_c else c)
+    stacking = s.stacking()
+    block = {gate: a[k * H : (k + 1) * H] for k, gate in enumerate(stacking)}
+    i, f, g, o = _sigmoid(block["i"]), _sigmoid(block["f"]), s.candidate(block["g"]), _sigmoid(block["o"])
+    c = s.cell(f, c_prev, i, g)
+    h = s.show(o, c)
     return h, c, {"x": x_t, "h_prev": h_prev, "c_prev": c_prev, "i": i, "f": f, "g": g, "o": o, "c": c}
 
 
-def _lstm_forward_model(**how):
-    return lambda case: _lstm_step(*case.args, **how)
+LSTM_FORWARD_STEPS = {
+    "stacking": lambda: _GATES,
+    "candidate": np.tanh,
+    "cell": lambda f, c_prev, i, g: f * c_prev + i * g,
+    "show": lambda o, c: o * np.tanh(c),
+}
+
+LSTM_FORWARD_MISTAKES = Mistakes()
+LSTM_BACKWARD_MISTAKES = Mistakes()
 
 
-_GATE_ORDER = "the rows of W_x, W_h and b are stacked i, f, g, o (input gate, forget gate, candidate, output gate)."
+def _stackings(gates, registries, name, why):
+    """One mistake per wrong order of the blocks: the reader's code assumes the rows stacked as ``order``."""
+    for order in itertools.permutations(gates):
+        order = "".join(order)
+        if order != gates:
 
-_LSTM_FORWARD_MISTAKES = tuple(
-    Mistake("the gates read from the wrong rows", _GATE_ORDER, gives=_lstm_forward_model(order=order))
-    for order in itertools.permutations(range(4))
-    if order != (0, 1, 2, 3)
-) + (
-    Mistake(
-        "h_t = o ⊙ c_t",
-        "the output gate shows tanh(c_t), not c_t: h_t = o ⊙ tanh(c_t).",
-        gives=_lstm_forward_model(tanh_c=False),
-    ),
-    Mistake(
-        "a sigmoid for the candidate",
-        "g_t = tanh(...), so that it can write negative values too; i, f and o use the sigmoid.",
-        gives=_lstm_forward_model(squash_g=_sigmoid),
-    ),
-    Mistake(
-        "no input gate",
-        "c_t = f ⊙ c_{t−1} + i ⊙ g: the candidate passes through the input gate.",
-        gives=_lstm_forward_model(input_gate=False),
-    ),
+            def stacking(order=order):
+                return order
+
+            stacking.__name__ = f"blocks_stacked_{order}"
+            for registry in registries:
+                registry("stacking", name, why)(stacking)
+
+
+_stackings(_GATES, [LSTM_FORWARD_MISTAKES], "the gates read from the wrong rows", _GATE_ORDER)
+
+
+@LSTM_FORWARD_MISTAKES("show", "h_t = o ⊙ c_t", "the output gate shows tanh(c_t), not c_t: h_t = o ⊙ tanh(c_t).")
+def no_tanh_of_the_cell(o, c):
+    return o * c
+
+
+@LSTM_FORWARD_MISTAKES(
+    "candidate",
+    "a sigmoid for the candidate",
+    "g_t = tanh(...), so that it can write negative values too; i, f and o use the sigmoid.",
 )
+def sigmoid_candidate(a):
+    return _sigmoid(a)
 
 
-def _lstm_backward_cases():
-    params, x_t, h_prev, c_prev, rng = _lstm_case_parts()
-    _, _, cache = lstm.step_forward(params, x_t, h_prev, c_prev)
-    H = h_prev.shape[0]
-    dh_t, dc_t = rng.standard_normal(H), rng.standard_normal(H)
-    return [Case("one step with H = 3, V = 5, x_t = 2, dh_t ≠ 0, dc_t ≠ 0", (params, dh_t, dc_t, cache))]
-
-
-def _lstm_backward_model(order=(0, 1, 2, 3), h_path="right", do_with_c=False, g_slope="tanh", dc_prev_h_path=True):
-    def gives(case):
-        params, dh_t, dc_t, cache = case.args
-        i, f, g, o, c, c_prev = (cache[k] for k in ("i", "f", "g", "o", "c", "c_prev"))
-        tanh_c = np.tanh(c)
-        into_cell = {"right": dh_t * o * (1 - tanh_c**2), "missing": 0.0, "no tanh'": dh_t * o}[h_path]
-        dc = dc_t + into_cell
-        do = dh_t * (c if do_with_c else tanh_c)
-        da_g = dc * i * ((1 - g**2) if g_slope == "tanh" else g * (1 - g))
-        blocks = [dc * g * i * (1 - i), dc * c_prev * f * (1 - f), da_g, do * o * (1 - o)]
-        da = np.concatenate([blocks[order.index(k)] for k in range(4)])
-        x = np.eye(params["W_x"].shape[1])[cache["x"]]
-        dc_prev = (dc if dc_prev_h_path else dc_t) * f
-        return params["W_h"].T @ da, dc_prev, {"W_x": np.outer(da, x), "W_h": np.outer(da, cache["h_prev"]), "b": da}
-
-    return gives
-
-
-_LSTM_BACKWARD_MISTAKES = (
-    Mistake(
-        "no path from h_t into the cell",
-        "h_t = o ⊙ tanh(c_t) depends on c_t too: the cell receives "
-        "dh_t ⊙ o ⊙ (1 − tanh²(c_t)) besides dc_t, before anything goes back through c_t.",
-        gives=_lstm_backward_model(h_path="missing"),
-    ),
-    Mistake(
-        "that path without tanh's slope",
-        "from h_t into the cell the path goes through tanh(c_t): dh_t ⊙ o ⊙ (1 − tanh²(c_t)).",
-        gives=_lstm_backward_model(h_path="no tanh'"),
-    ),
-    Mistake(
-        "dc_prev without the path through h_t",
-        "dc_{t−1} = f ⊙ (everything reaching c_t), including what came through h_t.",
-        gives=_lstm_backward_model(dc_prev_h_path=False),
-    ),
-    Mistake(
-        "c_t in place of tanh(c_t)",
-        "the output gate multiplies tanh(c_t), so its gradient is dh_t ⊙ tanh(c_t).",
-        gives=_lstm_backward_model(do_with_c=True),
-    ),
-    Mistake(
-        "the sigmoid's slope for the candidate",
-        "g_t = tanh(...), whose slope is 1 − g²; g(1 − g) is a sigmoid's.",
-        gives=_lstm_backward_model(g_slope="sigmoid"),
-    ),
-) + tuple(
-    Mistake("the gates' gradients stacked in the wrong order", _GATE_ORDER, gives=_lstm_backward_model(order=order))
-    for order in itertools.permutations(range(4))
-    if order != (0, 1, 2, 3)
+@LSTM_FORWARD_MISTAKES(
+    "cell", "no input gate", "c_t = f ⊙ c_{t−1} + i ⊙ g: the candidate passes through the input gate."
 )
+def no_input_gate(f, c_prev, i, g):
+    return f * c_prev + g
 
 
-# the GRU ----------------------------------------------------------------------------------------------
+@LSTM_FORWARD_MISTAKES(
+    "cell", "no forget gate", "c_t = f ⊙ c_{t−1} + i ⊙ g: the old cell passes through the forget gate."
+)
+def no_forget_gate(f, c_prev, i, g):
+    return c_prev + i * g
 
 
-def _gru_case_parts():
-    V, H = 5, 3
-    params = gru.init_params(V, H, seed=9)
-    rng = np.random.default_rng(9)
-    params["b"] = params["b"] + 0.3 * rng.standard_normal(3 * H)
-    params["b_o"] = 0.3 * rng.standard_normal(V)
-    h_prev = 0.8 * rng.standard_normal(H)
-    return params, 2, h_prev, rng
+def _lstm_backward_cases(rng):
+    cases, used = [], set()
+    for H, V in _networks(rng, 2, 3, 6):
+        params, x_t, h_prev, c_prev, H, V = _lstm_parts(rng, H, V, used)
+        _, _, cache = LSTM.step_forward(params, x_t, h_prev, c_prev)
+        dh_t, dc_t = rng.standard_normal(H), rng.standard_normal(H)
+        cases.append(
+            Case(f"one step with {_sizes(H, V)}, x_t = {x_t}, dh_t ≠ 0, dc_t ≠ 0", (params, dh_t, dc_t, cache))
+        )
+    return cases
 
 
-def _gru_forward_cases():
-    params, x_t, h_prev, _ = _gru_case_parts()
-    return [Case("one step with H = 3, V = 5, x_t = 2, h_prev ≠ 0, non-zero biases", (params, x_t, h_prev))]
+def _lstm_backward_model(args, s, case):
+    params, dh_t, dc_t, cache = args
+    i, f, g, o, c, c_prev = (cache[k] for k in ("i", "f", "g", "o", "c", "c_prev"))
+    tanh_c = np.tanh(c)
+    dc = dc_t + s.into_cell(dh_t, o, tanh_c)
+    do = s.to_output_gate(dh_t, c, tanh_c)
+    blocks = {
+        "i": dc * g * i * (1 - i),
+        "f": dc * c_prev * f * (1 - f),
+        "g": dc * i * s.candidate_slope(g),
+        "o": do * o * (1 - o),
+    }
+    da = np.concatenate([blocks[gate] for gate in s.stacking()])
+    x = np.eye(params["W_x"].shape[1])[cache["x"]]
+    grads = {"W_x": np.outer(da, x), "W_h": np.outer(da, cache["h_prev"]), "b": da}
+    return params["W_h"].T @ da, s.to_previous_cell(dc, dc_t, f), grads
 
 
-def _gru_step(params, x_t, h_prev, order=(0, 1, 2), keep="z", reset="after", squash_n=np.tanh):
-    """One GRU step with the three blocks read in ``order`` (the package's: r, z, n); ``keep``: the gate
-    that keeps the old state ("z", the package's, or "1 - z"); ``reset``: r applied "after" W_hn (the
-    package's, r ⊙ (W_hn h)) or "before" it (W_hn (r ⊙ h), Cho et al.'s and d2l's)."""
-    H = h_prev.shape[0]
-    rows = [slice(k * H, (k + 1) * H) for k in order]
-    W_x, W_h, b = (params[name] for name in ("W_x", "W_h", "b"))
-    r = _sigmoid(W_x[rows[0], x_t] + W_h[rows[0]] @ h_prev + b[rows[0]])
-    z = _sigmoid(W_x[rows[1], x_t] + W_h[rows[1]] @ h_prev + b[rows[1]])
-    m = W_h[rows[2]] @ (h_prev if reset == "after" else r * h_prev)
-    n = squash_n(W_x[rows[2], x_t] + (r * m if reset == "after" else m) + b[rows[2]])
-    h = z * h_prev + (1 - z) * n if keep == "z" else (1 - z) * h_prev + z * n
-    return h, {"x": x_t, "h_prev": h_prev, "r": r, "z": z, "n": n, "m": m}
+LSTM_BACKWARD_STEPS = {
+    "stacking": lambda: _GATES,
+    "into_cell": lambda dh, o, tanh_c: dh * o * (1 - tanh_c**2),  # from h_t = o ⊙ tanh(c_t) into c_t
+    "to_output_gate": lambda dh, c, tanh_c: dh * tanh_c,
+    "candidate_slope": lambda g: 1 - g**2,
+    "to_previous_cell": lambda dc, dc_t, f: dc * f,
+}
 
 
-def _gru_forward_model(**how):
-    return lambda case: _gru_step(*case.args, **how)
+@LSTM_BACKWARD_MISTAKES(
+    "into_cell",
+    "no path from h_t into the cell",
+    "h_t = o ⊙ tanh(c_t) depends on c_t too: the cell receives dh_t ⊙ o ⊙ (1 − tanh²(c_t)) besides dc_t, before "
+    "anything goes back through c_t.",
+)
+def no_path_into_the_cell(dh, o, tanh_c):
+    return 0.0
 
 
+@LSTM_BACKWARD_MISTAKES(
+    "into_cell",
+    "that path without tanh's slope",
+    "from h_t into the cell the path goes through tanh(c_t): dh_t ⊙ o ⊙ (1 − tanh²(c_t)).",
+)
+def path_into_the_cell_without_slope(dh, o, tanh_c):
+    return dh * o
+
+
+@LSTM_BACKWARD_MISTAKES(
+    "to_previous_cell",
+    "dc_prev without the path through h_t",
+    "dc_{t−1} = f ⊙ (everything reaching c_t), which includes what came from h_t, not only dc_t.",
+)
+def previous_cell_from_the_cell_path_only(dc, dc_t, f):
+    return dc_t * f
+
+
+@LSTM_BACKWARD_MISTAKES(
+    "to_output_gate",
+    "c_t in place of tanh(c_t)",
+    "the output gate multiplies tanh(c_t), so its gradient is dh_t ⊙ tanh(c_t).",
+)
+def c_for_tanh_c(dh, c, tanh_c):
+    return dh * c
+
+
+@LSTM_BACKWARD_MISTAKES(
+    "candidate_slope",
+    "the sigmoid's slope for the candidate",
+    "g_t = tanh(...), whose slope is 1 − g²; g(1 − g) is a sigmoid's.",
+)
+def sigmoid_slope_for_the_candidate(g):
+    return g * (1 - g)
+
+
+_stackings(_GATES, [LSTM_BACKWARD_MISTAKES], "the gates' gradients stacked in the wrong order", _GATE_ORDER)
+
+
+# -- the GRU ----------------------------------------------------------------------------------------------
+
+_GRU_GATES = "rzn"
 _GRU_ORDER = "the rows of W_x, W_h and b are stacked r, z, n (reset gate, update gate, candidate)."
 _Z_KEEPS = (
-    "in rnn_core's convention (Cho et al. 2014, PyTorch, d2l) z keeps the old state: "
-    "h_t = z ⊙ h_{t−1} + (1 − z) ⊙ n_t; some papers write the same cell with z and 1 − z the other way round."
+    "in rnn_core's convention (Cho et al. 2014, PyTorch, d2l) z keeps the old state: h_t = z ⊙ h_{t−1} + "
+    "(1 − z) ⊙ n_t; some papers write the same cell with z and 1 − z the other way round."
 )
 _RESET_AFTER = (
-    "rnn_core applies the reset gate after W_hn, as PyTorch does: n_t = tanh(W_xn x_t + r_t ⊙ (W_hn h_{t−1}) + b_n); "
-    "Cho et al. and d2l apply it before, W_hn (r_t ⊙ h_{t−1}), which is a different cell."
-)
-
-_GRU_FORWARD_MISTAKES = tuple(
-    Mistake("the gates read from the wrong rows", _GRU_ORDER, gives=_gru_forward_model(order=order))
-    for order in itertools.permutations(range(3))
-    if order != (0, 1, 2)
-) + (
-    Mistake("z and 1 − z swapped", _Z_KEEPS, gives=_gru_forward_model(keep="1 - z")),
-    Mistake("the reset gate before W_hn", _RESET_AFTER, gives=_gru_forward_model(reset="before")),
-    Mistake(
-        "a sigmoid for the candidate",
-        "n_t = tanh(...), so that it can write negative values too; r and z use the sigmoid.",
-        gives=_gru_forward_model(squash_n=_sigmoid),
-    ),
+    "rnn_core applies the reset gate after W_hn, as PyTorch does: n_t = tanh(W_xn x_t + r_t ⊙ (W_hn h_{t−1}) + "
+    "b_n); Cho et al. and d2l apply it before, W_hn (r_t ⊙ h_{t−1}), which is a different cell."
 )
 
 
-def _gru_backward_cases():
-    params, x_t, h_prev, rng = _gru_case_parts()
-    _, cache = gru.step_forward(params, x_t, h_prev)
-    dh_t = rng.standard_normal(h_prev.shape[0])
-    return [Case("one step with H = 3, V = 5, x_t = 2, h_prev ≠ 0, dh_t ≠ 0", (params, dh_t, cache))]
+def _gru_parts(rng, H, V, used):
+    params = GRU.init_params(V, H, seed=int(rng.integers(2**31)))
+    params["b"] = params["b"] + 0.3 * rng.standard_normal(3 * H)
+    params["b_o"] = 0.3 * rng.standard_normal(V)
+    return params, _fresh_index(rng, V, used), 0.8 * rng.standard_normal(H), H, V
 
 
-def _gru_backward_model(order=(0, 1, 2), keep="z", reset="after", direct=True, n_slope="tanh", dz_sign=1.0):
-    def gives(case):
-        params, dh_t, cache = case.args
-        r, z, n, m, h_prev = (cache[k] for k in ("r", "z", "n", "m", "h_prev"))
-        H = h_prev.shape[0]
-        W_hn = params["W_h"][2 * H : 3 * H]
-        keep_gate = z if keep == "z" else 1 - z
-        dn = dh_t * (1 - keep_gate)
-        dz = dz_sign * dh_t * (h_prev - n) * (1 if keep == "z" else -1)
-        da_n = dn * ((1 - n**2) if n_slope == "tanh" else n * (1 - n))
-        if reset == "after":  # n = tanh(W_xn x + r * (W_hn h) + b_n)
-            dm, dr, through_n, read = da_n * r, da_n * m, 0.0, h_prev
-        else:  # n = tanh(W_xn x + W_hn (r * h) + b_n), the cell of Cho et al. and d2l
-            d_rh = W_hn.T @ da_n
-            dm, dr, through_n, read = da_n, d_rh * h_prev, d_rh * r, r * h_prev
-        blocks_x = [dr * r * (1 - r), dz * z * (1 - z), da_n]
-        da_x = np.concatenate([blocks_x[order.index(k)] for k in range(3)])
-        da_h = np.concatenate([blocks_x[order.index(k)] if k < 2 else dm for k in range(3)])
-        x = np.eye(params["W_x"].shape[1])[cache["x"]]
-        dW_h = np.outer(da_h, h_prev)
-        if reset == "before":  # the candidate's rows read r * h_{t-1}, and nothing goes through W_hn to h directly
-            dW_h[2 * H :] = np.outer(da_n, read)
-            dh_prev = params["W_h"][: 2 * H].T @ da_h[: 2 * H] + through_n
-        else:
-            dh_prev = params["W_h"].T @ da_h
-        if direct:
-            dh_prev = dh_prev + dh_t * keep_gate
-        return dh_prev, {"W_x": np.outer(da_x, x), "W_h": dW_h, "b": da_x}
-
-    return gives
+def _gru_forward_cases(rng):
+    cases, used = [], set()
+    for H, V in _networks(rng, 2, 3, 6):
+        params, x_t, h_prev, H, V = _gru_parts(rng, H, V, used)
+        cases.append(
+            Case(f"one step with {_sizes(H, V)}, x_t = {x_t}, h_prev ≠ 0, non-zero biases", (params, x_t, h_prev))
+        )
+    return cases
 
 
-_GRU_BACKWARD_MISTAKES = (
-    Mistake(
-        "no direct path to h_{t−1}",
-        "h_t = z ⊙ h_{t−1} + ... depends on h_{t−1} directly, not only through the gates and the candidate: "
-        "dh_{t−1} gets dh_t ⊙ z_t besides what goes back through W_h.",
-        gives=_gru_backward_model(direct=False),
-    ),
-    Mistake("z and 1 − z swapped", _Z_KEEPS, gives=_gru_backward_model(keep="1 - z")),
-    Mistake("the reset gate before W_hn", _RESET_AFTER, gives=_gru_backward_model(reset="before")),
-    Mistake(
-        "the update gate's gradient with its sign flipped",
-        "h_t = z ⊙ h_{t−1} + (1 − z) ⊙ n_t, so ∂h_t/∂z_t = h_{t−1} − n_t, not n_t − h_{t−1}.",
-        gives=_gru_backward_model(dz_sign=-1.0),
-    ),
-    Mistake(
-        "the sigmoid's slope for the candidate",
-        "n_t = tanh(...), whose slope is 1 − n²; n(1 − n) is a sigmoid's.",
-        gives=_gru_backward_model(n_slope="sigmoid"),
-    ),
-) + tuple(
-    Mistake("the gates' gradients stacked in the wrong order", _GRU_ORDER, gives=_gru_backward_model(order=order))
-    for order in itertools.permutations(range(3))
-    if order != (0, 1, 2)
+def _gru_forward_model(args, s, case):
+    params, x_t, h_prev = args
+    H = h_prev.shape[0]
+    rows = {gate: slice(k * H, (k + 1) * H) for k, gate in enumerate(s.stacking())}
+    W_x, W_h, b = params["W_x"], params["W_h"], params["b"]
+    r = _sigmoid(W_x[rows["r"], x_t] + W_h[rows["r"]] @ h_prev + b[rows["r"]])
+    z = _sigmoid(W_x[rows["z"], x_t] + W_h[rows["z"]] @ h_prev + b[rows["z"]])
+    m, added, _ = s.reset(W_h[rows["n"]], r, h_prev)
+    n = s.candidate(W_x[rows["n"], x_t] + added + b[rows["n"]])
+    keep, _ = s.keep(z)
+    return keep * h_prev + (1 - keep) * n, {"x": x_t, "h_prev": h_prev, "r": r, "z": z, "n": n, "m": m}
+
+
+def _reset_after(W_hn, r, h_prev):
+    m = W_hn @ h_prev
+    return m, r * m, False  # m, what the candidate adds, whether r acts inside W_hn's product
+
+
+GRU_STEPS = {
+    "stacking": lambda: _GRU_GATES,
+    "reset": _reset_after,  # r ⊙ (W_hn h_{t−1}): r scales m = W_hn h_{t−1} after the product
+    "candidate": np.tanh,
+    "keep": lambda z: (z, 1.0),  # (the gate that keeps h_{t−1}, the sign of ∂h_t/∂z_t's convention)
+    "candidate_slope": lambda n: 1 - n**2,
+    "direct": lambda dh, keep: dh * keep,  # ∂h_t/∂h_{t−1} directly
+    "dz_sign": lambda: 1.0,
+    "dm": lambda da_n, r: da_n * r,  # ∇m L = δ⁽ⁿ⁾ ⊙ r
+}
+
+GRU_FORWARD_MISTAKES = Mistakes()
+GRU_BACKWARD_MISTAKES = Mistakes()
+
+_stackings(_GRU_GATES, [GRU_FORWARD_MISTAKES], "the gates read from the wrong rows", _GRU_ORDER)
+
+
+def _gru_both(step, name, why):
+    def register(fn):
+        GRU_FORWARD_MISTAKES(step, name, why)(fn)
+        return GRU_BACKWARD_MISTAKES(step, name, why)(fn)
+
+    return register
+
+
+@_gru_both("keep", "z and 1 − z swapped", _Z_KEEPS)
+def z_and_one_minus_z_swapped(z):
+    return 1 - z, -1.0
+
+
+@_gru_both("reset", "the reset gate before W_hn", _RESET_AFTER)
+def reset_before_W_hn(W_hn, r, h_prev):
+    m = W_hn @ (r * h_prev)
+    return m, m, True
+
+
+@GRU_FORWARD_MISTAKES(
+    "candidate",
+    "a sigmoid for the candidate",
+    "n_t = tanh(...), so that it can write negative values too; r and z use the sigmoid.",
 )
+def sigmoid_for_the_candidate(a):
+    return _sigmoid(a)
 
 
-# -- the exercises, in reading order --------------------------------------------------------------------
+def _gru_backward_cases(rng):
+    cases, used = [], set()
+    for H, V in _networks(rng, 2, 3, 6):
+        params, x_t, h_prev, H, V = _gru_parts(rng, H, V, used)
+        _, cache = GRU.step_forward(params, x_t, h_prev)
+        cases.append(
+            Case(
+                f"one step with {_sizes(H, V)}, x_t = {x_t}, h_prev ≠ 0, dh_t ≠ 0",
+                (params, rng.standard_normal(H), cache),
+            )
+        )
+    return cases
+
+
+def _gru_backward_model(args, s, case):
+    params, dh_t, cache = args
+    r, z, n, m, h_prev = (cache[k] for k in ("r", "z", "n", "m", "h_prev"))
+    H = h_prev.shape[0]
+    W_hn = params["W_h"][2 * H : 3 * H]
+    keep, sign = s.keep(z)
+    dn = dh_t * (1 - keep)
+    dz = s.dz_sign() * sign * dh_t * (h_prev - n)
+    da_n = dn * s.candidate_slope(n)
+    _, _, inside = s.reset(W_hn, r, h_prev)
+    if inside:  # the reset gate before W_hn: n reads W_hn (r ⊙ h_{t−1})
+        d_rh = W_hn.T @ da_n
+        dm, dr, through_n, read = da_n, d_rh * h_prev, d_rh * r, r * h_prev
+    else:
+        dm, dr, through_n, read = s.dm(da_n, r), da_n * m, 0.0, h_prev
+    da_r, da_z = dr * r * (1 - r), dz * z * (1 - z)
+    blocks_x = {"r": da_r, "z": da_z, "n": da_n}
+    blocks_h = {"r": da_r, "z": da_z, "n": dm}
+    stacking = s.stacking()
+    da_x = np.concatenate([blocks_x[gate] for gate in stacking])
+    da_h = np.concatenate([blocks_h[gate] for gate in stacking])
+    x = np.eye(params["W_x"].shape[1])[cache["x"]]
+    dW_h = np.outer(da_h, h_prev)
+    if inside:  # the candidate's rows read r ⊙ h_{t−1}
+        k = stacking.index("n")
+        dW_h[k * H : (k + 1) * H] = np.outer(da_n, read)
+        rest = [j for j in range(3 * H) if not k * H <= j < (k + 1) * H]
+        dh_prev = params["W_h"][rest].T @ da_h[rest] + through_n
+    else:
+        dh_prev = params["W_h"].T @ da_h
+    return dh_prev + s.direct(dh_t, keep), {"W_x": np.outer(da_x, x), "W_h": dW_h, "b": da_x}
+
+
+@GRU_BACKWARD_MISTAKES(
+    "direct",
+    "no direct path to h_{t−1}",
+    "h_t = z ⊙ h_{t−1} + ... depends on h_{t−1} directly, not only through the gates and the candidate: "
+    "dh_{t−1} gets dh_t ⊙ z_t besides what goes back through W_h.",
+)
+def no_direct_path(dh, keep):
+    return 0.0
+
+
+@GRU_BACKWARD_MISTAKES(
+    "dz_sign",
+    "the update gate's gradient with its sign flipped",
+    "h_t = z ⊙ h_{t−1} + (1 − z) ⊙ n_t, so ∂h_t/∂z_t = h_{t−1} − n_t, not n_t − h_{t−1}.",
+)
+def update_gate_sign_flipped():
+    return -1.0
+
+
+@GRU_BACKWARD_MISTAKES(
+    "candidate_slope",
+    "the sigmoid's slope for the candidate",
+    "n_t = tanh(...), whose slope is 1 − n²; n(1 − n) is a sigmoid's.",
+)
+def sigmoid_slope_for_n(n):
+    return n * (1 - n)
+
+
+@GRU_BACKWARD_MISTAKES(
+    "dm",
+    "δ⁽ⁿ⁾ where ∇m belongs",
+    "W_h's candidate block multiplies h_{t−1} into m_t, and the candidate reads r_t ⊙ m_t: what reaches m_t is "
+    "∇m L = δ⁽ⁿ⁾ ⊙ r_t, not δ⁽ⁿ⁾ itself (W_x's and b's candidate blocks do get δ⁽ⁿ⁾).",
+)
+def delta_n_for_dm(da_n, r):
+    return da_n
+
+
+_stackings(_GRU_GATES, [GRU_BACKWARD_MISTAKES], "the gates' gradients stacked in the wrong order", _GRU_ORDER)
+
+
+# -- plain remarks for answers no mistake explains ----------------------------------------------------------
+
+
+def _floats(value):
+    """A value read by the checker as a float array, or None when it is not one."""
+    try:
+        if value is None or isinstance(value, (dict, str)):
+            return None
+        a = np.asarray(value)
+        return a.astype(np.float64) if a.dtype.kind in "biuf" else None
+    except Exception:
+        return None
+
+
+def _nonfinite(a):
+    kinds = [k for k, bad in (("nan", np.isnan(a).any()), ("inf", np.isinf(a).any())) if bad]
+    return " and ".join(kinds)
+
+
+def _join(names):
+    names = list(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _nonfinite_remark(case, got, want):
+    bad = [
+        n
+        for n, w in want.items()
+        if (g := _floats(got.get(n))) is not None and g.shape == np.shape(w) and not np.all(np.isfinite(g))
+    ]
+    if bad:
+        return (
+            f"Your {_join(bad)} hold nan or inf where rnn_core's are numbers: an exp that overflowed, a division by "
+            "0, or a value read before it was written?"
+        )
+    return None
+
+
+# -- the exercises, in reading order ------------------------------------------------------------------------
+
+_GRADS_MEANING = {name: f"∇{name} L" for name in PARAM_NAMES}
+_STEP_GRADS = {name: f"this step's share of ∇{name} L" for name in ("W_xh", "W_hh", "b_h")}
 
 EXERCISE_LIST = (
     Exercise(
         "one_hot",
         "00-start-here.ipynb",
-        lambda y, num_classes: functions.one_hot(y, num_classes),
+        lambda y, num_classes: F.one_hot(y, num_classes),
         args=("y", "num_classes"),
         outputs=("one_hot",),
         cases=_one_hot_cases,
-        mistakes=_ONE_HOT_MISTAKES,
+        meaning={"one_hot": "the one-hot rows, one row per index and one column per class"},
+        mistakes=tuple(ONE_HOT_MISTAKES),
+        watch=_watch("functions.one_hot"),
+        public=("rnn_core.one_hot", "rnn_core.functions.one_hot"),
+        diagnostics=(_one_hot_rows,),
+        where="notebook 00, section 3",
         hint="Start from zeros with one row per index and num_classes columns, then put a single 1 in each "
         "row, in the column its index names. numpy's indexing can set them all at once (rows "
-        "0, 1, 2, ... and the columns y), or a loop over the rows does it.",
+        "0, 1, 2, ... paired with the columns y), or a loop over the rows does it. The number of columns is "
+        "num_classes, whatever indices y happens to hold.",
     ),
     Exercise(
         "softmax",
         "01-softmax-and-its-derivative.ipynb",
-        lambda o: functions.softmax(o),
+        lambda o: F.softmax(o),
         args=("o",),
-        outputs=("p",),
+        outputs=("y_hat",),
         cases=_softmax_cases,
-        mistakes=_SOFTMAX_MISTAKES,
+        meaning={"y_hat": "ŷ = softmax(o), the probabilities"},
+        mistakes=tuple(SOFTMAX_MISTAKES),
+        watch=_watch("functions.softmax"),
+        public=("rnn_core.softmax", "rnn_core.functions.softmax"),
+        diagnostics=(_probabilities,),
+        where="notebook 01, section 3",
         hint="Exponentiate every score, then divide by the sum of the exponentials: positive numbers that "
         "sum to 1. Scores near 1000 overflow exp; subtracting the largest score from every score "
-        "first changes nothing in the result (the factor cancels) and keeps every exponent at most 0.",
+        "first changes nothing in the result (the factor cancels) and keeps every exponent at most 0, "
+        "also when scores near 1000 and near −1000 come together.",
     ),
     Exercise(
         "softmax_jacobian",
         "01-softmax-and-its-derivative.ipynb",
-        lambda p: functions.softmax_jacobian(p),
-        args=("p",),
+        lambda y_hat: F.softmax_jacobian(y_hat),
+        args=("y_hat",),
         outputs=("J",),
         cases=_jacobian_cases,
-        mistakes=_JACOBIAN_MISTAKES,
-        hint="Entry (i, k) is ∂p_i/∂o_k. Work out the two cases, i = k and i ≠ k, and write both as one "
+        meaning={"J": "J = ∂ŷ/∂o, the V × V Jacobian of softmax"},
+        mistakes=tuple(JACOBIAN_MISTAKES),
+        watch=_watch("functions.softmax_jacobian"),
+        public=("rnn_core.softmax_jacobian", "rnn_core.functions.softmax_jacobian"),
+        diagnostics=(_jacobian_rows,),
+        where="notebook 01, section 6",
+        hint="Entry (i, k) is ∂ŷ_i/∂o_k. Work out the two cases, i = k and i ≠ k, and write both as one "
         "formula with [i = k] (1 if i = k, else 0): that is a diagonal matrix minus an outer product. The "
-        "argument is p, the probabilities, not the scores.",
+        "argument is ŷ, the probabilities, not the scores.",
     ),
     Exercise(
         "cross_entropy_grad",
         "02-cross-entropy.ipynb",
-        lambda o, y: functions.cross_entropy_grad(o, y),
+        lambda o, y: F.cross_entropy_grad(o, y),
         args=("o", "y"),
         outputs=("do",),
         cases=_cross_entropy_cases,
-        mistakes=_CROSS_ENTROPY_MISTAKES,
+        meaning={"do": "∇o L, the gradient of the loss with respect to the scores o"},
+        mistakes=tuple(CROSS_ENTROPY_MISTAKES),
+        watch=_watch("functions.cross_entropy_grad", "functions.cross_entropy_and_grad"),
+        public=("rnn_core.cross_entropy_grad", "rnn_core.functions.cross_entropy_grad"),
+        diagnostics=(_gradient_sums_to_zero,),
+        where="notebook 02, section 4",
         hint="Go from the loss to the probabilities (∂L/∂ŷ_i), then through softmax's Jacobian to the "
         "scores, and simplify: the probabilities cancel, and what is left is the probabilities minus "
-        "the one-hot target. Compute the probabilities stably: the scores may be large.",
+        "the one-hot target. Compute the probabilities stably: the scores may be large, of both signs.",
     ),
     Exercise(
         "step_forward",
         "03-the-forward-pass.ipynb",
-        lambda params, x_t, h_prev: rnn.step_forward(params, x_t, h_prev),
+        lambda params, x_t, h_prev: RNN.step_forward(params, x_t, h_prev),
         args=("params", "x_t", "h_prev"),
         outputs=("h",),
         cases=_step_forward_cases,
-        mistakes=_STEP_FORWARD_MISTAKES,
+        meaning={"h": "h_t = tanh(W_hh h_{t−1} + W_xh x_t + b_h), the new state"},
+        model=_step_forward_model,
+        steps=STEP_FORWARD_STEPS,
+        mistakes=tuple(STEP_FORWARD_MISTAKES),
+        watch=_watch("rnn.step_forward"),
+        public=("rnn_core.step_forward", "rnn_core.rnn.step_forward"),
+        diagnostics=(_nonfinite_remark,),
+        where="notebook 03, section 2",
         hint="One line: add the recurrent term W_hh h_{t−1}, the input term and the bias b_h, then squash "
         "with tanh. With a one-hot x_t, W_xh x_t is simply column x_t of W_xh.",
     ),
     Exercise(
         "step_backward",
         "04-backpropagation-through-time.ipynb",
-        lambda params, dh_t, h_t, h_prev, x_t: rnn.step_backward(params, dh_t, h_t, h_prev, x_t),
+        lambda params, dh_t, h_t, h_prev, x_t: RNN.step_backward(params, dh_t, h_t, h_prev, x_t),
         args=("params", "dh_t", "h_t", "h_prev", "x_t"),
         outputs=("dh_prev", "grads"),
         by_key=("grads",),
         cases=_step_backward_cases,
-        mistakes=_STEP_BACKWARD_MISTAKES,
+        meaning={"dh_prev": "W_hhᵀ δ_t, what goes back to h_{t−1}", **_STEP_GRADS},
+        model=_step_backward_model,
+        steps=BACKWARD_STEPS,
+        mistakes=tuple(STEP_BACKWARD_MISTAKES),
+        watch=_watch("rnn.step_backward"),
+        public=("rnn_core.step_backward", "rnn_core.rnn.step_backward"),
+        diagnostics=(_nonfinite_remark,),
+        where="notebook 04, section 2",
         hint="Go back through the tanh first: δ = dh_t ⊙ (1 − h_t²), with the slope of this step's h_t. "
         "Each weight's gradient is then the outer product of δ with what that weight multiplied in "
         "the forward pass (h_{t−1} for W_hh, the one-hot x_t for W_xh); b_h gets δ itself; and what "
@@ -1071,13 +1739,25 @@ EXERCISE_LIST = (
     Exercise(
         "loss_and_grads",
         "04-backpropagation-through-time.ipynb",
-        lambda params, inputs, targets, h0: rnn.loss_and_grads(params, inputs, targets, h0, return_dh0=True),
+        lambda params, inputs, targets, h0: RNN.loss_and_grads(params, inputs, targets, h0, return_dh0=True),
         args=("params", "inputs", "targets", "h0"),
         outputs=("loss", "grads", "h_last"),
         by_key=("grads",),
         optional=("dh0",),
         cases=_loss_and_grads_cases,
-        mistakes=_LOSS_AND_GRADS_MISTAKES,
+        meaning={
+            "loss": "L, the cross-entropy in nats summed over the T steps",
+            **_GRADS_MEANING,
+            "h_last": "h_T, the state after the last step",
+            "dh0": "∇h_0 L = W_hhᵀ δ_1",
+        },
+        model=_bptt_model,
+        steps=LOSS_AND_GRADS_STEPS,
+        mistakes=tuple(LOSS_AND_GRADS_MISTAKES),
+        watch=_watch("rnn.loss_and_grads", "rnn._backward_by_steps", "_fast_rnn.backward"),
+        public=("rnn_core.loss_and_grads", "rnn_core.rnn.loss_and_grads"),
+        diagnostics=(_b_o_is_zero, _large_entries, _nonfinite_remark),
+        where="notebook 04, section 2",
         hint="Run the forward pass once and keep every state, h_0 included. Then walk t from T down to 1: "
         "∇o_t L = ŷ_t − 𝐲_t; ∇h_t L gets W_yhᵀ ∇o_t L plus what comes back from step t + 1; "
         "δ_t = (1 − h_t²) ⊙ ∇h_t L; each of the five gradients adds this step's share (they are sums "
@@ -1086,12 +1766,20 @@ EXERCISE_LIST = (
     Exercise(
         "clip_global_norm",
         "05-bptt-in-practice.ipynb",
-        lambda grads, max_norm: optim.clip_global_norm(grads, max_norm),
+        lambda grads, max_norm: OPTIM.clip_global_norm(grads, max_norm),
         args=("grads", "max_norm"),
         outputs=("grads", "norm"),
         by_key=("grads",),
         cases=_clip_cases,
-        mistakes=_CLIP_MISTAKES,
+        meaning={"norm": "the global norm of the gradients before clipping"}
+        | {name: f"the clipped gradient of {name}" for name in PARAM_NAMES},
+        model=_clip_model,
+        steps=CLIP_STEPS,
+        mistakes=tuple(CLIP_MISTAKES),
+        watch=_watch("optim.clip_global_norm"),
+        public=("rnn_core.clip_global_norm", "rnn_core.optim.clip_global_norm"),
+        diagnostics=(_clipped_norm,),
+        where="notebook 05, section 3",
         hint="First one norm for all the gradients together: the square root of the sum of the squares of "
         "every entry of every array. Only if it is larger than max_norm, multiply every array by the "
         "same factor, max_norm / norm. Return new arrays, not the ones you were given changed in "
@@ -1100,12 +1788,24 @@ EXERCISE_LIST = (
     Exercise(
         "adam_update",
         "06-training-on-pride-and-prejudice.ipynb",
-        lambda params, grads, state, lr: optim.adam_update(params, grads, state, lr),
+        lambda params, grads, state, lr: OPTIM.adam_update(params, grads, state, lr),
         args=("params", "grads", "state", "lr"),
         outputs=("params", "state"),
         by_key=("params", "state"),
         cases=_adam_cases,
-        mistakes=_ADAM_MISTAKES,
+        meaning={
+            **{name: f"the updated {name}" for name in PARAM_NAMES},
+            "t": "the number of updates so far",
+            "m": "the running averages of the gradients",
+            "v": "the running averages of their squares",
+        },
+        model=_adam_model,
+        steps=ADAM_STEPS,
+        mistakes=tuple(ADAM_MISTAKES),
+        watch=_watch("optim.adam_update"),
+        public=("rnn_core.adam_update", "rnn_core.optim.adam_update"),
+        diagnostics=(_nonfinite_remark,),
+        where="notebook 06, section 3",
         hint="Increase the step count t first. Update both running averages with this step's gradient (m "
         "with g, v with g²), correct their bias by dividing by 1 − β₁ᵗ and 1 − β₂ᵗ, and move every "
         "weight by lr · m̂ / (√v̂ + ε), against the gradient. Return new dicts, with the state in the "
@@ -1114,22 +1814,33 @@ EXERCISE_LIST = (
     Exercise(
         "global_norm",
         "07-what-the-network-learned.ipynb",
-        lambda grads: optim.global_norm(grads),
+        lambda grads: OPTIM.global_norm(grads),
         args=("grads",),
         outputs=("norm",),
         cases=_global_norm_cases,
-        mistakes=_GLOBAL_NORM_MISTAKES,
+        meaning={"norm": "the global norm, √(Σ over every entry of every array of its square)"},
+        mistakes=tuple(GLOBAL_NORM_MISTAKES),
+        watch=_watch("optim.global_norm"),
+        public=("rnn_core.global_norm", "rnn_core.optim.global_norm"),
+        where="notebook 07, section 3",
         hint="One number for all the arrays together: add up the squares of every entry of every gradient, "
         "and take one square root at the end.",
     ),
     Exercise(
         "lstm.step_forward",
         "08-gated-cells-lstm.ipynb",
-        lambda params, x_t, h_prev, c_prev: lstm.step_forward(params, x_t, h_prev, c_prev),
+        lambda params, x_t, h_prev, c_prev: LSTM.step_forward(params, x_t, h_prev, c_prev),
         args=("params", "x_t", "h_prev", "c_prev"),
         outputs=("h", "c", "cache"),
         cases=_lstm_forward_cases,
-        mistakes=_LSTM_FORWARD_MISTAKES,
+        meaning={"h": "h_t = o ⊙ tanh(c_t)", "c": "c_t = f ⊙ c_{t−1} + i ⊙ g", "cache": "what step_backward needs"},
+        model=_lstm_forward_model,
+        steps=LSTM_FORWARD_STEPS,
+        mistakes=tuple(LSTM_FORWARD_MISTAKES),
+        watch=_watch("lstm.step_forward"),
+        public=("rnn_core.lstm.step_forward",),
+        diagnostics=(_nonfinite_remark,),
+        where="notebook 08, section 2",
         hint="All four gates' pre-activations come from one sum, a = W_x x_t + W_h h_{t−1} + b, in blocks of "
         "H rows stacked i, f, g, o. Squash i, f and o with the sigmoid and g with tanh; then "
         "c_t = f ⊙ c_{t−1} + i ⊙ g and h_t = o ⊙ tanh(c_t). The cache is a dict with the keys of "
@@ -1138,12 +1849,25 @@ EXERCISE_LIST = (
     Exercise(
         "lstm.step_backward",
         "08-gated-cells-lstm.ipynb",
-        lambda params, dh_t, dc_t, cache: lstm.step_backward(params, dh_t, dc_t, cache),
+        lambda params, dh_t, dc_t, cache: LSTM.step_backward(params, dh_t, dc_t, cache),
         args=("params", "dh_t", "dc_t", "cache"),
         outputs=("dh_prev", "dc_prev", "grads"),
         by_key=("grads",),
         cases=_lstm_backward_cases,
-        mistakes=_LSTM_BACKWARD_MISTAKES,
+        meaning={
+            "dh_prev": "∇h_{t−1} L through this step",
+            "dc_prev": "∇c_{t−1} L, what goes back along the cell",
+            "W_x": "this step's share of ∇W_x L",
+            "W_h": "this step's share of ∇W_h L",
+            "b": "this step's share of ∇b L",
+        },
+        model=_lstm_backward_model,
+        steps=LSTM_BACKWARD_STEPS,
+        mistakes=tuple(LSTM_BACKWARD_MISTAKES),
+        watch=_watch("lstm.step_backward"),
+        public=("rnn_core.lstm.step_backward",),
+        diagnostics=(_nonfinite_remark,),
+        where="notebook 08, section 2",
         hint="The cell receives gradient from two places: dc_t from step t + 1, and from h_t = o ⊙ tanh(c_t) "
         "through o and tanh's slope. Add both before going back through c_t = f ⊙ c_{t−1} + i ⊙ g. "
         "Then each gate's pre-activation: multiply by its squashing function's slope, and stack the "
@@ -1152,11 +1876,18 @@ EXERCISE_LIST = (
     Exercise(
         "gru.step_forward",
         "09-gated-cells-gru.ipynb",
-        lambda params, x_t, h_prev: gru.step_forward(params, x_t, h_prev),
+        lambda params, x_t, h_prev: GRU.step_forward(params, x_t, h_prev),
         args=("params", "x_t", "h_prev"),
         outputs=("h", "cache"),
         cases=_gru_forward_cases,
-        mistakes=_GRU_FORWARD_MISTAKES,
+        meaning={"h": "h_t = z ⊙ h_{t−1} + (1 − z) ⊙ n_t", "cache": "what step_backward needs"},
+        model=_gru_forward_model,
+        steps=GRU_STEPS,
+        mistakes=tuple(GRU_FORWARD_MISTAKES),
+        watch=_watch("gru.step_forward"),
+        public=("rnn_core.gru.step_forward",),
+        diagnostics=(_nonfinite_remark,),
+        where="notebook 09, section 1",
         hint="The rows of W_x, W_h and b come in three blocks of H, stacked r, z, n. The two gates are "
         "sigmoids of their blocks of W_x x_t + W_h h_{t−1} + b. The candidate is the tanh of its block "
         "of W_x x_t + b plus r ⊙ m, where m is the candidate's block of W_h times h_{t−1}: the reset gate "
@@ -1166,12 +1897,24 @@ EXERCISE_LIST = (
     Exercise(
         "gru.step_backward",
         "09-gated-cells-gru.ipynb",
-        lambda params, dh_t, cache: gru.step_backward(params, dh_t, cache),
+        lambda params, dh_t, cache: GRU.step_backward(params, dh_t, cache),
         args=("params", "dh_t", "cache"),
         outputs=("dh_prev", "grads"),
         by_key=("grads",),
         cases=_gru_backward_cases,
-        mistakes=_GRU_BACKWARD_MISTAKES,
+        meaning={
+            "dh_prev": "∇h_{t−1} L: the direct path and the path through W_h",
+            "W_x": "this step's share of ∇W_x L",
+            "W_h": "this step's share of ∇W_h L",
+            "b": "this step's share of ∇b L",
+        },
+        model=_gru_backward_model,
+        steps=GRU_STEPS,
+        mistakes=tuple(GRU_BACKWARD_MISTAKES),
+        watch=_watch("gru.step_backward"),
+        public=("rnn_core.gru.step_backward",),
+        diagnostics=(_nonfinite_remark,),
+        where="notebook 09, section 2",
         hint="Start from h_t = z ⊙ h_{t−1} + (1 − z) ⊙ n: it sends dh_t ⊙ (1 − z) to n, dh_t ⊙ (h_{t−1} − n) "
         "to z, and dh_t ⊙ z straight to h_{t−1}. Back through the candidate's tanh; then r ⊙ m splits "
         "into a part for m (times r) and a part for r (times m). Multiply each gate by its sigmoid's "

@@ -1,110 +1,304 @@
-"""Reference solutions of the exercises, as ``practice.solution(name)`` prints them.
+"""The answers to the exercises: one text each, as the folded Answer in its notebook and ``practice.solution``.
 
-Plain, notebook-style code: one sequence, column vectors, a loop over time where the maths has
-one. Not rnn_core's vectorised engine: the answer a reader could have written. Each is the source
-of one function, using only ``np`` (numpy, imported as in every notebook) and, where a solution
-builds on an earlier exercise, the names it imports itself. tests/test_practice.py runs every one
-through ``practice.check``.
+Each ``Solution`` is the code of a plain answer (notebook-style: one sequence, column vectors, a
+loop over time where the maths has one; not rnn_core's vectorised engine) and the notes that follow
+it in the notebook's folded *Answer*: the usual slips, each of which ``practice.check`` names.
+``tools/answers.py`` writes every exercise's answer cell from this module, and
+``practice.solution(name)`` prints the same text (``plain_text``): one source, so the two cannot
+drift; tests/test_answers.py holds them together.
+
+The code uses ``np`` (numpy, imported as in every notebook) and, where it says so in ``uses``, names
+the notebook has defined by then (``forward``, ``PARAM_NAMES``, ``one_hot`` from rnn_core in
+notebook 04). In the notes, an HTML comment ``<!-- practice:mistake NAME/ID -->`` after a slip
+points at the mistake model of ``rnn_core._practice_exercises`` that recognises it: the notes are
+Markdown in a notebook, where the comment is invisible, and tests/test_practice.py asserts that the
+check names every mistake so marked, in any notebook.
 """
 
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["Solution", "SOLUTIONS", "plain_text", "MARKER"]
+
+MARKER = re.compile(r"<!--\s+practice:mistake\s+([\w.]+)/([\w-]+)\s+-->")  # may run over two lines
+
+
+@dataclass(frozen=True)
+class Solution:
+    """An exercise's answer: its code, and the notes that follow it."""
+
+    code: str  # the function (and any helper it needs), as a cell would hold it
+    notes: str  # Markdown: the usual slips, with a marker after each that check names
+    uses: tuple = ()  # names the code takes from the notebook besides np
+
+
+# The LaTeX of the notes, as plain text: the few commands they use (a test holds the list complete).
+_LATEX = (
+    (r"\hat y", "ŷ"),
+    (r"\hat m", "m̂"),
+    (r"\hat v", "v̂"),
+    (r"\mathbf{y}", "𝐲"),
+    (r"\mathrm{softmax}", "softmax"),
+    (r"\tanh", "tanh"),
+    (r"\log", "log"),
+    (r"\odot", "⊙"),
+    (r"^\top", "ᵀ"),
+    (r"^{(n)}", "⁽ⁿ⁾"),
+    (r"^2", "²"),
+    (r"^0", "⁰"),
+    (r"\sum", "Σ"),
+    (r"\delta", "δ"),
+    (r"\lVert", "‖"),
+    (r"\rVert", "‖"),
+    (r"\beta", "β"),
+    (r"\partial", "∂"),
+    (r"\sigma", "σ"),
+    (r"\ne", "≠"),
+    (" - ", " − "),
+    ("$-", "$−"),
+)
+
+
+def _plain_maths(maths):
+    """One $...$ of the notes as plain text: "\\nabla_{W_{hh}} L" -> "∇W_hh L"."""
+    maths = " ".join(maths.split())  # one line
+    for latex, text in _LATEX:
+        maths = maths.replace(latex, text)
+    maths = re.sub(r"_\{([A-Za-z]+)\}", r"_\1", maths)  # W_{hh} -> W_hh
+    maths = re.sub(r"\\nabla_\{(.*?)\}(?= )", r"∇\1", maths)  # ∇ with what it is taken with respect to
+    maths = re.sub(r"\\nabla_?", "∇", maths)
+    return re.sub(r"_\{([^{}]*)\}", lambda m: "_{" + m.group(1).replace("-", "−") + "}", maths)
+
+
+def plain_text(solution):
+    """The answer as ``practice.solution`` prints it: the code, then the notes, their markers left out and
+    their maths as plain text."""
+    notes = re.sub(r"[ \t]*" + MARKER.pattern, "", solution.notes)
+    notes = re.sub(r"\$([^$]*)\$", lambda m: _plain_maths("$" + m.group(1))[1:], notes)
+    return solution.code.strip("\n") + "\n\n" + notes.strip()
+
+
 SOLUTIONS = {
-    "one_hot": """
+    "one_hot": Solution(
+        """
 def one_hot(y, num_classes):
-    # one row per index, with a single 1 in the column the index names
-    rows = np.zeros((len(y), num_classes))
-    rows[np.arange(len(y)), y] = 1.0
+    rows = np.zeros((len(y), num_classes))  # one row per index, num_classes columns
+    rows[np.arange(len(y)), y] = 1.0  # in row t, a 1 in column y[t]
     return rows
 """,
-    "softmax": """
+        r"""
+`np.eye(num_classes)[y]` does it in one line: row $i$ of the identity matrix is $e_i$. The usual slips, each named
+by the check: an array the wrong way round, $(V, T)$, with one column per index <!-- practice:mistake
+one_hot/one-column-per-index -->; a single vector with a 1 at every index at once <!-- practice:mistake
+one_hot/one-vector-for-all-the-indices -->; `rows[:, y] = 1`, which sets every column that `y` names in every
+row <!-- practice:mistake one_hot/every-row-gets-every-index -->; and the width read off the data, `max(y) + 1`,
+where `num_classes` belongs <!-- practice:mistake one_hot/width-from-the-data -->. `practice.hint("one_hot")` gives
+a nudge in words, and `practice.solution("one_hot")` prints this answer.
+""",
+    ),
+    "softmax": Solution(
+        """
 def softmax(o):
-    z = o - np.max(o)  # the largest exponent is 0: no overflow, and the sum below is at least 1
+    z = o - np.max(o)  # every exponent is now <= 0, the largest exactly 0
     e = np.exp(z)
-    return e / e.sum()
+    return e / e.sum()  # the sum is >= 1: no overflow, no 0/0
 """,
-    "softmax_jacobian": """
-def softmax_jacobian(p):
-    # J[i, k] = dp_i / do_k = p_i ([i == k] - p_k): p_i (1 - p_i) on the diagonal, -p_i p_k elsewhere
-    return np.diag(p) - np.outer(p, p)
+        r"""
+The usual slips, each named by the check: no shift (then `exp` overflows near 1000 and the result is `nan`) <!--
+practice:mistake softmax/no-shift -->; exponentials not divided by their sum <!-- practice:mistake
+softmax/exp-without-the-sum -->; a minus sign in front, as one of the write-ups has it (errata row 11) <!--
+practice:mistake softmax/minus-softmax -->; and the log-probabilities $\log \hat y$ <!-- practice:mistake
+softmax/log-softmax -->. A shift by something other than the largest score, such as the mean or the smallest score,
+still overflows when scores near 1000 and near $-1000$ come together, and the check tries that too.
+`practice.hint("softmax")` gives a nudge in words, and `practice.solution("softmax")` prints this answer.
 """,
-    "cross_entropy_grad": """
+    ),
+    "softmax_jacobian": Solution(
+        """
+def softmax_jacobian(y_hat):
+    return np.diag(y_hat) - np.outer(y_hat, y_hat)  # J[i, k] = y_hat_i ([i == k] - y_hat_k)
+""",
+        r"""
+The usual slips, each named by the check: $-\hat y \hat y^\top$ alone, the case $i \ne k$ used on the diagonal too
+(the README of the companion code of "Introduction to Recurrent Neural Networks (RNNs)", one of the write-ups this
+series grew from, takes $\partial \sigma / \partial o$ as $-\sigma\sigma$ in exactly this way: row 3 of the series'
+[errata table](10-appendix-errata.ipynb#The-errata-table)) <!-- practice:mistake
+softmax_jacobian/minus-outer-product-alone -->; only the diagonal <!-- practice:mistake
+softmax_jacobian/only-the-diagonal -->, or the diagonal as a vector <!-- practice:mistake
+softmax_jacobian/the-diagonal-as-a-vector -->; the sign of the outer product flipped <!-- practice:mistake
+softmax_jacobian/plus-outer-product -->; `y_hat @ y_hat.T`, which for a 1-D array is the number $\sum_k \hat y_k^2$,
+not the matrix $\hat y \hat y^\top$ <!-- practice:mistake softmax_jacobian/inner-product-for-the-outer -->; and
+softmax applied once more to an argument that is already the probabilities <!-- practice:mistake
+softmax_jacobian/softmax-taken-again -->. `practice.hint("softmax_jacobian")` gives a nudge, and
+`practice.solution("softmax_jacobian")` prints this answer.
+""",
+    ),
+    "cross_entropy_grad": Solution(
+        """
 def cross_entropy_grad(o, y):
-    # dL/do = y_hat - onehot(y): the probabilities minus the target
-    e = np.exp(o - np.max(o))
-    y_hat = e / e.sum()
-    do = y_hat.copy()
-    do[y] -= 1.0
+    e = np.exp(o - np.max(o))  # shifted by the largest score: no overflow (notebook 01)
+    do = e / e.sum()  # y_hat
+    do[y] -= 1.0  # minus the one-hot target
     return do
 """,
-    "step_forward": """
+        r"""
+The usual slips, each named by the check: $\mathrm{softmax}(o)$ alone, the target forgotten (errata row 3) <!--
+practice:mistake cross_entropy_grad/softmax-as-the-gradient -->; $\mathbf{y} - \hat y$, the gradient of the loss
+written without its minus (row 10) <!-- practice:mistake cross_entropy_grad/target-minus-probabilities -->; $V \hat
+y - 1$, from the loss with the target dropped (row 13) <!-- practice:mistake cross_entropy_grad/target-dropped -->;
+$-\mathbf{y} / \hat y$, the gradient with respect to the probabilities instead of the scores <!-- practice:mistake
+cross_entropy_grad/gradient-with-respect-to-the-probabilities -->; the index `y` itself subtracted instead of its
+one-hot vector <!-- practice:mistake cross_entropy_grad/index-subtracted -->; and no shift, which gives `nan` on
+large scores <!-- practice:mistake cross_entropy_grad/no-shift-in-the-gradient -->. Section 6 meets the first three
+in published derivations. `practice.hint("cross_entropy_grad")` gives a nudge, and
+`practice.solution("cross_entropy_grad")` prints this answer.
+""",
+    ),
+    "step_forward": Solution(
+        """
 def step_forward(params, x_t, h_prev):
-    # h_t = tanh(W_hh h_{t-1} + W_xh x_t + b_h); with a one-hot x_t, W_xh x_t is column x_t of W_xh
-    return np.tanh(params["W_hh"] @ h_prev + params["W_xh"][:, x_t] + params["b_h"])
+    W_xh, W_hh, b_h = params["W_xh"], params["W_hh"], params["b_h"]
+    return np.tanh(W_hh @ h_prev + W_xh[:, x_t] + b_h)  # W_xh x_t is column x_t of W_xh
 """,
-    "step_backward": """
+        r"""
+The usual slips, each of which the check recognises and names: row `W_xh[x_t]` where the column `W_xh[:, x_t]`
+belongs (with $H \ne V$ the shapes do not even fit) <!-- practice:mistake step_forward/row-of-W-xh -->; `W_hh.T @
+h_prev` for `W_hh @ h_prev` <!-- practice:mistake step_forward/W-hh-transposed -->; the bias left out (invisible
+while $b_h = 0$, which is why the check uses nonzero biases) <!-- practice:mistake step_forward/no-bias -->; and no
+$\tanh$ <!-- practice:mistake step_forward/no-tanh -->. `practice.solution("step_forward")` prints this answer. The
+next section runs this step number by number, and section 5 shows that `rnn_core.step_forward` is the same function.
+""",
+    ),
+    "step_backward": Solution(
+        """
 def step_backward(params, dh_t, h_t, h_prev, x_t):
-    da = dh_t * (1 - h_t**2)  # back through the tanh of this step: delta_t
+    da = (1 - h_t**2) * dh_t  # δ_t: back through the tanh of this step (R3)
     dW_xh = np.zeros_like(params["W_xh"])
-    dW_xh[:, x_t] = da  # delta_t x_t^T: x_t is one-hot, so only column x_t
-    grads = {"W_xh": dW_xh, "W_hh": np.outer(da, h_prev), "b_h": da}
-    dh_prev = params["W_hh"].T @ da  # back through W_hh h_{t-1}
-    return dh_prev, grads
+    dW_xh[:, x_t] = da  # δ_t x_tᵀ: x_t is one-hot, so only column x_t (R2)
+    grads = {"W_xh": dW_xh, "W_hh": np.outer(da, h_prev), "b_h": da}  # δ_t h_{t-1}ᵀ (R2)
+    return params["W_hh"].T @ da, grads  # what reaches h_{t-1} (R1)
 """,
-    "loss_and_grads": """
+        r"""
+The slips the check knows, several of them from published write-ups: the slope $1 - h^2$ of $h_{t-1}$ instead of
+$h_t$ (errata row 28) <!-- practice:mistake step_backward/tanh-slope-at-the-wrong-step -->, or applied after going
+back through $W_{hh}^\top$ (rows 16 and 20) <!-- practice:mistake step_backward/tanh-slope-after-W-hh -->; $W_{hh}$
+without its transpose (row 27) <!-- practice:mistake step_backward/W-hh-not-transposed -->; $x_t$ where $h_{t-1}$
+belongs in $\nabla_{W_{hh}} L$ (row 23) <!-- practice:mistake step_backward/x-t-for-h-prev -->, or $h_t$ where
+$h_{t-1}$ belongs <!-- practice:mistake step_backward/h-t-for-h-prev -->; the slope alone, without `dh_t`, for
+$W_{xh}$ and $b_h$ (row 22) <!-- practice:mistake step_backward/no-upstream-gradient -->; and the sigmoid's slope
+$h(1 - h)$ for $\tanh$'s (row 21) <!-- practice:mistake step_backward/sigmoid-slope -->.
+`practice.solution("step_backward")` prints this answer. Section 3 runs this step number by number.
+""",
+    ),
+    "loss_and_grads": Solution(
+        """
 def loss_and_grads(params, inputs, targets, h0):
-    W_xh, W_hh, W_yh, b_h, b_o = (params[name] for name in ("W_xh", "W_hh", "W_yh", "b_h", "b_o"))
+    # loss, gradients and last state of one sequence, by backpropagation through time
+    # params: W_xh (H, V), W_hh (H, H), W_yh (V, H), b_h (H,), b_o (V,); inputs, targets: indices, (T,);
+    # h0: h_0, (H,). Returns (loss, grads, h_last), and ∇_{h_0} L as a fourth value if you like
+    W_xh, W_hh, W_yh, b_h, b_o = (params[name] for name in PARAM_NAMES)
     V, T = W_yh.shape[0], len(inputs)
-    # forward, keeping every state: hs[t] is h_t, with hs[0] = h0
-    hs, y_hats, loss = [h0], [], 0.0
-    for t in range(T):
-        hs.append(np.tanh(W_hh @ hs[t] + W_xh[:, inputs[t]] + b_h))
-        o = W_yh @ hs[t + 1] + b_o
-        e = np.exp(o - o.max())
-        y_hats.append(e / e.sum())
-        loss -= np.log(y_hats[t][targets[t]])
-    # backward, from t = T down to 1
-    grads = {name: np.zeros_like(params[name]) for name in ("W_xh", "W_hh", "W_yh", "b_h", "b_o")}
-    dh_next = np.zeros_like(h0)  # what comes back to h_t from step t + 1; nothing after the last step
-    for t in range(T, 0, -1):
-        do = y_hats[t - 1].copy()
-        do[targets[t - 1]] -= 1.0  # y_hat_t - onehot(y_t)
-        grads["W_yh"] += np.outer(do, hs[t])
+    out = forward(params, inputs, h0)  # the forward pass of notebook 03
+    y_hat = out["p"]  # ŷ_1 .. ŷ_T, (T, V)
+    hs = np.vstack([h0, out["h"]])  # h_0 .. h_T: hs[t] is h_t
+    loss = -np.log(y_hat[np.arange(T), targets]).sum()
+    grads = {name: np.zeros_like(params[name]) for name in PARAM_NAMES}
+    da_next = np.zeros_like(h0)  # δ_{T+1} = 0: nothing comes after the last step
+    for t in range(T, 0, -1):  # from t = T down to 1
+        do = y_hat[t - 1] - one_hot(targets[t - 1], V)  # ∇_{o_t} L = ŷ_t - 𝐲_t
+        grads["W_yh"] += np.outer(do, hs[t])  # ∇_{o_t} L h_tᵀ
         grads["b_o"] += do
-        dh = W_yh.T @ do + dh_next  # from o_t, and from h_{t+1}
-        da = (1 - hs[t] ** 2) * dh  # delta_t
-        grads["W_hh"] += np.outer(da, hs[t - 1])
+        dh = W_yh.T @ do + W_hh.T @ da_next  # the two routes into h_t: from o_t, and from h_{t+1}
+        da = (1 - hs[t] ** 2) * dh  # δ_t: the slope of step t's tanh
+        grads["W_hh"] += np.outer(da, hs[t - 1])  # δ_t h_{t-1}ᵀ: the state *before* step t
         grads["W_xh"][:, inputs[t - 1]] += da
         grads["b_h"] += da
-        dh_next = W_hh.T @ da
-    return loss, grads, hs[T]
+        da_next = da
+    return loss, grads, hs[T], W_hh.T @ da_next  # optional: ∇_{h_0} L = W_hhᵀ δ_1 (da_next is now δ_1)
 """,
-    "clip_global_norm": """
+        r"""
+This is the stub with every `____` filled in. The places where a first attempt usually goes wrong: `hs[t]` against
+`hs[t - 1]` (with $h_0$ stored at index 0, $h_t$ is `hs[t]`), as in the slope of $h_{t-1}$ for $h_t$'s (errata row
+28) <!-- practice:mistake loss_and_grads/tanh-slope-at-the-wrong-step -->, $h_t$, not $h_{t-1}$, in the $W_{hh}$
+term <!-- practice:mistake loss_and_grads/h-t-for-h-prev -->, or $h_{t-1}$ in the $W_{yh}$ term <!--
+practice:mistake loss_and_grads/h-prev-for-h-in-W-yh -->; the transposes, of $W_{hh}$ (row 27) <!-- practice:mistake
+loss_and_grads/W-hh-not-transposed --> and of $W_{yh}$ <!-- practice:mistake loss_and_grads/W-yh-not-transposed -->;
+a dropped route into $h_t$, the one from $h_{t+1}$ (row 5) <!-- practice:mistake
+loss_and_grads/no-contribution-from-h-next --> or the one from $o_t$ <!-- practice:mistake
+loss_and_grads/no-contribution-from-o -->; and `=` where `+=` belongs, which leaves a gradient from one step only,
+not the sum over steps (row 24, for $b_o$) <!-- practice:mistake loss_and_grads/b-o-of-step-1-only --> <!--
+practice:mistake loss_and_grads/W-hh-of-step-1-only --> <!-- practice:mistake loss_and_grads/W-xh-of-step-1-only
+--> <!-- practice:mistake loss_and_grads/W-yh-of-step-1-only --> <!-- practice:mistake
+loss_and_grads/b-h-of-step-1-only -->. The check recognises each of these. `practice.solution("loss_and_grads")`
+prints this answer.
+""",
+        uses=("forward", "PARAM_NAMES", "one_hot"),
+    ),
+    "clip_global_norm": Solution(
+        """
 def clip_global_norm(grads, max_norm):
-    norm = np.sqrt(sum(np.sum(g**2) for g in grads.values()))  # one norm for all the arrays together
+    norm = np.sqrt(sum(np.sum(g**2) for g in grads.values()))  # one norm for all the arrays
     scale = max_norm / norm if norm > max_norm else 1.0
     return {name: g * scale for name, g in grads.items()}, norm  # new arrays; the norm before clipping
 """,
-    "adam_update": """
+        r"""
+The usual mistakes, each named by the check: clipping each array by its own norm (every array ends up no longer than
+`max_norm`, but the arrays are scaled by different factors, so the gradient turns) <!-- practice:mistake
+clip_global_norm/each-array-by-its-own-norm -->; clipping each entry, as min-char-rnn does <!-- practice:mistake
+clip_global_norm/elementwise-clipping -->; returning the norm after clipping <!-- practice:mistake
+clip_global_norm/norm-after-clipping -->; scaling gradients that are already short enough <!-- practice:mistake
+clip_global_norm/rescaled-when-short -->; and `g *= scale`, which changes the caller's arrays (errata row 7).
+`practice.hint("clip_global_norm")` gives a nudge, and `practice.solution("clip_global_norm")` prints this answer.
+""",
+    ),
+    "adam_update": Solution(
+        """
 def adam_update(params, grads, state, lr, beta1=0.9, beta2=0.999, eps=1e-8):
-    t = state["t"] + 1  # this is update number t
+    k = state["t"] + 1  # this is update number k
     m = {name: beta1 * state["m"][name] + (1 - beta1) * grads[name] for name in params}
     v = {name: beta2 * state["v"][name] + (1 - beta2) * grads[name] ** 2 for name in params}
     new = {}
     for name in params:
-        m_hat = m[name] / (1 - beta1**t)  # bias correction: m and v started at 0
-        v_hat = v[name] / (1 - beta2**t)
+        m_hat = m[name] / (1 - beta1**k)  # bias correction: m and v started at zero
+        v_hat = v[name] / (1 - beta2**k)
         new[name] = params[name] - lr * m_hat / (np.sqrt(v_hat) + eps)
-    return new, {"t": t, "m": m, "v": v}
+    return new, {"t": k, "m": m, "v": v}
 """,
-    "global_norm": """
+        r"""
+The usual slips, each named by the check: correcting with the old count $k - 1$ (at the first update that divides by
+$1 - \beta^0 = 0$) <!-- practice:mistake adam_update/bias-correction-with-the-old-t -->, or not at all <!--
+practice:mistake adam_update/no-bias-correction -->; storing $\hat m$ and $\hat v$ in the state instead of $m$ and
+$v$ (the next update then corrects them a second time) <!-- practice:mistake adam_update/corrected-averages-kept
+-->; $g$ where $v$ needs $g^2$ <!-- practice:mistake adam_update/g-for-g-squared -->; and changing the arrays you
+were given (`params[name] -= ...`), which changes the caller's parameters too (errata row 7).
+`practice.hint("adam_update")` gives a nudge in words, and `practice.solution("adam_update")` prints this answer.
+""",
+    ),
+    "global_norm": Solution(
+        """
 def global_norm(grads):
-    # the square root of the sum of the squares of every entry of every array
-    return float(np.sqrt(sum(np.sum(g**2) for g in grads.values())))
+    return float(np.sqrt(sum(np.sum(g * g) for g in grads.values())))
 """,
-    "lstm.step_forward": """
+        r"""
+The usual slips, each named by the check: adding the arrays' own norms, $\sum_W \lVert \nabla_W L \rVert$, which is
+larger (the square root comes once, at the end, over everything) <!-- practice:mistake
+global_norm/sum-of-the-arrays-norms -->; the sum of squares without its square root, which is the squared norm <!--
+practice:mistake global_norm/sum-of-squares -->; and the norm of one array only, from a total overwritten in the
+loop <!-- practice:mistake global_norm/last-array-only -->. `practice.hint("global_norm")` gives a nudge, and
+`practice.solution("global_norm")` prints this answer.
+""",
+    ),
+    "lstm.step_forward": Solution(
+        """
+def sigmoid(a):
+    return 1 / (1 + np.exp(-a))
+
+
 def lstm_step_forward(params, x_t, h_prev, c_prev):
     H = h_prev.shape[0]
-    a = params["W_x"][:, x_t] + params["W_h"] @ h_prev + params["b"]  # (4H,): the four gates, stacked i, f, g, o
-    sigmoid = lambda z: 1 / (1 + np.exp(-z))
+    a = params["W_x"][:, x_t] + params["W_h"] @ h_prev + params["b"]  # (4H,): W_x x_t is column x_t
     i, f = sigmoid(a[0:H]), sigmoid(a[H : 2 * H])
     g, o = np.tanh(a[2 * H : 3 * H]), sigmoid(a[3 * H : 4 * H])
     c = f * c_prev + i * g  # keep some of the old cell, write some of the candidate
@@ -112,45 +306,87 @@ def lstm_step_forward(params, x_t, h_prev, c_prev):
     cache = {"x": x_t, "h_prev": h_prev, "c_prev": c_prev, "i": i, "f": f, "g": g, "o": o, "c": c}
     return h, c, cache
 """,
-    "lstm.step_backward": """
+        r"""
+The usual mistakes, each named by the check: reading the gates from the wrong rows (the order is i, f, g, o) <!--
+practice:mistake lstm.step_forward/blocks-stacked-figo --> <!-- practice:mistake
+lstm.step_forward/blocks-stacked-ifog -->; a sigmoid for the candidate $g$ (it must be able to write negative
+values) <!-- practice:mistake lstm.step_forward/sigmoid-candidate -->; and $h_t = o_t \odot c_t$ without the
+tanh <!-- practice:mistake lstm.step_forward/no-tanh-of-the-cell -->. `practice.hint("lstm.step_forward")` gives a
+nudge in words; `practice.solution("lstm.step_forward")` prints this answer.
+""",
+    ),
+    "lstm.step_backward": Solution(
+        """
 def lstm_step_backward(params, dh_t, dc_t, cache):
     i, f, g, o, c = (cache[name] for name in ("i", "f", "g", "o", "c"))
     tanh_c = np.tanh(c)
-    do = dh_t * tanh_c  # back through h_t = o * tanh(c_t), to the output gate ...
-    dc = dc_t + dh_t * o * (1 - tanh_c**2)  # ... and into the cell, besides what step t + 1 sends
-    di, df, dg = dc * g, dc * cache["c_prev"], dc * i  # back through c_t = f * c_{t-1} + i * g
-    da = np.concatenate([di * i * (1 - i), df * f * (1 - f), dg * (1 - g**2), do * o * (1 - o)])  # i, f, g, o
+    do = dh_t * tanh_c  # 3. to the output gate ...
+    dc = dc_t + dh_t * o * (1 - tanh_c**2)  # ... and into the cell, besides the cell path
+    di, df, dg = dc * g, dc * cache["c_prev"], dc * i  # 4. through c_t = f * c_{t-1} + i * g
+    delta = np.concatenate([di * i * (1 - i), df * f * (1 - f), dg * (1 - g**2), do * o * (1 - o)])  # 5.
     dW_x = np.zeros_like(params["W_x"])
-    dW_x[:, cache["x"]] = da  # da_t x_t^T: only column x_t
-    grads = {"W_x": dW_x, "W_h": np.outer(da, cache["h_prev"]), "b": da}
-    return params["W_h"].T @ da, dc * f, grads  # dh_{t-1}, dc_{t-1}, this step's gradients
+    dW_x[:, cache["x"]] = delta  # 6. delta_t x_t^T: only column x_t
+    grads = {"W_x": dW_x, "W_h": np.outer(delta, cache["h_prev"]), "b": delta}
+    return params["W_h"].T @ delta, dc * f, grads  # to h_{t-1}, to c_{t-1}, this step's gradients
 """,
-    "gru.step_forward": """
+        r"""
+The usual mistakes, each named by the check: forgetting that the cell is reached through $h_t$ too (step 3's first
+term) <!-- practice:mistake lstm.step_backward/no-path-into-the-cell -->, or sending back to $c_{t-1}$ only what
+came along the cell path <!-- practice:mistake lstm.step_backward/previous-cell-from-the-cell-path-only -->; the
+sigmoid's slope for $g$ <!-- practice:mistake lstm.step_backward/sigmoid-slope-for-the-candidate -->; and the four
+blocks of $\delta_t$ in another order than i, f, g, o <!-- practice:mistake lstm.step_backward/blocks-stacked-figo
+-->. `practice.hint("lstm.step_backward")` gives a nudge; `practice.solution("lstm.step_backward")` prints this
+answer.
+""",
+    ),
+    "gru.step_forward": Solution(
+        """
+def sigmoid(a):
+    return 1 / (1 + np.exp(-a))
+
+
 def gru_step_forward(params, x_t, h_prev):
     H = h_prev.shape[0]
-    W_x, W_h, b = params["W_x"], params["W_h"], params["b"]  # three blocks of H rows each: r, z, n
-    sigmoid = lambda a: 1 / (1 + np.exp(-a))
-    r = sigmoid(W_x[0:H, x_t] + W_h[0:H] @ h_prev + b[0:H])  # reset gate
-    z = sigmoid(W_x[H : 2 * H, x_t] + W_h[H : 2 * H] @ h_prev + b[H : 2 * H])  # update gate: keeps the old state
-    m = W_h[2 * H : 3 * H] @ h_prev  # the old state as the candidate reads it, W_hn h_{t-1}
-    n = np.tanh(W_x[2 * H : 3 * H, x_t] + r * m + b[2 * H : 3 * H])  # candidate: r scales m after the product
-    h = z * h_prev + (1 - z) * n
+    a_x = params["W_x"][:, x_t] + params["b"]  # (3H,): W_x x_t + b, W_x x_t being column x_t
+    a_h = params["W_h"] @ h_prev  # (3H,): W_h h_{t-1}, all three blocks at once
+    r = sigmoid(a_x[0:H] + a_h[0:H])
+    z = sigmoid(a_x[H : 2 * H] + a_h[H : 2 * H])
+    m = a_h[2 * H : 3 * H]  # W_hn h_{t-1}
+    n = np.tanh(a_x[2 * H : 3 * H] + r * m)  # the reset gate scales m after the product
+    h = z * h_prev + (1 - z) * n  # z keeps the old state
     return h, {"x": x_t, "h_prev": h_prev, "r": r, "z": z, "n": n, "m": m}
 """,
-    "gru.step_backward": """
+        r"""
+The usual mistakes, each named by the check: $z$ and $1 - z$ swapped, the other papers' convention <!--
+practice:mistake gru.step_forward/z-and-one-minus-z-swapped -->; the reset gate applied before $W_{hn}$, Cho et
+al.'s and d2l's cell <!-- practice:mistake gru.step_forward/reset-before-W-hn -->; and the blocks read in another
+order than r, z, n <!-- practice:mistake gru.step_forward/blocks-stacked-zrn -->.
+`practice.hint("gru.step_forward")` gives a nudge; `practice.solution("gru.step_forward")` prints this answer.
+""",
+    ),
+    "gru.step_backward": Solution(
+        """
 def gru_step_backward(params, dh_t, cache):
     r, z, n, m, h_prev = (cache[name] for name in ("r", "z", "n", "m", "h_prev"))
-    dn = dh_t * (1 - z)  # back through h_t = z * h_{t-1} + (1 - z) * n ...
-    dz = dh_t * (h_prev - n)  # ... to n and to z
-    da_n = dn * (1 - n**2)  # back through the candidate's tanh
-    dm, dr = da_n * r, da_n * m  # back through r * m
-    da_r, da_z = dr * r * (1 - r), dz * z * (1 - z)  # back through the gates' sigmoids
-    da_x = np.concatenate([da_r, da_z, da_n])  # what reaches W_x x_t + b, stacked r, z, n
-    da_h = np.concatenate([da_r, da_z, dm])  # what reaches W_h h_{t-1}
+    dn, dz = dh_t * (1 - z), dh_t * (h_prev - n)  # 3. to the candidate and to the update gate
+    delta_n = dn * (1 - n**2)  # 4. through the tanh
+    dm, dr = delta_n * r, delta_n * m  # 5. through r * m
+    delta_r, delta_z = dr * r * (1 - r), dz * z * (1 - z)  # 6. through the sigmoids
+    delta = np.concatenate([delta_r, delta_z, delta_n])  # 7. what the input side sees
+    delta_h = np.concatenate([delta_r, delta_z, dm])  # ... and the recurrent side
     dW_x = np.zeros_like(params["W_x"])
-    dW_x[:, cache["x"]] = da_x  # only column x_t
-    grads = {"W_x": dW_x, "W_h": np.outer(da_h, h_prev), "b": da_x}
-    dh_prev = dh_t * z + params["W_h"].T @ da_h  # the direct path, and through all three blocks
-    return dh_prev, grads
+    dW_x[:, cache["x"]] = delta  # only column x_t
+    grads = {"W_x": dW_x, "W_h": np.outer(delta_h, h_prev), "b": delta}
+    return z * dh_t + params["W_h"].T @ delta_h, grads  # the direct path, and through W_h
 """,
+        r"""
+The usual mistakes, each named by the check: leaving out the direct path $z_t \odot \nabla_{h_t} L$ <!--
+practice:mistake gru.step_backward/no-direct-path -->; $\delta^{(n)}_t$ where $W_h$'s third block needs
+$\nabla_{m_t} L = \delta^{(n)}_t \odot r_t$ <!-- practice:mistake gru.step_backward/delta-n-for-dm -->; $h_{t-1} -
+n_t$ the wrong way round <!-- practice:mistake gru.step_backward/update-gate-sign-flipped -->; and the other papers'
+conventions <!-- practice:mistake gru.step_backward/z-and-one-minus-z-swapped --> <!-- practice:mistake
+gru.step_backward/reset-before-W-hn -->. `practice.hint("gru.step_backward")` gives a nudge;
+`practice.solution("gru.step_backward")` prints this answer.
+""",
+    ),
 }

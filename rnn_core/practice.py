@@ -3,9 +3,7 @@
 Each notebook asks the reader to write a key piece (softmax, one step of the network, its backward
 pass, BPTT, clipping, Adam, the LSTM's step...) as a function with the same arguments and return
 values as the ``rnn_core`` function of that name. ``check`` runs it on cases chosen to expose
-mistakes (T >= 3 steps, H != V, h0 != 0, non-zero biases, large scores, two different Adam
-gradients...), compares every output with ``rnn_core``'s, prints one message and returns a
-``Result``:
+mistakes, compares every output with ``rnn_core``'s, prints one message and returns a ``Result``:
 
     >>> import numpy as np
     >>> from rnn_core import practice
@@ -13,25 +11,31 @@ gradients...), compares every output with ``rnn_core``'s, prints one message and
     ...     e = np.exp(o)                      # overflows for scores near 1000
     ...     return e / e.sum()
     >>> result = practice.check("softmax", softmax)
-    softmax: wrong, on large scores (around 1000). ...
+    softmax: wrong, on large scores (around 1000), V = 6. ...
     >>> result.status, result.wrong
-    ('wrong', ['p'])
+    ('wrong', ['y_hat'])
 
 In a notebook the exercise is two cells: a stub the reader fills in (its body
 ``raise NotImplementedError``), then ``practice.check("softmax", softmax)``. The stub's check prints
 a fixed "not attempted" message, so stored outputs are deterministic. A cell that ends with
 ``check(...)`` shows the message once: the returned ``Result`` displays nothing in Jupyter.
 
-- ``check(name, fn)`` -> ``Result(status, wrong, message, errata)``. ``status`` is "passed",
-  "not attempted" (the stub still raises NotImplementedError, or returns None), "wrong", or
-  "error" (the reader's code raised: the message shows the exception and the reader's own line).
-  ``wrong`` names what differs (empty unless "wrong"): the keys of a dict of gradients or
-  parameters ("W_hh", "b_h"), otherwise the names of ``rnn_core``'s docstrings ("p", "J", "do",
-  "h", "loss", "h_last", "dh_prev", "dc_prev", "c", "cache", "norm", "t", "m", "v"); when every
-  output is right but the function changed an argument in place, the argument ("dh_t",
-  "params['W_hh']"). ``errata`` holds the rows of the errata table that the answer behaves like.
-  In Jupyter a message that names errata rows links to the table (``ERRATA_TABLE``).
-- ``hint(name)`` prints a nudge in words; ``solution(name)`` prints a reference solution.
+- ``check(name, fn, seed=None)`` -> ``Result(status, wrong, message, errata)``. ``status`` is
+  "passed"; "not attempted" (the function's own body still raises NotImplementedError, or it
+  returns None, on every case); "wrong" (an output differs, it returns None on some case, a helper
+  of the reader's still raises NotImplementedError, it changes its arguments or rnn_core, or it
+  keeps something between calls); "error" (the reader's code raised, or ran past the time limit:
+  the message shows the exception and the reader's own line); or "delegated" (it is rnn_core's own
+  function, or calls it: the check cannot tell the reader's code from rnn_core's). ``wrong``
+  names what differs (empty unless "wrong"): the keys of a dict of gradients or parameters ("W_hh",
+  "b_h"), otherwise the names the notebooks use ("y_hat", "J", "do", "h", "loss", "h_last",
+  "dh_prev", "dc_prev", "dh0", "c", "cache", "norm", "t", "m", "v"); when every output is right but
+  the function changed an argument in place, the argument ("dh_t", "params['W_hh']").
+  ``errata`` holds the rows of the errata table of the mistakes the answer repeats. In Jupyter a
+  message that names errata rows links to the table (``ERRATA_TABLE``).
+- ``hint(name)`` prints a nudge in words; ``solution(name)`` prints the reference solution, the
+  code of the folded *Answer* under the exercise in its notebook (both generated from
+  ``rnn_core/_practice_solutions.py`` by ``tools/answers.py``).
 - ``EXERCISES`` maps each name, in reading order, to the notebook that asks for it.
 - ``ERRATA_ROWS``: the rows of the errata table that ``check`` recognises by name.
 
@@ -39,8 +43,8 @@ The exercises, and what the reader's function takes and returns (as the ``rnn_co
 that name does; one sequence, vectors 1-D):
 
     one_hot(y, num_classes) -> rows (len(y), num_classes)                       00
-    softmax(o) -> p, o (V,)                                                     01
-    softmax_jacobian(p) -> J (V, V), from the probabilities p                   01
+    softmax(o) -> y_hat, o (V,)                                                 01
+    softmax_jacobian(y_hat) -> J (V, V), from the probabilities ŷ               01
     cross_entropy_grad(o, y) -> do (V,), y an int                               02
     step_forward(params, x_t, h_prev) -> h_t (H,)                               03
     step_backward(params, dh_t, h_t, h_prev, x_t) -> (dh_prev, grads)           04  grads: W_xh, W_hh, b_h
@@ -53,28 +57,58 @@ that name does; one sequence, vectors 1-D):
     gru.step_forward(params, x_t, h_prev) -> (h, cache)                         09  cache: as rnn_core's
     gru.step_backward(params, dh_t, cache) -> (dh_prev, grads)                  09  cache: rnn_core's
 
-The checker never raises because of the reader's code and never changes the reader's arrays (every
-call gets fresh copies). A right answer is asked a second time, on fresh copies, so that a function
-that changes its arguments, or keeps something between calls, is caught. Besides the rows of the
-errata table (3, 4, 5, 7, 8, 10, 11, 13, 14, 16, 17, 20, 21, 22, 23, 24, 27 and 28), it names the
-common slips each exercise invites: a softmax that overflows, Adam without bias correction,
-clipping each array by its own norm, the LSTM's missing path from h_t into the cell, the GRU's z
-and 1 − z swapped... A case on a square network (H = V) runs only to explain an answer that fails on
-shapes where H != V, as two of the errata's mistakes do.
+What the check can be trusted for:
+
+- It compares with its own copies of rnn_core's functions, loaded from rnn_core's files when this
+  module is imported (``rnn_core._practice_reference``): rebinding ``rnn_core.gru.step_forward``,
+  or a reader's function that patches rnn_core while it runs, changes nothing it compares with. A
+  message says so when rnn_core's function of the exercise has been replaced, and a function that
+  changes rnn_core or numpy while it runs is wrong (check puts the originals back).
+- The cases are drawn from a seeded generator and have what each exercise needs to expose its
+  mistakes: H != V, num_classes unrelated to len(y), non-zero biases and states, several values of
+  every scalar argument (x_t, lr, max_norm, the target y), scores near +1000 and -1000 together,
+  clipping thresholds below, between 1 and 2 times, and far above the norm, a sequence whose
+  gradient has entries above 5, several Adam steps with different gradients. nan, inf, overflowing
+  and complex outputs are wrong, with a message that says which; tuples and lists are alike.
+- The reader's function gets fresh deep copies of every argument, at most ``TIME_LIMIT`` seconds per
+  call (where the platform has ``signal.setitimer`` and the check runs in the main thread, as in a
+  notebook), and whatever it raises (``SystemExit`` and ``KeyboardInterrupt`` included) is reported,
+  never propagated; a real interrupt (the notebook's stop button) still stops the check. Returned
+  objects of any type are read inside the same guard and blamed on the reader's code, named by type.
+  A right answer is also run again on the first case: a function that keeps something between
+  calls, changes its arguments (keys added included), or returns an array it keeps and overwrites
+  is wrong.
+- A mistake is named only when the answer gives exactly what that mistake (or a combination of
+  mistakes in different steps) gives, on every output of every case it ran. Besides the rows of
+  the errata table (3, 4, 5, 7, 8, 10, 11, 13, 16, 17, 20, 21, 22, 23, 24, 27 and 28), it names the
+  common slips each exercise invites: a softmax that overflows, Adam without bias correction,
+  clipping each array by its own norm, the LSTM's missing path from h_t into the cell, the GRU's z
+  and 1 − z swapped, h_t for h_{t−1} in ∇W_hh, `=` for `+=` in a sum over time... An answer no mistake
+  explains gets what each wrong output is, the case's inputs, its first entries that differ,
+  expected against got, and plain remarks ("your ŷ sums to 0.31, not 1"). A case on a square network
+  (H = V) runs only to explain an answer that fails on shapes where H != V, as two of the errata's
+  mistakes do.
+
+For a grader (issue 32's instructor edition): ``check(name, fn, seed=s)`` draws the cases from the
+seed ``s`` instead of the public one, with the same properties, so that each submission can be
+checked on fresh hidden cases; its messages are deterministic for a given seed. A submission that
+is, or calls, rnn_core's own function of the exercise (by any alias or import route, its fast paths
+included; calling rnn_core's other functions is allowed) gets the status "delegated", never
+"passed".
 
 Adding an exercise is one ``Exercise`` entry in ``rnn_core/_practice_exercises.py`` (the reference
-function, argument and output names, a function that builds the cases, the mistakes to recognise
-and a hint) and one solution in ``rnn_core/_practice_solutions.py``; tests/test_practice.py then
-wants a plain implementation and a few wrong variants of it.
+function, argument and output names, a function that draws the cases from a generator, a model in
+named steps and the mistakes that replace them, a hint) and one solution in
+``rnn_core/_practice_solutions.py``, then ``python tools/answers.py`` to write its folded answer;
+tests/test_practice.py then wants a plain implementation and a few wrong variants of it.
 """
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import difflib
 import html
-import io
+import itertools
 import sys
 import sysconfig
 import traceback
@@ -85,24 +119,27 @@ from pathlib import Path
 
 import numpy as np
 
-from ._practice_exercises import ALIASING, EXERCISE_LIST
-from ._practice_solutions import SOLUTIONS
-from .gradcheck import rel_error
+from . import _practice_reference as reference
+from ._practice_exercises import ALIASING_ROWS, EXERCISE_LIST, public_seed_rng
+from ._practice_model import ANSWER, Mistake
+from ._practice_run import CHECKER, TIME_LIMIT, Odd, Seq, read, run, safe_str, type_name
+from ._practice_solutions import SOLUTIONS, plain_text
 
-__all__ = ["ERRATA_ROWS", "ERRATA_TABLE", "EXERCISES", "Result", "check", "hint", "solution"]
+__all__ = ["ERRATA_ROWS", "ERRATA_TABLE", "EXERCISES", "TIME_LIMIT", "Result", "check", "hint", "solution"]
 
 ERRATA_TABLE = "10-appendix-errata.ipynb#The-errata-table"  # where the errata table is, from a notebook
-TOL = 1e-6  # largest relative error of an output that still counts as the same number (float64 answers agree to ~1e-14)
+TOL = 1e-6  # largest error, relative to the output's largest entry, that still counts as the same numbers
+_SHOWN = 3  # entries shown where an output differs
 
 
 @dataclass(frozen=True)
 class Result:
     """What ``check`` found: status, the names of what is wrong, the message it printed, errata rows."""
 
-    status: str  # "passed", "not attempted", "wrong" or "error"
+    status: str  # "passed", "not attempted", "wrong", "error" or "delegated"
     wrong: list = field(default_factory=list)  # names of the outputs (or arguments) that differ; empty unless "wrong"
     message: str = ""  # the text that check printed
-    errata: tuple = ()  # rows of the errata table the answer behaves like
+    errata: tuple = ()  # rows of the errata table the answer repeats
 
     def _ipython_display_(self):
         """Nothing: check has printed the message already (a cell ending with check shows it once)."""
@@ -111,32 +148,35 @@ class Result:
         return f"Result(status={self.status!r}, wrong={self.wrong!r}, errata={self.errata!r})"
 
 
-def check(name, fn):
+def check(name, fn, *, seed=None):
     """Check the reader's function ``fn`` against the ``rnn_core`` function ``name``; print and return a Result.
 
     name: one of ``EXERCISES`` (e.g. "softmax", "loss_and_grads", "lstm.step_backward").
     fn: the reader's function, taking the same arguments and returning the same values as the
       ``rnn_core`` function of that name.
+    seed: None for the public cases (the same every time); an int draws other cases with the same
+      properties (for a grader's hidden cases).
     Prints one message and returns ``Result(status, wrong, message, errata)``. Raises only for a
-    name that is not an exercise or an ``fn`` that is not a function, never because of what ``fn``
-    does.
+    name that is not an exercise, an ``fn`` that is not a function, or a real interrupt (the stop
+    button), never because of what ``fn`` does.
     """
     exercise = _exercise(name)
     if not callable(fn):
         raise TypeError(
             f"check({name!r}, fn): fn must be your function itself (e.g. {_short(name)}, "
-            f"not {_short(name)}(...)), got {type(fn).__name__}"
+            f"not {_short(name)}(...)), got {type_name(fn)}"
         )
+    if seed is not None and not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"check({name!r}, fn, seed=...): seed must be an int or None, got {type_name(seed)}")
     try:
-        result = _check(exercise, fn)
+        result = _check(exercise, fn, seed)
     except Exception as exc:  # a bug of the checker itself must not look like the reader's
         result = Result(
             "error",
             [],
-            f"{name}: the checker failed ({type(exc).__name__}: {exc}). "
-            "This is a bug of rnn_core.practice, not of your function.",
+            f"{name}: the checker failed ({safe_str(exc)}). This is a bug of rnn_core.practice, not of your function.",
         )
-    _show(result.message)
+    _show(result.message, printed=result.status == "not attempted")
     return result
 
 
@@ -146,9 +186,9 @@ def hint(name):
 
 
 def solution(name):
-    """Print the reference solution of the exercise ``name``: a plain implementation that passes ``check``."""
+    """Print the reference solution of the exercise ``name``: the code of its folded Answer, which passes ``check``."""
     _exercise(name)
-    print(SOLUTIONS[name].strip("\n"))
+    print(plain_text(SOLUTIONS[name]))
 
 
 # -- the machinery ---------------------------------------------------------------------------------------
@@ -161,12 +201,15 @@ class _Missing:
         self.why = why
 
 
-class _Failed(Exception):
-    """The reader's code raised: carries the exception."""
-
-    def __init__(self, exc):
-        super().__init__(exc)
-        self.exc = exc
+_ALIASING = Mistake(
+    "aliasing",
+    "delta_o = o",
+    "a second name for an array is not a copy: changing it changes the caller's array too "
+    "(make a copy first, or write the result into a new array).",
+    ALIASING_ROWS,
+    "",
+    None,
+)
 
 
 def _exercise(name):
@@ -181,80 +224,190 @@ def _short(name):
     return name.rsplit(".", 1)[-1]
 
 
-def _check(ex, fn):
-    """Run every case; report the first one that fails, or "passed"."""
-    cases = ex.cases()
+@dataclass
+class _Run:
+    """One case, what rnn_core gives on it, and what the reader's function did."""
+
+    case: object
+    want_raw: object  # the reference's return value
+    call: object  # the _practice_run.Call
+    got: dict = None  # output name -> the reader's value (when it returned one)
+    want: dict = None  # output name -> the reference's value
+
+
+def _check(ex, fn, seed):
+    """Run every case; report the first problem, in the order of the cases, or "passed"."""
+    index = list(_BY_NAME).index(ex.name)
+    cases = ex.cases(public_seed_rng(seed, index))
     square = next((c for c in cases if c.square), None)
     main = [c for c in cases if not c.square]
-    for case in main:
-        result = _check_case(ex, fn, case, square)
-        if result is not None:
-            return result
-    about = "; ".join(c.about for c in main)
-    plural = {1: "the case", 2: "both cases"}.get(len(main), f"all {len(main)} cases")
-    return Result(
-        "passed", [], f"{ex.name}: passed. Your function agrees with {ex.reference_name} on {plural}: {about}."
+    notes = _patched_notes(ex)
+    own = reference.code_of(fn)
+    if own is not None and reference.origin(own) in ex.watch:
+        return _delegated(ex, [".".join(reference.origin(own))], notes, itself=True)
+    runs = []
+    for i, case in enumerate(main):
+        call = run(fn, case.args, ex.watch, echo=i == 0)
+        runs.append(_Run(case, _reference(ex, case), call))
+        if call.timed_out:
+            return _timed_out(ex, case, notes)
+        if call.delegated:
+            return _delegated(ex, call.delegated, notes)
+    stubs = [_stub_kind(fn, r.call) for r in runs]
+    if all(stubs):
+        return _not_attempted(ex, fn, stubs[0])
+    for r in runs:
+        if r.call.error is None and r.call.value is not None:
+            r.got, r.want = _flatten(ex, r.call.value, r.want_raw)
+    for r, stub in zip(runs, stubs):
+        if r.call.error is not None:
+            return _raised(ex, fn, r, square, notes, stub)
+        if r.call.value is None:
+            names = list(_output_names(ex, r.want_raw))
+            lines = [
+                f"{ex.name}: wrong. Your function returns None on {r.case.about}, and values on other cases: does "
+                "every path through it end with a return?"
+            ]
+            return _report("wrong", names, lines, notes)
+        if r.call.patched:
+            return _patching(ex, r, notes)
+        wrong = _differences(r.got, r.want)
+        if wrong:
+            return _wrong(ex, fn, r, wrong, runs, square, notes)
+        changed, keys = _changed(ex, r.case.args, r.call.args_after, r.call.entries)
+        if changed:
+            lines = [
+                f"{ex.name}: wrong. Your outputs are right, on {r.case.about}, but your function changed "
+                f"{_join(changed)} in place: the caller's {'arrays' if len(changed) > 1 else 'array'}, not its own."
+            ]
+            return _report("wrong", changed + list(keys), lines + _keys_lines(keys), notes, [(changed, _ALIASING)])
+        if keys:
+            lines = [
+                f"{ex.name}: wrong. Your outputs are right, on {r.case.about}, but your function changed the "
+                "caller's dict:"
+            ] + _keys_lines(keys)
+            lines.append("Leave the caller's dicts as they came: build new ones for what you return.")
+            return _report("wrong", list(keys), lines, notes)
+    return _again(ex, fn, runs, notes) or _report(
+        "passed",
+        [],
+        [
+            f"{ex.name}: passed. Your function agrees with {ex.reference_name} on "
+            f"{ {1: 'the case', 2: 'both cases'}.get(len(main), f'all {len(main)} cases') }: "
+            + "; ".join(c.about for c in main)
+            + "."
+        ],
+        notes,
     )
 
 
-def _check_case(ex, fn, case, square):
-    """None if fn is right on this case; otherwise the Result to report."""
-    try:
-        first, args_after = _call(fn, case.args)
-    except _Failed as failed:
-        return _raised(ex, fn, failed.exc, case, square)
-    if first is None:
-        return _not_attempted(ex, fn, "returns None: write its body, ending with a return,")
-    want = _reference(ex, case)
-    got, want = _flatten(ex, first, want)
-    wrong = _differences(got, want)
+def _reference(ex, case):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return ex.reference(*copy.deepcopy(case.args))
+
+
+def _output_names(ex, reference_value):
+    """The names of the outputs every answer returns (the optional ones left out), as Result.wrong gives them."""
+    parts = (reference_value,) if len(ex.outputs) == 1 else tuple(reference_value)
+    names = []
+    for name, part in zip(ex.outputs, parts):
+        names += list(part) if name in ex.by_key else [name]
+    return names
+
+
+def _again(ex, fn, runs, notes):
+    """Right on every case: called again on the first case, and its earlier results looked at again."""
+    first = runs[0]
+    call = run(fn, first.case.args, ex.watch, echo=False)
+    if call.timed_out:
+        return _timed_out(ex, first.case, notes, "the second time it was called")
+    if call.delegated:
+        return _delegated(ex, call.delegated, notes)
+    if call.error is not None:
+        return _raised(
+            ex, fn, _Run(first.case, first.want_raw, call), None, notes, None, "the second time it was called"
+        )
+    if call.patched:
+        return _patching(ex, _Run(first.case, first.want_raw, call), notes)
+    got, want = _flatten(ex, call.value, first.want_raw) if call.value is not None else ({}, first.want)
+    wrong = _differences(got, want) if call.value is not None else dict.fromkeys(want, "None")
     if wrong:
-        return _wrong(ex, case, got, want, wrong, square, fn, _changed(ex, case.args, args_after))
-    # right once: twice on fresh copies must give the same, and the arguments must be as they were
-    try:
-        with contextlib.redirect_stdout(io.StringIO()):  # the reader's prints, once is enough
-            second, _ = _call(fn, case.args)
-    except _Failed as failed:
-        return _raised(ex, fn, failed.exc, case, square, when="the second time it was called")
-    got2, want = _flatten(ex, second, _reference(ex, case))
-    wrong2 = _differences(got2, want)
-    if wrong2:
-        names = list(wrong2)
+        names = list(wrong)
         lines = [
-            f"{ex.name}: wrong. Right the first time, but called a second time on the same arguments "
-            f"({case.about}), your function gives a different {_join(names)}.",
-            "It keeps something from one call to the next, or changes an array it reads but does not own.",
+            f"{ex.name}: wrong. Right on every case, but called a second time on the arguments of the first "
+            f"({first.case.about}, fresh copies), your function gives a different {_join(names)}.",
+            "It keeps something from one call to the next: a global it changes, or an array it reads but does not own.",
         ]
-        return _report("wrong", names, lines, [(names, ALIASING)])
-    changed = _changed(ex, case.args, args_after)
-    if changed:
-        lines = [
-            f"{ex.name}: wrong. Your outputs are right, on {case.about}, but your function changed "
-            f"{_join(changed)} in place: the caller's arrays, not its own."
-        ]
-        return _report("wrong", changed, lines, [(changed, ALIASING)])
+        return _report("wrong", names, lines, notes)
+    runs = runs + [_Run(first.case, first.want_raw, call, got, want)]
+    for i, r in enumerate(runs):  # did a result change afterwards, or is it shared with another call's?
+        try:
+            now = read(r.call.raw)
+            again, _ = _flatten(ex, now, r.want_raw)
+        except Exception:
+            again = {}
+        changed = [n for n in r.got if n not in again or not _equal(again[n], r.got[n])]
+        shared = [n for n, shares in _shared(runs[:i], r.call.raw) if shares]
+        if changed or shared:
+            names = changed or shared
+            how = "changed when it was called again" if changed else "is the very array it returned on an earlier call"
+            lines = [
+                f"{ex.name}: wrong. Right on every case, but the {_join(names)} your function returned on "
+                f"{r.case.about} {how}: it returns an array it keeps and overwrites (a buffer at module level?). "
+                "Return a new array from every call.",
+            ]
+            return _report("wrong", names, lines, notes)
     return None
 
 
-def _call(fn, args):
-    """fn on deep copies of args, numpy's warnings silenced: (its return value, the copies afterwards)."""
-    copies = copy.deepcopy(args)
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            return fn(*copies), copies
-    except Exception as exc:
-        raise _Failed(exc) from None
+def _shared(earlier, raw):
+    """[(output name, whether it shares memory with an array returned by an earlier call)]."""
+    mine = _arrays(raw)
+    before = [a for r in earlier for _, a in _arrays(r.call.raw)]
+    return [(name, any(np.shares_memory(a, b) for b in before)) for name, a in mine]
 
 
-def _reference(ex, case):
-    with np.errstate(all="ignore"):
-        return ex.reference(*copy.deepcopy(case.args))
+def _arrays(value, name="", depth=0):
+    """(path, array) of every numpy array in a returned value."""
+    if isinstance(value, np.ndarray):
+        return [(name or "output", value)]
+    if depth > 4:
+        return []
+    if isinstance(value, dict):
+        return [x for k, v in dict.items(value) for x in _arrays(v, str(k), depth + 1)]
+    if isinstance(value, (tuple, list)):
+        return [x for i, v in enumerate(value) for x in _arrays(v, name or str(i), depth + 1)]
+    return []
+
+
+# -- the statuses that are not about the numbers ---------------------------------------------------------
+
+
+def _stub_kind(fn, call):
+    """The not-attempted wording if this call is the stub's (its own NotImplementedError, or None), else None."""
+    if call.error is None:
+        return "returns None: write its body, ending with a return," if call.value is None else None
+    if isinstance(call.error, NotImplementedError) and not call.reading and _raised_by(fn, call.error) == "itself":
+        return "still raises NotImplementedError: write its body,"
+    return None
+
+
+def _raised_by(fn, exc):
+    """ "itself" if the innermost frame of the reader's code that raised ``exc`` is ``fn``'s own, else that frame."""
+    frames = _their_frames(exc)
+    if not frames:
+        return None
+    own = reference.code_of(fn) or reference.code_of(type(fn).__dict__.get("__call__"))  # a function, or an object's
+    last = frames[-1]
+    if own is not None and last.name == own.co_name and last.filename == own.co_filename:
+        return "itself"
+    return last
 
 
 def _not_attempted(ex, fn, what):
     short = getattr(fn, "__name__", "")
-    short = short if short.isidentifier() else _short(ex.name)  # the reader's name for it; a lambda's is not one
+    short = short if isinstance(short, str) and short.isidentifier() else _short(ex.name)  # a lambda's is not one
     return Result(
         "not attempted",
         [],
@@ -263,83 +416,260 @@ def _not_attempted(ex, fn, what):
     )
 
 
-def _raised(ex, fn, exc, case, square, when=None):
-    if isinstance(exc, NotImplementedError):
-        return _not_attempted(ex, fn, "still raises NotImplementedError: write its body,")
-    where = _their_line(exc)
-    text = f"{type(exc).__name__}: {exc}".strip()
-    if len(text) > 300:
-        text = text[:297] + "..."
+def _delegated(ex, functions, notes, itself=False):
+    plain = [f for f in functions if "<" not in f] or functions  # comprehensions and lambdas: inside the others
+    names = [f"rnn_core.{f}" for f in plain][:3]  # the first it called: the way in
+    if itself:
+        lines = [
+            f"{ex.name}: not your own. This is rnn_core's own {_short(ex.name)} ({names[0]}), the function the "
+            f"check compares with. Define your own function in a cell, then pass it: "
+            f'practice.check("{ex.name}", your_function).'
+        ]
+    else:
+        checker = [n for n in names if n.split(".")[1] in CHECKER]
+        what = (
+            "the checker's own code, which is what it compares with"
+            if checker == names
+            else "rnn_core's own version of this exercise, which is what the check compares with"
+        )
+        lines = [
+            f"{ex.name}: not your own. Your function calls {_join(names)}{' (and more)' if len(plain) > 3 else ''}, "
+            f"{what}: it cannot tell your code "
+            "from rnn_core's. Write the computation yourself (calling rnn_core's other functions is fine)."
+        ]
+    return _report("delegated", [], lines, notes)
+
+
+def _timed_out(ex, case, notes, when=None):
     lines = [
-        f"{ex.name}: error. Your function raised {text}",
+        f"{ex.name}: error. Your function was still running after {TIME_LIMIT:g} s "
+        f"{'(called ' + when + ') ' if when else ''}on {case.about}, and was stopped: an endless loop? "
+        "A right answer takes milliseconds."
+    ]
+    return _report("error", [], lines, notes)
+
+
+def _patching(ex, r, notes):
+    names = r.call.patched
+    lines = [
+        f"{ex.name}: wrong. While it ran, on {r.case.about}, your function changed {_join(names)}; check put "
+        f"{'them' if len(names) > 1 else 'it'} back. Every later cell that uses "
+        f"{'them' if len(names) > 1 else 'it'} would run something else: compute the result without changing "
+        "rnn_core, numpy or Python's own modules."
+    ]
+    return _report("wrong", names, lines, notes)
+
+
+def _raised(ex, fn, r, square, notes, stub, when=None):
+    exc, case = r.call.error, r.case
+    if stub:  # the function's own NotImplementedError here, but not on every case
+        lines = [
+            f"{ex.name}: wrong. Your function raises NotImplementedError on {case.about}, and returns values on "
+            "other cases: finish every branch of its body."
+        ]
+        return _report("wrong", _output_names(ex, r.want_raw), lines, notes)
+    by = _raised_by(fn, exc)
+    if isinstance(exc, NotImplementedError) and by not in (None, "itself"):
+        lines = [
+            f"{ex.name}: wrong. Your function calls {by.name}, which still raises NotImplementedError "
+            f"(line {by.lineno}): write its body too, then run this cell again."
+        ]
+        return _report("wrong", _output_names(ex, r.want_raw), lines, notes)
+    where = _line(by) if by not in (None, "itself") else (_line(_their_frames(exc)[-1]) if _their_frames(exc) else None)
+    what = {
+        SystemExit: "SystemExit: sys.exit() and exit() stop Python itself; return the result instead",
+        KeyboardInterrupt: "KeyboardInterrupt, from its own code (not the stop button)",
+    }.get(type(exc), safe_str(exc))
+    if r.call.reading:
+        lines = [
+            f"{ex.name}: error. Your function returned {_kind(r.call.raw)}, and reading it as numbers raised "
+            f"{safe_str(exc)}. Return numpy arrays (np.asarray(...)), numbers, and dicts or tuples of them.",
+            f"  On {case.about}.",
+        ]
+        return _report("error", [], lines, notes)
+    lines = [
+        f"{ex.name}: error. Your function raised {what}",
         f"  {where}"
         if where
         else f"  check calls it as {_short(ex.name)}({', '.join(ex.args)}): does it take these arguments?",
         f"  {'Called ' + when + ', on' if when else 'On'} {case.about}.",
     ]
     if square is not None and isinstance(exc, (ValueError, IndexError)):
-        return _report("error", [], lines, *_square_diagnosis(ex, fn, square))
-    return _report("error", [], lines, [])
+        found, header = _square_diagnosis(ex, fn, square)
+        return _report("error", [], lines, notes, found, header)
+    return _report("error", [], lines, notes)
 
 
-def _their_line(exc):
-    """'in fn, line 3: the line' for the last frame of the reader's code (outside rnn_core and installed libraries)."""
-    ours = str(Path(__file__).resolve().parent)
+def _their_frames(exc):
+    """The traceback frames of the reader's code (outside rnn_core and installed libraries), outermost first."""
     libraries = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
-    frames = traceback.extract_tb(exc.__traceback__)[1:]  # [0] is _call
-    theirs = [f for f in frames if not str(Path(f.filename).resolve()).startswith((ours, *libraries))]
-    if not theirs:
-        return None
-    frame = theirs[-1]
+    ours = str(reference.HOME)
+    try:
+        frames = traceback.extract_tb(exc.__traceback__)
+    except Exception:
+        return []
+    out = []
+    for f in frames:
+        try:
+            path = str(Path(f.filename).resolve())
+        except (OSError, ValueError):
+            path = f.filename
+        if not path.startswith((ours, *libraries)):
+            out.append(f)
+    return out
+
+
+def _line(frame):
     line = (frame.line or "").strip()
     return f"in {frame.name}, line {frame.lineno}: {line}" if line else f"in {frame.name}, line {frame.lineno}"
 
 
 def _square_diagnosis(ex, fn, square):
-    """fn on the square case: (findings, header) if it then behaves like known mistakes, else ([], None)."""
-    try:
-        with contextlib.redirect_stdout(io.StringIO()):
-            value, _ = _call(fn, square.args)
-    except _Failed:
+    """fn on the square case: (found, header) if it then gives exactly a known mistake, else ([], None)."""
+    call = run(fn, square.args, ex.watch, echo=False)
+    if call.error is not None or call.timed_out or call.value is None:
         return [], None
-    if value is None:
-        return [], None
-    try:
-        got, want = _flatten(ex, value, _reference(ex, square))
-        wrong = _differences(got, want)
-        found = _diagnose(ex, square, got, want, wrong) if wrong else []
-    except Exception:
+    r = _Run(square, _reference(ex, square), call)
+    r.got, r.want = _flatten(ex, call.value, r.want_raw)
+    wrong = _differences(r.got, r.want)
+    combo = _explain(ex, [r], r, wrong) if wrong else None
+    if not combo:
         return [], None
     verb = "is" if len(wrong) == 1 else "are"
-    return found, (
-        f"On {square.about}, where those shapes agree, your function runs; there {_join(wrong)} "
-        f"{verb} wrong, and it looks like:"
-        if found
-        else None
+    return _found(ex, combo, r, wrong), (
+        f"On {square.about}, where those shapes agree, your function runs; there {_join(wrong)} {verb} wrong, "
+        "exactly as this mistake makes them:"
     )
 
 
-def _wrong(ex, case, got, want, wrong, square, fn, changed):
-    lines = [f"{ex.name}: wrong, on {case.about}. Compared with {ex.reference_name}:"]
+# -- wrong numbers ------------------------------------------------------------------------------------------
+
+
+def _wrong(ex, fn, r, wrong, runs, square, notes):
+    lines = [f"{ex.name}: wrong, on {r.case.about}. Compared with {ex.reference_name}:"]
     lines += [f"  {names}: {why}" for names, why in _grouped(wrong)]
-    right = [name for name in want if name not in wrong]
+    right = [name for name in r.want if name not in wrong]
     if right:
         lines.append(f"  right: {', '.join(right)}")
-    found = _diagnose(ex, case, got, want, wrong)
-    if changed:  # besides: it changed the caller's arrays
+    ran = [x for x in runs if x.got is not None]
+    combo = _explain(ex, ran, r, wrong)
+    found = _found(ex, combo, r, wrong) if combo else []
+    changed, keys = _changed(ex, r.case.args, r.call.args_after, r.call.entries)
+    if changed:
         lines.append(f"  and your function changed {_join(changed)} in place: the caller's arrays, not its own")
-        found.append((changed, ALIASING))
+        found.append((changed, _ALIASING))
+    lines += _keys_lines(keys)
     if found:
-        return _report(
-            "wrong", wrong, lines, found, unexplained=[n for n in wrong if not any(n in f[0] for f in found)]
-        )
+        return _report("wrong", wrong, lines, notes, found)
     if square is not None and any(why.startswith("shape") for why in wrong.values()):
-        return _report("wrong", wrong, lines, *_square_diagnosis(ex, fn, square))
-    return _report("wrong", wrong, lines, [])
+        found, header = _square_diagnosis(ex, fn, square)
+        if found:
+            return _report("wrong", wrong, lines, notes, found, header)
+    lines += _unrecognised(ex, fn, r, wrong, runs)
+    return _report("wrong", wrong, lines, notes)
 
 
-def _report(status, names, lines, found, header=None, unexplained=()):
-    """The Result: the lines so far, then each mistake found with the outputs it explains, and its errata rows."""
+def _found(ex, combo, r, wrong):
+    """[(the outputs a mistake changes, the mistake)] for the mistakes of a combination, in its order."""
+    out = []
+    for mistake in combo:
+        model = _model(ex, r.case, {mistake.step: mistake.fn}) or {}
+        names = [n for n in wrong if n in model and not _same_numbers(model[n], r.want[n], r.want[n])]
+        out.append((names or list(wrong), mistake))
+    return out
+
+
+def _unrecognised(ex, fn, r, wrong, runs):
+    """What to debug from when no mistake explains the answer: what each output is, where it differs, the case."""
+    numeric = [
+        n for n in wrong if _numbers(r.got.get(n)) is not None and _numbers(r.got[n]).shape == np.shape(r.want[n])
+    ]
+    lines = (
+        ["Like none of the mistakes this checker knows. What each wrong output is, and where it differs:"]
+        if numeric
+        else []
+    )
+    for name in numeric:
+        meaning = ex.meaning.get(name)
+        lines.append(f"  {name}{' = ' + meaning if meaning else ''}")
+        lines += [f"    {d}" for d in _first_differences(name, r.got.get(name), r.want[name])]
+    for remark in ex.diagnostics:
+        try:
+            text = remark(r.case, r.got, r.want)
+        except Exception:
+            text = None
+        if text:
+            lines.append(text)
+    lines.append(f"The case: {_show_args(ex, r.case.args)}")
+    again = run(fn, r.case.args, ex.watch, echo=False)
+    if again.error is None and again.value is not None and not again.timed_out:
+        got2, _ = _flatten(ex, again.value, r.want_raw)
+        if any(not _equal(got2.get(n), r.got.get(n)) for n in r.got):
+            lines.append(
+                "Called twice on these arguments, your function gave two different answers: it keeps "
+                "something from one call to the next."
+            )
+        elif r is not runs[0] and runs[0].got is not None:  # right on the first case before: still?
+            first = run(fn, runs[0].case.args, ex.watch, echo=False)
+            if first.error is None and first.value is not None and not first.timed_out:
+                got0, _ = _flatten(ex, first.value, runs[0].want_raw)
+                if _differences(got0, runs[0].want) and not _differences(runs[0].got, runs[0].want):
+                    lines.append(
+                        f"Called again on the first case ({runs[0].case.about}), where it was right before, "
+                        "your function is now wrong there too: it keeps something from one call to the next."
+                    )
+    where = f", and {ex.where} derives it" if ex.where else ""
+    lines.append(f'practice.hint("{ex.name}") gives a nudge{where}.')
+    return lines
+
+
+def _first_differences(name, got, want):
+    g, w = _numbers(got), _numbers(want)
+    if g is None or w is None or g.shape != w.shape:
+        return []
+    if w.ndim == 0:
+        return [f"expected {_num(w)}, got {_num(g)}"]
+    with np.errstate(all="ignore"):
+        off = ~np.isclose(g, w, rtol=TOL, atol=TOL * max(float(np.max(np.abs(w))), 1e-300), equal_nan=False)
+    where = list(zip(*np.nonzero(off)))[:_SHOWN]
+    shown = [
+        f"{name}[{', '.join(str(int(i)) for i in idx)}]: expected {_num(w[idx])}, got {_num(g[idx])}" for idx in where
+    ]
+    total = int(off.sum())
+    if total > len(where):
+        shown.append(f"... {total} of its {off.size} entries differ")
+    return shown
+
+
+def _num(x):
+    x = float(x)
+    return f"{x:.6g}" if np.isfinite(x) else str(x)
+
+
+def _show_args(ex, args):
+    """The case's arguments, short: small arrays in full, dicts by their keys and shapes."""
+    parts = []
+    for name, value in zip(ex.args, args):
+        parts.append(f"{name} = {_brief_value(value)}")
+    return "; ".join(parts)
+
+
+def _brief_value(value, depth=0):
+    if isinstance(value, np.ndarray):
+        if value.ndim <= 1 and value.size <= 8:
+            return np.array2string(value, precision=4, separator=", ", max_line_width=10**6)
+        return f"an array of shape {value.shape}"
+    if isinstance(value, Mapping):
+        if depth:
+            return f"a dict with the keys {', '.join(map(str, value))}"
+        return "{" + ", ".join(f"{k}: {_brief_value(v, depth + 1)}" for k, v in value.items()) + "}"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return repr(value)
+
+
+def _report(status, names, lines, notes, found=(), header=None):
+    """The Result: the lines so far, each mistake found with the outputs it changes and its errata rows, the notes."""
     rows = []
     if found:
         lines.append(header or "What it looks like:")
@@ -351,10 +681,9 @@ def _report(status, names, lines, found, header=None, unexplained=()):
             )
             lines.append(f'  {_join(explained)}: {label}"{mistake.name}": {mistake.why}')
             rows += [r for r in mistake.rows if r not in rows]
-        if unexplained:
-            lines.append(f"  {_join(unexplained)}: like none of the mistakes this checker knows.")
         if rows:
             lines.append(f"The errata table: {ERRATA_TABLE}")
+    lines += notes
     return Result(status, list(names) if status == "wrong" else [], "\n".join(lines), tuple(rows))
 
 
@@ -371,39 +700,125 @@ def _grouped(wrong):
     return [(", ".join(names), why) for why, names in groups.items()]
 
 
+# -- recognising mistakes --------------------------------------------------------------------------------
+
+
+_BUDGET = 150  # combinations of mistakes tried beyond those whose members each explain an output
+
+
+def _explain(ex, runs, failing, wrong):
+    """The fewest mistakes (in different steps) whose model gives every output of the answer on every run.
+
+    Candidates change, on some run, an output the answer gets wrong there. Tried in order: each
+    candidate alone; pairs and triples of candidates that each give some wrong output exactly on their
+    own and change nothing the answer gets right (slips in separate lines); then up to ``_BUDGET``
+    other pairs (slips that interact). None if no combination fits, or if two different ones do.
+    """
+    runs = [failing] + [r for r in runs if r is not failing]
+    wrong_in = {id(r): set(wrong) if r is failing else set(_differences(r.got, r.want)) for r in runs}
+    everything = set().union(*wrong_in.values())
+    candidates, explainers, reach = [], [], {}
+    for mistake in ex.mistakes:
+        touches, clean, exact, reach[mistake.id] = False, True, False, set()
+        for r in runs:
+            model = _model(ex, r.case, {mistake.step: mistake.fn})
+            if model is None:
+                continue
+            changed = {n for n in r.want if n in model and not _same_numbers(model[n], r.want[n], r.want[n])}
+            touches = touches or bool(changed & wrong_in[id(r)])
+            clean = clean and changed <= wrong_in[id(r)]
+            reach[mistake.id] |= changed
+            if r is failing:
+                exact = any(_same_numbers(r.got[n], model[n], r.want[n]) for n in changed & wrong_in[id(r)])
+        if touches:
+            candidates.append(mistake)
+            if clean and exact:
+                explainers.append(mistake)
+
+    def fitting(combos, budget=None):
+        fits = []
+        for combo in combos:
+            steps = [m.step for m in combo]
+            if len(set(steps)) < len(combo) or (len(combo) > 1 and ANSWER in steps):
+                continue
+            if not everything <= set().union(*(reach[m.id] for m in combo)):
+                continue  # some wrong output that none of these mistakes changes
+            if budget is not None:
+                budget -= 1
+                if budget < 0:
+                    break
+            if all(_fits(ex, r, {m.step: m.fn for m in combo}) for r in runs):
+                fits.append(combo)
+        return fits
+
+    tried = set()
+    for combos, budget in (
+        ([(m,) for m in candidates], None),
+        (itertools.combinations(explainers, 2), None),
+        (itertools.combinations(explainers, 3), None),
+        (  # slips that interact: pairs with an explainer in them first
+            sorted(
+                (c for c in itertools.combinations(candidates, 2) if c not in tried),
+                key=lambda c: sum(m not in explainers for m in c),
+            ),
+            _BUDGET,
+        ),
+    ):
+        combos = list(combos)
+        tried.update(combos)
+        fits = fitting(combos, budget)
+        if len(fits) == 1:
+            return fits[0]
+        if fits:
+            return None  # two explanations fit the same numbers: naming one would be a guess
+    return None
+
+
+def _model(ex, case, replaced):
+    """The model's outputs on ``case`` with ``replaced`` swapped in, flattened; None if it cannot run there."""
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            flat, _ = _flatten_reference(ex, ex.outputs_of(case, replaced))
+        return flat
+    except Exception:  # a mistake that cannot run on this case (shapes) explains nothing here
+        return None
+
+
+def _fits(ex, r, replaced):
+    model = _model(ex, r.case, replaced)
+    return model is not None and all(n in model and _same_numbers(r.got[n], model[n], r.want[n]) for n in r.got)
+
+
 # -- comparing outputs -----------------------------------------------------------------------------------
 
 
-def _flatten(ex, value, reference):
-    """The reader's return value and the reference's as two dicts {name: value} with the same names.
+def _flatten(ex, value, reference_value):
+    """The reader's (read) return value and the reference's as two dicts {name: value} with the same names.
 
-    Outputs in ``by_key`` (dicts of gradients, parameters, Adam's state) are named by their keys.
-    A reader's answer that is missing something gets a _Missing in its place.
+    Outputs in ``by_key`` (dicts of gradients, parameters, Adam's state) are named by their keys. A
+    reader's answer that is missing something gets a _Missing in its place.
     """
     n = len(ex.outputs)
-    ref = (reference,) if n == 1 else tuple(reference)
+    refs = (reference_value,) if n == 1 else tuple(reference_value)
     if n == 1:
         parts = (value,)
-        if isinstance(value, tuple):
-            parts = (
-                _Missing(f"a tuple of {len(value)} values; {ex.reference_name} returns one array, {ex.outputs[0]}"),
-            )
-    elif isinstance(value, (tuple, list)) and n <= len(value) <= n + len(ex.optional):
-        parts = tuple(value)
+    elif isinstance(value, Seq) and n <= len(value.items) <= n + len(ex.optional):
+        parts = value.items
     else:
-        count = f"{len(value)} values" if isinstance(value, (tuple, list)) else _kind(value)
+        count = f"a {value.kind} of {len(value.items)} values" if isinstance(value, Seq) else _kind(value)
         parts = (
             _Missing(f"your function returns {count}; {ex.reference_name} returns {n} values: {', '.join(ex.outputs)}"),
         ) * n
     names = ex.outputs + ex.optional[: len(parts) - n]
     got, want = {}, {}
-    for name, part, ref_part in zip(names, parts, ref):
+    for name, part, ref_part in zip(names, parts, refs):
         if name in ex.by_key:
             for key, ref_value in ref_part.items():
                 want[key] = ref_value
                 if isinstance(part, _Missing):
                     got[key] = part
-                elif not isinstance(part, Mapping):
+                elif not isinstance(part, dict):
                     got[key] = _Missing(f"{name} is {_kind(part)}, not a dict with the keys {', '.join(ref_part)}")
                 elif key not in part:
                     others = [k for k in part if k not in ref_part]
@@ -414,6 +829,19 @@ def _flatten(ex, value, reference):
         else:
             want[name], got[name] = ref_part, part
     return got, want
+
+
+def _flatten_reference(ex, value):
+    """A model's or the reference's return value as {name: value}, named as _flatten names them."""
+    n = len(ex.outputs)
+    parts = (value,) if n == 1 else tuple(value)
+    flat = {}
+    for name, part in zip(ex.outputs + ex.optional, parts):
+        if name in ex.by_key:
+            flat.update(part)
+        else:
+            flat[name] = part
+    return flat, None
 
 
 def _differences(got, want):
@@ -433,7 +861,7 @@ def _differ(got, want):
     if got is None:
         return "None, where a value belongs"
     if isinstance(want, Mapping):  # a dict compared whole (a cache, Adam's m and v): say which keys differ
-        if not isinstance(got, Mapping):
+        if not isinstance(got, dict):
             return f"{_kind(got)}, not a dict with the keys {', '.join(want)}"
         parts = {k: "missing" if k not in got else _differ(got[k], w) for k, w in want.items()}
         parts = {k: why for k, why in parts.items() if why}
@@ -442,61 +870,190 @@ def _differ(got, want):
         return (
             "; ".join(([f"no key {_join(missing)}"] if missing else []) + [f"{why} at {k}" for k, why in other]) or None
         )
-    if isinstance(want, (int, np.integer)) and not isinstance(want, bool):  # a step count or an index: exactly
-        ok = not isinstance(got, (bool, np.bool_)) and np.ndim(got) == 0 and _is_number(got) and float(got) == want
+    if isinstance(want, (int, np.integer)) and not isinstance(want, (bool, np.bool_)):  # a count or an index: exactly
+        ok = isinstance(got, (int, float)) and not isinstance(got, bool) and got == want
+        if not ok and isinstance(got, np.ndarray) and got.shape == () and got.dtype.kind in "iuf":
+            ok = float(got) == want
         return None if ok else f"{_brief(got)}, expected {want!r}"
-    try:
-        g = np.asarray(got, dtype=np.float64)
-    except (TypeError, ValueError):
+    if isinstance(got, Odd):
+        return f"{got.kind}, not an array of numbers: return numpy arrays (np.asarray(...)) or numbers"
+    kind = _number_kind(got)
+    if kind == "complex":
+        return "complex numbers, where the answer is real"
+    if kind is None:
         return f"{_kind(got)}, not an array of numbers"
-    w = np.asarray(want, dtype=np.float64)
+    g, w = _numbers(got), np.asarray(want, dtype=np.float64)
     if g.shape != w.shape:
         if w.ndim == 0 and g.size == 1:
             g = g.reshape(())
         else:
             return f"shape {g.shape}, expected {w.shape}"
-    finite = np.isfinite(w)
-    if np.any(np.isfinite(g) != finite) or not np.array_equal(g[~finite], w[~finite], equal_nan=True):
-        extra = ~np.isfinite(g) & finite
-        if extra.any():
-            return f"{'nan' if np.isnan(g[extra]).any() else 'inf'} where the answer is a number"
-        return "a number where the answer is nan or inf"
-    err = rel_error(g[finite], w[finite])
-    return f"relative error {err:.1g}" if err > TOL else None
+    bad = ~np.isfinite(g) & np.isfinite(w)
+    if bad.any():
+        kinds = [k for k, b in (("nan", np.isnan(g[bad]).any()), ("inf", np.isinf(g[bad]).any())) if b]
+        return f"{' and '.join(kinds)} where the answer is a number"
+    scale = max(float(np.max(np.abs(w))), 1e-300) if w.size else 1.0
+    with np.errstate(all="ignore"):
+        biggest = float(np.max(np.abs(g))) if g.size else 0.0
+        err = float(np.max(np.abs(g - w))) / scale if g.size else 0.0
+    if biggest > 1e100 * max(scale, 1.0):
+        return f"numbers as large as {biggest:.0e} (an overflow?), where the answer is at most {scale:.3g} in size"
+    if not err <= TOL:
+        return f"{_num(g)}, expected {_num(w)}" if w.ndim == 0 else f"relative error {err:.1g}"
+    return None
 
 
-def _is_number(value):
+def _same_numbers(got, model, want):
+    """True if got equals a mistake's output ``model``: to TOL of the size of ``want``, nan and inf where it has
+    them."""
+    if isinstance(model, Mapping):
+        return isinstance(got, dict) and all(
+            k in got and _same_numbers(got[k], v, want.get(k, v) if isinstance(want, Mapping) else v)
+            for k, v in model.items()
+        )
+    if isinstance(got, (_Missing, Odd)) or got is None:
+        return False
+    if isinstance(model, (int, np.integer)) and not isinstance(model, (bool, np.bool_)):
+        return _differ(got, model) is None
+    g = _numbers(got)
     try:
-        return np.asarray(value).dtype.kind in "iuf"
+        m = np.asarray(model, dtype=np.float64)
+    except (TypeError, ValueError):
+        return False
+    if g is None or g.shape != m.shape:
+        if g is not None and m.ndim == 0 and g.size == 1:
+            g = g.reshape(())
+        else:
+            return False
+    if not np.array_equal(np.isnan(g), np.isnan(m)) or not np.array_equal(np.isposinf(g), np.isposinf(m)):
+        return False
+    if not np.array_equal(np.isneginf(g), np.isneginf(m)):
+        return False
+    finite = np.isfinite(m)
+    try:
+        w = np.asarray(want, dtype=np.float64)
+        scale = float(np.max(np.abs(w[np.isfinite(w)]))) if w.size and np.isfinite(w).any() else 1.0
+    except (TypeError, ValueError):
+        scale = 1.0
+    scale = max(scale, float(np.max(np.abs(m[finite]))) if finite.any() else 0.0, 1e-300)
+    with np.errstate(all="ignore"):
+        return bool(np.all(np.abs(g[finite] - m[finite]) <= TOL * scale))
+
+
+def _equal(a, b):
+    """Exactly the same read value (for a result looked at again)."""
+    if isinstance(a, dict) or isinstance(b, dict):
+        return (
+            isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
+        )
+    if isinstance(a, Seq) or isinstance(b, Seq):
+        return (
+            isinstance(a, Seq)
+            and isinstance(b, Seq)
+            and len(a.items) == len(b.items)
+            and all(map(_equal, a.items, b.items))
+        )
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        try:
+            return np.array_equal(np.asarray(a), np.asarray(b), equal_nan=np.asarray(a).dtype.kind in "fc")
+        except (TypeError, ValueError):
+            return False
+    try:
+        return a is b or bool(a == b) or (a != a and b != b)
     except Exception:
         return False
 
 
+def _number_kind(value):
+    """ "real" for a number or a (nested) array or sequence of real numbers, "complex", or None."""
+    a = _as_array(value)
+    if a is None:
+        return None
+    return "complex" if a.dtype.kind == "c" else "real" if a.dtype.kind in "biuf" else None
+
+
+def _numbers(value):
+    """The value as a float64 array, or None if it is not one of real numbers."""
+    a = _as_array(value)
+    if a is None or a.dtype.kind not in "biuf":
+        return None
+    return a.astype(np.float64)
+
+
+def _as_array(value):
+    if isinstance(value, (Odd, _Missing, dict, str)) or value is None:
+        return None
+    if isinstance(value, Seq):
+        items = [_as_array(v) for v in value.items]
+        if any(i is None for i in items):
+            return None
+        try:
+            return np.array(items)
+        except (TypeError, ValueError):
+            return None
+    try:
+        return np.asarray(value)
+    except (TypeError, ValueError):
+        return None
+
+
 def _brief(value):
     """A value as the messages show it: a number as itself, anything else by its kind."""
-    return repr(value) if isinstance(value, (int, float, np.integer, np.floating)) else _kind(value)
+    return repr(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else _kind(value)
 
 
 def _kind(value):
-    """'None', 'an array of shape (5,)', 'a list', 'an int': what a value is, for the messages."""
+    """'None', 'an array of shape (5,)', 'a tuple of 3 values', 'a torch.Tensor': what a value is, for the messages."""
     if value is None:
         return "None"
     if isinstance(value, np.ndarray):
         return f"an array of shape {value.shape}"
-    name = type(value).__name__
-    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
+    if isinstance(value, Odd):
+        return value.kind
+    if isinstance(value, Seq):
+        return f"a {value.kind} of {len(value.items)} values"
+    if isinstance(value, _Missing):
+        return "nothing"
+    name = type_name(value)
+    return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
 
 
-def _changed(ex, before, after):
-    """Names of the arguments (or their dict entries) that the call changed."""
-    changed = []
-    for name, old, new in zip(ex.args, before, after):
+def _changed(ex, before, after, entries):
+    """What the call did to the caller's arguments: (names of those it changed in place, {name: what else it
+    did}: a dict entry it replaced by another object, or a key it added or removed).
+
+    ``before``: the arguments as they were; ``after``: the copies the function got, after the call;
+    ``entries``: (argument index, key, ...) -> the object each dict entry of those copies held before.
+    """
+    in_place, other = [], {}
+
+    def compare(label, path, old, new):
         if isinstance(old, Mapping) and isinstance(new, Mapping):
-            keys = [key for key, value in old.items() if key not in new or not _same(value, new[key])]
-            changed += [name] if keys and len(keys) == len(old) else [f"{name}[{key!r}]" for key in keys]
-        elif not _same(old, new):
-            changed.append(name)
-    return changed
+            inside = []
+            for key in old:
+                where = f"{label}[{key!r}]"
+                if key not in new:
+                    other[where] = f"removed the key {key!r} from the caller's {label}"
+                elif path + (key,) in entries and new[key] is not entries[path + (key,)]:
+                    if not _same(old[key], new[key]):
+                        other[where] = f"put another value under the caller's {where}"
+                else:
+                    inside += compare(where, path + (key,), old[key], new[key])
+            other.update(
+                {f"{label}[{k!r}]": f"added the key {k!r} to the caller's {label}" for k in new if k not in old}
+            )
+            return inside
+        return [] if _same(old, new) else [label]
+
+    for i, (name, old, new) in enumerate(zip(ex.args, before, after)):
+        found = compare(name, (i,), old, new)
+        whole = isinstance(old, Mapping) and len(found) == len(old) and all(f.count("[") == 1 for f in found)
+        in_place += [name] if whole and len(found) > 1 else found
+    return in_place, other
+
+
+def _keys_lines(keys):
+    return [f"  your function {what}" for what in keys.values()]
 
 
 def _same(a, b):
@@ -510,49 +1067,47 @@ def _same(a, b):
         return False
 
 
-# -- recognising mistakes --------------------------------------------------------------------------------
-
-
-def _diagnose(ex, case, got, want, wrong):
-    """[(names, mistake)]: the known mistakes that explain the wrong outputs, fewest mistakes first.
-
-    A mistake explains an output when its own answer (computed on the same case) equals the
-    reader's there. The mistake that explains the most wrong outputs is taken first, then the one
-    that explains most of the rest, and so on.
-    """
-    explains = []
-    for mistake in ex.mistakes:
-        try:
-            if mistake.gives is not None:
-                with warnings.catch_warnings(), np.errstate(all="ignore"):
-                    warnings.simplefilter("ignore")
-                    model, _ = _flatten(ex, mistake.gives(case), _reference(ex, case))
-                names = [n for n in wrong if n in model and _differ(got[n], model[n]) is None]
-            else:
-                names = [n for n in mistake.test(got, want, case) if n in wrong]
-        except Exception:  # a mistake that cannot even run on this case (shapes) explains nothing here
+def _patched_notes(ex):
+    """A note for each place where rnn_core holds something else than its own function of this exercise."""
+    own = next(where for where in ex.watch if where[1] == _short(ex.name))  # (module, name) of its definition
+    notes = []
+    for path in ex.public:
+        module_name, attribute = path.rsplit(".", 1)
+        module = sys.modules.get(module_name)
+        if module is None or not hasattr(module, attribute):
             continue
-        if names:
-            explains.append((names, mistake))
-    found, left = [], list(wrong)
-    while left:
-        best = max(explains, key=lambda e: sum(n in left for n in e[0]), default=None)
-        if best is None or not any(n in left for n in best[0]):
-            break
-        names = [n for n in best[0] if n in left]
-        found.append((names, best[1]))
-        left = [n for n in left if n not in names]
-    return found
+        value = getattr(module, attribute)
+        if not reference.pristine(value, own):
+            what = _kind(value) + (
+                f" named {value.__name__!r}" if isinstance(getattr(value, "__name__", None), str) else ""
+            )
+            notes.append(
+                f"Note: {path} is not rnn_core's own {attribute} any more: it holds {what}. The check compares "
+                f"with its own copy of rnn_core's, so the verdict above does not depend on it; but code that "
+                f"calls {path} now runs that instead."
+            )
+    return notes
 
 
 # -- showing the message -------------------------------------------------------------------------------
 
 
-def _show(message):
-    """Print the message. In a Jupyter kernel, a message with a link to the errata table is shown as text
-    with that link clickable (and as the same plain text for every other front end)."""
+# In JupyterLab a printed message wraps anywhere, inside numbers too ("-10" at the end of a line, "0"
+# on the next: its output style is word-break: break-all), and an HTML output starts further right, in
+# a larger font, than printed text. So in a kernel a message is HTML that wraps at spaces only, inside
+# the class JupyterLab gives printed text (its indent), at the size of printed text (13 of 14 px);
+# JupyterLab keeps this class and these properties in the outputs of a notebook opened afresh
+# (untrusted), which it sanitises. The "not attempted" message of a stub is printed as it was: the
+# notebooks store it, and it holds no numbers.
+_HTML_STYLE = "white-space: pre-wrap; word-break: normal; overflow-wrap: break-word; margin: 0; font-size: 0.9286em"
+_HTML = '<div class="jp-RenderedText"><pre style="{style}">{body}</pre></div>'
+
+
+def _show(message, printed=False):
+    """Print the message, or, in a Jupyter kernel, display it as HTML (the errata table's name a link)
+    and as the same plain text for every other front end. ``printed``: print it in any case."""
     shell = None
-    if ERRATA_TABLE in message and "IPython" in sys.modules:
+    if not printed and "IPython" in sys.modules:
         from IPython import get_ipython
 
         shell = get_ipython()
@@ -563,9 +1118,7 @@ def _show(message):
 
     link = f'<a href="{html.escape(ERRATA_TABLE)}">{html.escape(ERRATA_TABLE)}</a>'
     body = html.escape(message).replace(html.escape(ERRATA_TABLE), link)
-    # lines wrap at spaces only: JupyterLab's output style would otherwise break them inside words
-    style = "white-space: pre-wrap; word-break: normal; overflow-wrap: normal"
-    display({"text/plain": message, "text/html": f'<pre style="{style}">{body}</pre>'}, raw=True)
+    display({"text/plain": message, "text/html": _HTML.format(style=_HTML_STYLE, body=body)}, raw=True)
 
 
 _BY_NAME = {exercise.name: exercise for exercise in EXERCISE_LIST}
@@ -574,7 +1127,7 @@ EXERCISES = {exercise.name: exercise.notebook for exercise in EXERCISE_LIST}
 """Every exercise's name, in reading order, and the notebook that asks for it."""
 
 ERRATA_ROWS = tuple(
-    sorted({row for exercise in EXERCISE_LIST for m in exercise.mistakes for row in m.rows} | set(ALIASING.rows))
+    sorted({row for exercise in EXERCISE_LIST for m in exercise.mistakes for row in m.rows} | set(ALIASING_ROWS))
 )
 """The rows of the errata table that check recognises by name."""
 

@@ -1,11 +1,12 @@
-"""The collapsed answers of notebooks 00 to 04 pass the checks their exercises run.
+"""The collapsed answers of the notebooks pass the checks their exercises run.
 
 An exercise in a notebook is a stub the reader fills in, a cell ``practice.check(name, fn)``, and
-a collapsed answer (``<details><summary>Answer</summary>`` with the code in a fenced block). Here
-each answer's code is taken from the notebook as a reader would copy it and checked by
-``rnn_core.practice``: a stale or mistyped answer fails here, not in front of a reader. For 04's
-``loss_and_grads`` the answer fills in the stub's blanks, so the stub with its loop replaced by the
-answer's is what is checked; so is the answer of its exercise 4, a loop that calls ``step_backward``.
+a collapsed answer (``<details><summary>Answer</summary>`` with the code in a fenced block), which
+tools/answers.py writes from the solution ``practice.solution`` prints. Here each answer's code is
+taken from the notebook as a reader would copy it and checked by ``rnn_core.practice``: a stale or
+mistyped answer fails here, not in front of a reader. 04's ``loss_and_grads`` answer is its stub
+with the blanks filled in, line for line; so is the answer of its exercise 4, a loop that calls
+``step_backward``, checked.
 """
 
 from __future__ import annotations
@@ -65,45 +66,38 @@ def _define(code, name):
     return names[name]
 
 
+def _function_name(code):
+    """The name of the last function a block of code defines (the exercise's; a helper may come first)."""
+    return re.findall(r"^def (\w+)", code, re.MULTILINE)[-1]
+
+
 def _passes(name, fn):
     result = practice.check(name, fn)
     assert result.status == "passed", result.message
 
 
-@pytest.mark.parametrize(
-    "notebook, name",
-    [
-        ("00-start-here.ipynb", "one_hot"),
-        ("01-softmax-and-its-derivative.ipynb", "softmax"),
-        ("01-softmax-and-its-derivative.ipynb", "softmax_jacobian"),
-        ("02-cross-entropy.ipynb", "cross_entropy_grad"),
-        ("03-the-forward-pass.ipynb", "step_forward"),
-        ("04-backpropagation-through-time.ipynb", "step_backward"),
-    ],
-)
-def test_a_whole_function_answer_passes(notebook, name, capsys):
+@pytest.mark.parametrize("name, notebook", list(practice.EXERCISES.items()))
+def test_every_answer_passes_and_every_stub_is_not_attempted(name, notebook, capsys):
     stub, blocks = _exercise(notebook, name)
     assert len(blocks) == 1
-    _passes(name, _define(blocks[0], name))
-    stub_fn = _define(stub, name)
+    _passes(name, _define(blocks[0], _function_name(blocks[0])))
+    stub_fn = _define(stub.replace("____", "0"), _function_name(stub))
     assert practice.check(name, stub_fn).status == "not attempted"  # what the stored output shows
 
 
-def _stub_with_loop(stub, loop):
-    """04's stub with its `raise` line gone and everything from its loop on replaced by `loop`."""
-    lines = stub.splitlines(keepends=True)
-    lines = [line for line in lines if "raise NotImplementedError" not in line]
-    start = next(i for i, line in enumerate(lines) if line.lstrip().startswith("for t in range("))
-    return "".join(lines[:start]) + loop
-
-
-def test_the_loss_and_grads_answer_fills_the_stubs_blanks_and_passes(capsys):
+def test_the_loss_and_grads_answer_is_the_stub_with_its_blanks_filled_in():
     stub, blocks = _exercise("04-backpropagation-through-time.ipynb", "loss_and_grads")
-    assert stub.count("____") >= 8 and len(blocks) == 1
-    assert practice.check("loss_and_grads", _define(stub, "loss_and_grads")).status == "not attempted"
-    answer = blocks[0]
-    assert "____" not in answer
-    _passes("loss_and_grads", _define(_stub_with_loop(stub, answer), "loss_and_grads"))
+    assert stub.count("____") >= 8 and "____" not in blocks[0]
+    stub_lines = [line for line in stub.splitlines() if "raise NotImplementedError" not in line]
+    answer_lines = blocks[0].splitlines()
+    assert len(answer_lines) == len(stub_lines)
+    for stub_line, answer_line in zip(stub_lines, answer_lines):
+        code, _, comment = stub_line.partition("  # ")
+        if "____" in code:  # the blank's line: the code around each blank as it was, the blank filled in
+            pattern = ".+?".join(re.escape(part) for part in code.split("____"))
+            assert re.fullmatch(pattern + "(  # .*)?", answer_line), (stub_line, answer_line)
+        else:
+            assert answer_line.startswith(code.rstrip()), (stub_line, answer_line)
 
 
 def test_exercise_4s_loop_over_step_backward_passes(capsys):

@@ -1,0 +1,80 @@
+"""The checker's own copies of rnn_core's modules, and how to recognise rnn_core's code (private).
+
+``rnn_core.practice`` compares the reader's function with rnn_core's function of that name. It
+must not compare with whatever the name ``rnn_core.gru.step_forward`` holds when ``check`` runs:
+notebook 09 invites ``gru.step_forward = mine``, a patched ``rnn_core.softmax`` would change
+``cross_entropy_grad`` too (it calls softmax by name), and a reader's function could patch rnn_core
+while it runs. So the checker loads its own copies of the modules it needs from their source files,
+once, when ``rnn_core.practice`` is imported, under the private package name ``PACKAGE``: their
+functions look each other up in their own namespaces, which nothing outside the checker touches,
+and the copies are loaded from the files, not taken from the (possibly patched) modules in memory.
+
+The same module says what is rnn_core's own code: a function whose code was compiled from one of
+rnn_core's files under rnn_core's name for it (``origin``). That is how ``check`` notices a reader's
+function that *is* rnn_core's, one that calls it while it runs (by any alias or import route), and
+an rnn_core whose functions have been replaced.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import types
+from pathlib import Path
+
+__all__ = ["PACKAGE", "HOME", "load", "origin", "code_of", "pristine"]
+
+HOME = Path(__file__).resolve().parent  # rnn_core's folder
+PACKAGE = "rnn_core._practice_copy"  # the private package the copies live in
+
+
+def load(module):
+    """The checker's copy of ``rnn_core.<module>`` (e.g. "functions", "rnn", "lstm"), loaded from its file once."""
+    if PACKAGE not in sys.modules:
+        package = types.ModuleType(PACKAGE, "The checker's private copies of rnn_core's modules.")
+        package.__path__ = [str(HOME)]  # its submodules are rnn_core's files, loaded afresh
+        package.__package__ = PACKAGE
+        sys.modules[PACKAGE] = package
+    return importlib.import_module(f"{PACKAGE}.{module}")
+
+
+_REAL = {}  # a code object's file name -> that file's real path, or None for a file outside rnn_core
+
+
+def origin(code):
+    """(module, qualified name) of a code object compiled from one of rnn_core's files, else None.
+
+    ``module`` is the file's name without ``.py`` ("functions", "_fast_rnn"), whichever package it
+    was imported under (rnn_core's, the checker's copies, or a copy of the reader's own).
+    """
+    filename = getattr(code, "co_filename", None)
+    if not isinstance(filename, str):
+        return None
+    if filename not in _REAL:
+        try:
+            path = Path(os.path.realpath(filename))
+        except (OSError, ValueError):
+            path = None
+        _REAL[filename] = path.stem if path is not None and path.parent == HOME and path.suffix == ".py" else None
+    module = _REAL[filename]
+    return None if module is None else (module, code.co_qualname)
+
+
+def code_of(fn):
+    """The code object a callable runs, looking through bound methods and ``functools.partial``; else None."""
+    for _ in range(10):  # a partial of a partial of ...: a few levels are plenty
+        if isinstance(fn, types.MethodType):
+            fn = fn.__func__
+        elif hasattr(fn, "func") and callable(getattr(fn, "func", None)) and type(fn).__name__ == "partial":
+            fn = fn.func
+        else:
+            break
+    code = getattr(fn, "__code__", None) if isinstance(fn, types.FunctionType) else None
+    return code if isinstance(code, types.CodeType) else None
+
+
+def pristine(obj, where):
+    """True if ``obj`` is rnn_core's own function ``where`` = (module, qualified name)."""
+    code = code_of(obj)
+    return code is not None and origin(code) == where and not isinstance(obj, types.MethodType)
