@@ -37,13 +37,17 @@ NODE_MODULES = SITE / "node_modules"
 STAMP = NODE_MODULES / ".installed-from-lock"  # the sha256 of the package-lock.json installed
 DEFAULT_OUT = ROOT / "build" / "site"
 
-# what the pages load: (folder under node_modules, folder under the site's _static)
+# what the pages load: (folder under node_modules, folder under the site's _static, what to leave out
+# besides ASSET_SKIP)
 ASSETS = [
-    ("mathjax/es5", "mathjax"),  # tex-mml-chtml.js, the components it loads, its fonts
-    ("requirejs", "requirejs"),  # require.js, which the widget manager needs
-    ("@jupyter-widgets/html-manager/dist", "html-manager"),  # embed-amd.js and its fonts
+    # tex-mml-chtml.js and the components it loads (the SVG output and Node.js's files are not used)
+    ("mathjax", "mathjax", ("*-svg.js", "*-svg-nofont.js", "node-main*", "*.cjs", "*.mjs", "*.d.mts")),
+    # its font, which it fetches piece by piece (site/mathjax-config.js says where): the CHTML parts
+    ("@mathjax/mathjax-newcm-font", "mathjax/fonts/mathjax-newcm-font", ("cjs", "mjs", "svg*", "tex-*", "def")),
+    ("requirejs", "requirejs", ("bin",)),  # require.js, which the widget manager needs
+    ("@jupyter-widgets/html-manager/dist", "html-manager", ()),  # embed-amd.js and its fonts
 ]
-ASSET_SKIP = ("*.map", "*.md", "*.ts", "bin", "package.json", "LICENSE*", "README*")
+ASSET_SKIP = ("*.map", "*.md", "*.ts", "package.json", "tsconfig*", "examples", "README*")
 
 
 class BuildError(RuntimeError):
@@ -76,11 +80,11 @@ def stage_assets(static_dir):
     """Copy what the pages load from site/node_modules into static_dir, replacing what was there."""
     static_dir = Path(static_dir)
     shutil.rmtree(static_dir, ignore_errors=True)
-    for source, target in ASSETS:
+    for source, target, skip in ASSETS:
         src = NODE_MODULES / source
         if not src.is_dir():
             raise BuildError(f"{src} is missing: delete site/node_modules and run this again (it reinstalls)")
-        shutil.copytree(src, static_dir / target, ignore=shutil.ignore_patterns(*ASSET_SKIP))
+        shutil.copytree(src, static_dir / target, ignore=shutil.ignore_patterns(*ASSET_SKIP, *skip))
 
 
 def sphinx_build(out, doctrees, static_dir, fresh=False):
