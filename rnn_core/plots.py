@@ -52,8 +52,14 @@ __all__ = [
 
 
 def _plt():
-    import matplotlib.pyplot as plt
-
+    try:
+        import matplotlib.pyplot as plt
+    except ModuleNotFoundError as e:  # a kernel without the notebooks' extra: say what to install
+        raise ModuleNotFoundError(
+            f"rnn_core.plots draws with matplotlib, and {e.name} is not installed: in the series' "
+            'folder, pip install ".[notebooks]" (the notebooks\' extra: ipywidgets, matplotlib, IPython)',
+            name=e.name,
+        ) from e
     return plt
 
 
@@ -590,9 +596,9 @@ def plot_text_heatmap(text, values, title="", label="value", vmax=None, width=80
     negative, white 0, red positive), so that black characters stay readable on every cell. Lines
     break where the text does (a line break is drawn as ↵) and, past ``width`` characters, at a space.
     """
+    plt = _plt()
     from matplotlib.colors import ListedColormap, Normalize
 
-    plt = _plt()
     values = np.asarray(values, dtype=float)
     if len(text) != len(values):
         raise ValueError(f"text has {len(text)} characters but values has {len(values)}: give one value per character")
