@@ -200,6 +200,9 @@ def build(out=DEFAULT_OUT, fresh=False):
     npm_ci()
     stage_assets(work / "static")
     archive = make_archive(work / "archive" / ARCHIVE_NAME)
+    # Sphinx copies the static files on every build but never deletes one: start from none, so that
+    # nothing an older build copied (MathJax 3's files, say) stays on the site
+    shutil.rmtree(out / "_static", ignore_errors=True)
     sphinx_build(out, work / "doctrees", work / "static", fresh=fresh, archive=archive)
     write_index(out)
     return out / "index.html"
