@@ -102,8 +102,8 @@ html_context = {"default_mode": "light"}  # the figures and widgets are drawn on
 html_last_updated_fmt = None
 html_show_sphinx = False
 
-# code cells and the README's commands get a copy button; outputs do not
-copybutton_selector = "div.cell_input div.highlight pre, div.highlight-bash div.highlight pre"
+# code cells and code blocks (the README's commands) get a copy button; outputs do not
+copybutton_selector = 'div[class*="highlight-"]:not(.output) > div.highlight > pre'
 copybutton_exclude = ".linenos, .gp, .go"
 
 # the 404 page: its links and assets are absolute, from the root of the site's host (or the path
