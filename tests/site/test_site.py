@@ -512,6 +512,7 @@ def test_404_page(reader, server):
         home.click()
         page.wait_for_load_state("load")
         assert page.url.endswith("/README.html") and page.title() == "rnn-from-scratch"
+        assert not reader.blocked, f"the 404 page asked the web for: {sorted(set(reader.blocked))[:10]}"
     finally:
         page.close()
 
@@ -541,6 +542,7 @@ def test_search_finds_pages_and_shows_plain_excerpts(reader, site, server, where
             assert not menus, f"the theme's menus in a search excerpt: {text!r}"
         assert any(re.search(r"[ŷ∇∂⊙∑]", t) for t in excerpts), "no maths (as text) in any excerpt of 'gradient'"
         assert not errors, errors
+        assert not reader.blocked, f"the search asked the web for: {sorted(set(reader.blocked))[:10]}"
     finally:
         page.close()
 
