@@ -218,18 +218,30 @@ class Reader:
             self.blocked.append(url)
             route.abort("blockedbyclient")
 
-    def open(self, url: str, width: int = 1300):
-        """A new page at `url` on the screen `width` px wide, loaded, its maths typeset; returns
-        (page, script errors)."""
+    def start(self, url: str, width: int = 1300):
+        """A new page on the screen `width` px wide, on its way to `url` (pages started one after
+        another load side by side); returns (page, script errors)."""
         page = self.context(width).new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.goto(url, wait_until="load", timeout=60_000)
-        # MathJax typesets after load; its startup promise settles when the page is done
+        page.goto(url, wait_until="commit", timeout=60_000)
+        return page, errors
+
+    @staticmethod
+    def settle(page):
+        """Wait until the page has loaded and MathJax has typeset it (its startup promise settles
+        when the page is done)."""
+        page.wait_for_load_state("load", timeout=60_000)
         page.evaluate("""async () => {
             if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
         }""")
+
+    def open(self, url: str, width: int = 1300):
+        """A new page at `url` on the screen `width` px wide, loaded, its maths typeset; returns
+        (page, script errors)."""
+        page, errors = self.start(url, width)
+        self.settle(page)
         return page, errors
 
     def close(self):
@@ -391,10 +403,14 @@ def sidebar_problems(page, width: int) -> list[str]:
     return problems
 
 
-def check_page(reader: Reader, site: Path, base: str, rel: str, sliders: int = 0, width: int = 1300) -> list[str]:
-    """Every problem a reader would see on the page site/rel, opened from `base` on a screen `width` px wide."""
-    page, errors = reader.open(f"{base}/{rel}", width)
+def check_page(
+    reader: Reader, site: Path, base: str, rel: str, sliders: int = 0, width: int = 1300, started=None
+) -> list[str]:
+    """Every problem a reader would see on the page site/rel, opened from `base` on a screen `width`
+    px wide (or already on its way there: `started`, from reader.start)."""
+    page, errors = started or reader.start(f"{base}/{rel}", width)
     try:
+        reader.settle(page)
         problems = []
         if sliders:  # widgets are drawn after the page loads: wait for them before looking
             try:
@@ -435,11 +451,19 @@ def test_every_notebook_has_a_page(site):
     assert (site / "index.html").is_file() and (site / "README.html").is_file()
 
 
-@pytest.mark.parametrize("width", list(SCREENS), ids=lambda w: f"{w}px")
 @pytest.mark.parametrize("rel", PAGES, ids=_page_id)
-def test_page_on_every_screen(reader, site, server, rel, width):
-    problems = check_page(reader, site, server, rel, _sliders_on(rel), width)
-    assert not problems, f"{rel} at {width} px:\n  " + "\n  ".join(problems)
+def test_page_on_every_screen(reader, site, server, rel):
+    # the page starts loading on all three screens at once, then each is read in turn
+    started = {width: reader.start(f"{server}/{rel}", width) for width in SCREENS}
+    problems = []
+    try:
+        for width, page in started.items():
+            found = check_page(reader, site, server, rel, _sliders_on(rel), width, page)
+            problems += [f"at {width} px: {problem}" for problem in found]
+    finally:
+        for page, _ in started.values():
+            page.close()
+    assert not problems, f"{rel}:\n  " + "\n  ".join(problems)
     assert not reader.blocked, f"pages asked the web for: {sorted(set(reader.blocked))[:10]}"
 
 
