@@ -174,7 +174,9 @@ def _description(app, docname) -> str | None:
             return None
     paragraphs = re.split(r"\n\s*\n", path.read_text(encoding="utf-8"))
     first = next((p for p in paragraphs if p.strip() and not p.lstrip().startswith(("#", "<", "!"))), "")
-    return nbnav._first_sentence(first) or None
+    text = re.sub(r"[*_`]", "", " ".join(first.split()))  # Markdown's emphasis and code marks dropped
+    end = re.search(r"[.!?](?=\s+[A-Z])", text)  # the first sentence
+    return (text[: end.end()] if end else text) or None
 
 
 def _page_head(app, pagename, templatename, context, doctree):
