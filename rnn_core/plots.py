@@ -82,8 +82,14 @@ __all__ = [
 
 
 def _plt():
-    import matplotlib.pyplot as plt
-
+    try:
+        import matplotlib.pyplot as plt
+    except ModuleNotFoundError as e:  # a kernel without the notebooks' extra: say what to install
+        raise ModuleNotFoundError(
+            f"rnn_core.plots draws with matplotlib, and {e.name} is not installed: in the series' "
+            'folder, pip install ".[notebooks]" (the notebooks\' extra: ipywidgets, matplotlib, IPython)',
+            name=e.name,
+        ) from e
     return plt
 
 
@@ -655,9 +661,9 @@ def plot_text_heatmap(text, values, title="", label="value", vmax=None, width=76
     (76, the default, keeps the novel's lines, at most 73 characters, whole, and the figure within
     ``MAX_WIDTH``).
     """
+    plt = _plt()
     from matplotlib.colors import ListedColormap, Normalize
 
-    plt = _plt()
     values = np.asarray(values, dtype=float)
     if len(text) != len(values):
         raise ValueError(f"text has {len(text)} characters but values has {len(values)}: give one value per character")

@@ -41,10 +41,18 @@ import textwrap
 import time
 import traceback
 
-import ipywidgets as widgets
-from IPython import get_ipython
-from IPython.core.displaypub import DisplayPublisher
-from IPython.display import HTML, display
+try:
+    import ipywidgets as widgets
+    import matplotlib  # noqa: F401  (the widgets draw with rnn_core.plots)
+    from IPython import get_ipython
+    from IPython.core.displaypub import DisplayPublisher
+    from IPython.display import HTML, display
+except ModuleNotFoundError as e:  # a kernel without the notebooks' extra: say what to install
+    raise ModuleNotFoundError(
+        f"rnn_core.widgets needs {e.name}, which is not installed: in the series' folder, "
+        'pip install ".[notebooks]" (the notebooks\' extra: ipywidgets, matplotlib, IPython)',
+        name=e.name,
+    ) from e
 
 from . import plots
 

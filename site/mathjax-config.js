@@ -1,9 +1,20 @@
-// MathJax's configuration, read when MathJax 3 loads (Sphinx puts this script before it, on pages
+// MathJax's configuration, read when MathJax 4 loads (Sphinx puts this script before it, on pages
 // with maths: mathjax_config_path in site/conf.py). MathJax reads only the elements that MyST marks
 // as maths (its default classes), never a stray $ in a code cell's output.
-// The Jupyter widgets typeset their labels with MathJax 2's call, MathJax.Hub.Queue(["Typeset",
-// MathJax.Hub, element]); MathJax 3 has no Hub, so a small one is provided: calls made before
-// MathJax is ready wait, then every element named is typeset with MathJax 3's typesetPromise.
+//
+// - Fonts from the site: MathJax 4 fetches the parts of its font it needs as it goes, by default
+//   from a CDN; tools/build_site.py copies the font package beside MathJax (mathjax/fonts/).
+// - Long equations are broken into lines to fit the column (MathJax 4's line breaking), so a phone
+//   shows every equation whole; one that cannot be broken scrolls, and site.css draws a shadow at
+//   the edge that is cut off.
+// - Screen readers get each equation as MathML (MathJax's assistive MathML), which they read
+//   themselves. MathJax 4's own speech and Braille, made by its speech-rule engine, are off: they
+//   took 10 to 25 s of a busy 2-core machine's time on each notebook's page (a phone's is no
+//   faster), and the engine's web worker does not start from file://. A reader can turn them on
+//   in MathJax's menu (right-click an equation, Accessibility).
+// - The Jupyter widgets typeset their labels with MathJax 2's call, MathJax.Hub.Queue(["Typeset",
+//   MathJax.Hub, element]); MathJax 4 has no Hub, so a small one is provided: calls made before
+//   MathJax is ready wait, then every element named is typeset with typesetPromise.
 (function () {
   "use strict";
   var waiting = [];
@@ -15,11 +26,13 @@
     });
   }
   window.MathJax = {
+    loader: { paths: { fonts: "[mathjax]/fonts" } },
     tex: { tags: "none" },
+    output: { displayOverflow: "linebreak", linebreaks: { inline: true, width: "100%" } },
     options: {
       processHtmlClass: "tex2jax_process|mathjax_process|math|output_area",
       ignoreHtmlClass: "tex2jax_ignore|mathjax_ignore",
-      menuOptions: { settings: { assistiveMml: false } },
+      menuOptions: { settings: { enrich: false, speech: false, braille: false, assistiveMml: true } },
     },
     startup: {
       ready: function () {

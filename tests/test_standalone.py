@@ -7,6 +7,8 @@ notebooks added later. The browser test checks the same in JupyterLab (images lo
 
 from __future__ import annotations
 
+import ast
+import importlib.metadata
 import json
 import re
 import subprocess
@@ -25,9 +27,14 @@ WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 # Every notebook's first code cell, alone: the import of the series' package, whose comment says
-# how to install it. Where rnn_core is missing, the traceback shows this line, comment included; a
-# missing numpy (or any other module) is named by its own error, not blamed on rnn_core.
-FIRST_CELL = 'import rnn_core  # the series\' own package: pip install ".[notebooks]" in its folder'
+# where it comes from and how to install it, for a notebook opened alone (JupyterLab, VS Code,
+# Colab, GitHub): the series' archive, rnn-from-scratch.zip, which every page of its site offers
+# (tools/build_site.py), or its repository; in either, `pip install ".[notebooks]"` installs the
+# package and what the notebooks import. Where rnn_core is missing, the traceback shows this line,
+# comment included; a missing numpy (or any other module) is named by its own error, not blamed on
+# rnn_core. One line of at most 88 characters, the notebooks' line length.
+FIRST_CELL = 'import rnn_core  # in rnn-from-scratch.zip or its repo: pip install ".[notebooks]" there'
+ARCHIVE_NAME = "rnn-from-scratch.zip"
 
 # Markdown links and images, and src/href attributes of HTML, in prose or in rich outputs.
 LINK_RE = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)|\b(?:src|href)\s*=\s*[\"']([^\"']+)[\"']")
@@ -173,6 +180,79 @@ def test_first_cell_without_rnn_core_shows_how_to_install(tmp_path):
     assert result.returncode == 1
     assert result.stderr.strip().splitlines()[-1].startswith("ModuleNotFoundError")
     assert 'pip install ".[notebooks]"' in result.stderr  # the line itself, comment included
+    assert ARCHIVE_NAME in result.stderr and len(FIRST_CELL) <= 88
+
+
+def test_first_cell_names_the_archive_the_site_offers():
+    """The archive the first cell names is the one the site's build makes and every page links."""
+    build_site = (ROOT / "tools" / "build_site.py").read_text(encoding="utf-8")
+    assert f'ARCHIVE_NAME = "{ARCHIVE_NAME}"' in build_site
+
+
+def _declared_distributions() -> set[str]:
+    """The package's dependencies and its extra "notebooks", as normalised distribution names."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    requirements = project["dependencies"] + project["optional-dependencies"]["notebooks"]
+    return {re.sub(r"[-_.]+", "-", re.match(r"[A-Za-z0-9_.-]+", r).group(0)).lower() for r in requirements}
+
+
+def _imported_modules(code: str) -> set[str]:
+    """The top-level modules a piece of Python imports (IPython's %magics and !commands left out)."""
+    code = "\n".join(line for line in code.splitlines() if not line.lstrip().startswith(("%", "!")))
+    modules = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Import):
+            modules |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            modules.add(node.module.split(".")[0])
+    return modules
+
+
+def test_everything_the_notebooks_import_is_declared():
+    """`pip install ".[notebooks]"` brings every module the notebooks (and the rnn_core modules they
+    use) import: each third-party module is provided by a distribution that pyproject.toml names in
+    the package's dependencies or its extra "notebooks"."""
+    modules = set()
+    for path in PATHS:
+        for cell in _load(path)["cells"]:
+            if cell["cell_type"] == "code":
+                modules |= _imported_modules(_source(cell))
+    for path in (ROOT / "rnn_core").glob("*.py"):
+        modules |= _imported_modules(path.read_text(encoding="utf-8"))
+    third_party = sorted(m for m in modules if m not in sys.stdlib_module_names and m not in ("rnn_core", "__future__"))
+    assert {"numpy", "matplotlib", "ipywidgets"} <= set(third_party), third_party  # the test reads what it should
+    providers = importlib.metadata.packages_distributions()
+    declared = _declared_distributions()
+    undeclared = {
+        module: providers.get(module, ["(not installed here)"])
+        for module in third_party
+        if not {re.sub(r"[-_.]+", "-", d).lower() for d in providers.get(module, [])} & declared
+    }
+    assert not undeclared, (
+        f"imported by the notebooks or rnn_core but not declared in pyproject.toml (dependencies or the "
+        f'extra "notebooks"): {undeclared}'
+    )
+
+
+@pytest.mark.parametrize(
+    ("module", "missing", "use"),
+    [
+        ("rnn_core.widgets", "ipywidgets", ""),
+        ("rnn_core.plots", "matplotlib", "plots.plot_tanh([0.0], [0.0], [1.0])"),
+    ],
+)
+def test_widgets_and_plots_name_the_extra_when_a_package_is_missing(module, missing, use):
+    """Without ipywidgets or matplotlib, rnn_core.widgets and rnn_core.plots say what to install."""
+    script = (
+        "import sys\n"
+        f"for name in [m for m in sys.modules if m.split('.')[0] == {missing!r}]: del sys.modules[name]\n"
+        f"sys.modules[{missing!r}] = None\n"
+        f"import {module} as plots\n{use}\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 1, result.stdout + result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("ModuleNotFoundError") and missing in last and 'pip install ".[notebooks]"' in last, last
 
 
 def test_runtime_txt_agrees_with_requires_python():

@@ -15,6 +15,11 @@ the build's static folder. The notebooks are rendered from their committed outpu
 runs); cells tagged ``remove-cell`` are left out; widgets show their stored state. The Sphinx
 configuration is site/conf.py.
 
+The site also offers the series as a download, rnn-from-scratch.zip at its root, which every
+page links: the repository's files as a clone has them (what git tracks, as they are in the
+working tree; outside a git checkout, every file that .gitignore does not leave out), in a
+folder rnn-from-scratch/. So never the novel, checkpoints, caches, build/ or .venv/.
+
 A warning from Sphinx (a link to a missing page or heading, an image it cannot find) fails the
 build, after listing every warning. Exit code 0 on success, 1 on a failed build, 2 when a tool
 is missing.
@@ -29,6 +34,7 @@ import shutil
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,14 +42,20 @@ SITE = ROOT / "site"  # the configuration and the npm packages
 NODE_MODULES = SITE / "node_modules"
 STAMP = NODE_MODULES / ".installed-from-lock"  # the sha256 of the package-lock.json installed
 DEFAULT_OUT = ROOT / "build" / "site"
+ARCHIVE_NAME = "rnn-from-scratch.zip"  # the series as a download; the first cell of every notebook names it
+ARCHIVE_FOLDER = "rnn-from-scratch"  # what it unpacks into
 
-# what the pages load: (folder under node_modules, folder under the site's _static)
+# what the pages load: (folder under node_modules, folder under the site's _static, what to leave out
+# besides ASSET_SKIP)
 ASSETS = [
-    ("mathjax/es5", "mathjax"),  # tex-mml-chtml.js, the components it loads, its fonts
-    ("requirejs", "requirejs"),  # require.js, which the widget manager needs
-    ("@jupyter-widgets/html-manager/dist", "html-manager"),  # embed-amd.js and its fonts
+    # tex-mml-chtml.js and the components it loads (the SVG output and Node.js's files are not used)
+    ("mathjax", "mathjax", ("*-svg.js", "*-svg-nofont.js", "node-main*", "*.cjs", "*.mjs", "*.d.mts")),
+    # its font, which it fetches piece by piece (site/mathjax-config.js says where): the CHTML parts
+    ("@mathjax/mathjax-newcm-font", "mathjax/fonts/mathjax-newcm-font", ("cjs", "mjs", "svg*", "tex-*", "def")),
+    ("requirejs", "requirejs", ("bin",)),  # require.js, which the widget manager needs
+    ("@jupyter-widgets/html-manager/dist", "html-manager", ()),  # embed-amd.js and its fonts
 ]
-ASSET_SKIP = ("*.map", "*.md", "*.ts", "bin", "package.json", "LICENSE*", "README*")
+ASSET_SKIP = ("*.map", "*.md", "*.ts", "package.json", "tsconfig*", "examples", "README*")
 
 
 class BuildError(RuntimeError):
@@ -76,16 +88,72 @@ def stage_assets(static_dir):
     """Copy what the pages load from site/node_modules into static_dir, replacing what was there."""
     static_dir = Path(static_dir)
     shutil.rmtree(static_dir, ignore_errors=True)
-    for source, target in ASSETS:
+    for source, target, skip in ASSETS:
         src = NODE_MODULES / source
         if not src.is_dir():
             raise BuildError(f"{src} is missing: delete site/node_modules and run this again (it reinstalls)")
-        shutil.copytree(src, static_dir / target, ignore=shutil.ignore_patterns(*ASSET_SKIP))
+        shutil.copytree(src, static_dir / target, ignore=shutil.ignore_patterns(*ASSET_SKIP, *skip))
 
 
-def sphinx_build(out, doctrees, static_dir, fresh=False):
-    """Run Sphinx (HTML) on the repository with site/conf.py; raise BuildError on any warning."""
+def archive_files(root=ROOT):
+    """The repository's files, as relative POSIX paths in sorted order, as a clone has them: what
+    git tracks (those still on disk), or, outside a git checkout, every file that .gitignore does
+    not leave out."""
+    root = Path(root)
+    git = shutil.which("git")
+    if git and (root / ".git").exists():
+        result = subprocess.run([git, "-C", str(root), "ls-files", "-z"], capture_output=True)
+        if result.returncode == 0:
+            names = result.stdout.decode("utf-8").split("\0")
+            return sorted(name for name in names if name and (root / name).is_file())
+    try:
+        import pathspec
+    except ImportError:
+        raise BuildError(
+            "not a git checkout, and pathspec (which reads .gitignore) is not installed: "
+            "`.venv/bin/pip install -r requirements-site.txt`"
+        ) from None
+    ignore = root / ".gitignore"
+    lines = ignore.read_text(encoding="utf-8").splitlines() if ignore.is_file() else []
+    spec = pathspec.GitIgnoreSpec.from_lines([*lines, ".git"])
+    names = []
+    for folder, subfolders, files in os.walk(root):
+        here = Path(folder).relative_to(root)
+        subfolders[:] = [d for d in subfolders if not spec.match_file(f"{(here / d).as_posix()}/")]
+        names += [(here / f).as_posix() for f in files if not spec.match_file((here / f).as_posix())]
+    return sorted(names)
+
+
+def make_archive(path, root=ROOT):
+    """Write the series' archive (a zip of archive_files(root) in a folder ARCHIVE_FOLDER) to path.
+
+    Files keep their permissions (.ci/run stays executable); every entry is dated with the newest
+    of the files, so the same files give the same archive."""
+    path, root = Path(path), Path(root)
+    names = archive_files(root)
+    if not names:
+        raise BuildError(f"no files to put in {path.name}: is {root} the repository?")
+    newest = max((root / name).stat().st_mtime for name in names)
+    stamp = time.localtime(max(newest, 315532800 + 86400))[:6]  # zip dates start in 1980
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.parent.parent / f".{path.name}.partial"  # beside the folder the site copies
+    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        for name in names:
+            info = zipfile.ZipInfo(f"{ARCHIVE_FOLDER}/{name}", date_time=stamp)
+            info.external_attr = ((root / name).stat().st_mode & 0o777 | 0o100000) << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, (root / name).read_bytes())
+    partial.replace(path)  # never half a zip where the site links one
+    return path
+
+
+def sphinx_build(out, doctrees, static_dir, fresh=False, archive=None):
+    """Run Sphinx (HTML) on the repository with site/conf.py; raise BuildError on any warning.
+
+    archive: the series' archive, which the site serves at its root and links from every page."""
     env = dict(os.environ, RNN_SITE_STATIC=str(static_dir))
+    if archive is not None:
+        env["RNN_SITE_ARCHIVE"] = str(archive)
     command = [
         sys.executable,
         "-m",
@@ -131,7 +199,11 @@ def build(out=DEFAULT_OUT, fresh=False):
     work = out.parent / f".{out.name}-work"  # Sphinx's doctrees and the staged assets, kept for rebuilds
     npm_ci()
     stage_assets(work / "static")
-    sphinx_build(out, work / "doctrees", work / "static", fresh=fresh)
+    archive = make_archive(work / "archive" / ARCHIVE_NAME)
+    # Sphinx copies the static files on every build but never deletes one: start from none, so that
+    # nothing an older build copied (MathJax 3's files, say) stays on the site
+    shutil.rmtree(out / "_static", ignore_errors=True)
+    sphinx_build(out, work / "doctrees", work / "static", fresh=fresh, archive=archive)
     write_index(out)
     return out / "index.html"
 

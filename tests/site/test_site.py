@@ -2,12 +2,23 @@
 
 The site is built into a temporary folder and served from 127.0.0.1; headless Chromium (Debian's
 build, driven by Playwright) opens every page with every request that leaves this machine
-blocked, so anything a page would fetch from the web counts as a failure. Checked on every page:
-the maths is typeset (no raw ``$$``, ``\\(`` or ``\\[`` left in the text), no image is broken, every
-link inside the site resolves (to a file, and to an element when it names an #anchor), no script
-fails; on pages whose notebook stores a slider, the slider is shown. Then: every notebook has its
-page, the search finds a word, cells tagged ``remove-cell`` are absent, and the home page and one
-notebook page also work from file://.
+blocked, so anything a page would fetch from the web counts as a failure. Every page is read on
+three screens: 1300 px (a laptop), 900 px (a tablet) and 375 px (a phone, touch and no hover).
+
+On every screen, on every page: the sidebar opens from the button a reader sees (and the
+"Contents" one, where it is shown; at 1300 px, where the button folds the sidebar away, on the home
+page), the page does not scroll sideways as a whole, every display
+equation fits its column or scrolls with a shadow at the edge that is cut off (so does code), every
+code cell has a copy button (always shown where nothing can hover), and no script fails. At 1300
+px also: the maths is typeset (no raw ``$$``, ``\\(`` or ``\\[`` left), no image is broken and
+every one has alt text that says something, every link inside the site resolves (to a file, and
+to an element when it names an #anchor), a stored slider is shown, and a code cell whose lines
+fit 88 characters does not scroll. Then: every notebook has its page; the series' archive is
+there, holds what a reader needs and nothing else, and every page links it; the metadata (one
+viewport tag, a description, Open Graph tags, a favicon, the home page's title once); the 404
+page; search finds pages and its excerpts hold no TeX or theme menus, over http and from file://;
+the copy button copies on a phone; printing shows every line of code; cells tagged
+``remove-cell`` are absent; the home page and one notebook page also work from file://.
 
 Needs Chromium, Playwright, the site tools (requirements-site.txt) and npm; without them the test
 is skipped with a message (it fails instead when the CI environment variable is set).
@@ -19,6 +30,7 @@ from __future__ import annotations
 import functools
 import html
 import http.server
+import importlib.util
 import json
 import os
 import re
@@ -27,6 +39,7 @@ import subprocess
 import sys
 import threading
 import time
+import zipfile
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -36,8 +49,17 @@ pytestmark = pytest.mark.site
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+PAGES = ["README.html"] + [f"notebooks/{p.stem}.html" for p in NOTEBOOKS]
 SLIDER_MODELS = ("IntSliderModel", "FloatSliderModel", "FloatLogSliderModel", "SelectionSliderModel")
 LOCAL_SCHEMES = ("data:", "blob:", "about:", "file:")
+ARCHIVE = "rnn-from-scratch.zip"
+# the screens: a laptop, a tablet (below 992 px the sidebars are dialogs), a phone (touch, no hover)
+SCREENS = {
+    1300: {"viewport": {"width": 1300, "height": 900}},
+    900: {"viewport": {"width": 900, "height": 1000}},
+    375: {"viewport": {"width": 375, "height": 740}, "is_mobile": True, "has_touch": True},
+}
+CODE_COLUMN = 88  # characters of code the column holds at 1300 px (the notebooks' line length)
 
 
 def _missing(what: str, how: str):
@@ -60,6 +82,10 @@ def _stored_sliders(path: Path) -> int:
     return sum(1 for model in state.values() if model.get("model_name") in SLIDER_MODELS)
 
 
+def _sliders_on(rel: str) -> int:
+    return _stored_sliders(ROOT / "notebooks" / f"{Path(rel).stem}.ipynb") if rel.startswith("notebooks") else 0
+
+
 def _removed_sources(path: Path) -> list[str]:
     """The longest line of each cell tagged remove-cell: text that must not reach the site."""
     nb = json.loads(path.read_text(encoding="utf-8"))
@@ -71,6 +97,17 @@ def _removed_sources(path: Path) -> list[str]:
             if len(longest) >= 12:
                 lines.append(longest)
     return lines
+
+
+def _page_id(rel: str) -> str:
+    return Path(rel).stem[:2] if rel.startswith("notebooks") else "home"
+
+
+def _build_site_module():
+    spec = importlib.util.spec_from_file_location("build_site", ROOT / "tools" / "build_site.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 # -- building and serving ------------------------------------------------------------------
@@ -112,11 +149,23 @@ def site(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def server(site):
-    """A static file server for the site on a free port of 127.0.0.1; yields its base URL."""
+    """A static file server for the site on a free port of 127.0.0.1; yields its base URL. A path
+    with no file gets the site's 404.html with status 404, as GitHub Pages and most hosts do."""
 
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args):
             pass
+
+        def send_error(self, code, message=None, explain=None):
+            page = Path(self.directory, "404.html")
+            if code != 404 or not page.is_file():
+                return super().send_error(code, message, explain)
+            body = page.read_bytes()
+            self.send_response(404)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
 
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
@@ -129,9 +178,9 @@ def server(site):
 
 
 class Reader:
-    """One headless Chromium whose pages may fetch only from this machine."""
+    """One headless Chromium, a browser context per screen, whose pages may fetch only from this machine."""
 
-    def __init__(self, state_dir: Path):
+    def __init__(self):
         from playwright.sync_api import sync_playwright
 
         self._pw = sync_playwright().start()
@@ -150,9 +199,15 @@ class Reader:
         except BaseException:
             self._pw.stop()
             raise
-        self.context = self.browser.new_context(viewport={"width": 1300, "height": 900})
         self.blocked: list[str] = []
-        self.context.route("**/*", self._only_local)
+        self._contexts = {}
+
+    def context(self, width: int):
+        if width not in self._contexts:
+            context = self.browser.new_context(**SCREENS[width])
+            context.route("**/*", self._only_local)
+            self._contexts[width] = context
+        return self._contexts[width]
 
     def _only_local(self, route):
         url = route.request.url
@@ -163,17 +218,30 @@ class Reader:
             self.blocked.append(url)
             route.abort("blockedbyclient")
 
-    def open(self, url: str):
-        """A new page at `url`, loaded, its maths typeset; returns (page, script errors)."""
-        page = self.context.new_page()
+    def start(self, url: str, width: int = 1300):
+        """A new page on the screen `width` px wide, on its way to `url` (pages started one after
+        another load side by side); returns (page, script errors)."""
+        page = self.context(width).new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.goto(url, wait_until="load", timeout=60_000)
-        # MathJax typesets after load; its startup promise settles when the page is done
+        page.goto(url, wait_until="commit", timeout=60_000)
+        return page, errors
+
+    @staticmethod
+    def settle(page):
+        """Wait until the page has loaded and MathJax has typeset it (its startup promise settles
+        when the page is done)."""
+        page.wait_for_load_state("load", timeout=60_000)
         page.evaluate("""async () => {
             if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
         }""")
+
+    def open(self, url: str, width: int = 1300):
+        """A new page at `url` on the screen `width` px wide, loaded, its maths typeset; returns
+        (page, script errors)."""
+        page, errors = self.start(url, width)
+        self.settle(page)
         return page, errors
 
     def close(self):
@@ -184,8 +252,8 @@ class Reader:
 
 
 @pytest.fixture(scope="module")
-def reader(tmp_path_factory, site):
-    r = Reader(tmp_path_factory.mktemp("chromium"))
+def reader(site):
+    r = Reader()
     try:
         yield r
     finally:
@@ -220,6 +288,14 @@ def broken_images(page) -> list[str]:
     }""")
 
 
+def images_without_alt(page) -> list[str]:
+    """Images in the article whose alt text is missing or is a file name (``../_images/008b91….png``)."""
+    return page.evaluate("""() => Array.from(document.querySelectorAll('.bd-article img'))
+        .filter(i => { const alt = (i.getAttribute('alt') || '').trim();
+                       return alt.length < 8 || /\\.(png|svg|jpe?g|gif)$/i.test(alt) || /[0-9a-f]{32}/.test(alt); })
+        .map(i => `${(i.getAttribute('src') || '').slice(0, 60)} (alt: ${JSON.stringify(i.getAttribute('alt'))})`)""")
+
+
 @functools.cache
 def _ids(path: Path) -> frozenset[str]:
     return frozenset(re.findall(r"""\bid=["']([^"']+)["']""", path.read_text(encoding="utf-8", errors="replace")))
@@ -248,21 +324,113 @@ def broken_links(page, site: Path, base: str) -> list[str]:
     return problems
 
 
-def check_page(reader: Reader, site: Path, base: str, rel: str, sliders: int = 0) -> list[str]:
-    """Every problem a reader would see on the page site/rel, opened from `base`."""
-    page, errors = reader.open(f"{base}/{rel}")
+# What a reader sees cut off or missing on a screen of any width (run in the page).
+LAYOUT_JS = r"""(touch) => {
+    const problems = [];
+    const signed = e => { const c = getComputedStyle(e);
+        return ['auto', 'scroll'].includes(c.overflowX) && c.backgroundImage.includes('gradient'); };
+    const first = e => (e.textContent || '').trim().split('\n')[0].slice(0, 60);
+    const width = document.documentElement.scrollWidth;
+    if (width > innerWidth + 1) {
+        const wide = Array.from(document.querySelectorAll('.bd-page-width *'))
+            .filter(e => e.getBoundingClientRect().right > innerWidth + 1).slice(-3)
+            .map(e => `${e.tagName.toLowerCase()}.${String(e.className).split(' ')[0]}`);
+        problems.push(`the page scrolls sideways: ${width} px wide on a ${innerWidth} px screen (${wide.join(', ')})`);
+    }
+    document.querySelectorAll('mjx-container[display="true"]').forEach(m => {
+        if (m.scrollWidth > m.clientWidth + 1 && !signed(m))
+            problems.push(`an equation is cut off with no sign that it scrolls: ${first(m)}`);
+    });
+    document.querySelectorAll('.bd-article div.highlight pre').forEach(pre => {
+        if (pre.scrollWidth > pre.clientWidth + 1 && !signed(pre))
+            problems.push(`code is cut off with no sign that it scrolls: ${first(pre)}`);
+    });
+    document.querySelectorAll('.cell_input div.highlight').forEach(cell => {
+        const button = cell.querySelector('button.copybtn');
+        if (!button) problems.push(`a code cell without a copy button: ${first(cell)}`);
+        else if (touch && getComputedStyle(button).opacity !== '1')
+            problems.push(`a code cell's copy button is hidden on a touch screen: ${first(cell)}`);
+    });
+    return problems;
+}"""
+
+# Code cells whose lines all fit CODE_COLUMN characters but scroll anyway (run in the page).
+CUT_CODE_JS = r"""(column) => Array.from(document.querySelectorAll('.cell_input div.highlight pre'))
+    .filter(pre => Math.max(...pre.textContent.split('\n').map(l => l.length)) <= column)
+    .filter(pre => pre.scrollWidth > pre.clientWidth + 1)
+    .map(pre => `${pre.textContent.trim().split('\n')[0].slice(0, 50)} (${pre.scrollWidth} px in ${pre.clientWidth})`)
+"""
+
+
+def sidebar_problems(page, width: int) -> list[str]:
+    """The sidebar, and the page's contents where a button stands for them, open from the buttons a
+    reader sees (below 992 px as dialogs; on a wide screen the button folds the sidebar away)."""
+    problems = []
+    primary = page.locator(".primary-toggle:visible")
+    if primary.count() != 1:
+        return [f"{primary.count()} visible buttons for the sidebar (one expected)"]
+    if width >= 992:
+        sidebar = "document.getElementById('pst-primary-sidebar').getBoundingClientRect()"
+        primary.click()
+        try:
+            page.wait_for_function(f"() => {sidebar}.right <= 0", timeout=5000)
+        except Exception:
+            problems.append("the sidebar button did not fold the sidebar away")
+        primary.click()
+        try:
+            page.wait_for_function(f"() => {sidebar}.left >= 0", timeout=5000)
+        except Exception:
+            problems.append("the sidebar button did not bring the sidebar back")
+        return problems
+    for button, dialog, what in (
+        (primary, "pst-primary-sidebar-modal", "a link to the home page"),
+        (page.locator(".secondary-toggle:visible"), "pst-secondary-sidebar-modal", "the page's contents"),
+    ):
+        if button.count() == 0 and dialog == "pst-secondary-sidebar-modal":
+            continue  # a page without sections has no contents button
+        button.first.click()
+        try:
+            page.wait_for_function(
+                f"""() => {{ const d = document.getElementById('{dialog}');
+                    return d && d.open
+                        && Array.from(d.querySelectorAll('a')).some(a => a.getBoundingClientRect().width > 0); }}""",
+                timeout=5000,
+            )
+        except Exception:
+            problems.append(f"its button did not open a dialog showing {what} (#{dialog})")
+        page.keyboard.press("Escape")
+        page.wait_for_function(f"() => !document.getElementById('{dialog}').open", timeout=5000)
+    return problems
+
+
+def check_page(
+    reader: Reader, site: Path, base: str, rel: str, sliders: int = 0, width: int = 1300, started=None
+) -> list[str]:
+    """Every problem a reader would see on the page site/rel, opened from `base` on a screen `width`
+    px wide (or already on its way there: `started`, from reader.start)."""
+    page, errors = started or reader.start(f"{base}/{rel}", width)
     try:
-        problems = [f"raw maths: ...{m}..." for m in raw_maths(page)]
-        untypeset = page.evaluate("""() => Array.from(document.querySelectorAll('.math'))
-            .filter(e => !e.querySelector('mjx-container')).map(e => e.textContent.slice(0, 60))""")
-        problems += [f"maths not typeset by MathJax: {tex!r}" for tex in untypeset[:5]]
-        problems += [f"broken image: {src}" for src in broken_images(page)]
-        problems += broken_links(page, site, base)
-        if sliders:
+        reader.settle(page)
+        problems = []
+        if sliders:  # widgets are drawn after the page loads: wait for them before looking
             try:
                 page.locator(".widget-slider").first.wait_for(state="visible", timeout=20_000)
             except Exception:
                 problems.append(f"the notebook stores {sliders} slider(s) but the page shows none")
+        if width == 1300:
+            problems += [f"raw maths: ...{m}..." for m in raw_maths(page)]
+            untypeset = page.evaluate("""() => Array.from(document.querySelectorAll('.math'))
+                .filter(e => !e.querySelector('mjx-container')).map(e => e.textContent.slice(0, 60))""")
+            problems += [f"maths not typeset by MathJax: {tex!r}" for tex in untypeset[:5]]
+            problems += [f"broken image: {src}" for src in broken_images(page)]
+            problems += [f"an image without alt text that says what it shows: {i}" for i in images_without_alt(page)]
+            problems += broken_links(page, site, base)
+            cut = page.evaluate(CUT_CODE_JS, CODE_COLUMN)
+            problems += [f"code that fits {CODE_COLUMN} characters scrolls: {c}" for c in cut]
+        problems += page.evaluate(LAYOUT_JS, bool(SCREENS[width].get("has_touch")))
+        # below 992 px on every page; on a wide screen, where it is the theme's own, on the home page
+        if not base.startswith("file:") and (width < 992 or rel == "README.html"):
+            problems += sidebar_problems(page, width)
         problems += [f"script error: {e}" for e in errors]
         return problems
     finally:
@@ -283,14 +451,18 @@ def test_every_notebook_has_a_page(site):
     assert (site / "index.html").is_file() and (site / "README.html").is_file()
 
 
-@pytest.mark.parametrize(
-    "rel",
-    ["README.html"] + [f"notebooks/{p.stem}.html" for p in NOTEBOOKS],
-    ids=lambda rel: Path(rel).stem[:2] if rel.startswith("notebooks") else "home",
-)
-def test_page_shows_maths_images_links_and_sliders(reader, site, server, rel):
-    sliders = _stored_sliders(ROOT / "notebooks" / f"{Path(rel).stem}.ipynb") if rel.startswith("notebooks") else 0
-    problems = check_page(reader, site, server, rel, sliders)
+@pytest.mark.parametrize("rel", PAGES, ids=_page_id)
+def test_page_on_every_screen(reader, site, server, rel):
+    # the page starts loading on all three screens at once, then each is read in turn
+    started = {width: reader.start(f"{server}/{rel}", width) for width in SCREENS}
+    problems = []
+    try:
+        for width, page in started.items():
+            found = check_page(reader, site, server, rel, _sliders_on(rel), width, page)
+            problems += [f"at {width} px: {problem}" for problem in found]
+    finally:
+        for page, _ in started.values():
+            page.close()
     assert not problems, f"{rel}:\n  " + "\n  ".join(problems)
     assert not reader.blocked, f"pages asked the web for: {sorted(set(reader.blocked))[:10]}"
 
@@ -302,13 +474,126 @@ def test_removed_cells_are_not_on_the_site(site):
             assert line not in html, f"{path.name}: a cell tagged remove-cell reached the site: {line!r}"
 
 
-def test_search_finds_a_word(reader, server):
-    page, errors = reader.open(f"{server}/search.html?q=softmax")
+def test_the_series_is_a_download_from_every_page(site):
+    """rnn-from-scratch.zip holds the repository as a clone has it, in a folder rnn-from-scratch/,
+    and the home page and every notebook page link it."""
+    archive = site / ARCHIVE
+    assert archive.is_file(), f"the site has no {ARCHIVE}"
+    with zipfile.ZipFile(archive) as z:
+        names = [n for n in z.namelist() if not n.endswith("/")]
+        run = z.getinfo("rnn-from-scratch/.ci/run")
+    assert all(n.startswith("rnn-from-scratch/") for n in names), "everything sits in the folder rnn-from-scratch/"
+    files = {n.removeprefix("rnn-from-scratch/") for n in names}
+    assert files == set(_build_site_module().archive_files(ROOT)), "the archive is not what git tracks"
+    for needed in ("README.md", "LICENSE", "LICENSE-CC-BY-4.0.txt", "pyproject.toml", "requirements.txt"):
+        assert needed in files, f"{ARCHIVE} lacks {needed}"
+    assert {f"notebooks/{p.name}" for p in NOTEBOOKS} <= files and "rnn_core/__init__.py" in files
+    unwanted = re.compile(r"^(data|build|checkpoints|\.venv)/|(^|/)(node_modules|__pycache__|\.ipynb_checkpoints)/")
+    assert not [f for f in files if unwanted.search(f)], "caches, the novel or build output in the archive"
+    assert (run.external_attr >> 16) & 0o111, ".ci/run lost its executable bit"
+    for rel in PAGES:
+        page = (site / rel).read_text(encoding="utf-8")
+        links = {urlsplit(h).path for h in re.findall(r'href="([^"]*rnn-from-scratch\.zip)"', page)}
+        assert links, f"{rel} does not link {ARCHIVE}"
+        for link in links:
+            assert ((site / rel).parent / link).resolve() == archive.resolve(), f"{rel}: {link} is not the archive"
+
+
+def test_metadata(site):
+    """One viewport tag, a description and Open Graph tags, a favicon, and the home page's title once."""
+    for rel in PAGES + ["404.html"]:
+        page = (site / rel).read_text(encoding="utf-8")
+        assert len(re.findall(r'<meta name="viewport"', page)) == 1, f"{rel}: not one viewport tag"
+        icon = re.search(r'<link rel="icon" href="([^"]+)"', page)
+        assert icon and ((site / rel).parent / icon.group(1)).is_file() or rel == "404.html", f"{rel}: no favicon"
+        if rel == "404.html":
+            continue
+        description = re.search(r'<meta name="description" content="([^"]{40,})"', page)
+        assert description, f"{rel}: no description"
+        for tag in ("og:title", "og:description", "og:type", "og:site_name"):
+            assert f'property="{tag}"' in page, f"{rel}: no {tag}"
+        url = re.search(r'property="og:url" content="([^"]*)"', page)
+        assert url is None or url.group(1).startswith("http"), f"{rel}: og:url is not an address"
+    home = (site / "README.html").read_text(encoding="utf-8")
+    assert re.search(r"<title>\s*rnn-from-scratch\s*</title>", home), "the home page's title is not the name once"
+
+
+def test_404_page(reader, server):
+    """A missing page shows the site's 404 page, styled, with a way home that works."""
+    failed = []
+    page = reader.context(1300).new_page()
+    page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    page.on("pageerror", lambda e: failed.append(str(e)))
+    missing = f"{server}/notebooks/no-such-page.html"
     try:
-        page.locator("#search-results ul li").first.wait_for(state="attached", timeout=20_000)
-        found = page.locator("#search-results ul li").count()
-        assert found >= 2, f"the search for 'softmax' found {found} page(s)"
+        assert page.goto(missing, wait_until="load").status == 404
+        assert failed == [f"404 {missing}"], f"besides the page itself, these failed: {failed[1:]}"
+        assert "Page not found" in page.inner_text("main")
+        styled = page.evaluate("""() => Array.from(document.styleSheets)
+            .some(s => (s.href || '').includes('pydata-sphinx-theme'))""")
+        assert styled, "the 404 page's stylesheets did not load"
+        home = page.locator("main a", has_text="home page")
+        home.click()
+        page.wait_for_load_state("load")
+        assert page.url.endswith("/README.html") and page.title() == "rnn-from-scratch"
+        assert not reader.blocked, f"the 404 page asked the web for: {sorted(set(reader.blocked))[:10]}"
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("where", ["http", "file"])
+def test_search_finds_pages_and_shows_plain_excerpts(reader, site, server, where):
+    """Search finds pages, and under each a few lines of it: never raw TeX or the theme's menus,
+    over http and from file:// (where the browser refuses the fetch Sphinx's search makes)."""
+    base = server if where == "http" else site.as_uri()
+    page, errors = reader.open(f"{base}/search.html?q=gradient")
+    try:
+        page.wait_for_function(
+            """() => /Search finished/
+                .test((document.querySelector('#search-results .search-summary') || {}).innerText || '')""",
+            timeout=20_000,
+        )
+        page.wait_for_function(
+            """() => { const items = document.querySelectorAll('#search-results ul.search li');
+                return items.length > 0 && Array.from(items).every(li => li.querySelector('p.context')); }""",
+            timeout=20_000,
+        )
+        excerpts = page.locator("#search-results ul.search li p.context").all_inner_texts()
+        assert len(excerpts) >= 5, f"the search for 'gradient' found {len(excerpts)} page(s) with an excerpt"
+        for text in excerpts:
+            assert not re.search(r"\\[A-Za-z]+|\\[()\[\]]", text), f"raw TeX in a search excerpt: {text!r}"
+            menus = re.search(r"System Settings|Light\s+Dark|Toggle primary sidebar", text)
+            assert not menus, f"the theme's menus in a search excerpt: {text!r}"
+        assert any(re.search(r"[ŷ∇∂⊙∑]", t) for t in excerpts), "no maths (as text) in any excerpt of 'gradient'"
         assert not errors, errors
+        assert not reader.blocked, f"the search asked the web for: {sorted(set(reader.blocked))[:10]}"
+    finally:
+        page.close()
+
+
+def test_copy_button_copies_on_a_phone(reader, server):
+    page, errors = reader.open(f"{server}/notebooks/01-softmax-and-its-derivative.html", 375)
+    try:
+        page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+        cell = page.locator(".cell_input div.highlight").nth(1)
+        cell.scroll_into_view_if_needed()
+        cell.locator("button.copybtn").tap()
+        copied = page.evaluate("() => navigator.clipboard.readText()")
+        assert copied.strip() == cell.locator("pre").inner_text().strip()
+        assert not errors, errors
+    finally:
+        page.close()
+
+
+def test_printing_shows_every_line_of_code(reader, server):
+    """Printed (or saved as PDF), a code cell or an output wider than the page wraps rather than
+    losing what is past the edge."""
+    page, errors = reader.open(f"{server}/notebooks/01-softmax-and-its-derivative.html")
+    try:
+        page.emulate_media(media="print")
+        cut = page.evaluate("""() => Array.from(document.querySelectorAll('.bd-article pre'))
+            .filter(pre => pre.scrollWidth > pre.clientWidth + 1).map(pre => pre.textContent.slice(0, 60))""")
+        assert not cut, f"printed, these are cut off: {cut[:5]}"
     finally:
         page.close()
 
@@ -316,9 +601,7 @@ def test_search_finds_a_word(reader, server):
 @pytest.mark.parametrize("rel", ["README.html", "notebooks/01-softmax-and-its-derivative.html"])
 def test_works_from_file_urls(reader, site, rel):
     """Opened straight from disk, with no server: maths, images, links and widgets still work."""
-    base = site.as_uri()
-    sliders = _stored_sliders(ROOT / "notebooks" / f"{Path(rel).stem}.ipynb") if rel.startswith("notebooks") else 0
-    problems = check_page(reader, site, base, rel, sliders)
+    problems = check_page(reader, site, site.as_uri(), rel, _sliders_on(rel))
     assert not problems, f"{rel} from file://:\n  " + "\n  ".join(problems)
     assert not reader.blocked, f"pages asked the web for: {sorted(set(reader.blocked))[:10]}"
 
