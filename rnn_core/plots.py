@@ -26,9 +26,16 @@ module, nor matplotlib.
 
 from __future__ import annotations
 
-import matplotlib
 import numpy as np
-from cycler import cycler
+
+_EXTRA = 'pip install ".[notebooks]" (the notebooks\' extra: ipywidgets, matplotlib, IPython)'
+try:
+    import matplotlib
+except ModuleNotFoundError as e:  # a kernel without the notebooks' extra: say what to install
+    raise ModuleNotFoundError(
+        f"rnn_core.plots draws with matplotlib, and {e.name} is not installed: in the series' folder, {_EXTRA}",
+        name=e.name,
+    ) from e
 
 HEATMAP_CMAP = "RdBu_r"  # negative blue, positive red, white at zero
 # the series' colours, in the order of matplotlib's "C0".."C7": blue, orange, green, red (as in
@@ -36,7 +43,7 @@ HEATMAP_CMAP = "RdBu_r"  # negative blue, positive red, white at zero
 PALETTE = ("#1d4ed8", "#c2410c", "#15803d", "#b91c1c", "#7c3aed", "#0e7490", "#a16207", "#616e7c")
 MAX_WIDTH = 8.0  # inches: the widest figure, 800 pixels at 100 dpi
 SERIES_STYLE = {
-    "axes.prop_cycle": cycler(color=PALETTE),
+    "axes.prop_cycle": matplotlib.cycler(color=PALETTE),
     "figure.dpi": 100,  # the pixels per inch the sizes above assume (matplotlib's default)
     "figure.figsize": (7.0, 3.6),  # a plain plt.subplots() in a notebook cell: within MAX_WIDTH
     "font.size": 10,
@@ -86,8 +93,7 @@ def _plt():
         import matplotlib.pyplot as plt
     except ModuleNotFoundError as e:  # a kernel without the notebooks' extra: say what to install
         raise ModuleNotFoundError(
-            f"rnn_core.plots draws with matplotlib, and {e.name} is not installed: in the series' "
-            'folder, pip install ".[notebooks]" (the notebooks\' extra: ipywidgets, matplotlib, IPython)',
+            f"rnn_core.plots draws with matplotlib, and {e.name} is not installed: in the series' folder, {_EXTRA}",
             name=e.name,
         ) from e
     return plt
