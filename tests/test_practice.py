@@ -265,7 +265,7 @@ def test_the_reference_solution_passes_and_is_printed(name, capsys):
 
 def test_loss_and_grads_may_also_return_dh0_which_is_then_checked():
     def with_dh0(params, inputs, targets, h0):
-        return rnn_core.loss_and_grads(params, inputs, targets, h0, return_dh0=True)
+        return rnn_core.loss_and_grads(params, inputs, targets, h0, return_dstate0=True)
 
     assert check("loss_and_grads", with_dh0)[0].status == "passed"
 
