@@ -1,7 +1,7 @@
 """The training loop behind notebook 06 and ``python -m rnn_core train``: see ``train``.
 
 ``train`` is a short loop over small functions: ``_setup`` (config, data, a fresh or
-resumed state), ``_train_step`` (one pure optimizer step), ``_validate`` (the validation
+resumed state), ``_train_step`` (one pure optimizer step), ``_measure_val_bpc`` (the validation
 figure, and the best parameters so far) and ``_save``.
 The run's definition and learning-rate schedule are in ``rnn_core.config``, the checks that a
 resumed run continues the same one in ``rnn_core.resume``, the progress bar in
@@ -50,10 +50,11 @@ class History:
     """Per-step and per-validation records of a run, as lists (``arrays()`` gives numpy arrays).
 
     Every step: ``step`` (1, 2, ...), ``train_bpc`` (the batch's loss before the
-    update, in bits per character), ``grad_norm`` (the global norm of the
-    mean-loss gradient, before clipping), ``lr`` and ``elapsed`` (seconds since
-    training first started, across resumes). Every ``eval_every`` steps and at
-    the end: ``val_step``, ``val_bpc`` and ``val_elapsed``.
+    update, in bits per character; with dropout, the dropped network's: to compare with
+    val_bpc, measure the training text with ``bits_per_char``, which never drops),
+    ``grad_norm`` (the global norm of the mean-loss gradient, before clipping), ``lr``
+    and ``elapsed`` (seconds since training first started, across resumes). Every
+    ``eval_every`` steps and at the end: ``val_step``, ``val_bpc`` and ``val_elapsed``.
     """
 
     step: list = field(default_factory=list)
@@ -105,8 +106,8 @@ class TrainState:
     of the window the next step reads (``StreamBatcher.window``); carried: the
     recurrent state carried into that window, {name: (B, H) array} ((L, B, H) for a
     stack of L layers) for each of the cell's STATE_NAMES ({"h": h}, or the LSTM's
-    {"h": h, "c": c}); elapsed: seconds
-    of training so far. ``h`` and ``c`` read the carried arrays (c is None for a cell without).
+    {"h": h, "c": c}); elapsed: seconds of training so far. ``h`` and ``c`` read the
+    carried arrays (c is None for a cell without).
     """
 
     params: dict
