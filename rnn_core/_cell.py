@@ -223,16 +223,11 @@ def check_window(params, inputs, targets, state0, state_names, layer_names, drop
     if masks is not None:
         if p != 0:
             raise TypeError("give dropout (with seed) or masks, not both")
-        masks = _check_masks(masks, shape, L)
+        masks = _check_masks(masks, shape, L).astype(dtype, copy=False)
     elif p > 0:
-        if seed is None:
-            raise TypeError(
-                f"dropout={p} needs seed=, an int or a np.random.Generator, to draw its masks "
-                "(in a training loop, a different one each step: a Generator does that)"
-            )
-        masks = draw_masks(p, shape, seed)
-    if masks is not None:  # as the loops read them: (L, T, B, H), in the parameters' dtype
-        masks = np.ascontiguousarray(masks.reshape(L, B, T, H).transpose(0, 2, 1, 3), dtype=dtype)
+        masks = draw_masks(p, shape, seed, dtype)
+    if masks is not None:  # as the loops read them: (L, T, B, H), a view
+        masks = masks.reshape(L, B, T, H).transpose(0, 2, 1, 3)
     return Window(X, Y, states0, masks, single)
 
 
@@ -243,15 +238,21 @@ def mask_shape(num_layers, hidden_size, T, B, single):
     return shape if num_layers == 1 else (num_layers, *shape)
 
 
-def draw_masks(p, shape, seed):
-    """Inverted dropout masks of ``shape``, float64: each entry 0 with probability p, else 1 / (1 - p).
+def draw_masks(p, shape, seed, dtype=np.float64):
+    """Inverted dropout masks of ``shape``: each entry 0 with probability p, else 1 / (1 - p).
 
     Multiplying by them drops each unit with probability p and scales up the rest, so that the
     expected value of what passes is unchanged: at test time nothing is dropped and nothing
-    rescaled. seed: an int, or a np.random.Generator (which moves on).
+    rescaled. seed: an int, or a np.random.Generator (which moves on); needed, so that the masks
+    are drawn again the same way.
     """
-    keep = np.random.default_rng(seed).random(shape) >= p
-    return np.where(keep, 1.0 / (1.0 - p), 0.0)
+    if seed is None:
+        raise TypeError(
+            f"dropout={p} needs seed=, an int or a np.random.Generator, to draw its masks "
+            "(in a training loop, a different one each step: a Generator does that)"
+        )
+    keep = np.random.default_rng(seed).random(shape, dtype=np.float32) >= p  # float32 draws: half the work
+    return keep.astype(dtype) * (1.0 / (1.0 - p))
 
 
 def _check_masks(masks, shape, num_layers):

@@ -145,4 +145,4 @@ def dropout_masks(params, inputs, p, seed):
     X, _, single = prepare_sequences(inputs, None, V)
     p = check_number(p, "p", 0, 1, include_low=True, include_high=False)
     shape = mask_shape(num_layers(params, cell), H, *X.shape, single)
-    return draw_masks(p, shape, seed).astype(params["W_yh"].dtype)
+    return draw_masks(p, shape, seed, params["W_yh"].dtype)
