@@ -289,7 +289,8 @@ def results(window, out, param_names, return_dstate0):
 
 
 def _is_index(x):
-    return np.asarray(x).dtype.kind in "iu"
+    """Whether the input x_t is character indices (an int, or ints) rather than a vector of numbers."""
+    return (x if isinstance(x, np.ndarray) else np.asarray(x)).dtype.kind in "iu"
 
 
 def input_term(W_x, x_t):
@@ -356,16 +357,18 @@ class Layer(NamedTuple):
 
     x: np.ndarray  # (T, B) character indices (layer 0) or (T, B, H) vectors (the layer below's h_t)
     hs: np.ndarray  # h_0 .. h_T, (T+1, B, H)
-    caches: list  # what each step's backward pass needs
+    caches: list | None  # what each step's backward pass needs (None when not kept)
     last: tuple  # the state after the last step, one (B, H) array per state name
 
 
-def stack_forward(step, layer_names, params, window):
+def stack_forward(step, layer_names, params, window, keep_caches=True):
     """Every layer's loop over time, bottom to top: returns (the layers' ``Layer`` records, top),
     top (T, B, H) being the top layer's h_1..h_T as the output layer reads them (after dropout).
 
     step(params, x_t, state) -> (state_t, cache): one step of the cell, its state a tuple of
     (B, H) arrays (h, or h and c). Layer k reads layer k-1's h_t times its dropout mask.
+    keep_caches: False when no backward step will read them (each step's arrays are then
+    freed as the loop goes on, and their memory reused: measurably faster).
     """
     layers, x = [], window.X
     for k in range(window.states0[0].shape[0]):
@@ -373,11 +376,12 @@ def stack_forward(step, layer_names, params, window):
         state = tuple(s[k] for s in window.states0)
         hs = np.empty((len(x) + 1,) + state[0].shape, state[0].dtype)  # h_0..h_T
         hs[0] = state[0]
-        caches = []
+        caches = [] if keep_caches else None
         for t in range(len(x)):  # the recurrence: layer k's loop over time
             state, cache = step(lp, x[t], state)
             hs[t + 1] = state[0]
-            caches.append(cache)
+            if keep_caches:
+                caches.append(cache)
         layers.append(Layer(x, hs, caches, state))
         x = hs[1:] if window.masks is None else hs[1:] * window.masks[k]  # dropout, going up
     return layers, x

@@ -217,7 +217,7 @@ def forward(params, inputs, state0=None, *, dropout=0.0, seed=None, masks=None):
     """
     params = check_params(params)
     window = check_window(params, inputs, None, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks)
-    layers, top = stack_forward(_step, LAYER_NAMES, params, window)
+    layers, top = stack_forward(_step, LAYER_NAMES, params, window, keep_caches=False)
     return forward_output(params, window, layers, top, (), STATE_NAMES)
 
 
@@ -273,7 +273,7 @@ def loss_and_grads(
         return results(
             window, stack_loss_and_grads(_step, _back_step, LAYER_NAMES, params, window), param_names, return_dstate0
         )
-    layers, _ = stack_forward(_step, LAYER_NAMES, params, window)
+    layers, _ = stack_forward(_step, LAYER_NAMES, params, window, keep_caches=False)
     loss, grads, dh0 = _fast_rnn.backward(params, window, layers, k)
     last = np.stack([layer.last[0] for layer in layers])
     return results(window, (loss, grads, [last], [dh0]), param_names, return_dstate0)
@@ -286,7 +286,7 @@ def sequence_loss(params, inputs, targets, state0=None, *, dropout=0.0, seed=Non
     """
     params = check_params(params)
     window = check_window(params, inputs, targets, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks)
-    layers, top = stack_forward(_step, LAYER_NAMES, params, window)
+    layers, top = stack_forward(_step, LAYER_NAMES, params, window, keep_caches=False)
     loss, _ = output_loss(params, top.reshape(window.X.size, -1), window.Y.reshape(-1), grad=False)
     return loss, as_state([np.stack([layer.last[0] for layer in layers])], window.single)
 
