@@ -220,14 +220,12 @@ def check_window(params, inputs, targets, state0, state_names, layer_names, drop
     states0 = [check_state(s, f"{name}0", H, B, single, dtype, L) for s, name in zip(parts, state_names)]
     p = check_number(dropout, "dropout", 0, 1, include_low=True, include_high=False)
     shape = mask_shape(L, H, T, B, single)
-    if masks is not None:
+    if masks is not None:  # as the loops read them: (L, T, B, H), a view
         if p != 0:
             raise TypeError("give dropout (with seed) or masks, not both")
-        masks = _check_masks(masks, shape, L).astype(dtype, copy=False)
+        masks = _check_masks(masks, shape, L).astype(dtype, copy=False).reshape(L, B, T, H).transpose(0, 2, 1, 3)
     elif p > 0:
-        masks = draw_masks(p, shape, seed, dtype)
-    if masks is not None:  # as the loops read them: (L, T, B, H), a view
-        masks = masks.reshape(L, B, T, H).transpose(0, 2, 1, 3)
+        masks = draw_masks(p, (L, T, B, H), seed, dtype)
     return Window(X, Y, states0, masks, single)
 
 
@@ -239,7 +237,8 @@ def mask_shape(num_layers, hidden_size, T, B, single):
 
 
 def draw_masks(p, shape, seed, dtype=np.float64):
-    """Inverted dropout masks of ``shape``: each entry 0 with probability p, else 1 / (1 - p).
+    """Inverted dropout masks of ``shape``, time-major (L, T, B, H): each entry 0 with probability
+    p, else 1 / (1 - p).
 
     Multiplying by them drops each unit with probability p and scales up the rest, so that the
     expected value of what passes is unchanged: at test time nothing is dropped and nothing

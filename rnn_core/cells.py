@@ -141,8 +141,8 @@ def dropout_masks(params, inputs, p, seed):
     seed: an int, or a np.random.Generator.
     """
     cell = check_cell_params(params)
-    V, H = params["W_yh"].shape
+    (V, H), L = params["W_yh"].shape, num_layers(params, cell)
     X, _, single = prepare_sequences(inputs, None, V)
-    p = check_number(p, "p", 0, 1, include_low=True, include_high=False)
-    shape = mask_shape(num_layers(params, cell), H, *X.shape, single)
-    return draw_masks(p, shape, seed, params["W_yh"].dtype)
+    (T, B), p = X.shape, check_number(p, "p", 0, 1, include_low=True, include_high=False)
+    masks = draw_masks(p, (L, T, B, H), seed, params["W_yh"].dtype)  # time-major, as the loops draw them
+    return np.ascontiguousarray(masks.transpose(0, 2, 1, 3)).reshape(mask_shape(L, H, T, B, single))
