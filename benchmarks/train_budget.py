@@ -4,23 +4,32 @@
     .venv/bin/python benchmarks/train_budget.py --seconds 3            # a quick check that everything runs
     .venv/bin/python benchmarks/train_budget.py --cells gru --rates 5e-3 1e-2
     .venv/bin/python benchmarks/train_budget.py --sweep-seconds 30     # sweep at 30 s, race the winners at 120 s
+    .venv/bin/python benchmarks/train_budget.py --cells lstm gru --layers 2 --dropout 0.2   # two-layer stacks
+    .venv/bin/python benchmarks/train_budget.py --cells lstm gru --seeds 0 1  # each best rate again at a 2nd seed
 
-For each cell (the vanilla RNN, the LSTM, the GRU) it trains rnn_core's cell and PyTorch's
-(``nn.RNN``, ``nn.LSTM``, ``nn.GRU``) with one recipe, and prints one table. What the race
-holds equal, for both engines:
+For each cell (the vanilla RNN, the LSTM, the GRU) and each depth (``--layers``: one layer, or a
+stack of L) it trains rnn_core's cell and PyTorch's (``nn.RNN``, ``nn.LSTM``, ``nn.GRU`` with
+``num_layers=L``) with one recipe, and prints one table. What the race holds equal, for both engines:
 
 - the wall-clock budget (``--seconds``), from the call that starts a run to the end of its last
   step; the runs take turns on the machine, never at the same time;
 - the data: the same text, the same split (first 90% train, last 10% validation), the same B
   streams read in windows of T characters, the state carried from window to window and reset
   at the end of a pass;
-- the model's size (H) and form: one-hot input, the cell, a linear read-out, cross-entropy;
+- the model's size (H, L) and form: one-hot input, the cell (L layers of it, each reading the
+  hidden state of the one below), a linear read-out, cross-entropy;
+- dropout (``--dropout``, one value per depth): on each layer's hidden state where it leaves the
+  layer, into the next layer (``nn.LSTM``'s ``dropout``) and into the read-out (``nn.Dropout``
+  before ``nn.Linear``), never along the recurrence, in training only (Zaremba et al. 2014);
 - the optimiser: Adam (betas 0.9, 0.999, eps 1e-8) on the mean loss per character, global-norm
   clipping at 5, float32;
 - the schedule: the peak rate decays linearly to 2% of it over the wall budget
   (``rnn_core.learning_rate_at`` computes both engines' rates);
 - the rate: each engine's best peak rate from the same small sweep (``--rates``), picked by the
-  validation figure the table reports (for both engines alike);
+  validation figure the table reports (for both engines alike), at the first of ``--seeds``;
+- the seeds: each engine's best rate is run again at every further seed of ``--seeds`` (the initial
+  weights and, for rnn_core, the dropout masks; PyTorch's with ``torch.manual_seed``), and the table
+  reports the mean and each seed's figure;
 - the validation figure: ``rnn_core.bits_per_char``'s definition (the held-out text cut into
   ``val_streams`` pieces read side by side from a zero state, carried in windows of BPC_WINDOW).
 
@@ -61,11 +70,13 @@ def baselines(train_ids, val_ids, V):
     return uniform, unigram, bigram
 
 
-def race_config(cell, lr, args):
+def race_config(cell, lr, args, num_layers=1, dropout=0.0, seed=None):
     """The TrainConfig both engines follow: rnn_core trains with it, PyTorch reads its schedule and sizes."""
     return rnn_core.TrainConfig(
         cell=cell,
         hidden_size=args.hidden_size,
+        num_layers=num_layers,
+        dropout=dropout,
         batch_size=args.batch_size,
         seq_length=args.seq_length,
         learning_rate=lr,
@@ -73,7 +84,7 @@ def race_config(cell, lr, args):
         max_seconds=args.seconds,
         eval_every=0,
         checkpoint_every=0,
-        seed=args.seed,
+        seed=args.seeds[0] if seed is None else seed,
     )
 
 
@@ -91,27 +102,21 @@ def run_torch(torch, config, train_ids, val_ids, V, init):
     init: "default" (PyTorch's own initialisation) or "rnn_core" (the weights rnn_core starts from,
     PyTorch's second bias at zero).
     """
-    nn, H, cell = torch.nn, config.hidden_size, config.cell
+    nn, H, L, cell = torch.nn, config.hidden_size, config.num_layers, config.cell
     t0 = time.perf_counter()  # the budget counts from here, as rnn_core's from its call
     torch.manual_seed(config.seed)
-    layer = getattr(nn, TORCH_LAYERS[cell])(V, H, batch_first=True)
-    head = nn.Linear(H, V)
+    # dropout between the layers (nn.LSTM's own, which needs a second layer) and before the read-out
+    layer = getattr(nn, TORCH_LAYERS[cell])(
+        V, H, num_layers=L, dropout=config.dropout if L > 1 else 0.0, batch_first=True
+    )
+    drop, head = nn.Dropout(config.dropout), nn.Linear(H, V)
     if init == "rnn_core":
-        start = rnn_core.CELLS[cell].init_params(
-            V, H, seed=config.seed, dtype=np.float32, recurrent_scale=config.recurrent_scale
-        )
-        names = ("W_xh", "W_hh", "b_h") if cell == "rnn" else ("W_x", "W_h", "b")
-        with torch.no_grad():
-            for ours, theirs in zip(names, (layer.weight_ih_l0, layer.weight_hh_l0, layer.bias_ih_l0)):
-                theirs.copy_(torch.from_numpy(start[ours]))
-            layer.bias_hh_l0.zero_()
-            head.weight.copy_(torch.from_numpy(start["W_yh"]))
-            head.bias.copy_(torch.from_numpy(start["b_o"]))
+        _load_rnn_core_init(torch, layer, head, config, V)
     parameters = [*layer.parameters(), *head.parameters()]
     opt = torch.optim.Adam(parameters, lr=config.learning_rate)
 
-    def zero_state(n):  # h, or the LSTM's (h, c): (layers=1, n, H) each
-        h = torch.zeros(1, n, H)
+    def zero_state(n):  # h, or the LSTM's (h, c): (L, n, H) each
+        h = torch.zeros(L, n, H)
         return (h, torch.zeros_like(h)) if cell == "lstm" else h
 
     def detach(state):  # truncated BPTT: the state is carried, its history is not
@@ -119,10 +124,11 @@ def run_torch(torch, config, train_ids, val_ids, V, init):
 
     def logits_of(x, state):
         z, state = layer(nn.functional.one_hot(x, V).float(), state)
-        return head(z), state
+        return head(drop(z)), state
 
     batcher = StreamBatcher(train_ids, config.batch_size, config.seq_length)
     state, step, window = zero_state(config.batch_size), 0, 0
+    layer.train(), drop.train()  # dropout on
     while step < config.steps:
         seconds = time.perf_counter() - t0
         if config.max_seconds is not None and seconds >= config.max_seconds:
@@ -140,18 +146,40 @@ def run_torch(torch, config, train_ids, val_ids, V, init):
         if window == batcher.windows_per_pass:
             window, state = 0, zero_state(config.batch_size)
     elapsed = time.perf_counter() - t0
+    layer.eval(), drop.eval()  # validation never drops
     # validation as rnn_core.bits_per_char does it: val_streams pieces, zero state, carried across windows
     n = min(config.val_streams, len(val_ids) - 1)
-    L = (len(val_ids) - 1) // n
-    X = torch.from_numpy(val_ids[: n * L].reshape(n, L))
-    Y = torch.from_numpy(val_ids[1 : n * L + 1].reshape(n, L))
+    piece = (len(val_ids) - 1) // n  # characters per stream
+    X = torch.from_numpy(val_ids[: n * piece].reshape(n, piece))
+    Y = torch.from_numpy(val_ids[1 : n * piece + 1].reshape(n, piece))
     total, state, w = 0.0, zero_state(n), rnn_core.BPC_WINDOW
     with torch.no_grad():
-        for s in range(0, L, w):
+        for s in range(0, piece, w):
             logits, state = logits_of(X[:, s : s + w], state)
             y = Y[:, s : s + w].reshape(-1)
             total += nn.functional.cross_entropy(logits.reshape(-1, V), y, reduction="sum").item()
-    return total / (n * L) / math.log(2), step, elapsed
+    return total / (n * piece) / math.log(2), step, elapsed
+
+
+def _load_rnn_core_init(torch, layer, head, config, V):
+    """rnn_core's initial weights, every layer's, into PyTorch's cell and read-out (its second bias at zero)."""
+    module = rnn_core.CELLS[config.cell]
+    start = module.init_params(
+        V,
+        config.hidden_size,
+        seed=config.seed,
+        dtype=np.float32,
+        recurrent_scale=config.recurrent_scale,
+        num_layers=config.num_layers,
+    )
+    with torch.no_grad():
+        for k in range(config.num_layers):
+            suffix = "" if k == 0 else f"_{k}"
+            for ours, theirs in zip(module.LAYER_NAMES, ("weight_ih", "weight_hh", "bias_ih")):
+                getattr(layer, f"{theirs}_l{k}").copy_(torch.from_numpy(start[ours + suffix]))
+            getattr(layer, f"bias_hh_l{k}").zero_()
+        head.weight.copy_(torch.from_numpy(start["W_yh"]))
+        head.bias.copy_(torch.from_numpy(start["b_o"]))
 
 
 def main(argv=None):
@@ -183,7 +211,27 @@ def main(argv=None):
     parser.add_argument("--batch-size", type=int, default=32, help="B (default: 32)")
     parser.add_argument("--seq-length", type=int, default=32, help="T (default: 32)")
     parser.add_argument("--text", help="text file (default: as rnn_core.load_text finds it)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    parser.add_argument(
+        "--layers",
+        type=int,
+        nargs="+",
+        default=[1],
+        help="depths to race: 1 for one layer, 2 for a stack of two, ... (default: 1)",
+    )
+    parser.add_argument(
+        "--dropout",
+        type=float,
+        nargs="+",
+        default=[0.0],
+        help="dropout for each depth of --layers, in order (one value: for every depth; default: 0)",
+    )
+    parser.add_argument(
+        "--seeds",
+        type=int,
+        nargs="+",
+        default=[0],
+        help="random seeds: the sweep runs at the first, each engine's best rate again at the others (default: 0)",
+    )
     parser.add_argument("--no-torch", action="store_true", help="race rnn_core alone, even if torch is importable")
     parser.add_argument(
         "--torch-init",
@@ -195,6 +243,9 @@ def main(argv=None):
         "--threads", type=int, help="threads for PyTorch and numpy's BLAS alike (default: each its own)"
     )
     args = parser.parse_args(argv)
+    if len(args.dropout) not in (1, len(args.layers)):
+        parser.error(f"--dropout takes one value, or one per depth of --layers ({len(args.layers)})")
+    dropouts = args.dropout * len(args.layers) if len(args.dropout) == 1 else args.dropout
 
     text = rnn_core.load_text(args.text)
     vocab = rnn_core.Vocabulary.from_text(text)
@@ -217,28 +268,32 @@ def main(argv=None):
     limit = _limit_threads(torch, args.threads)
     engines = ["rnn_core"] + (["torch"] if torch is not None else [])
 
-    def run(engine, cell, lr, seconds):
-        config = rnn_core.TrainConfig(**{**race_config(cell, lr, args).to_dict(), "max_seconds": seconds})
+    def run(engine, race, lr, seconds, seed):
+        cell, L, p = race
+        config = race_config(cell, lr, args, num_layers=L, dropout=p, seed=seed)
+        config = rnn_core.TrainConfig(**{**config.to_dict(), "max_seconds": seconds})
         with limit():
             if engine == "rnn_core":
-                return run_rnn_core(text, config)
-            return run_torch(torch, config, train_ids, val_ids, V, args.torch_init)
+                result = run_rnn_core(text, config)
+            else:
+                result = run_torch(torch, config, train_ids, val_ids, V, args.torch_init)
+        print(
+            f"{engine:8s} {_label(race):16s} lr {lr:g} seed {seed}: val_bpc {result[0]:.4f}, {result[1]:,} steps "
+            f"in {result[2]:.1f} s",
+            flush=True,
+        )
+        return result
 
     rows = []
     for cell in args.cells:
-        for engine in engines:
-            sweep_seconds = args.sweep_seconds or args.seconds
-            sweep = {}
-            for lr in args.rates:
-                sweep[lr] = run(engine, cell, lr, sweep_seconds)
-                print(
-                    f"{engine:8s} {cell:4s} lr {lr:g}: val_bpc {sweep[lr][0]:.4f}, {sweep[lr][1]:,} steps in "
-                    f"{sweep[lr][2]:.1f} s",
-                    flush=True,
-                )
-            best = min(sweep, key=lambda lr: sweep[lr][0])
-            final = sweep[best] if args.sweep_seconds is None else run(engine, cell, best, args.seconds)
-            rows.append((cell, engine, best, final, sweep))
+        for race in ((cell, L, p) for L, p in zip(args.layers, dropouts)):
+            for engine in engines:
+                first, *more = args.seeds
+                sweep = {lr: run(engine, race, lr, args.sweep_seconds or args.seconds, first) for lr in args.rates}
+                best = min(sweep, key=lambda lr: sweep[lr][0])
+                finals = [sweep[best] if args.sweep_seconds is None else run(engine, race, best, args.seconds, first)]
+                finals += [run(engine, race, best, args.seconds, seed) for seed in more]
+                rows.append((race, engine, best, finals, sweep))
 
     print()
     print(_table(rows, args, torch))
@@ -265,32 +320,46 @@ def _limit_threads(torch, threads):
     return lambda: controller.limit(limits=threads, user_api="blas")
 
 
+def _label(race):
+    """'lstm', or 'lstm L=2 p=0.2' for a stack (and dropout)."""
+    cell, L, p = race
+    return cell + ("" if L == 1 else f" L={L}") + ("" if p == 0 else f" p={p:g}")
+
+
 def _table(rows, args, torch):
     """The race as a Markdown table, and what it holds equal."""
     name = {"rnn_core": "`rnn_core`", "torch": "PyTorch"}
+    seeds = ", ".join(map(str, args.seeds))
     lines = [
         f"Validation bits per character after {args.seconds:g} s (H = {args.hidden_size}, B = {args.batch_size}, "
-        f"T = {args.seq_length}; lower is better)",
+        f"T = {args.seq_length}; lower is better; seeds {seeds}: the mean, and each)",
         "",
-        "| cell | engine | best peak rate | val bpc | steps | steps/s | the sweep: val bpc at each rate |",
-        "|---|---|---:|---:|---:|---:|---|",
+        "| cell | layers | dropout | engine | best peak rate | val bpc | each seed | steps | steps/s "
+        "| the sweep: val bpc at each rate |",
+        "|---|---:|---:|---|---:|---:|---|---:|---:|---|",
     ]
-    for cell, engine, best, (bpc, steps, seconds), sweep in rows:
+    for (cell, L, p), engine, best, finals, sweep in rows:
         label = f"`{cell}`" if engine == "rnn_core" else f"`nn.{TORCH_LAYERS[cell]}`"
         swept = ", ".join(f"{lr:g}: {result[0]:.3f}" for lr, result in sweep.items())
-        rate = steps / seconds
-        lines.append(f"| {label} | {name[engine]} | {best:g} | {bpc:.4f} | {steps:,} | {rate:.1f} | {swept} |")
-    best = min(rows, key=lambda row: row[3][0])
+        bpc, each = np.mean([f[0] for f in finals]), ", ".join(f"{f[0]:.4f}" for f in finals)
+        steps, seconds = finals[0][1], finals[0][2]
+        lines.append(
+            f"| {label} | {L} | {p:g} | {name[engine]} | {best:g} | {bpc:.4f} | {each} | {steps:,} | "
+            f"{steps / seconds:.1f} | {swept} |"
+        )
+    best = min(rows, key=lambda row: np.mean([f[0] for f in row[3]]))
     lines += [
         "",
-        f"Best: {name[best[1]]} {best[0]} at {best[3][0]:.4f}.",
+        f"Best: {name[best[1]]} {_label(best[0])} at {np.mean([f[0] for f in best[3]]):.4f}.",
         "Held equal: the wall budget per run (runs take turns), the text and split, B streams in windows of T with the "
-        "state carried, H, Adam on the mean loss with global-norm clipping at 5 in float32, the peak rate decaying "
+        "state carried, H and the number of layers, dropout between the layers and before the read-out, Adam on the "
+        "mean loss with global-norm clipping at 5 in float32, the peak rate decaying "
         "linearly to 2% over the wall budget, each engine's best peak rate from the same sweep"
         + (f" at {args.sweep_seconds:g} s" if args.sweep_seconds else "")
-        + ", and the validation figure (rnn_core.bits_per_char's definition).",
+        + f" (at seed {args.seeds[0]}), the seeds, and the validation figure (rnn_core.bits_per_char's definition).",
         f"Differs: the initial weights ({'rnn_core' if args.torch_init == 'rnn_core' else 'each engine'}'s "
-        f"initialisation), PyTorch's second bias (b_hh), each engine's kernels; threads: "
+        f"initialisation), each engine's own dropout masks, PyTorch's second bias (b_hh), each engine's kernels; "
+        "threads: "
         + (f"{args.threads} for both." if args.threads else "each engine's default.")
         + (f" PyTorch {torch.__version__}, {torch.get_num_threads()} threads." if torch is not None else ""),
     ]

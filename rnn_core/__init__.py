@@ -2,8 +2,9 @@
 (``rnn_core.gru``), in plain numpy.
 
 The package behind the rnn-from-scratch notebooks: each notebook derives a piece
-of it and the next one imports it. Conventions and shapes: see ``rnn_core.rnn``; the
-cells' shared interface, and the registry of cells by name: ``rnn_core.cells``.
+of it and the next one imports it. Conventions and shapes, stacked layers and dropout:
+see ``rnn_core.rnn``; the cells' shared interface, and the registry of cells by name:
+``rnn_core.cells``.
 The vanilla RNN's functions are also here at the top level (``rnn_core.forward`` is
 ``rnn_core.rnn.forward``), as notebooks 03-07 use them. The exercises the reader writes
 are checked by ``rnn_core.practice``, which is imported when first used (``from rnn_core import
@@ -13,10 +14,19 @@ practice``, or ``rnn_core.practice``), not by ``import rnn_core``.
 import importlib
 
 from . import gru, lstm
-from .cells import CELLS
+from .cells import CELLS, dropout_masks, num_layers
 from .checkpoint import Checkpoint, CheckpointError, load_checkpoint, save_checkpoint
 from .data import StreamBatcher, load_text, split_train_val, strip_gutenberg
-from .functions import cross_entropy, cross_entropy_grad, log_softmax, logsumexp, one_hot, softmax, softmax_jacobian
+from .functions import (
+    cross_entropy,
+    cross_entropy_grad,
+    log_softmax,
+    logsumexp,
+    one_hot,
+    sigmoid,
+    softmax,
+    softmax_jacobian,
+)
 from .generate import BPC_WINDOW, bits_per_char, next_char_probs, perplexity, sample
 from .gradcheck import GRADCHECK_TOL, check_gradients, numerical_gradient, rel_error
 from .optim import (
@@ -42,12 +52,13 @@ from .rnn import (
     init_params,
     loss_and_grads,
     output_logits,
+    param_names,
     param_shapes,
     sequence_loss,
     step_backward,
     step_forward,
 )
-from .trainer import History, TrainConfig, TrainResult, TrainState, learning_rate_at, train
+from .trainer import History, TrainConfig, TrainResult, TrainState, best_checkpoint_path, learning_rate_at, train
 from .vocab import Vocabulary
 
 __version__ = "0.1.0"

@@ -1,34 +1,62 @@
 """What the three cells (rnn, lstm, gru) share: written once, used by each cell's module.
 
-- the parameters: the dtype check, random orthogonal blocks, counting, and ``check_params``;
-- a window of inputs and its starting state, checked and turned time-major (``check_window``);
+- the parameters: the dtype check, random orthogonal blocks, counting, the names of a stack of
+  layers (layer 0's arrays keep their names; layer k >= 1 has the same names with the suffix
+  ``_k``), and ``check_cell_params``;
+- a window of inputs, its starting state and its dropout masks, checked and turned time-major
+  (``check_window``), and the results turned back (``as_state``, ``forward_output``, ``results``);
+- the input of a layer: character indices (one-hot, layer 0) or the layer below's h_t
+  (``input_term``; ``input_weight_grad``, the one place dW_x = sum_t da_t x_t^T is written);
 - the output layer every cell ends in, logits = W_yh h + b_o, with its loss and backward pass;
-- for the fast paths (``_fast_lstm``, ``_fast_gru``): arrays reused from one call to the next.
+- the stack, as the reference loops run it: layer by layer, each a loop over the cell's step
+  functions, with dropout on the connections that do not recur (``stack_forward``,
+  ``stack_loss_and_grads``, ``advance``).
+
+Shapes inside (time-major, as the loops read them): X, Y (T, B); a state (L, B, H) per name of
+the cell's STATE_NAMES ("h", or "h" and "c"); dropout masks (L, T, B, H), mask k multiplying
+layer k's h_t where it leaves the layer (into layer k+1, or into the output layer for the top).
 
 Private: the cells' modules import it; everyone else uses the cells' public functions.
 """
 
 from __future__ import annotations
 
-import threading
+from collections.abc import Mapping
+from typing import NamedTuple
 
 import numpy as np
 
-from ._validation import check_param_arrays, check_shapes, check_state, prepare_sequences
-from .functions import cross_entropy_and_grad
+from ._validation import check_number, check_param_arrays, check_shapes, check_state, prepare_sequences
+from .functions import cross_entropy_and_grad, softmax
 
 __all__ = [
     "INPUT_SCALE",
     "check_dtype",
     "random_orthogonal",
     "count",
+    "layer_name",
+    "count_layers",
+    "stack_names",
+    "stack_shapes",
+    "layer_params",
+    "draw_layer",
+    "add_layers",
     "check_cell_params",
+    "Window",
     "check_window",
+    "mask_shape",
+    "draw_masks",
     "as_state",
+    "results",
+    "input_term",
+    "input_weight_grad",
     "output_logits",
     "output_loss",
     "output_backward",
-    "Workspace",
+    "stack_forward",
+    "stack_loss_and_grads",
+    "forward_output",
+    "advance",
 ]
 
 
@@ -62,15 +90,86 @@ def count(shapes):
     return sum(int(np.prod(s)) for s in shapes.values())
 
 
-def check_cell_params(params, names, param_shapes, made_by, gates=None):
-    """Check a cell's parameter dict: keys ``names``, one float dtype, finite values, shapes that agree.
+def layer_name(name, layer):
+    """The name of one layer's array: layer 0 keeps ``name``; layer k >= 1 is ``name_k`` (W_x_1, ...)."""
+    return name if layer == 0 else f"{name}_{layer}"
 
-    The first name is the input weights, (k H, V) for a cell with k gates (``gates``, their
-    names in order; None for one block, H rows): they give H and V, and ``param_shapes(V, H)``
-    every other shape. made_by names the function that builds such a dict (for the messages).
-    Returns the dict unchanged; raises TypeError or ValueError naming the problem.
+
+def count_layers(params, layer_names):
+    """L, the number of layers of ``params``: 1, and one more for each k = 1, 2, ... while params
+    holds any of layer k's names (a layer with some of its arrays missing is for the check to name)."""
+    L = 1
+    if isinstance(params, Mapping):
+        while any(layer_name(name, L) in params for name in layer_names):
+            L += 1
+    return L
+
+
+def stack_names(names, layer_names, num_layers):
+    """Every array's name in a stack of ``num_layers`` layers: ``names`` (layer 0's and the output
+    layer's, in their order), then each further layer's ``layer_names`` with its suffix."""
+    return tuple(names) + tuple(layer_name(n, k) for k in range(1, num_layers) for n in layer_names)
+
+
+def stack_shapes(names, layer_names, blocks, vocab_size, hidden_size, num_layers):
+    """{name: shape} for every array of a stack of ``num_layers`` layers, in ``stack_names``' order.
+
+    names: layer 0's and the output layer's; layer_names: one layer's (input weights, recurrent
+    weights, bias), each with ``blocks`` * H rows (one block per gate; 1 for the vanilla cell).
+    Layer 0's input weights read a one-hot V-vector, a layer k >= 1's the layer below's h_t:
+    (blocks * H, V) and (blocks * H, H); the output layer is W_yh (V, H), b_o (V,).
     """
-    check_param_arrays(params, names, made_by)
+    V, H, G = vocab_size, hidden_size, blocks * hidden_size
+    W_x, W_h, b = layer_names
+    shapes = {W_x: (G, V), W_h: (G, H), b: (G,), "W_yh": (V, H), "b_o": (V,)}
+    for k in range(1, num_layers):
+        shapes.update({layer_name(W_x, k): (G, H), layer_name(W_h, k): (G, H), layer_name(b, k): (G,)})
+    return {name: shapes[name] for name in stack_names(names, layer_names, num_layers)}
+
+
+def layer_params(params, layer_names, layer):
+    """Layer ``layer``'s arrays under layer 0's names, as the step functions read them."""
+    if layer == 0:
+        return params
+    return {name: params[layer_name(name, layer)] for name in layer_names}
+
+
+def draw_layer(rng, blocks, n_in, hidden_size, input_scale, recurrent_scale):
+    """A layer's random weights, drawn with ``rng``: the input weights (blocks * H, n_in), from
+    N(0, input_scale^2), then the recurrent weights (blocks * H, H), one random orthogonal H x H
+    block per gate (``blocks`` of them) times ``recurrent_scale``."""
+    H = hidden_size
+    W_in = rng.standard_normal((blocks * H, n_in)) * input_scale
+    W_rec = np.concatenate([random_orthogonal(rng, H) for _ in range(blocks)]) * recurrent_scale
+    return W_in, W_rec
+
+
+def add_layers(params, rng, layer_names, blocks, hidden_size, num_layers, recurrent_scale, bias):
+    """Add layers 1 .. num_layers - 1 to ``params`` (layer 0 and the output layer drawn already, so
+    that one layer draws the same numbers whatever the depth); returns params.
+
+    Each layer: input weights from N(0, 1/H), so that each pre-activation starts with about the
+    mean square of the layer below's h_t (below 1); recurrent weights as layer 0's; ``bias``,
+    layer 0's initial bias.
+    """
+    H = hidden_size
+    for k in range(1, num_layers):
+        W_in, W_rec = draw_layer(rng, blocks, H, H, 1.0 / np.sqrt(H), recurrent_scale)
+        params.update(zip((layer_name(n, k) for n in layer_names), (W_in, W_rec, bias.copy())))
+    return params
+
+
+def check_cell_params(params, names, layer_names, param_shapes, made_by, gates=None):
+    """Check a cell's parameter dict: every layer's names, one float dtype, finite values, shapes that agree.
+
+    ``names``: layer 0's and the output layer's names, the first the input weights, (k H, V) for a
+    cell with k gates (``gates``, their names in order; None for one block, H rows): they give H
+    and V, and ``param_shapes(V, H, num_layers)`` every other shape; the number of layers comes
+    from the names present (``count_layers``). made_by names the function that builds such a dict
+    (for the messages). Returns the dict unchanged; raises TypeError or ValueError naming the problem.
+    """
+    L = count_layers(params, layer_names)
+    check_param_arrays(params, stack_names(names, layer_names, L), made_by)
     W = params[names[0]]
     k = 1 if gates is None else len(gates)
     if W.ndim != 2 or W.shape[0] == 0 or W.shape[0] % k != 0:
@@ -78,23 +177,34 @@ def check_cell_params(params, names, param_shapes, made_by, gates=None):
         stacked = "" if k == 1 else f", the rows of the gates {', '.join(gates)} stacked"
         raise ValueError(f"{names[0]} must have shape ({rows}, V){stacked}, got {W.shape}")
     H, V = W.shape[0] // k, W.shape[1]
-    check_shapes(params, param_shapes(V, H), f"{names[0]} {W.shape} implies H={H}, V={V}")
+    layers = "" if L == 1 else f", {L} layers"
+    check_shapes(params, param_shapes(V, H, num_layers=L), f"{names[0]} {W.shape} implies H={H}, V={V}{layers}")
     return params
 
 
-# -- a window of inputs and its starting state ---------------------------------------------------
+# -- a window of inputs, its starting state and its dropout masks ----------------------------------
 
 
-def check_window(params, inputs, targets, state0, state_names):
-    """Check a window and its starting state against checked ``params``; turn them time-major.
+class Window(NamedTuple):
+    """A checked window, time-major: what the loops over time read."""
 
-    inputs, targets: (T,) or (B, T) character indices (targets may be None); state0: None
-    (zeros) or the cell's state, one array per name of ``state_names`` ("h", or "h" and "c"),
-    each (H,) for one sequence or (B, H) for a batch.
-    Returns (X, Y, states, single): X, Y (T, B); states, a list of (B, H) arrays in the
-    parameters' dtype (new arrays); single, True when inputs was (T,).
+    X: np.ndarray  # (T, B) character indices
+    Y: np.ndarray | None  # (T, B) targets, or None
+    states0: list  # the starting state: one (L, B, H) array per name of the cell's STATE_NAMES
+    masks: np.ndarray | None  # dropout masks (L, T, B, H), or None: no dropout
+    single: bool  # True when the inputs were one sequence, (T,)
+
+
+def check_window(params, inputs, targets, state0, state_names, layer_names, dropout=0.0, seed=None, masks=None):
+    """Check a window, its starting state and its dropout against checked ``params``; returns a ``Window``.
+
+    inputs, targets: (T,) or (B, T) character indices (targets may be None); state0: None (zeros)
+    or the cell's state, one array per name of ``state_names`` ("h", or "h" and "c"), each (H,)
+    for one sequence or (B, H) for a batch, with a layer axis in front for L > 1 layers. Dropout:
+    ``dropout`` p with ``seed``, or given ``masks`` (see ``draw_masks``); neither: none.
     """
     V, H = params["W_yh"].shape
+    L = count_layers(params, layer_names)
     X, Y, single = prepare_sequences(inputs, targets, V)
     if len(state_names) == 1:
         parts = (state0,)
@@ -106,16 +216,103 @@ def check_window(params, inputs, targets, state0, state_names):
         shape = f" of shape {state0.shape}" if isinstance(state0, np.ndarray) else ""
         pair = ", ".join(f"{name}0" for name in state_names)
         raise TypeError(f"state0 must be None or a pair ({pair}) of arrays, got {type(state0).__name__}{shape}")
-    dtype, B = params["W_yh"].dtype, X.shape[1]
-    states = [check_state(s, f"{name}0", H, B, single, dtype) for s, name in zip(parts, state_names)]
-    return X, Y, states, single
+    dtype, (T, B) = params["W_yh"].dtype, X.shape
+    states0 = [check_state(s, f"{name}0", H, B, single, dtype, L) for s, name in zip(parts, state_names)]
+    p = check_number(dropout, "dropout", 0, 1, include_low=True, include_high=False)
+    shape = mask_shape(L, H, T, B, single)
+    if masks is not None:  # as the loops read them: (L, T, B, H), a view
+        if p != 0:
+            raise TypeError("give dropout (with seed) or masks, not both")
+        masks = _check_masks(masks, shape, L).astype(dtype, copy=False).reshape(L, B, T, H).transpose(0, 2, 1, 3)
+    elif p > 0:
+        masks = draw_masks(p, (L, T, B, H), seed, dtype)
+    return Window(X, Y, states0, masks, single)
+
+
+def mask_shape(num_layers, hidden_size, T, B, single):
+    """The shape of a window's dropout masks, as callers see them: forward's h, (T, H) for one
+    sequence or (B, T, H) for a batch, with a layer axis in front for L > 1 layers."""
+    shape = (T, hidden_size) if single else (B, T, hidden_size)
+    return shape if num_layers == 1 else (num_layers, *shape)
+
+
+def draw_masks(p, shape, seed, dtype=np.float64):
+    """Inverted dropout masks of ``shape``, time-major (L, T, B, H): each entry 0 with probability
+    p, else 1 / (1 - p).
+
+    Multiplying by them drops each unit with probability p and scales up the rest, so that the
+    expected value of what passes is unchanged: at test time nothing is dropped and nothing
+    rescaled. seed: an int, or a np.random.Generator (which moves on); needed, so that the masks
+    are drawn again the same way.
+    """
+    if seed is None:
+        raise TypeError(
+            f"dropout={p} needs seed=, an int or a np.random.Generator, to draw its masks "
+            "(in a training loop, a different one each step: a Generator does that)"
+        )
+    keep = np.random.default_rng(seed).random(shape, dtype=np.float32) >= p  # float32 draws: half the work
+    return keep.astype(dtype) * (1.0 / (1.0 - p))
+
+
+def _check_masks(masks, shape, num_layers):
+    masks = np.asarray(masks)
+    if masks.shape != shape:
+        layers = "" if num_layers == 1 else f" ({num_layers} layers first)"
+        raise ValueError(f"masks must have the shape of forward's h, {shape}{layers}, got {masks.shape}")
+    if masks.dtype.kind not in "fiub" or not np.isfinite(masks).all():
+        raise ValueError("masks must hold finite numbers, e.g. 0 and 1 / (1 - p) as dropout_masks draws them")
+    return masks
 
 
 def as_state(arrays, single):
-    """The cell's state from its arrays, each (B, H): one array, or a tuple of them; (H,) each
-    for one sequence."""
-    arrays = [a[0] if single else a for a in arrays]
-    return arrays[0] if len(arrays) == 1 else tuple(arrays)
+    """The cell's state from its arrays, each (L, B, H): one array, or a tuple of them; each
+    without the layer axis for one layer, and without the batch axis for one sequence."""
+    out = []
+    for a in arrays:
+        a = a[0] if a.shape[0] == 1 else a
+        out.append(a[..., 0, :] if single else a)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def results(window, out, param_names, return_dstate0):
+    """``loss_and_grads``' return value from ``out`` = (loss, grads, last, dstate0) (last and dstate0,
+    one (L, B, H) array per state name): (loss, grads, state) or, with return_dstate0, (loss, grads,
+    state, dstate0); grads in the order of ``param_names(L)``."""
+    loss, grads, last, dstate0 = out
+    grads = {k: grads[k] for k in param_names(len(last[0]))}
+    state = as_state(last, window.single)
+    return (loss, grads, state, as_state(dstate0, window.single)) if return_dstate0 else (loss, grads, state)
+
+
+# -- the input of a layer: one-hot characters (layer 0), or the layer below's h_t ------------------
+
+
+def _is_index(x):
+    """Whether the input x_t is character indices (an int, or ints) rather than a vector of numbers."""
+    return (x if isinstance(x, np.ndarray) else np.asarray(x)).dtype.kind in "iu"
+
+
+def input_term(W_x, x_t):
+    """W_x x_t as rows, (B, rows of W_x) or (rows,).
+
+    x_t: a character index (an int, or B of them), one-hot, so that W_x x_t is column x_t of
+    W_x; or, in a layer above the first, the layer below's h_t, (H,) or (B, H).
+    """
+    return W_x.T[x_t] if _is_index(x_t) else x_t @ W_x.T
+
+
+def input_weight_grad(da, x, n_in):
+    """dW_x = sum_n da_n x_n^T, (G, n_in): the input weights' gradient from the deltas da (G, N),
+    one column per character, and their inputs x.
+
+    x: N character indices, (N,), one-hot: column x_n of dW_x receives da_n; or N vectors
+    (N, n_in), the layer below's h. One product with the one-hot rows: measured faster than
+    np.add.at (benchmarks/README.md).
+    """
+    x = np.asarray(x)
+    if x.dtype.kind in "iu":
+        x = np.take(np.eye(n_in, dtype=da.dtype), x.reshape(-1), axis=0)  # one-hot rows, (N, V)
+    return da @ x.reshape(-1, n_in)  # (G, N) @ (N, n_in) -> (G, n_in)
 
 
 # -- the output layer: logits = W_yh h + b_o, the same in every cell ------------------------------
@@ -135,31 +332,131 @@ def output_loss(params, h_flat, y_flat, grad=True):
     return cross_entropy_and_grad(output_logits(params, h_flat), y_flat, grad)  # o: (N, H) @ (H, V) -> (N, V)
 
 
-def output_backward(params, h_flat, do):
+def output_backward(params, h_flat, do, steps=None):
     """Back through the output layer for all N = T * B steps at once.
 
     h_flat (N, H): the hidden states; do (N, V): dL/do. Returns (dW_yh, db_o, dh) where
-    dW_yh = sum_t do_t h_t^T (V, H), db_o = sum_t do_t (V,), and dh = W_yh^T do_t as rows (N, H),
-    what reaches each h_t from its logits.
+    dW_yh = sum_t do_t h_t^T (V, H), db_o = sum_t do_t (V,), and dh = W_yh^T do_t, what reaches
+    each h_t from its logits: rows (N, H), or with ``steps`` = T, one column per sequence,
+    (T, H, B), as the gated cells' fast paths hold their states.
     """
     dW_yh = do.T @ h_flat  # (V, N) @ (N, H) -> (V, H)
-    return dW_yh, do.sum(axis=0), do @ params["W_yh"]  # (N, V) @ (V, H) -> (N, H)
+    db_o = do.sum(axis=0)
+    if steps is None:
+        return dW_yh, db_o, do @ params["W_yh"]  # (N, V) @ (V, H) -> (N, H)
+    V, B = do.shape[1], do.shape[0] // steps
+    return dW_yh, db_o, np.matmul(params["W_yh"].T, do.reshape(steps, B, V).transpose(0, 2, 1))  # (H, V) @ (V, B)
 
 
-# -- the fast paths' reused arrays -----------------------------------------------------------------
+# -- the stack, as the reference loops run it: layer by layer, a loop over the step functions ------
 
 
-class Workspace(threading.local):
-    """Arrays a fast path reuses from one call to the next: one set per thread, for the last key only.
+class Layer(NamedTuple):
+    """One layer's record of a window: its input, its states, each step's cache, its last state."""
 
-    Training calls loss_and_grads with the same shapes thousands of times. Fresh arrays each
-    time (megabytes at H=256, B=T=32) can come back from the allocator as untouched pages, and
-    first touches are slow. ``get(key, make)`` returns the arrays ``make()`` built for the same
-    ``key`` (the shapes and dtype) the last time, or builds them anew. Threads never share them;
-    a caller must rewrite them in full and never hand out views of them.
+    x: np.ndarray  # (T, B) character indices (layer 0) or (T, B, H) vectors (the layer below's h_t)
+    hs: np.ndarray  # h_0 .. h_T, (T+1, B, H)
+    caches: list | None  # what each step's backward pass needs (None when not kept)
+    last: tuple  # the state after the last step, one (B, H) array per state name
+
+
+def stack_forward(step, layer_names, params, window, keep_caches=True):
+    """Every layer's loop over time, bottom to top: returns (the layers' ``Layer`` records, top),
+    top (T, B, H) being the top layer's h_1..h_T as the output layer reads them (after dropout).
+
+    step(params, x_t, state) -> (state_t, cache): one step of the cell, its state a tuple of
+    (B, H) arrays (h, or h and c). Layer k reads layer k-1's h_t times its dropout mask.
+    keep_caches: False when no backward step will read them (each step's arrays are then
+    freed as the loop goes on, and their memory reused: measurably faster).
     """
+    layers, x = [], window.X
+    for k in range(window.states0[0].shape[0]):
+        lp = layer_params(params, layer_names, k)
+        state = tuple(s[k] for s in window.states0)
+        hs = np.empty((len(x) + 1,) + state[0].shape, state[0].dtype)  # h_0..h_T
+        hs[0] = state[0]
+        caches = [] if keep_caches else None
+        for t in range(len(x)):  # the recurrence: layer k's loop over time
+            state, cache = step(lp, x[t], state)
+            hs[t + 1] = state[0]
+            if keep_caches:
+                caches.append(cache)
+        layers.append(Layer(x, hs, caches, state))
+        x = hs[1:] if window.masks is None else hs[1:] * window.masks[k]  # dropout, going up
+    return layers, x
 
-    def get(self, key, make):
-        if getattr(self, "key", None) != key:
-            self.key, self.arrays = key, make()
-        return self.arrays
+
+def stack_loss_and_grads(step, back_step, layer_names, params, window):
+    """Loss, gradients, the last state and the starting state's gradient, as the notebooks derive them.
+
+    ``stack_forward``; the output layer for every step at once; then each layer from the top
+    down, a loop over ``back_step`` from t = T down to 1, each step's gradients added up. What
+    reaches layer k's h_t from above is the output layer's W_yh^T do_t for the top layer, and
+    W_x^T da_t of the layer above (the input's gradient, dx_t) for the others, each times the
+    dropout mask it went through. back_step(params, dstate, cache, return_dx) ->
+    (dstate_prev, grads, dx_t or None), dstate a tuple like the state (dh_t, or dh_t and dc_t).
+
+    Returns (loss, grads, last, dstate0): last and dstate0, one (L, B, H) array per state name.
+    """
+    layers, top = stack_forward(step, layer_names, params, window)
+    T, B, H = top.shape
+    loss, do = output_loss(params, top.reshape(T * B, H), window.Y.reshape(-1))  # dL/do_t = yhat_t - onehot(y_t)
+    dW_yh, db_o, dh = output_backward(params, top.reshape(T * B, H), do)
+    dh = dh.reshape(T, B, H)  # W_yh^T do_t: what reaches the top layer's h_t from its logits
+    grads, dstate0, n = {"W_yh": dW_yh, "b_o": db_o}, [], len(window.states0)
+    for k in range(len(layers) - 1, -1, -1):
+        if window.masks is not None:
+            dh = dh * window.masks[k]  # back through the dropout mask
+        lp = layer_params(params, layer_names, k)
+        layer_grads = {name: np.zeros_like(lp[name]) for name in layer_names}
+        dstate = tuple(np.zeros_like(dh[0]) for _ in range(n))  # what reaches h_t (and c_t) from step t+1
+        dx = [None] * T
+        for t in range(T - 1, -1, -1):
+            dstate, step_grads, dx[t] = back_step(lp, (dh[t] + dstate[0], *dstate[1:]), layers[k].caches[t], k > 0)
+            for name, g in step_grads.items():
+                layer_grads[name] += g
+        grads.update((layer_name(name, k), g) for name, g in layer_grads.items())
+        dstate0.append(dstate)
+        dh = np.stack(dx) if k > 0 else None  # what reaches layer k-1's h_t (through its mask)
+    last = [np.stack([layer.last[i] for layer in layers]) for i in range(n)]
+    return loss, grads, last, [np.stack([d[i] for d in dstate0[::-1]]) for i in range(n)]
+
+
+def forward_output(params, window, layers, top, cache_names, state_names):
+    """``forward``'s dict, from ``stack_forward``'s records: each name of ``cache_names`` (the
+    gates, and the LSTM's "c") from every step's cache, and "h", each (T, B, .) per layer with
+    the layers stacked in front for L > 1; the logits of ``top`` (T, B, H), the top layer's h_t
+    as the output layer reads them, and p = softmax(logits); the starting state, h0 (and c0).
+    Batch-first outside, (B, T, .), like the inputs; (T, .) for one sequence."""
+    T, B, H = top.shape
+    per_layer = {name: [np.stack([c[name] for c in layer.caches]) for layer in layers] for name in cache_names}
+    per_layer["h"] = [layer.hs[1:] for layer in layers]
+    out = {name: arrays[0] if len(arrays) == 1 else np.stack(arrays) for name, arrays in per_layer.items()}
+    out["logits"] = output_logits(params, top.reshape(T * B, H)).reshape(T, B, -1)
+    out["p"] = softmax(out["logits"])
+    out = {k: np.ascontiguousarray(np.swapaxes(v, -3, -2)) for k, v in out.items()}  # (.., T, B, .) -> (.., B, T, .)
+    if window.single:
+        out = {k: v[..., 0, :, :] for k, v in out.items()}
+    out.update((f"{name}0", as_state([s], window.single)) for name, s in zip(state_names, window.states0))
+    return out
+
+
+def advance(step, layer_names, params, x_t, state):
+    """Read one character x_t (the sampler's step): (the state after it, the top layer's h_t).
+
+    step: as for ``stack_forward``; state: the cell's, for one sequence (or a batch), h or (h, c),
+    each with a layer axis in front for L > 1 layers.
+    """
+    parts = state if isinstance(state, tuple) else (state,)
+    L = count_layers(params, layer_names)
+    if L == 1:
+        new, _ = step(params, x_t, parts)
+    else:
+        by_layer, x = [], x_t
+        for k in range(L):
+            layer_state, _ = step(layer_params(params, layer_names, k), x, tuple(p[k] for p in parts))
+            by_layer.append(layer_state)
+            x = layer_state[0]  # layer k's h_t is layer k+1's input
+        new = tuple(np.stack([s[i] for s in by_layer]) for i in range(len(parts)))
+    top = new[0] if L == 1 else new[0][-1]
+    return (new if len(new) > 1 else new[0]), top

@@ -1739,7 +1739,7 @@ EXERCISE_LIST = (
     Exercise(
         "loss_and_grads",
         "04-backpropagation-through-time.ipynb",
-        lambda params, inputs, targets, h0: RNN.loss_and_grads(params, inputs, targets, h0, return_dh0=True),
+        lambda params, inputs, targets, h0: RNN.loss_and_grads(params, inputs, targets, h0, return_dstate0=True),
         args=("params", "inputs", "targets", "h0"),
         outputs=("loss", "grads", "h_last"),
         by_key=("grads",),

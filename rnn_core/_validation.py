@@ -8,7 +8,7 @@ message that starts with the argument's name and says what is expected, e.g.
 
 The sequence checks (``prepare_sequences``, ``check_state``) are shared by every cell type: a
 window of character indices is (T,) for one sequence or (B, T) for a batch, and a recurrent
-state is (H,) or (B, H) to match.
+state is (H,) or (B, H) to match, with a layer axis in front for a stack of layers.
 """
 
 from __future__ import annotations
@@ -147,22 +147,24 @@ def prepare_sequences(inputs, targets, vocab_size):
     return time_major(X), (None if Y is None else time_major(Y)), single
 
 
-def check_state(state, name, hidden_size, batch_size, single, dtype):
-    """A starting state as a new (B, H) array of ``dtype``: zeros for None.
+def check_state(state, name, hidden_size, batch_size, single, dtype, num_layers=1):
+    """A starting state as a new (L, B, H) array of ``dtype``: zeros for None.
 
-    Given, it must have shape (H,) for one sequence (single) or (B, H) for a batch, hold floats,
-    and be finite; ``name`` (e.g. "h0") is what the messages call it.
+    Given, it must have shape (H,) for one sequence (single) or (B, H) for a batch, with a layer
+    axis in front for a stack of L = num_layers > 1 layers, (L, H) or (L, B, H); hold floats; and
+    be finite. ``name`` (e.g. "h0") is what the messages call it.
     """
-    H, B = hidden_size, batch_size
+    H, B, L = hidden_size, batch_size, num_layers
     if state is None:
-        return np.zeros((B, H), dtype=dtype)
+        return np.zeros((L, B, H), dtype=dtype)
     state = np.asarray(state)
-    want = (H,) if single else (B, H)
+    want = ((H,) if single else (B, H)) if L == 1 else ((L, H) if single else (L, B, H))
     if state.shape != want:
         kind = "one sequence" if single else f"a batch of B={B} sequences"
-        raise ValueError(f"{name} must have shape {want} for {kind} with H={H}, got {state.shape}")
+        layers = "" if L == 1 else f" and {L} layers"
+        raise ValueError(f"{name} must have shape {want} for {kind} with H={H}{layers}, got {state.shape}")
     if state.dtype.kind != "f":
         raise TypeError(f"{name} must be a float array, got dtype {state.dtype}")
     if not np.isfinite(state).all():
         raise ValueError(f"{name} contains NaN or infinity")
-    return np.array(state, dtype=dtype).reshape(B, H)
+    return np.array(state, dtype=dtype).reshape(L, B, H)

@@ -4,22 +4,42 @@
 - "lstm": the LSTM of ``rnn_core.lstm``; its state is the pair (h, c), each (H,) or (B, H).
 - "gru": the GRU of ``rnn_core.gru``; its state is h.
 
+Any cell stacks in L layers (``init_params(V, H, num_layers=L)``; ``rnn_core.rnn`` says how):
+each array of its state then has a layer axis in front, (L, H) or (L, B, H).
+
 Every cell's module has the same interface, so code that trains or uses a network (the
 trainer, sampling, bits per character, checkpoints, the command line, the gradient checker)
 looks the cell up here and never asks which one it is:
 
-- ``PARAM_NAMES``; ``param_shapes(V, H)``, ``count_params(V, H)``;
-  ``init_params(V, H, seed=0, dtype=np.float64, recurrent_scale=1.0)``; ``check_params(params)``;
+- ``PARAM_NAMES`` (one layer's network), ``LAYER_NAMES`` (the arrays of one layer: layer k >= 1
+  has them with the suffix ``_k``), ``param_names(L)``; ``param_shapes(V, H, L=1)``,
+  ``count_params(V, H, L=1)``; ``init_params(V, H, seed=0, dtype=np.float64,
+  recurrent_scale=1.0, num_layers=1)``; ``check_params(params)``;
 - ``STATE_NAMES``: the arrays of its state, ("h",) or ("h", "c");
-- ``forward(params, inputs, state0=None)``: a dict with at least "h", "logits" and "p";
-- ``loss_and_grads(params, inputs, targets, state0=None, return_dstate0=False)`` ->
-  (loss, grads, state), or (loss, grads, state, dstate0);
-- ``sequence_loss(params, inputs, targets, state0=None)`` -> (loss, state);
-- ``advance(params, x_t, state)`` -> (the state after the character x_t, h_t): one step, for sampling.
+- ``forward(params, inputs, state0=None, *, dropout=0.0, seed=None, masks=None)``: a dict with
+  at least "h", "logits" and "p";
+- ``loss_and_grads(params, inputs, targets, state0=None, return_dstate0=False, *, fast=True,
+  dropout=0.0, seed=None, masks=None)`` -> (loss, grads, state), or (loss, grads, state, dstate0)
+  (the vanilla cell takes ``bptt_truncate`` before ``return_dstate0``: pass that by name);
+- ``sequence_loss(params, inputs, targets, state0=None, *, dropout=0.0, seed=None, masks=None)``
+  -> (loss, state);
+- ``advance(params, x_t, state)`` -> (the state after the character x_t, the top layer's h_t):
+  one step, for sampling.
 
 All three end in the same output layer (``W_yh``, ``b_o``), so h_t gives the logits whatever
-the cell. Their step functions (``step_forward``, ``step_backward``) keep the form their
-notebook derives and differ from cell to cell: see each module.
+the cell. Their step functions keep the form their notebook derives, and so differ from cell
+to cell in what they take and return (tests/test_cells.py checks each signature):
+
+- rnn: ``step_forward(params, x_t, h_prev) -> h_t``, the vanilla cell's explicit equation (the
+  exception: no cache, since h_t and h_{t-1} are all its backward step needs), and
+  ``step_backward(params, dh_t, h_t, h_prev, x_t) -> (dh_prev, grads)``;
+- lstm: ``step_forward(params, x_t, h_prev, c_prev) -> (h_t, c_t, cache)`` and
+  ``step_backward(params, dh_t, dc_t, cache) -> (dh_prev, dc_prev, grads)``;
+- gru: ``step_forward(params, x_t, h_prev) -> (h_t, cache)`` and
+  ``step_backward(params, dh_t, cache) -> (dh_prev, grads)``.
+
+In a stack, x_t of a layer above the first is the layer below's h_t, and each step_backward
+takes ``return_dx=True`` to also return dx_t, what reaches that input.
 """
 
 from __future__ import annotations
@@ -29,8 +49,20 @@ from collections.abc import Mapping
 import numpy as np
 
 from . import gru, lstm, rnn
+from ._cell import count_layers, draw_masks, mask_shape
+from ._validation import check_number, prepare_sequences
 
-__all__ = ["CELLS", "cell_module", "cell_of", "check_cell_params", "zero_state", "state_arrays", "state_from_arrays"]
+__all__ = [
+    "CELLS",
+    "cell_module",
+    "cell_of",
+    "check_cell_params",
+    "num_layers",
+    "zero_state",
+    "state_arrays",
+    "state_from_arrays",
+    "dropout_masks",
+]
 
 CELLS = {"rnn": rnn, "lstm": lstm, "gru": gru}  # name -> the cell's module
 
@@ -70,11 +102,18 @@ def check_cell_params(params, cell=None):
     return cell
 
 
+def num_layers(params, cell=None):
+    """L, the number of layers of ``params`` (of the cell ``cell``; default: the one ``cell_of`` tells)."""
+    cell = cell_of(params) if cell is None else cell
+    return count_layers(params, cell_module(cell).LAYER_NAMES)
+
+
 def zero_state(params, cell, batch_shape=()):
-    """The zero starting state of ``cell`` for ``params``: h, or the pair (h, c), each batch_shape + (H,)."""
-    H, dtype = params["W_yh"].shape[1], params["W_yh"].dtype
-    zeros = {name: np.zeros(batch_shape + (H,), dtype) for name in cell_module(cell).STATE_NAMES}
-    return state_from_arrays(cell, zeros)
+    """The zero starting state of ``cell`` for ``params``: h, or the pair (h, c), each batch_shape + (H,),
+    with a layer axis in front for a stack of layers."""
+    H, dtype, L = params["W_yh"].shape[1], params["W_yh"].dtype, num_layers(params, cell)
+    shape = (() if L == 1 else (L,)) + tuple(batch_shape) + (H,)
+    return state_from_arrays(cell, {name: np.zeros(shape, dtype) for name in cell_module(cell).STATE_NAMES})
 
 
 def state_arrays(cell, state):
@@ -87,3 +126,23 @@ def state_from_arrays(cell, arrays):
     """The state of ``cell`` from a dict of its named arrays (``state_arrays``' inverse)."""
     parts = tuple(arrays[name] for name in cell_module(cell).STATE_NAMES)
     return parts[0] if len(parts) == 1 else parts
+
+
+def dropout_masks(params, inputs, p, seed):
+    """Dropout masks for a window of ``inputs`` ((T,) or (B, T) character indices), as ``loss_and_grads``,
+    ``sequence_loss`` and ``forward`` take them (``masks=``): drawn as they draw their own with
+    ``dropout=p, seed=seed``, so the same seed gives the same masks.
+
+    Shaped like ``forward``'s h: (T, H) or (B, T, H), with a layer axis in front for a stack; in
+    the parameters' dtype. Each entry is 0 with probability p (the unit is dropped), else
+    1 / (1 - p) (inverted dropout: what passes is scaled up so that its expected value is
+    unchanged, and nothing needs rescaling when nothing is dropped). Mask k multiplies layer k's
+    h_t where it leaves the layer: into layer k+1, or into the output layer for the top one.
+    seed: an int, or a np.random.Generator.
+    """
+    cell = check_cell_params(params)
+    (V, H), L = params["W_yh"].shape, num_layers(params, cell)
+    X, _, single = prepare_sequences(inputs, None, V)
+    (T, B), p = X.shape, check_number(p, "p", 0, 1, include_low=True, include_high=False)
+    masks = draw_masks(p, (L, T, B, H), seed, params["W_yh"].dtype)  # time-major, as the loops draw them
+    return np.ascontiguousarray(masks.transpose(0, 2, 1, 3)).reshape(mask_shape(L, H, T, B, single))

@@ -6,10 +6,12 @@ allow_pickle=False)`` opens; every entry is an array:
 =====================  ==========================================================
 ``W_xh, W_hh, W_yh,``  the parameters, under the names of the equations: the vanilla
 ``b_h, b_o``           RNN's, or the LSTM's or the GRU's ``W_x, W_h, b, W_yh, b_o``
-                       (``meta``'s ``cell`` says which; without it, the vanilla RNN's)
+                       (``meta``'s ``cell`` says which; without it, the vanilla RNN's);
+                       a stack of layers adds each further layer's (``W_xh_1``, ... or ``W_x_1``, ...)
 ``vocab``              the vocabulary's characters as Unicode code points (uint32, V)
-``h``                  the hidden state carried into the next window, (B, H)
-``c``                  the LSTM only: its cell state carried with h, (B, H)
+``h``                  the hidden state carried into the next window, (B, H), or (L, B, H)
+                       for a stack of L layers
+``c``                  the LSTM only: its cell state carried with h, shaped like h
 ``opt.<name>[.<key>]`` the optimizer state, e.g. ``opt.t``, ``opt.m.W_hh``, ``opt.v.W_hh``
                        (Adam), ``opt.G.W_hh`` (Adagrad), nothing for SGD
 ``history.<field>``    the training history (step, train_bpc, ..., val_bpc)
@@ -41,7 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from ._validation import check_checkpoint_path, check_int
-from .cells import cell_module, check_cell_params
+from .cells import cell_module, check_cell_params, num_layers
 from .config import current_names
 from .files import write_atomically
 from .vocab import Vocabulary
@@ -60,12 +62,13 @@ class CheckpointError(ValueError):
 class Checkpoint:
     """What a checkpoint file holds, as Python objects.
 
-    params: dict W_xh, W_hh, W_yh, b_h, b_o (the LSTM's and the GRU's: W_x, W_h, b, W_yh, b_o);
+    params: dict W_xh, W_hh, W_yh, b_h, b_o (the LSTM's and the GRU's: W_x, W_h, b, W_yh, b_o),
+    and a stack's further layers' arrays;
     cell: "rnn", "lstm" or "gru", the cell the parameters belong to; vocab: a Vocabulary;
     optimizer: "adam", "adagrad", "momentum", "sgd" or None; opt_state: the state dict that
     optimizer's update function takes (or None); step: optimizer steps done;
-    h: the carried hidden state (B, H) or None; c: the LSTM's carried cell
-    state (B, H) or None; rng_state: dict for
+    h: the carried hidden state (B, H) (a stack: (L, B, H)) or None; c: the LSTM's carried cell
+    state, shaped like h, or None; rng_state: dict for
     ``np.random.Generator.bit_generator.state`` or None; history: dict of
     arrays (may be empty); meta: the rest of the JSON metadata (config, data
     position, text fingerprint, elapsed seconds).
@@ -100,9 +103,14 @@ class Checkpoint:
     def hidden_size(self):
         return self.params["W_yh"].shape[1]
 
+    @property
+    def num_layers(self):
+        return num_layers(self.params, self.cell)
+
     def __repr__(self):
+        layers = "" if self.num_layers == 1 else f"L={self.num_layers}, "
         return (
-            f"Checkpoint(cell={self.cell}, step={self.step}, H={self.hidden_size}, V={self.vocab.size}, "
+            f"Checkpoint(cell={self.cell}, step={self.step}, H={self.hidden_size}, {layers}V={self.vocab.size}, "
             f"optimizer={self.optimizer})"
         )
 
@@ -152,9 +160,9 @@ def save_checkpoint(
     """Write a checkpoint to ``path`` atomically; returns the Path.
 
     params: dict W_xh, W_hh, W_yh, b_h, b_o, or an LSTM's or a GRU's W_x, W_h,
-    b, W_yh, b_o (checked; the file records which cell); vocab: Vocabulary of
-    size V; h: the carried hidden state; c: the LSTM's cell state, carried like
-    h. The keyword arguments are optional training state (see ``Checkpoint``);
+    b, W_yh, b_o, and a stack's further layers' arrays (checked; the file records which
+    cell); vocab: Vocabulary of size V; h: the carried hidden state; c: the LSTM's cell
+    state, carried like h. The keyword arguments are optional training state (see ``Checkpoint``);
     meta: extra JSON-serialisable metadata. The folder of
     ``path`` must exist.
     """
@@ -167,7 +175,7 @@ def save_checkpoint(
             f"vocabulary has {vocab.size} characters but the parameters expect V={params['W_yh'].shape[0]}"
         )
     check_checkpoint_path(path)
-    arrays = {k: params[k] for k in cell_module(cell).PARAM_NAMES}
+    arrays = {k: params[k] for k in cell_module(cell).param_names(num_layers(params, cell))}
     arrays["vocab"] = np.array([ord(c) for c in vocab.chars], dtype=np.uint32)
     if h is not None:
         arrays["h"] = np.asarray(h)
@@ -221,7 +229,7 @@ def load_checkpoint(path):
         optimizer=meta.get("optimizer"),
         opt_state=_read_opt_state(arrays, params, meta, bad),
         step=step,
-        **{name: _read_state(arrays, name, params, bad) for name in cell_module(cell).STATE_NAMES},
+        **{name: _read_state(arrays, name, params, cell, bad) for name in cell_module(cell).STATE_NAMES},
         cell=cell,
         rng_state=_read_json(arrays, "rng_state", bad),
         history={k[len("history.") :]: v for k, v in arrays.items() if k.startswith("history.")},
@@ -248,7 +256,7 @@ def _read_archive(path):
 
 def _read_model(arrays, cell, bad):
     """(params, vocab) of the cell ``cell`` from the archive's arrays, checked against each other."""
-    names = cell_module(cell).PARAM_NAMES
+    names = cell_module(cell).param_names(num_layers(arrays, cell))
     missing = [k for k in (*names, "vocab") if k not in arrays]
     if missing:
         raise bad(f"missing {', '.join(missing)} (is it an rnn_core checkpoint of an {cell}?)")
@@ -272,13 +280,19 @@ def _read_model(arrays, cell, bad):
     return params, vocab
 
 
-def _read_state(arrays, name, params, bad):
-    """The carried state ``name`` ("h", or the LSTM's "c"), (B, H), checked; None if the file has none."""
+def _read_state(arrays, name, params, cell, bad):
+    """The carried state ``name`` ("h", or the LSTM's "c"), (B, H) or a stack's (L, B, H), checked;
+    None if the file has none."""
     s = arrays.get(name)
-    H, dtype = params["W_yh"].shape[1], params["W_yh"].dtype
-    if s is not None and (s.ndim != 2 or s.shape[1] != H or s.dtype != dtype or not np.isfinite(s).all()):
+    if s is None:
+        return None
+    H, dtype, L = params["W_yh"].shape[1], params["W_yh"].dtype, num_layers(params, cell)
+    lead = () if L == 1 else (L,)
+    shape_ok = s.ndim == len(lead) + 2 and s.shape[: len(lead)] == lead and s.shape[-1] == H
+    if not shape_ok or s.dtype != dtype or not np.isfinite(s).all():
         what = "hidden state" if name == "h" else "cell state"
-        raise bad(f"{what} {name!r} has shape {s.shape}, dtype {s.dtype}; expected (B, {H}), {dtype}, finite")
+        want = "(" + ", ".join(map(str, (*lead, "B", H))) + ")"
+        raise bad(f"{what} {name!r} has shape {s.shape}, dtype {s.dtype}; expected {want}, {dtype}, finite")
     return s
 
 

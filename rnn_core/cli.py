@@ -4,7 +4,9 @@
     python -m rnn_core train --steps 40000 --resume      # continue the same run to 40000 steps
     python -m rnn_core train --cell lstm --max-seconds 120 --checkpoint checkpoints/lstm.npz   # the LSTM
     python -m rnn_core train --cell gru --max-seconds 120 --checkpoint checkpoints/gru.npz     # the GRU
+    python -m rnn_core train --cell lstm --num-layers 2 --dropout 0.2 --checkpoint checkpoints/lstm2.npz
     python -m rnn_core sample --prime "Elizabeth" --length 300 --temperature 0.7
+    python -m rnn_core sample --checkpoint checkpoints/rnn.best.npz   # the best validation's parameters
 
 Every flag is described by ``--help``. Bad input (a missing or too short
 text, a non-positive size, a negative learning rate, an unknown prime
@@ -30,7 +32,7 @@ from .config import TrainConfig
 from .data import CACHE_ENV, TEXT_ENV, TextMismatchWarning, load_text
 from .generate import sample
 from .optim import OPTIMIZERS
-from .trainer import train
+from .trainer import best_checkpoint_path, train
 
 __all__ = ["main", "build_parser"]
 
@@ -84,8 +86,9 @@ def _add_train_arguments(sub):
         description=(
             "Train a character-level RNN with Adam and global-norm gradient clipping, in float32. The first 90% "
             "of the text is for training, the last 10% for validation. Ends with one summary line holding "
-            "val_bpc, the validation bits per character. With --resume, flags not given take the values stored "
-            "in the checkpoint."
+            "val_bpc, the validation bits per character, and the best val_bpc seen. Two checkpoints: the last "
+            "(--checkpoint) and, beside it, the best (NAME.best.npz: the step with the lowest val_bpc). With "
+            "--resume, flags not given take the values stored in the checkpoint."
         ),
     )
     t.add_argument(
@@ -99,7 +102,22 @@ def _add_train_arguments(sub):
         choices=list(CELLS),
         help=f"the recurrent cell: the vanilla RNN, the LSTM or the GRU (default: {d.cell})",
     )
-    t.add_argument("--hidden-size", type=_integer, metavar="H", help=f"hidden units (default: {d.hidden_size})")
+    t.add_argument(
+        "--hidden-size", type=_integer, metavar="H", help=f"hidden units, in each layer (default: {d.hidden_size})"
+    )
+    t.add_argument(
+        "--num-layers",
+        type=_integer,
+        metavar="L",
+        help=f"layers stacked, each reading the hidden state of the one below (default: {d.num_layers})",
+    )
+    t.add_argument(
+        "--dropout",
+        type=_number,
+        metavar="P",
+        help="drop each unit of a layer's hidden state with probability P where it goes up (into the next layer "
+        f"or the output layer, never along the recurrence), in training only (default: {d.dropout:g})",
+    )
     t.add_argument(
         "--batch-size", type=_integer, metavar="B", help=f"parallel streams per batch (default: {d.batch_size})"
     )
@@ -150,6 +168,12 @@ def _add_train_arguments(sub):
         metavar="N",
         help=f"steps between validations, 0 for only at the end (default: {d.eval_every})",
     )
+    t.add_argument(
+        "--patience",
+        type=_integer,
+        metavar="N",
+        help=f"stop early after N validations in a row without a new best val_bpc, 0 for never (default: {d.patience})",
+    )
     t.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -188,6 +212,8 @@ def _add_sample_arguments(sub):
 _TRAIN_FLAGS = (
     "cell",
     "hidden_size",
+    "num_layers",
+    "dropout",
     "batch_size",
     "seq_length",
     "learning_rate",
@@ -197,6 +223,7 @@ _TRAIN_FLAGS = (
     "optimizer",
     "clip_norm",
     "eval_every",
+    "patience",
 )
 
 
@@ -252,11 +279,16 @@ def _cmd_train(args, out, err, started, given):
         print(f"warning: {_one_line(w.message)}", file=err, flush=True)
     result = train(text, config, checkpoint=path, resume=args.resume, progress=not args.no_progress, started=started)
     cell = "" if config.cell == "rnn" else f"{config.cell} "  # the vanilla RNN, the default, goes unsaid
+    layers = "" if config.num_layers == 1 else f"L={config.num_layers} "
+    dropout = "" if config.dropout == 0 else f" dropout {config.dropout:g}"
     settings = (
-        f"{cell}H={config.hidden_size} B={config.batch_size} T={config.seq_length} "
-        f"{config.optimizer} lr {config.learning_rate:g}"
+        f"{cell}{layers}H={config.hidden_size} B={config.batch_size} T={config.seq_length} "
+        f"{config.optimizer} lr {config.learning_rate:g}{dropout}"
     )
-    print(f"{result.summary()}  ({settings})  checkpoint: {path}", file=out, flush=True)
+    saved = f"checkpoint: {path} (last, step {result.step})"
+    if result.best_step is not None:
+        saved += f", {best_checkpoint_path(path)} (best, step {result.best_step})"
+    print(f"{result.summary()}  ({settings})  {saved}", file=out, flush=True)
     if result.stopped == "non-finite":
         print(f"error: {result.message}", file=err)
         return 1

@@ -19,7 +19,8 @@ class TrainConfig:
 
     Model and data:
       cell: "rnn", the vanilla RNN (rnn_core.rnn), "lstm" (rnn_core.lstm) or "gru" (rnn_core.gru).
-      hidden_size: H, the number of hidden units.
+      hidden_size: H, the number of hidden units (in each layer).
+      num_layers: L, the number of stacked layers (each reads the h_t of the one below).
       batch_size: B, the number of parallel streams in a batch.
       seq_length: T, the characters per window (the truncation length of BPTT).
       val_fraction: the share of the text (its end) held out for validation.
@@ -32,6 +33,9 @@ class TrainConfig:
       clip_norm: global-norm clipping threshold, or None for no clipping.
       recurrent_scale: ρ, the spectral radius of the initial W_hh (``init_params``'
         argument of the same name; for the gated cells, of each gate's block of W_h).
+      dropout: p in [0, 1), the probability of dropping each unit of h_t where it leaves its
+        layer (into the next layer, or the output layer; never along the recurrence), during
+        training only, with masks seeded by ``seed`` and the step (Zaremba et al. 2014). 0: none.
     Budget and bookkeeping:
       steps: total optimizer steps (counting steps done before a resume).
       max_seconds: wall-clock budget of one call in seconds, or None (the
@@ -40,11 +44,15 @@ class TrainConfig:
       val_streams: pieces the validation text is cut into, read side by side,
         each from a zero hidden state carried across the whole piece.
       checkpoint_every: steps between checkpoint saves (0: only at the end).
-      seed: seeds the initial weights, the only random draw of training.
+      patience: stop after this many validations in a row without a new best val_bpc
+        (early stopping; 0: never). The best parameters are kept either way (TrainResult.best,
+        and a checkpoint of their own beside the last one).
+      seed: seeds the initial weights and the dropout masks, the only random draws of training.
     """
 
     cell: str = "rnn"
     hidden_size: int = 256
+    num_layers: int = 1
     batch_size: int = 32
     seq_length: int = 32
     learning_rate: float = 5e-3
@@ -55,12 +63,14 @@ class TrainConfig:
     final_lr_fraction: float = 0.02
     clip_norm: float | None = 5.0
     recurrent_scale: float = 1.0
+    dropout: float = 0.0
     steps: int = 20_000
     max_seconds: float | None = None
     val_fraction: float = 0.1
     eval_every: int = 500
     val_streams: int = 4
     checkpoint_every: int = 1000
+    patience: int = 0
     seed: int = 0
 
     def __post_init__(self):
@@ -68,14 +78,15 @@ class TrainConfig:
 
     def validate(self):
         """Raise ValueError/TypeError naming the first field with a bad value; returns the config."""
-        for name in ("hidden_size", "batch_size", "seq_length", "steps", "val_streams"):
+        for name in ("hidden_size", "num_layers", "batch_size", "seq_length", "steps", "val_streams"):
             check_int(getattr(self, name), name, 1)
-        for name in ("warmup_steps", "eval_every", "checkpoint_every", "seed"):
+        for name in ("warmup_steps", "eval_every", "checkpoint_every", "patience", "seed"):
             check_int(getattr(self, name), name, 0)
         check_number(self.learning_rate, "learning_rate", 0)
         check_number(self.clip_norm, "clip_norm", 0, allow_none=True)
         check_number(self.max_seconds, "max_seconds", 0, allow_none=True)
         check_number(self.recurrent_scale, "recurrent_scale", 0)
+        check_number(self.dropout, "dropout", 0, 1, include_low=True, include_high=False)
         check_number(self.decay_fraction, "decay_fraction", 0, 1, include_low=True)
         check_number(self.final_lr_fraction, "final_lr_fraction", 0, 1, include_low=True)
         check_number(self.val_fraction, "val_fraction", 0, 1, include_low=True, include_high=False)

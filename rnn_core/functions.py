@@ -1,7 +1,8 @@
-"""Softmax and cross-entropy: the two functions at the output of the network.
+"""Softmax and cross-entropy, the two functions at the output of the network, and the sigmoid of the gates.
 
 Derived in notebooks/01-softmax-and-its-derivative.ipynb (softmax, its Jacobian)
-and notebooks/02-cross-entropy.ipynb (cross-entropy from logits, its gradient).
+and notebooks/02-cross-entropy.ipynb (cross-entropy from logits, its gradient);
+the sigmoid in notebooks/08-gated-cells-lstm.ipynb.
 
 Shapes: V is the vocabulary size (number of classes). A vector of logits o has
 shape (V,); a stack of them has shape (..., V) with the classes on the last
@@ -21,6 +22,7 @@ __all__ = [
     "cross_entropy_grad",
     "cross_entropy_and_grad",
     "one_hot",
+    "sigmoid",
 ]
 
 
@@ -121,6 +123,15 @@ def one_hot(y, num_classes, dtype=np.float64):
     y = np.asarray(y)
     _check_indices(y, num_classes, "y")
     return np.eye(num_classes, dtype=dtype)[y]
+
+
+def sigmoid(a):
+    """The logistic function 1 / (1 + exp(-a)), computed as (1 + tanh(a/2)) / 2.
+
+    The two are equal; the tanh form never overflows (exp(-a) does for a < -88
+    in float32) and costs one call to tanh. The gates of the LSTM and the GRU use it.
+    """
+    return 0.5 * (1.0 + np.tanh(0.5 * a))
 
 
 # -- input checks -------------------------------------------------------------

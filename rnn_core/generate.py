@@ -1,8 +1,9 @@
 """Using a trained network: sampling text, and measuring it in bits per character.
 
 Every function takes the parameters of any cell, the vanilla RNN (``rnn_core.init_params``),
-the LSTM (``rnn_core.lstm.init_params``) or the GRU (``rnn_core.gru.init_params``), and tells
-which from their names and shapes (``rnn_core.cells``).
+the LSTM (``rnn_core.lstm.init_params``) or the GRU (``rnn_core.gru.init_params``), one layer or
+a stack, and tells which from their names and shapes (``rnn_core.cells``). None of them drops
+anything: dropout is for training only.
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ import math
 
 import numpy as np
 
+from ._cell import output_logits  # every cell's output layer: logits = W_yh h + b_o
 from ._validation import check_int, check_number
 from .cells import cell_module, check_cell_params, zero_state
 from .functions import softmax
-from .rnn import output_logits  # every cell's output layer: logits = W_yh h + b_o
 
 __all__ = ["next_char_probs", "sample", "bits_per_char", "perplexity", "BPC_WINDOW"]
 
@@ -24,7 +25,7 @@ BPC_WINDOW = 256  # bits_per_char reads a text this many characters at a time, t
 def _read_prime(params, cell, vocab, prime):
     """The network after reading all of ``prime`` but its last character: (that character's index, its state).
 
-    The state is the cell's: h (H,), or the LSTM's pair (h, c).
+    The state is the cell's: h (H,), or the LSTM's pair (h, c); (L, H) each for a stack.
     """
     if not isinstance(prime, str) or not prime:
         raise ValueError("prime must be a non-empty string: the network needs at least one character to start from")

@@ -11,7 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cells import cell_module, check_cell_params, state_arrays, state_from_arrays
+from .cells import (
+    cell_module,
+    check_cell_params,
+    dropout_masks,
+    num_layers,
+    state_arrays,
+    state_from_arrays,
+    zero_state,
+)
 
 __all__ = ["GRADCHECK_TOL", "rel_error", "numerical_gradient", "check_gradients"]
 
@@ -57,41 +65,44 @@ def numerical_gradient(f, x, eps=1e-5):
     return grad
 
 
-def check_gradients(params, inputs, targets, state0=None, eps=1e-5, bptt_truncate=None, *, h0=None):
+def check_gradients(
+    params, inputs, targets, state0=None, eps=1e-5, bptt_truncate=None, *, dropout=0.0, seed=None, masks=None
+):
     """Relative error of every analytic gradient from ``loss_and_grads`` against finite differences.
 
-    params: any cell's parameters (the vanilla RNN's, the LSTM's, the GRU's: ``rnn_core.cells``
-    tells which), float64. state0 (or h0, the vanilla cell's name for it): the starting state,
-    None for zeros. Returns a dict {name: relative error} for every parameter and every part
+    params: any cell's parameters (the vanilla RNN's, the LSTM's, the GRU's, one layer or a
+    stack: ``rnn_core.cells`` tells which), float64. state0: the starting state, None for zeros.
+    Returns a dict {name: relative error} for every parameter (every layer's) and every part
     of the starting state: W_xh, W_hh, W_yh, b_h, b_o and h0 for the vanilla RNN; W_x, W_h, b,
-    W_yh, b_o, h0 and c0 for the LSTM (h0 alone for the GRU).
+    W_yh, b_o, h0 and c0 for the LSTM (h0 alone for the GRU); a stack's layer k adds its arrays
+    with the suffix _k, and h0 (c0) has a layer axis.
+    Dropout: masks (or dropout p and a seed, which draw them once) are held fixed for every
+    evaluation, so the loss is a smooth function of the parameters and the check applies.
     With ``bptt_truncate`` (the vanilla cell only), only the full-gradient check makes sense for the
     truncated result at k >= T - 1; for smaller k the truncated gradient is an
     approximation and will not match (notebook 05 measures by how much).
     """
-    if h0 is not None:
-        if state0 is not None:
-            raise TypeError("give the starting state once: as state0 or as h0, not both")
-        state0 = h0
     cell = check_cell_params(params)
     module = cell_module(cell)
     if params["W_yh"].dtype != np.float64:
         raise TypeError("check gradients in float64: float32 roundoff makes finite differences meaningless")
-    p = {k: params[k].copy() for k in module.PARAM_NAMES}
+    names = module.param_names(num_layers(params, cell))
+    p = {k: params[k].copy() for k in names}
     inputs = np.asarray(inputs)
-    H = p["W_yh"].shape[1]
-    if state0 is None:  # zeros, one (H,) per sequence
-        arrays = {name: np.zeros(inputs.shape[:-1] + (H,)) for name in module.STATE_NAMES}
-    else:  # copies, in float64: the finite differences nudge them in place
-        arrays = {name: np.array(a, dtype=np.float64) for name, a in state_arrays(cell, state0).items()}
+    if dropout:  # the masks, drawn once
+        masks = dropout_masks(params, inputs, dropout, seed) if masks is None else masks
+    if state0 is None:  # zeros, one per sequence (and layer)
+        state0 = zero_state(params, cell, inputs.shape[:-1])
+    # copies, in float64: the finite differences nudge them in place
+    arrays = {name: np.array(a, dtype=np.float64) for name, a in state_arrays(cell, state0).items()}
     state0 = state_from_arrays(cell, arrays)  # the same arrays the nudges change
     extra = {} if bptt_truncate is None else {"bptt_truncate": bptt_truncate}
-    _, grads, _, dstate0 = module.loss_and_grads(p, inputs, targets, state0, return_dstate0=True, **extra)
+    _, grads, _, dstate0 = module.loss_and_grads(p, inputs, targets, state0, return_dstate0=True, masks=masks, **extra)
 
     def f():  # the loss alone: the forward pass, no gradients
-        return module.sequence_loss(p, inputs, targets, state0)[0]
+        return module.sequence_loss(p, inputs, targets, state0, masks=masks)[0]
 
-    errors = {k: rel_error(grads[k], numerical_gradient(f, p[k], eps)) for k in module.PARAM_NAMES}
+    errors = {k: rel_error(grads[k], numerical_gradient(f, p[k], eps)) for k in names}
     for name, d in state_arrays(cell, dstate0).items():
         errors[f"{name}0"] = rel_error(d, numerical_gradient(f, arrays[name], eps))
     return errors

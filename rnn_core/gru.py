@@ -39,15 +39,18 @@ n_t = tanh(W_in x + b_in + r_t * (W_hn h + b_hn)). Here b is one bias per gate r
 z only the sum matters (b_r = b_ir + b_hr, b_z = b_iz + b_hz); for n, b_hn sits inside
 r_t * (...) and is not redundant, and this cell has none (b_n = b_in, b_hn = 0). So our weights
 load into ``nn.GRU`` exactly as weight_ih_l0 = W_x, weight_hh_l0 = W_h, bias_ih_l0 = b,
-bias_hh_l0 = 0 (tests/test_gru.py checks it when torch is importable); a PyTorch GRU with
+bias_hh_l0 = 0 (tests/test_stacked.py checks it when torch is importable); a PyTorch GRU with
 b_hn != 0 has H numbers this cell cannot hold. Cho et al. 2014 and d2l write the reset gate
 inside the product, W_hn (r_t * h_{t-1}); PyTorch (and cuDNN) put it outside,
 r_t * (W_hn h_{t-1}), as here. The two are different cells, not two forms of one; the second lets all of W_h h_{t-1}
 be one (3H, H) product per step, computed before r_t is known.
 
-Every cell of rnn_core has the same sequence-level functions (see ``rnn_core.rnn``); the GRU's
-state is h. ``step_forward`` and ``step_backward`` are the equations above; ``forward`` and the
-reference path of ``loss_and_grads`` (``fast=False``) loop over them. ``loss_and_grads`` and
+Every cell of rnn_core has the same sequence-level functions (see ``rnn_core.rnn``, which
+also says how layers stack and where dropout goes); the GRU's state is h, with a layer axis in
+front for a stack, whose layer k >= 1 has W_x_k (3H, H), W_h_k (3H, H) and b_k (3H,) (as
+``nn.GRU(num_layers=L)``'s weight_ih_lk, weight_hh_lk and bias_ih_lk). ``step_forward`` and
+``step_backward`` are the equations above; ``forward`` and the reference path of
+``loss_and_grads`` (``fast=False``) loop over them, layer by layer. ``loss_and_grads`` and
 ``sequence_loss`` by default run the same equations fused for speed (``rnn_core._fast_gru``);
 tests/test_fast_paths.py shows the two agree to 1e-12 in float64.
 """
@@ -56,27 +59,35 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _fast_gru
+from . import _fast, _fast_gru
 from ._cell import (
     INPUT_SCALE,
+    add_layers,
     as_state,
     check_cell_params,
     check_dtype,
     check_window,
     count,
-    output_backward,
-    output_logits,
-    output_loss,
-    random_orthogonal,
+    draw_layer,
+    forward_output,
+    input_term,
+    input_weight_grad,
+    results,
+    stack_forward,
+    stack_loss_and_grads,
+    stack_names,
+    stack_shapes,
 )
+from ._cell import advance as _advance
 from ._validation import check_int, check_number
-from .functions import softmax
-from .lstm import sigmoid  # 1 / (1 + exp(-a)), computed as (1 + tanh(a/2)) / 2: never overflows
+from .functions import sigmoid  # 1 / (1 + exp(-a)), computed as (1 + tanh(a/2)) / 2: never overflows
 
 __all__ = [
     "PARAM_NAMES",
+    "LAYER_NAMES",
     "STATE_NAMES",
     "GATES",
+    "param_names",
     "param_shapes",
     "count_params",
     "init_params",
@@ -89,30 +100,38 @@ __all__ = [
     "sequence_loss",
 ]
 
-PARAM_NAMES = ("W_x", "W_h", "b", "W_yh", "b_o")
+PARAM_NAMES = ("W_x", "W_h", "b", "W_yh", "b_o")  # one layer's network
+LAYER_NAMES = ("W_x", "W_h", "b")  # the arrays of one layer: layer k >= 1 adds W_x_k, W_h_k, b_k
 STATE_NAMES = ("h",)  # the state the recurrence carries
 GATES = ("r", "z", "n")  # the order of the three H-row blocks of W_x, W_h and b
 
 
-def param_shapes(vocab_size, hidden_size):
-    """The shape of every parameter for V = vocab_size, H = hidden_size."""
-    V, H = vocab_size, hidden_size
-    return {"W_x": (3 * H, V), "W_h": (3 * H, H), "b": (3 * H,), "W_yh": (V, H), "b_o": (V,)}
+def param_names(num_layers=1):
+    """Every parameter's name for a stack of ``num_layers`` layers: PARAM_NAMES, then W_x_1, W_h_1, b_1, ..."""
+    return stack_names(PARAM_NAMES, LAYER_NAMES, num_layers)
 
 
-def count_params(vocab_size, hidden_size):
-    """Number of trainable numbers: 3H*V + 3H*H + 3H + V*H + V, three quarters of an LSTM's."""
-    return count(param_shapes(vocab_size, hidden_size))
+def param_shapes(vocab_size, hidden_size, num_layers=1):
+    """The shape of every parameter for V = vocab_size, H = hidden_size and L = num_layers."""
+    return stack_shapes(PARAM_NAMES, LAYER_NAMES, len(GATES), vocab_size, hidden_size, num_layers)
 
 
-def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, recurrent_scale=1.0, update_bias=0.0):
-    """Random initial parameters, a dict with keys W_x, W_h, b, W_yh, b_o.
+def count_params(vocab_size, hidden_size, num_layers=1):
+    """Number of trainable numbers: 3H*V + 3H*H + 3H + V*H + V, three quarters of an LSTM's,
+    and 3H*(2H + 1) for each further layer."""
+    return count(param_shapes(vocab_size, hidden_size, num_layers))
+
+
+def init_params(
+    vocab_size, hidden_size, seed=0, dtype=np.float64, recurrent_scale=1.0, update_bias=0.0, *, num_layers=1
+):
+    """Random initial parameters, a dict with keys W_x, W_h, b, W_yh, b_o (and each further layer's).
 
     vocab_size V >= 1, hidden_size H >= 1; seed: for np.random.default_rng;
     dtype: np.float64 (default, for gradient checks) or np.float32 (training);
     recurrent_scale: the spectral radius of each gate's block of W_h (1: orthogonal; as in the
     other cells, and TrainConfig.recurrent_scale sets it); update_bias: the initial bias of the
-    update gate z.
+    update gate z; num_layers: L >= 1.
 
     - W_x (3H, V): N(0, 0.3^2), as the other cells: a one-hot input moves each gate's
       pre-activation by about 0.3, inside the squashing functions' linear part.
@@ -128,23 +147,27 @@ def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, recurrent_sca
       common one (PyTorch and d2l start every bias near 0).
     - W_yh (V, H): N(0, 1/H), as in the other cells: predictions start close to uniform.
     - b_o (V,): zeros.
+    - each further layer k: W_x_k (3H, H) from N(0, 1/H) (its input is the layer below's
+      h_t); W_h_k and b_k as layer 0's. Drawn after the rest: layer 0 and W_yh are the same
+      numbers whatever L.
 
     The numbers are drawn in float64 and then cast, so the same seed gives the same network in
     float32 and float64.
     """
     V = check_int(vocab_size, "vocab_size")
     H = check_int(hidden_size, "hidden_size")
+    L = check_int(num_layers, "num_layers")
     dtype = check_dtype(dtype)
     check_number(recurrent_scale, "recurrent_scale", 0)
     check_number(update_bias, "update_bias")
     rng = np.random.default_rng(seed)
-    W_x = rng.standard_normal((3 * H, V)) * INPUT_SCALE
-    W_h = np.concatenate([random_orthogonal(rng, H) for _ in GATES]) * recurrent_scale  # (3H, H), one block per gate
+    W_x, W_h = draw_layer(rng, len(GATES), V, H, INPUT_SCALE, recurrent_scale)  # W_h: one block per gate
     b = np.zeros(3 * H)
     b[H : 2 * H] = update_bias
     W_yh = rng.standard_normal((V, H)) / np.sqrt(H)
     params = {"W_x": W_x, "W_h": W_h, "b": b, "W_yh": W_yh, "b_o": np.zeros(V)}
-    return {k: np.ascontiguousarray(v, dtype=dtype) for k, v in params.items()}
+    add_layers(params, rng, LAYER_NAMES, len(GATES), H, L, recurrent_scale, b)
+    return {k: np.ascontiguousarray(params[k], dtype=dtype) for k in param_names(L)}
 
 
 # -- one time step: the equations as written --------------------------------------------------------
@@ -153,14 +176,15 @@ def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, recurrent_sca
 def step_forward(params, x_t, h_prev):
     """One step of the GRU: the gates r and z, the candidate n, then h_t = z*h_{t-1} + (1-z)*n.
 
-    x_t: a character index (int) or B indices, shape (B,).
+    x_t: a character index (int) or B indices, shape (B,); in a layer above the first, the
+      layer below's h_t, (H,) or (B, H) (with that layer's arrays under these names).
     h_prev: h_{t-1}, (H,) or (B, H).
     Returns (h_t, cache): h_t shaped like h_prev; cache, a dict of what step_backward needs:
     x, h_prev, the gates r, z, the candidate n, and m = W_hn h_{t-1}.
     """
     H = params["W_h"].shape[1]
     # W_x x_t + b, with one-hot x_t: column x_t of W_x, plus b; and W_h h_{t-1}: (B, H) @ (H, 3H) -> (B, 3H)
-    a_x = params["W_x"].T[x_t] + params["b"]
+    a_x = input_term(params["W_x"], x_t) + params["b"]
     a_h = h_prev @ params["W_h"].T
     r = sigmoid(a_x[..., 0:H] + a_h[..., 0:H])
     z = sigmoid(a_x[..., H : 2 * H] + a_h[..., H : 2 * H])
@@ -171,13 +195,15 @@ def step_forward(params, x_t, h_prev):
     return h, cache
 
 
-def step_backward(params, dh_t, cache):
+def step_backward(params, dh_t, cache, *, return_dx=False):
     """Back through one step: from dL/dh_t to dL/dh_{t-1} and the step's gradients.
 
-    dh_t: everything reaching h_t (from the logits and from step t+1), (H,) or (B, H).
+    dh_t: everything reaching h_t (from the logits, or the layer above, and from step t+1),
+      (H,) or (B, H).
     cache: from step_forward.
     Returns (dh_prev, grads): dL/dh_{t-1} through this step, and this step's share of
-    dW_x (3H, V), dW_h (3H, H) and db (3H,).
+    dW_x (3H, V), dW_h (3H, H) and db (3H,); with return_dx, (dh_prev, grads, dx_t), dx_t =
+    W_x^T [da_r; da_z; da_n], what reaches the input: in a stack, the layer below's h_t.
     """
     r, z, n, m, h_prev = (cache[k] for k in ("r", "z", "n", "m", "h_prev"))
     # back through h_t = z_t * h_{t-1} + (1 - z_t) * n_t
@@ -192,58 +218,71 @@ def step_backward(params, dh_t, cache):
     da_x = np.concatenate([da_r, da_z, da_n], axis=-1)  # what reaches W_x x_t + b, (B, 3H)
     da_h = np.concatenate([da_r, da_z, dm], axis=-1)  # what reaches W_h h_{t-1}, (B, 3H)
     dx2, dh2, hp2 = np.atleast_2d(da_x), np.atleast_2d(da_h), np.atleast_2d(h_prev)
-    dW_x = np.zeros_like(params["W_x"])
-    np.add.at(dW_x.T, np.atleast_1d(cache["x"]), dx2)  # column x_t of W_x received da_x
+    dW_x = input_weight_grad(dx2.T, cache["x"], params["W_x"].shape[1])  # column x_t of W_x received da_x
     grads = {"W_x": dW_x, "W_h": dh2.T @ hp2, "b": dx2.sum(axis=0)}  # da_h h_{t-1}^T: (3H, B) @ (B, H)
     dh_prev = dh_t * z + da_h @ params["W_h"]  # the direct path, and W_h^T da_h as rows: (B, 3H) @ (3H, H)
+    if return_dx:
+        return dh_prev, grads, da_x @ params["W_x"]  # W_x^T da_x: (B, 3H) @ (3H, n_in)
     return dh_prev, grads
 
 
+def _step(params, x_t, state):
+    """step_forward as the stack runs it: ((h_t,), the cache)."""
+    h, cache = step_forward(params, x_t, state[0])
+    return (h,), cache
+
+
+def _back_step(params, dstate, cache, return_dx):
+    """step_backward as the stack runs it: ((dh_prev,), grads, dx_t or None)."""
+    out = step_backward(params, dstate[0], cache, return_dx=return_dx)
+    return (out[0],), out[1], out[2] if return_dx else None
+
+
 def advance(params, x_t, state):
-    """Read one character (the sampler's step): returns (the state after x_t, h_t). Here both are h_t."""
-    h, _ = step_forward(params, x_t, state)
-    return h, h
+    """Read one character (the sampler's step): returns (the state after x_t, the top layer's h_t).
+    For one layer both are h_t; for a stack the state is every layer's h_t, (L, H) or (L, B, H)."""
+    return _advance(_step, LAYER_NAMES, params, x_t, state)
 
 
 # -- whole sequences, vectorised over the batch --------------------------------------------------
 
 
-def forward(params, inputs, state0=None):
+def forward(params, inputs, state0=None, *, dropout=0.0, seed=None, masks=None):
     """Run the GRU over a sequence (or a batch) and keep every intermediate: ``step_forward`` in a loop.
 
     inputs: int array (T,) or (B, T) of character indices.
-    state0: None (zeros), or h0: (H,) for one sequence, (B, H) for a batch.
-    Returns a dict of arrays, each (T, .) for one sequence or (B, T, .) for a batch:
+    state0: None (zeros), or h0: (H,) for one sequence, (B, H) for a batch; (L, H) or (L, B, H)
+      for a stack of L layers.
+    dropout, seed, masks: as for ``loss_and_grads`` (none by default).
+    Returns a dict of arrays, each (T, .) for one sequence or (B, T, .) for a batch, with a
+    layer axis in front for a stack, except the logits and p:
       r, z: the gates at every step, (.., H);  n: the candidate states, (.., H)
       h: the hidden states h_1..h_T, (.., H)
       logits: W_yh h_t + b_o, (.., V);  p: softmax of the logits, (.., V)
-      h0: the initial state used, (H,) or (B, H)
+      h0: the initial state used, shaped like state0
     """
     params = check_params(params)
-    X, _, (h0,), single = check_window(params, inputs, None, state0, STATE_NAMES)
-    hs, caches = _steps(params, X, h0)
-    T, B, H = hs.shape
-    out = {name: np.stack([cache[name] for cache in caches]) for name in GATES}
-    out["h"] = hs
-    out["logits"] = output_logits(params, hs.reshape(T * B, H)).reshape(T, B, -1)
-    out["p"] = softmax(out["logits"])
-    # time-major (T, B, .) inside; batch-first (B, T, .) outside, like inputs
-    out = {k: np.ascontiguousarray(v.transpose(1, 0, 2)) for k, v in out.items()}
-    out["h0"] = h0
-    return {k: v[0] for k, v in out.items()} if single else out
+    window = check_window(params, inputs, None, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks)
+    layers, top = stack_forward(_step, LAYER_NAMES, params, window)
+    return forward_output(params, window, layers, top, GATES, STATE_NAMES)
 
 
-def loss_and_grads(params, inputs, targets, state0=None, return_dstate0=False, *, fast=True):
+def loss_and_grads(
+    params, inputs, targets, state0=None, return_dstate0=False, *, fast=True, dropout=0.0, seed=None, masks=None
+):
     """Loss and its exact gradient over a window: the forward pass plus BPTT.
 
-    params: dict with W_x (3H, V), W_h (3H, H), b (3H,), W_yh (V, H), b_o (V,),
-      all float32 or all float64 (the computation runs in that dtype).
+    params: dict with W_x (3H, V), W_h (3H, H), b (3H,), W_yh (V, H), b_o (V,), and for a
+      stack each further layer's W_x_k (3H, H), W_h_k (3H, H), b_k (3H,); all float32 or all
+      float64 (the computation runs in that dtype).
     inputs, targets: int arrays of shape (T,) for one sequence or (B, T) for a
       batch; targets[..., t] is the character that should follow inputs[..., t].
-    state0: None (zeros), or h0: (H,) or (B, H).
+    state0: None (zeros), or h0: (H,) or (B, H); (L, H) or (L, B, H) for a stack of L layers.
     return_dstate0: also return dL/dh0, shaped like h0.
     fast: True (default) for the fused loops of ``rnn_core._fast_gru``; False for the
       reference, ``step_forward`` and ``step_backward`` in loops: the same numbers, slower.
+    dropout, seed, masks: dropout on the connections that do not recur, as for
+      ``rnn_core.loss_and_grads`` (none by default).
 
     Returns (loss, grads, h_last), or with return_dstate0 (loss, grads, h_last, dh0):
       loss: total cross-entropy in nats, summed over all steps and rows, a float
@@ -251,63 +290,31 @@ def loss_and_grads(params, inputs, targets, state0=None, return_dstate0=False, *
       h_last: the state after the last step, shaped like h0
     """
     params = check_params(params)
-    X, Y, (h0,), single = check_window(params, inputs, targets, state0, STATE_NAMES)
-    run = _fast_gru.loss_and_grads if fast else _loss_and_grads_by_steps
-    loss, grads, h_last, dh0 = run(params, X, Y, h0)
-    if return_dstate0:
-        return loss, grads, as_state([h_last], single), as_state([dh0], single)
-    return loss, grads, as_state([h_last], single)
+    window = check_window(params, inputs, targets, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks)
+    if fast:
+        return results(window, _fast.loss_and_grads(_fast_gru, params, window), param_names, return_dstate0)
+    return results(
+        window, stack_loss_and_grads(_step, _back_step, LAYER_NAMES, params, window), param_names, return_dstate0
+    )
 
 
-def sequence_loss(params, inputs, targets, state0=None):
+def sequence_loss(params, inputs, targets, state0=None, *, dropout=0.0, seed=None, masks=None):
     """Forward only: (total cross-entropy in nats, h_last). No gradients.
 
     Same arguments and shapes as ``loss_and_grads``; cheaper, for evaluation.
     """
     params = check_params(params)
-    X, Y, (h0,), single = check_window(params, inputs, targets, state0, STATE_NAMES)
-    loss, h_last = _fast_gru.loss(params, X, Y, h0)
-    return loss, as_state([h_last], single)
-
-
-# -- the reference loops over time (time-major: X, Y are (T, B); states (B, H)) --------------------
-
-
-def _steps(params, X, h0):
-    """``step_forward`` over X (T, B) from h0: returns (h_1..h_T as (T, B, H), each step's cache)."""
-    h, hs, caches = h0, [], []
-    for t in range(X.shape[0]):  # the recurrence: the only loop over time
-        h, cache = step_forward(params, X[t], h)
-        hs.append(h)
-        caches.append(cache)
-    return np.stack(hs), caches
-
-
-def _loss_and_grads_by_steps(params, X, Y, h0):
-    """Loss, gradients, the last state and dL/dh0: the output layer for every step, then
-    ``step_backward`` from t = T down to 1, each step's gradients added up."""
-    hs, caches = _steps(params, X, h0)
-    T, B, H = hs.shape
-    h_flat = hs.reshape(T * B, H)
-    loss, dlogits = output_loss(params, h_flat, Y.reshape(-1))  # dL/dlogits_t = yhat_t - onehot(y_t)
-    dW_yh, db_o, dh_out = output_backward(params, h_flat, dlogits)
-    dh_out = dh_out.reshape(T, B, H)  # W_yh^T dlogits_t: what reaches h_t from its logits
-    grads = {k: np.zeros_like(params[k]) for k in ("W_x", "W_h", "b")}
-    dh_next = np.zeros_like(h0)  # what reaches h_t from step t+1 (nothing at t = T)
-    for t in range(T - 1, -1, -1):
-        dh_next, step = step_backward(params, dh_out[t] + dh_next, caches[t])
-        for k, g in step.items():
-            grads[k] += g
-    grads.update(W_yh=dW_yh, b_o=db_o)
-    return loss, grads, hs[-1], dh_next
+    window = check_window(params, inputs, targets, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks)
+    loss, last = _fast.loss(_fast_gru, params, window)
+    return loss, as_state(last, window.single)
 
 
 # -- input checks: clear errors at the door, never an IndexError deep inside ----------------------
 
 
 def check_params(params):
-    """Check a GRU parameter dict: keys, one float dtype, finite values, and shapes that agree.
+    """Check a GRU parameter dict: keys (every layer's), one float dtype, finite values, and shapes that agree.
 
     Returns the dict (unchanged). Raises TypeError or ValueError naming the problem.
     """
-    return check_cell_params(params, PARAM_NAMES, param_shapes, "rnn_core.gru.init_params", GATES)
+    return check_cell_params(params, PARAM_NAMES, LAYER_NAMES, param_shapes, "rnn_core.gru.init_params", GATES)

@@ -40,44 +40,54 @@ The cell path dc_{t-1} = f_t * dc_t has no weight matrix and no squashing
 derivative in it: while the forget gate stays near 1, the gradient reaches far
 back in time unchanged. That is what the vanilla RNN lacks.
 
-Every cell of rnn_core has the same sequence-level functions (see ``rnn_core.rnn``); the
-LSTM's state is the pair (h, c). ``step_forward`` and ``step_backward`` are the equations
-above, as notebook 08 derives them; ``forward`` and the reference path of ``loss_and_grads``
-(``fast=False``) loop over them. ``loss_and_grads`` and ``sequence_loss`` by default run the
-same equations fused for speed (``rnn_core._fast_lstm``: a column layout, the sigmoid gates'
-inputs halved so that one tanh serves all four gates, constants folded into W_h, reused
-arrays); tests/test_fast_paths.py shows the two agree to 1e-12 in float64.
+Every cell of rnn_core has the same sequence-level functions (see ``rnn_core.rnn``, which
+also says how layers stack and where dropout goes); the LSTM's state is the pair (h, c), each
+with a layer axis in front for a stack, whose layer k >= 1 has W_x_k (4H, H), W_h_k (4H, H) and
+b_k (4H,). ``step_forward`` and ``step_backward`` are the equations above, as notebook 08
+derives them; ``forward`` and the reference path of ``loss_and_grads`` (``fast=False``) loop
+over them, layer by layer. ``loss_and_grads`` and ``sequence_loss`` by default run the same
+equations fused for speed (``rnn_core._fast_lstm``: a column layout, the sigmoid gates' inputs
+halved so that one tanh serves all four gates, constants folded into W_h, reused arrays);
+tests/test_fast_paths.py shows the two agree to 1e-12 in float64.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import _fast_lstm
+from . import _fast, _fast_lstm
 from ._cell import (
     INPUT_SCALE,
+    add_layers,
     as_state,
     check_cell_params,
     check_dtype,
     check_window,
     count,
-    output_backward,
-    output_logits,
-    output_loss,
-    random_orthogonal,
+    draw_layer,
+    forward_output,
+    input_term,
+    input_weight_grad,
+    results,
+    stack_forward,
+    stack_loss_and_grads,
+    stack_names,
+    stack_shapes,
 )
+from ._cell import advance as _advance
 from ._validation import check_int, check_number
-from .functions import softmax
+from .functions import sigmoid
 
 __all__ = [
     "PARAM_NAMES",
+    "LAYER_NAMES",
     "STATE_NAMES",
     "GATES",
+    "param_names",
     "param_shapes",
     "count_params",
     "init_params",
     "check_params",
-    "sigmoid",
     "step_forward",
     "step_backward",
     "advance",
@@ -86,30 +96,38 @@ __all__ = [
     "sequence_loss",
 ]
 
-PARAM_NAMES = ("W_x", "W_h", "b", "W_yh", "b_o")
+PARAM_NAMES = ("W_x", "W_h", "b", "W_yh", "b_o")  # one layer's network
+LAYER_NAMES = ("W_x", "W_h", "b")  # the arrays of one layer: layer k >= 1 adds W_x_k, W_h_k, b_k
 STATE_NAMES = ("h", "c")  # the state the recurrence carries: the hidden state and the cell
 GATES = ("i", "f", "g", "o")  # the order of the four H-row blocks of W_x, W_h and b
 
 
-def param_shapes(vocab_size, hidden_size):
-    """The shape of every parameter for V = vocab_size, H = hidden_size."""
-    V, H = vocab_size, hidden_size
-    return {"W_x": (4 * H, V), "W_h": (4 * H, H), "b": (4 * H,), "W_yh": (V, H), "b_o": (V,)}
+def param_names(num_layers=1):
+    """Every parameter's name for a stack of ``num_layers`` layers: PARAM_NAMES, then W_x_1, W_h_1, b_1, ..."""
+    return stack_names(PARAM_NAMES, LAYER_NAMES, num_layers)
 
 
-def count_params(vocab_size, hidden_size):
-    """Number of trainable numbers: 4H*V + 4H*H + 4H + V*H + V, about four vanilla RNNs' worth."""
-    return count(param_shapes(vocab_size, hidden_size))
+def param_shapes(vocab_size, hidden_size, num_layers=1):
+    """The shape of every parameter for V = vocab_size, H = hidden_size and L = num_layers."""
+    return stack_shapes(PARAM_NAMES, LAYER_NAMES, len(GATES), vocab_size, hidden_size, num_layers)
 
 
-def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, forget_bias=1.0, recurrent_scale=1.0):
-    """Random initial parameters, a dict with keys W_x, W_h, b, W_yh, b_o.
+def count_params(vocab_size, hidden_size, num_layers=1):
+    """Number of trainable numbers: 4H*V + 4H*H + 4H + V*H + V, about four vanilla RNNs' worth,
+    and 4H*(2H + 1) for each further layer."""
+    return count(param_shapes(vocab_size, hidden_size, num_layers))
+
+
+def init_params(
+    vocab_size, hidden_size, seed=0, dtype=np.float64, forget_bias=1.0, recurrent_scale=1.0, *, num_layers=1
+):
+    """Random initial parameters, a dict with keys W_x, W_h, b, W_yh, b_o (and each further layer's).
 
     vocab_size V >= 1, hidden_size H >= 1; seed: for np.random.default_rng;
     dtype: np.float64 (default, for gradient checks) or np.float32 (training);
     forget_bias: the initial bias of the forget gate; recurrent_scale: the
     spectral radius of each gate's block of W_h (1: orthogonal; as in
-    rnn_core.init_params, and TrainConfig.recurrent_scale sets it).
+    rnn_core.init_params, and TrainConfig.recurrent_scale sets it); num_layers: L >= 1.
 
     - W_x (4H, V): N(0, 0.3^2), as the vanilla RNN's W_xh: a one-hot input moves
       each gate's pre-activation by about 0.3, inside the squashing functions'
@@ -129,48 +147,44 @@ def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, forget_bias=1
     - W_yh (V, H): N(0, 1/H), as in the vanilla RNN: predictions start close to
       uniform.
     - b_o (V,): zeros.
+    - each further layer k: W_x_k (4H, H) from N(0, 1/H) (its input is the layer below's
+      h_t); W_h_k and b_k as layer 0's. Drawn after the rest: layer 0 and W_yh are the same
+      numbers whatever L.
 
     The numbers are drawn in float64 and then cast, so the same seed gives the
     same network in float32 and float64.
     """
     V = check_int(vocab_size, "vocab_size")
     H = check_int(hidden_size, "hidden_size")
+    L = check_int(num_layers, "num_layers")
     dtype = check_dtype(dtype)
     check_number(forget_bias, "forget_bias")
     check_number(recurrent_scale, "recurrent_scale", 0)
     rng = np.random.default_rng(seed)
-    W_x = rng.standard_normal((4 * H, V)) * INPUT_SCALE
-    W_h = np.concatenate([random_orthogonal(rng, H) for _ in GATES]) * recurrent_scale  # (4H, H), one block per gate
+    W_x, W_h = draw_layer(rng, len(GATES), V, H, INPUT_SCALE, recurrent_scale)  # W_h: one block per gate
     b = np.zeros(4 * H)
     b[H : 2 * H] = forget_bias
     W_yh = rng.standard_normal((V, H)) / np.sqrt(H)
     params = {"W_x": W_x, "W_h": W_h, "b": b, "W_yh": W_yh, "b_o": np.zeros(V)}
-    return {k: np.ascontiguousarray(v, dtype=dtype) for k, v in params.items()}
+    add_layers(params, rng, LAYER_NAMES, len(GATES), H, L, recurrent_scale, b)
+    return {k: np.ascontiguousarray(params[k], dtype=dtype) for k in param_names(L)}
 
 
 # -- one time step: the equations as written --------------------------------------------------------
 
 
-def sigmoid(a):
-    """The logistic function 1 / (1 + exp(-a)), computed as (1 + tanh(a/2)) / 2.
-
-    The two are equal; the tanh form never overflows (exp(-a) does for a < -88
-    in float32) and costs one call to tanh.
-    """
-    return 0.5 * (1.0 + np.tanh(0.5 * a))
-
-
 def step_forward(params, x_t, h_prev, c_prev):
     """One step of the LSTM: the gates, then c_t = f*c_{t-1} + i*g and h_t = o*tanh(c_t).
 
-    x_t: a character index (int) or B indices, shape (B,).
+    x_t: a character index (int) or B indices, shape (B,); in a layer above the first, the
+      layer below's h_t, (H,) or (B, H) (with that layer's arrays under these names).
     h_prev, c_prev: h_{t-1} and c_{t-1}, each (H,) or (B, H).
     Returns (h_t, c_t, cache): h_t and c_t shaped like h_prev; cache, a dict of
     what step_backward needs: x, h_prev, c_prev, the gates i, f, g, o, and c.
     """
     H = params["W_h"].shape[1]
     # a_t = W_x x_t + W_h h_{t-1} + b; with one-hot x_t, W_x x_t is column x_t of W_x
-    a = params["W_x"].T[x_t] + h_prev @ params["W_h"].T + params["b"]  # (B, H) @ (H, 4H) -> (B, 4H)
+    a = input_term(params["W_x"], x_t) + h_prev @ params["W_h"].T + params["b"]  # (B, H) @ (H, 4H) -> (B, 4H)
     i = sigmoid(a[..., 0:H])
     f = sigmoid(a[..., H : 2 * H])
     g = np.tanh(a[..., 2 * H : 3 * H])
@@ -181,15 +195,18 @@ def step_forward(params, x_t, h_prev, c_prev):
     return h, c, cache
 
 
-def step_backward(params, dh_t, dc_t, cache):
+def step_backward(params, dh_t, dc_t, cache, *, return_dx=False):
     """Back through one step: from dL/dh_t and dL/dc_t to the previous state and the step's gradients.
 
-    dh_t: everything reaching h_t (from the logits and from step t+1), (H,) or (B, H).
+    dh_t: everything reaching h_t (from the logits, or the layer above, and from step t+1), (H,)
+      or (B, H).
     dc_t: what reaches c_t from step t+1 (dc_{t+1} * f_{t+1}; zeros at the last
       step), same shape. The path from c_t through h_t is added here.
     cache: from step_forward.
     Returns (dh_prev, dc_prev, grads): dL/dh_{t-1} and dL/dc_{t-1} through this
-    step, and this step's share of dW_x (4H, V), dW_h (4H, H) and db (4H,).
+    step, and this step's share of dW_x (4H, V), dW_h (4H, H) and db (4H,); with return_dx,
+    (dh_prev, dc_prev, grads, dx_t), dx_t = W_x^T da_t, what reaches the input: in a stack,
+    the layer below's h_t.
     """
     i, f, g, o, c = (cache[k] for k in ("i", "f", "g", "o", "c"))
     tanh_c = np.tanh(c)
@@ -202,59 +219,71 @@ def step_backward(params, dh_t, dc_t, cache):
     # back through the squashing functions: sigmoid' = s (1 - s), tanh' = 1 - tanh^2
     da = np.concatenate([di * i * (1 - i), df * f * (1 - f), dg * (1 - g**2), do * o * (1 - o)], axis=-1)  # (B, 4H)
     da2, hp2 = np.atleast_2d(da), np.atleast_2d(cache["h_prev"])
-    dW_x = np.zeros_like(params["W_x"])
-    np.add.at(dW_x.T, np.atleast_1d(cache["x"]), da2)  # column x_t of W_x received da_t
+    dW_x = input_weight_grad(da2.T, cache["x"], params["W_x"].shape[1])  # column x_t of W_x received da_t
     grads = {"W_x": dW_x, "W_h": da2.T @ hp2, "b": da2.sum(axis=0)}  # da_t h_{t-1}^T: (4H, B) @ (B, H)
     dh_prev = da @ params["W_h"]  # W_h^T da_t as rows: (B, 4H) @ (4H, H) -> (B, H)
+    if return_dx:
+        return dh_prev, dc_prev, grads, da @ params["W_x"]  # W_x^T da_t: (B, 4H) @ (4H, n_in)
     return dh_prev, dc_prev, grads
 
 
+def _step(params, x_t, state):
+    """step_forward as the stack runs it: ((h_t, c_t), the cache)."""
+    h, c, cache = step_forward(params, x_t, *state)
+    return (h, c), cache
+
+
+def _back_step(params, dstate, cache, return_dx):
+    """step_backward as the stack runs it: ((dh_prev, dc_prev), grads, dx_t or None)."""
+    out = step_backward(params, *dstate, cache, return_dx=return_dx)
+    return out[:2], out[2], out[3] if return_dx else None
+
+
 def advance(params, x_t, state):
-    """Read one character (the sampler's step): returns (the state (h_t, c_t) after x_t, h_t)."""
-    h, c, _ = step_forward(params, x_t, *state)
-    return (h, c), h
+    """Read one character (the sampler's step): returns (the state (h_t, c_t) after x_t, the top layer's h_t)."""
+    return _advance(_step, LAYER_NAMES, params, x_t, state)
 
 
 # -- whole sequences, vectorised over the batch --------------------------------------------------
 
 
-def forward(params, inputs, state0=None):
+def forward(params, inputs, state0=None, *, dropout=0.0, seed=None, masks=None):
     """Run the LSTM over a sequence (or a batch) and keep every intermediate: ``step_forward`` in a loop.
 
     inputs: int array (T,) or (B, T) of character indices.
     state0: None (zeros) or a pair (h0, c0), each (H,) for one sequence or
-      (B, H) for a batch.
-    Returns a dict of arrays, each (T, .) for one sequence or (B, T, .) for a batch:
+      (B, H) for a batch; (L, H) or (L, B, H) each for a stack of L layers.
+    dropout, seed, masks: as for ``loss_and_grads`` (none by default).
+    Returns a dict of arrays, each (T, .) for one sequence or (B, T, .) for a batch, with a
+    layer axis in front for a stack, except the logits and p:
       i, f, g, o: the gates at every step, (.., H)
       c, h: the cell and hidden states c_1..c_T, h_1..h_T, (.., H)
       logits: W_yh h_t + b_o, (.., V);  p: softmax of the logits, (.., V)
-      h0, c0: the initial state used, (H,) or (B, H)
+      h0, c0: the initial state used, shaped like state0
     """
     params = check_params(params)
-    X, _, (h0, c0), single = check_window(params, inputs, None, state0, STATE_NAMES)
-    hs, caches = _steps(params, X, h0, c0)
-    T, B, H = hs.shape
-    out = {name: np.stack([cache[name] for cache in caches]) for name in (*GATES, "c")}
-    out["h"] = hs
-    out["logits"] = output_logits(params, hs.reshape(T * B, H)).reshape(T, B, -1)
-    out["p"] = softmax(out["logits"])
-    # time-major (T, B, .) inside; batch-first (B, T, .) outside, like inputs
-    out = {k: np.ascontiguousarray(v.transpose(1, 0, 2)) for k, v in out.items()}
-    out.update(h0=h0, c0=c0)
-    return {k: v[0] for k, v in out.items()} if single else out
+    window = check_window(params, inputs, None, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks)
+    layers, top = stack_forward(_step, LAYER_NAMES, params, window)
+    return forward_output(params, window, layers, top, (*GATES, "c"), STATE_NAMES)
 
 
-def loss_and_grads(params, inputs, targets, state0=None, return_dstate0=False, *, fast=True):
+def loss_and_grads(
+    params, inputs, targets, state0=None, return_dstate0=False, *, fast=True, dropout=0.0, seed=None, masks=None
+):
     """Loss and its exact gradient over a window: the forward pass plus BPTT.
 
-    params: dict with W_x (4H, V), W_h (4H, H), b (4H,), W_yh (V, H), b_o (V,),
-      all float32 or all float64 (the computation runs in that dtype).
+    params: dict with W_x (4H, V), W_h (4H, H), b (4H,), W_yh (V, H), b_o (V,), and for a
+      stack each further layer's W_x_k (4H, H), W_h_k (4H, H), b_k (4H,); all float32 or all
+      float64 (the computation runs in that dtype).
     inputs, targets: int arrays of shape (T,) for one sequence or (B, T) for a
       batch; targets[..., t] is the character that should follow inputs[..., t].
-    state0: None (zeros) or a pair (h0, c0), each (H,) or (B, H).
+    state0: None (zeros) or a pair (h0, c0), each (H,) or (B, H); (L, H) or (L, B, H) for a
+      stack of L layers.
     return_dstate0: also return (dL/dh0, dL/dc0), shaped like h0 and c0.
     fast: True (default) for the fused loops of ``rnn_core._fast_lstm``; False for the
       reference, ``step_forward`` and ``step_backward`` in loops: the same numbers, slower.
+    dropout, seed, masks: dropout on the connections that do not recur, as for
+      ``rnn_core.loss_and_grads`` (none by default).
 
     Returns (loss, grads, (h_last, c_last)), or with return_dstate0
     (loss, grads, (h_last, c_last), (dh0, dc0)):
@@ -263,64 +292,31 @@ def loss_and_grads(params, inputs, targets, state0=None, return_dstate0=False, *
       h_last, c_last: the state after the last step, shaped like h0 and c0
     """
     params = check_params(params)
-    X, Y, (h0, c0), single = check_window(params, inputs, targets, state0, STATE_NAMES)
-    run = _fast_lstm.loss_and_grads if fast else _loss_and_grads_by_steps
-    loss, grads, h_last, c_last, dh0, dc0 = run(params, X, Y, h0, c0)
-    last = as_state([h_last, c_last], single)
-    if return_dstate0:
-        return loss, grads, last, as_state([dh0, dc0], single)
-    return loss, grads, last
+    window = check_window(params, inputs, targets, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks)
+    if fast:
+        return results(window, _fast.loss_and_grads(_fast_lstm, params, window), param_names, return_dstate0)
+    return results(
+        window, stack_loss_and_grads(_step, _back_step, LAYER_NAMES, params, window), param_names, return_dstate0
+    )
 
 
-def sequence_loss(params, inputs, targets, state0=None):
+def sequence_loss(params, inputs, targets, state0=None, *, dropout=0.0, seed=None, masks=None):
     """Forward only: (total cross-entropy in nats, (h_last, c_last)). No gradients.
 
     Same arguments and shapes as ``loss_and_grads``; cheaper, for evaluation.
     """
     params = check_params(params)
-    X, Y, (h0, c0), single = check_window(params, inputs, targets, state0, STATE_NAMES)
-    loss, h_last, c_last = _fast_lstm.loss(params, X, Y, h0, c0)
-    return loss, as_state([h_last, c_last], single)
-
-
-# -- the reference loops over time (time-major: X, Y are (T, B); states (B, H)) --------------------
-
-
-def _steps(params, X, h0, c0):
-    """``step_forward`` over X (T, B) from (h0, c0): returns (h_1..h_T as (T, B, H), each step's cache)."""
-    h, c, hs, caches = h0, c0, [], []
-    for t in range(X.shape[0]):  # the recurrence: the only loop over time
-        h, c, cache = step_forward(params, X[t], h, c)
-        hs.append(h)
-        caches.append(cache)
-    return np.stack(hs), caches
-
-
-def _loss_and_grads_by_steps(params, X, Y, h0, c0):
-    """Loss, gradients, the last state and dL/d(h0, c0) as notebook 08 derives them: the output
-    layer for every step, then ``step_backward`` from t = T down to 1, each step's gradients added up."""
-    hs, caches = _steps(params, X, h0, c0)
-    T, B, H = hs.shape
-    h_flat = hs.reshape(T * B, H)
-    loss, dlogits = output_loss(params, h_flat, Y.reshape(-1))  # dL/dlogits_t = yhat_t - onehot(y_t)
-    dW_yh, db_o, dh_out = output_backward(params, h_flat, dlogits)
-    dh_out = dh_out.reshape(T, B, H)  # W_yh^T dlogits_t: what reaches h_t from its logits
-    grads = {k: np.zeros_like(params[k]) for k in ("W_x", "W_h", "b")}
-    dh_next, dc_next = np.zeros_like(h0), np.zeros_like(c0)  # what reaches h_t and c_t from step t+1
-    for t in range(T - 1, -1, -1):
-        dh_next, dc_next, step = step_backward(params, dh_out[t] + dh_next, dc_next, caches[t])
-        for k, g in step.items():
-            grads[k] += g
-    grads.update(W_yh=dW_yh, b_o=db_o)
-    return loss, grads, hs[-1], caches[-1]["c"], dh_next, dc_next
+    window = check_window(params, inputs, targets, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks)
+    loss, last = _fast.loss(_fast_lstm, params, window)
+    return loss, as_state(last, window.single)
 
 
 # -- input checks: clear errors at the door, never an IndexError deep inside ----------------------
 
 
 def check_params(params):
-    """Check an LSTM parameter dict: keys, one float dtype, finite values, and shapes that agree.
+    """Check an LSTM parameter dict: keys (every layer's), one float dtype, finite values, and shapes that agree.
 
     Returns the dict (unchanged). Raises TypeError or ValueError naming the problem.
     """
-    return check_cell_params(params, PARAM_NAMES, param_shapes, "rnn_core.lstm.init_params", GATES)
+    return check_cell_params(params, PARAM_NAMES, LAYER_NAMES, param_shapes, "rnn_core.lstm.init_params", GATES)

@@ -13,13 +13,13 @@ from .checkpoint import CheckpointError, load_checkpoint
 __all__ = ["RESUME_FIXED", "check_resume_config", "checkpoint_to_resume"]
 
 # Fields that must agree between a checkpoint and the run that resumes it.
-RESUME_FIXED = ("cell", "hidden_size", "batch_size", "seq_length", "optimizer", "val_fraction")
+RESUME_FIXED = ("cell", "hidden_size", "num_layers", "batch_size", "seq_length", "optimizer", "val_fraction")
 
 
 def check_resume_config(old, config, where):
     """Raise ValueError if the stored config dict ``old`` and the TrainConfig ``config`` differ in a
     field of RESUME_FIXED; ``where`` says what is resumed (e.g. "from ck.npz")."""
-    old = {"cell": "rnn", **old}  # saved before there was a cell: the vanilla RNN
+    old = {"cell": "rnn", "num_layers": 1, **old}  # saved before there were cells or layers: one vanilla layer
     for name in RESUME_FIXED:
         if old.get(name) != getattr(config, name):
             raise ValueError(
@@ -59,8 +59,10 @@ def checkpoint_to_resume(path, config, vocab, fingerprint):
             f"cannot resume {where}: an {config.cell} carries {' and '.join(names)} from window to window, "
             f"and the file holds no {' or '.join(repr(m) for m in missing)}"
         )
+    shape = (config.batch_size, config.hidden_size)
+    shape = shape if config.num_layers == 1 else (config.num_layers, *shape)
     for name, s in ck.carried.items():
-        if s.shape != (config.batch_size, config.hidden_size):
+        if s.shape != shape:
             raise CheckpointError(f"cannot resume {where}: the carried state {name!r} has shape {s.shape}")
     for key in ("epoch", "window", "elapsed"):
         if key not in ck.meta:

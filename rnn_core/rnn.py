@@ -20,15 +20,24 @@ Forward pass: notebooks/03-the-forward-pass.ipynb. Backward pass (BPTT):
 notebooks/04-backpropagation-through-time.ipynb, section 2; its truncated
 variant and vanishing gradients: notebooks/05-bptt-in-practice.ipynb.
 
+A stack of L layers (``num_layers=L``, every cell alike): layer 0 reads the characters, layer
+k >= 1 reads layer k-1's h_t where layer 0 reads x_t, with arrays of its own, named as layer
+0's with the suffix ``_k`` (here W_xh_k (H, H), W_hh_k (H, H), b_h_k (H,)); the output layer
+reads the top layer's h_t. Its gradient flows down the same way: what reaches layer k-1's h_t
+from above is W_xh_k^T da_t, beside what reaches it from step t+1. A state then has a layer
+axis in front, (L, H) or (L, B, H), as PyTorch's does. Dropout (Zaremba, Sutskever & Vinyals
+2014) multiplies each layer's h_t by a mask where it goes up, into the next layer or the
+output layer, never along the recurrence: ``dropout`` and ``seed``, or ``masks``.
+
 Every cell of rnn_core (this one, ``rnn_core.lstm``, ``rnn_core.gru``) has the same
 sequence-level functions: ``init_params``, ``forward``, ``loss_and_grads``,
 ``sequence_loss``, ``check_params``; its state is what its recurrence carries, here h.
 ``step_forward`` and ``step_backward`` are the equations of one step, as notebook 04
 derives them; ``forward`` and the reference path of ``loss_and_grads`` (``fast=False``)
-loop over them. ``loss_and_grads`` by default runs the same maths reorganised for speed
-(``rnn_core._fast_rnn``): everything that does not depend on the recurrence runs once
-for all T * B characters as a few large matrix products. tests/test_fast_paths.py shows
-the two agree to 1e-12 in float64.
+loop over them, layer by layer. ``loss_and_grads`` by default runs the same backward pass
+reorganised for speed (``rnn_core._fast_rnn``): everything that does not depend on the
+recurrence runs once for all T * B characters as a few large matrix products.
+tests/test_fast_paths.py shows the two agree to 1e-12 in float64.
 """
 
 from __future__ import annotations
@@ -38,22 +47,32 @@ import numpy as np
 from . import _fast_rnn
 from ._cell import (
     INPUT_SCALE,
+    add_layers,
     as_state,
     check_cell_params,
     check_dtype,
     check_window,
     count,
-    output_backward,
+    draw_layer,
+    forward_output,
+    input_term,
+    input_weight_grad,
     output_logits,
     output_loss,
-    random_orthogonal,
+    results,
+    stack_forward,
+    stack_loss_and_grads,
+    stack_names,
+    stack_shapes,
 )
+from ._cell import advance as _advance
 from ._validation import check_int
-from .functions import softmax
 
 __all__ = [
     "PARAM_NAMES",
+    "LAYER_NAMES",
     "STATE_NAMES",
+    "param_names",
     "init_params",
     "param_shapes",
     "count_params",
@@ -67,27 +86,32 @@ __all__ = [
     "advance",
 ]
 
-PARAM_NAMES = ("W_xh", "W_hh", "W_yh", "b_h", "b_o")
+PARAM_NAMES = ("W_xh", "W_hh", "W_yh", "b_h", "b_o")  # one layer's network
+LAYER_NAMES = ("W_xh", "W_hh", "b_h")  # the arrays of one layer: layer k >= 1 adds W_xh_k, W_hh_k, b_h_k
 STATE_NAMES = ("h",)  # the state the recurrence carries from one step to the next
 
 
-def param_shapes(vocab_size, hidden_size):
-    """The shape of every parameter for V = vocab_size, H = hidden_size."""
-    V, H = vocab_size, hidden_size
-    return {"W_xh": (H, V), "W_hh": (H, H), "W_yh": (V, H), "b_h": (H,), "b_o": (V,)}
+def param_names(num_layers=1):
+    """Every parameter's name for a stack of ``num_layers`` layers: PARAM_NAMES, then W_xh_1, W_hh_1, b_h_1, ..."""
+    return stack_names(PARAM_NAMES, LAYER_NAMES, num_layers)
 
 
-def count_params(vocab_size, hidden_size):
-    """Number of trainable numbers: H*V + H*H + V*H + H + V."""
-    return count(param_shapes(vocab_size, hidden_size))
+def param_shapes(vocab_size, hidden_size, num_layers=1):
+    """The shape of every parameter for V = vocab_size, H = hidden_size and L = num_layers."""
+    return stack_shapes(PARAM_NAMES, LAYER_NAMES, 1, vocab_size, hidden_size, num_layers)
 
 
-def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, recurrent_scale=1.0):
-    """Random initial parameters, a dict with keys W_xh, W_hh, W_yh, b_h, b_o.
+def count_params(vocab_size, hidden_size, num_layers=1):
+    """Number of trainable numbers: H*V + H*H + V*H + H + V, and (2H*H + H) for each further layer."""
+    return count(param_shapes(vocab_size, hidden_size, num_layers))
+
+
+def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, recurrent_scale=1.0, *, num_layers=1):
+    """Random initial parameters, a dict with keys W_xh, W_hh, W_yh, b_h, b_o (and each further layer's).
 
     vocab_size V >= 1, hidden_size H >= 1; seed: for np.random.default_rng;
     dtype: np.float64 (default, for gradient checks) or np.float32 (training).
-    recurrent_scale: the spectral radius given to W_hh.
+    recurrent_scale: the spectral radius given to W_hh. num_layers: L >= 1.
 
     - W_xh (H, V): N(0, 0.3^2), so a one-hot input moves each unit's
       pre-activation by about 0.3: small enough to stay in tanh's linear part.
@@ -98,18 +122,22 @@ def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, recurrent_sca
     - W_yh (V, H): N(0, 1/H), so each logit starts with variance about the mean
       squared hidden activation (below 1): predictions start close to uniform.
     - b_h, b_o: zeros.
+    - each further layer k: W_xh_k (H, H) from N(0, 1/H), for the same reason as W_yh (its
+      input is the layer below's h_t); W_hh_k and b_h_k as layer 0's. They are drawn after
+      the rest, so that layer 0 and W_yh are the same numbers whatever L.
 
     The numbers are drawn in float64 and then cast, so the same seed gives the
     same network in float32 and float64.
     """
     V, H = check_int(vocab_size, "vocab_size"), check_int(hidden_size, "hidden_size")
+    L = check_int(num_layers, "num_layers")
     dtype = check_dtype(dtype)
     rng = np.random.default_rng(seed)
-    W_xh = rng.standard_normal((H, V)) * INPUT_SCALE
-    W_hh = random_orthogonal(rng, H) * recurrent_scale
+    W_xh, W_hh = draw_layer(rng, 1, V, H, INPUT_SCALE, recurrent_scale)
     W_yh = rng.standard_normal((V, H)) / np.sqrt(H)
     params = {"W_xh": W_xh, "W_hh": W_hh, "W_yh": W_yh, "b_h": np.zeros(H), "b_o": np.zeros(V)}
-    return {k: np.ascontiguousarray(v, dtype=dtype) for k, v in params.items()}
+    add_layers(params, rng, LAYER_NAMES, 1, H, L, recurrent_scale, np.zeros(H))
+    return {k: np.ascontiguousarray(params[k], dtype=dtype) for k in param_names(L)}
 
 
 # -- one time step: the equations as written --------------------------------------------------
@@ -118,66 +146,79 @@ def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, recurrent_sca
 def step_forward(params, x_t, h_prev):
     """One step h_t = tanh(W_hh h_{t-1} + W_xh x_t + b_h): the only place this equation is written.
 
-    x_t: a character index (int) or B indices, shape (B,).
+    x_t: a character index (int) or B indices, shape (B,); in a layer above the first, the
+      layer below's h_t, (H,) or (B, H) (with that layer's arrays under these names).
     h_prev: h_{t-1}, shape (H,) or (B, H).
     Returns h_t, shaped like h_prev.
     """
     W_xh, W_hh, b_h = params["W_xh"], params["W_hh"], params["b_h"]
     # W_hh h_{t-1} with one column per sequence, turned back into rows: (H, H) @ (H, B) -> (H, B).
     # W_xh x_t with one-hot x_t is column x_t of W_xh; rows of W_xh.T when batched.
-    return np.tanh((W_hh @ h_prev.T).T + W_xh.T[x_t] + b_h)
+    return np.tanh((W_hh @ h_prev.T).T + input_term(W_xh, x_t) + b_h)
 
 
-def step_backward(params, dh_t, h_t, h_prev, x_t):
+def step_backward(params, dh_t, h_t, h_prev, x_t, *, return_dx=False):
     """Back through one step: from dL/dh_t to dL/dh_{t-1} and the step's gradients.
 
-    dh_t: dL/dh_t, everything reaching h_t (from o_t and from h_{t+1}),
+    dh_t: dL/dh_t, everything reaching h_t (from o_t, or the layer above, and from h_{t+1}),
     shape (H,) or (B, H); h_t, h_prev: the step's states, same shape;
-    x_t: the input index (int) or indices (B,).
+    x_t: the input index (int) or indices (B,), or the layer below's h_t (as for step_forward).
     Returns (dh_prev, grads) where grads holds this step's share of
-    dW_xh (H, V), dW_hh (H, H) and db_h (H,).
+    dW_xh (H, V), dW_hh (H, H) and db_h (H,); with return_dx, (dh_prev, grads, dx_t), dx_t =
+    W_xh^T da, what reaches the input: in a stack, the layer below's h_t.
     """
     W_hh = params["W_hh"]
     # back through tanh: da = dh * (1 - h_t^2)
     da = dh_t * (1.0 - h_t**2)
     da2, hp2 = np.atleast_2d(da), np.atleast_2d(h_prev)
-    dW_xh = np.zeros_like(params["W_xh"])
-    # column x_t of W_xh received da; (B, H) rows scattered into columns
-    np.add.at(dW_xh.T, np.atleast_1d(x_t), da2)
+    # column x_t of W_xh received da (x_t one-hot): (H, B) @ (B, V); or da x_t^T for a vector x_t
+    dW_xh = input_weight_grad(da2.T, x_t, params["W_xh"].shape[1])
     grads = {"W_xh": dW_xh, "W_hh": da2.T @ hp2, "b_h": da2.sum(axis=0)}
     dh_prev = da @ W_hh  # W_hh^T da as a column; (B, H) @ (H, H) -> (B, H)
+    if return_dx:
+        return dh_prev, grads, da @ params["W_xh"]  # W_xh^T da: (B, H) @ (H, n_in)
     return dh_prev, grads
 
 
+def _step(params, x_t, state):
+    """step_forward as the stack runs it: (the state, a tuple; what step_backward needs)."""
+    h = step_forward(params, x_t, state[0])
+    return (h,), (h, state[0], x_t)
+
+
+def _back_step(params, dstate, cache, return_dx):
+    """step_backward as the stack runs it: (dstate_prev, grads, dx_t or None)."""
+    h, h_prev, x_t = cache
+    out = step_backward(params, dstate[0], h, h_prev, x_t, return_dx=return_dx)
+    return (out[0],), out[1], out[2] if return_dx else None
+
+
 def advance(params, x_t, state):
-    """Read one character (the sampler's step): returns (the state after x_t, h_t). Here both are h_t."""
-    h = step_forward(params, x_t, state)
-    return h, h
+    """Read one character (the sampler's step): returns (the state after x_t, the top layer's h_t).
+    For one layer both are h_t; for a stack the state is every layer's h_t, (L, H) or (L, B, H)."""
+    return _advance(_step, LAYER_NAMES, params, x_t, state)
 
 
 # -- whole sequences, vectorised over the batch --------------------------------------------------
 
 
-def forward(params, inputs, state0=None, *, h0=None):
+def forward(params, inputs, state0=None, *, dropout=0.0, seed=None, masks=None):
     """Run the network over a sequence (or a batch) and keep every intermediate.
 
     inputs: int array (T,) or (B, T) of character indices.
-    state0 (or h0, its name in notebooks 03-05): None (zeros), (H,) for one sequence,
-      or (B, H) for a batch.
+    state0: None (zeros), (H,) for one sequence, or (B, H) for a batch; a stack of L layers:
+      (L, H) or (L, B, H).
+    dropout, seed, masks: as for ``loss_and_grads`` (none by default).
     Returns a dict:
-      h: hidden states h_1..h_T, (T, H) or (B, T, H)
+      h: hidden states h_1..h_T, (T, H) or (B, T, H); a stack: every layer's, (L, ...)
       logits: o_1..o_T, (T, V) or (B, T, V)
       p: probabilities yhat_1..yhat_T, same shape as the logits
-      h0: the initial state used, (H,) or (B, H)
+      h0: the initial state used, shaped like state0
     """
     params = check_params(params)
-    X, _, (h0,), single = check_window(params, inputs, None, _one_state(state0, h0), STATE_NAMES)
-    hs = _states(params, X, h0)[1:]  # (T, B, H)
-    T, B, H = hs.shape
-    o = output_logits(params, hs.reshape(T * B, H)).reshape(T, B, -1)
-    # time-major (T, B, .) inside; batch-first (B, T, .) outside, like inputs
-    out = {"h": hs.transpose(1, 0, 2), "logits": o.transpose(1, 0, 2), "p": softmax(o).transpose(1, 0, 2), "h0": h0}
-    return {k: v[0] for k, v in out.items()} if single else out
+    window = check_window(params, inputs, None, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks)
+    layers, top = stack_forward(_step, LAYER_NAMES, params, window, keep_caches=False)
+    return forward_output(params, window, layers, top, (), STATE_NAMES)
 
 
 def loss_and_grads(
@@ -189,103 +230,73 @@ def loss_and_grads(
     return_dstate0=False,
     *,
     fast=True,
-    h0=None,
-    return_dh0=False,
+    dropout=0.0,
+    seed=None,
+    masks=None,
 ):
     """Loss and its exact gradient over a window: the forward pass plus BPTT.
 
-    params: dict with W_xh (H, V), W_hh (H, H), W_yh (V, H), b_h (H,), b_o (V,),
-      all float32 or all float64 (the computation runs in that dtype).
+    params: dict with W_xh (H, V), W_hh (H, H), W_yh (V, H), b_h (H,), b_o (V,), and for a
+      stack each further layer's W_xh_k (H, H), W_hh_k (H, H), b_h_k (H,); all float32 or all
+      float64 (the computation runs in that dtype).
     inputs, targets: int arrays of shape (T,) for one sequence or (B, T) for a
       batch; targets[..., t] is the character that should follow inputs[..., t].
-    state0 (or h0): None (zeros), (H,) for one sequence, or (B, H) for a batch.
+    state0: None (zeros), (H,) for one sequence, or (B, H) for a batch; (L, H) or (L, B, H)
+      for a stack of L layers.
     bptt_truncate: None for full backpropagation through time. An int k >= 0
       gives the truncated approximation: the loss at step t sends gradient back
-      through steps t, t-1, ..., t-k only, as if h_{t-k-1} were a constant.
+      through steps t, t-1, ..., t-k only, as if h_{t-k-1} (every layer's) were a constant.
       With k >= T - 1 this equals the full gradient; for smaller k it is *not*
       the gradient of L, only an approximation of it (notebook 05 measures how
       far off it is).
-    return_dstate0 (or return_dh0): also return dL/dh0 (shaped like h0), e.g. to check it.
+    return_dstate0: also return dL/dh0 (shaped like state0), e.g. to check it.
     fast: True (default) for the fast path; False for the reference, a loop over
-      ``step_backward`` from t = T down to 1 (full BPTT only): the same numbers, slower.
+      ``step_backward`` from t = T down to 1, layer by layer (full BPTT only): the same
+      numbers, slower.
+    dropout: p in [0, 1), the probability of dropping each unit of h_t where it leaves its
+      layer (into the next layer, or the output layer), with inverted scaling, the masks drawn
+      with ``seed`` (an int or a np.random.Generator; needed when p > 0). Or masks: the masks
+      themselves, shaped like forward's h, e.g. ``rnn_core.cells.dropout_masks``' (a gradient
+      check keeps them fixed). 0 and None (the default): no dropout.
 
     Returns (loss, grads, h_last) or, with return_dstate0, (loss, grads, h_last, dh0):
       loss: total cross-entropy in nats, summed over all steps and rows, a float
       grads: dict with the same keys and shapes as params (dW_xh etc.)
-      h_last: h_T, the state after the last step, shaped like h0 ((H,) or (B, H))
+      h_last: h_T, the state after the last step, shaped like state0
     """
     params = check_params(params)
-    X, Y, (h0,), single = check_window(params, inputs, targets, _one_state(state0, h0), STATE_NAMES)
+    window = check_window(params, inputs, targets, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks)
     k = check_int(bptt_truncate, "bptt_truncate", 0, allow_none=True)
-    hs = _states(params, X, h0)  # (T+1, B, H)
-    if fast:
-        loss, grads, dh0 = _fast_rnn.backward(params, X, Y, hs, k)
-    elif k is None:
-        loss, grads, dh0 = _backward_by_steps(params, X, Y, hs)
-    else:
+    if not fast and k is not None:
         raise ValueError("bptt_truncate needs the fast path: call loss_and_grads with fast=True")
-    h_last = as_state([hs[-1].copy()], single)  # its own small array, not a view keeping every state alive
-    if return_dstate0 or return_dh0:
-        return loss, grads, h_last, as_state([dh0], single)
-    return loss, grads, h_last
+    if not fast:
+        return results(
+            window, stack_loss_and_grads(_step, _back_step, LAYER_NAMES, params, window), param_names, return_dstate0
+        )
+    layers, _ = stack_forward(_step, LAYER_NAMES, params, window, keep_caches=False)
+    loss, grads, dh0 = _fast_rnn.backward(params, window, layers, k)
+    last = np.stack([layer.last[0] for layer in layers])
+    return results(window, (loss, grads, [last], [dh0]), param_names, return_dstate0)
 
 
-def sequence_loss(params, inputs, targets, state0=None, *, h0=None):
+def sequence_loss(params, inputs, targets, state0=None, *, dropout=0.0, seed=None, masks=None):
     """Forward only: (total cross-entropy in nats, h_last). No gradients, no caches.
 
     Same arguments and shapes as ``loss_and_grads``; cheaper, for evaluation.
     """
     params = check_params(params)
-    X, Y, (h0,), single = check_window(params, inputs, targets, _one_state(state0, h0), STATE_NAMES)
-    hs = _states(params, X, h0)
-    loss, _ = output_loss(params, hs[1:].reshape(X.size, -1), Y.reshape(-1), grad=False)
-    return loss, as_state([hs[-1].copy()], single)
-
-
-# -- the loops over time (time-major: X, Y are (T, B); states are (T+1, B, H)) -------------------
-
-
-def _states(params, X, h0):
-    """h_0..h_T for inputs X (T, B) from h0 (B, H): returns (T+1, B, H)."""
-    hs = np.empty((X.shape[0] + 1,) + h0.shape, dtype=h0.dtype)
-    hs[0] = h0
-    for t in range(X.shape[0]):  # the recurrence: the only loop over time
-        hs[t + 1] = step_forward(params, X[t], hs[t])
-    return hs
-
-
-def _backward_by_steps(params, X, Y, hs):
-    """Loss, gradients and dL/dh0 as notebook 04 derives them: the output layer for every step,
-    then ``step_backward`` from t = T down to 1, each step's gradients added up."""
-    (T, B), H = X.shape, hs.shape[-1]
-    h_flat = hs[1:].reshape(T * B, H)
-    loss, do = output_loss(params, h_flat, Y.reshape(-1))  # dL/do_t = yhat_t - onehot(y_t)
-    dW_yh, db_o, dh_out = output_backward(params, h_flat, do)
-    dh_out = dh_out.reshape(T, B, H)  # W_yh^T do_t: what reaches h_t from its logits
-    grads = {k: np.zeros_like(params[k]) for k in ("W_xh", "W_hh", "b_h")}
-    dh_next = np.zeros_like(hs[0])  # what reaches h_t from step t+1 (nothing at t = T)
-    for t in range(T - 1, -1, -1):
-        dh_next, step = step_backward(params, dh_out[t] + dh_next, hs[t + 1], hs[t], X[t])
-        for k, g in step.items():
-            grads[k] += g
-    return loss, {**grads, "W_yh": dW_yh, "b_o": db_o}, dh_next
+    window = check_window(params, inputs, targets, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks)
+    layers, top = stack_forward(_step, LAYER_NAMES, params, window, keep_caches=False)
+    loss, _ = output_loss(params, top.reshape(window.X.size, -1), window.Y.reshape(-1), grad=False)
+    return loss, as_state([np.stack([layer.last[0] for layer in layers])], window.single)
 
 
 # -- input checks: clear errors at the door, never an IndexError deep inside ----------------------
 
 
 def check_params(params):
-    """Check a parameter dict: keys, one float dtype, finite values, and shapes that agree.
+    """Check a parameter dict: keys (every layer's), one float dtype, finite values, and shapes that agree.
 
     Returns the dict (unchanged). Raises TypeError or ValueError naming the problem.
     """
-    return check_cell_params(params, PARAM_NAMES, param_shapes, "rnn_core.init_params")
-
-
-def _one_state(state0, h0):
-    """The starting state, given as state0 or (in notebooks 03-05) as h0, never both."""
-    if h0 is None:
-        return state0
-    if state0 is not None:
-        raise TypeError("give the starting state once: as state0 or as h0, not both")
-    return h0
+    return check_cell_params(params, PARAM_NAMES, LAYER_NAMES, param_shapes, "rnn_core.init_params")

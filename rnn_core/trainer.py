@@ -1,7 +1,8 @@
 """The training loop behind notebook 06 and ``python -m rnn_core train``: see ``train``.
 
 ``train`` is a short loop over small functions: ``_setup`` (config, data, a fresh or
-resumed state), ``_train_step`` (one pure optimizer step), ``_measure_val_bpc`` and ``_save``.
+resumed state), ``_train_step`` (one pure optimizer step), ``_measure_val_bpc`` (the validation
+figure, and the best parameters so far) and ``_save``.
 The run's definition and learning-rate schedule are in ``rnn_core.config``, the checks that a
 resumed run continues the same one in ``rnn_core.resume``, the progress bar in
 ``rnn_core.progress``. Any cell of ``rnn_core.cells`` trains the same way.
@@ -20,7 +21,7 @@ import numpy as np
 
 from ._validation import check_checkpoint_path
 from .cells import cell_module, state_arrays, state_from_arrays, zero_state
-from .checkpoint import save_checkpoint
+from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from .config import TrainConfig, learning_rate_at
 from .data import StreamBatcher, split_train_val
 from .generate import bits_per_char
@@ -29,7 +30,16 @@ from .progress import ProgressBar
 from .resume import check_resume_config, checkpoint_to_resume
 from .vocab import Vocabulary
 
-__all__ = ["TrainConfig", "TrainState", "History", "TrainResult", "train", "learning_rate_at", "text_fingerprint"]
+__all__ = [
+    "TrainConfig",
+    "TrainState",
+    "History",
+    "TrainResult",
+    "train",
+    "learning_rate_at",
+    "text_fingerprint",
+    "best_checkpoint_path",
+]
 
 LN2 = math.log(2.0)
 RECENT_STEPS = 100  # TrainResult.train_bpc: the mean over this many last steps
@@ -40,10 +50,11 @@ class History:
     """Per-step and per-validation records of a run, as lists (``arrays()`` gives numpy arrays).
 
     Every step: ``step`` (1, 2, ...), ``train_bpc`` (the batch's loss before the
-    update, in bits per character), ``grad_norm`` (the global norm of the
-    mean-loss gradient, before clipping), ``lr`` and ``elapsed`` (seconds since
-    training first started, across resumes). Every ``eval_every`` steps and at
-    the end: ``val_step``, ``val_bpc`` and ``val_elapsed``.
+    update, in bits per character; with dropout, the dropped network's: to compare with
+    val_bpc, measure the training text with ``bits_per_char``, which never drops),
+    ``grad_norm`` (the global norm of the mean-loss gradient, before clipping), ``lr``
+    and ``elapsed`` (seconds since training first started, across resumes). Every
+    ``eval_every`` steps and at the end: ``val_step``, ``val_bpc`` and ``val_elapsed``.
     """
 
     step: list = field(default_factory=list)
@@ -93,9 +104,10 @@ class TrainState:
     params, opt_state: the model and the optimizer's state; step: optimizer steps
     done; epoch: passes over the training text completed; next_window: the index
     of the window the next step reads (``StreamBatcher.window``); carried: the
-    recurrent state carried into that window, {name: (B, H) array} for each of the
-    cell's STATE_NAMES ({"h": h}, or the LSTM's {"h": h, "c": c}); elapsed: seconds
-    of training so far. ``h`` and ``c`` read the carried arrays (c is None for a cell without).
+    recurrent state carried into that window, {name: (B, H) array} ((L, B, H) for a
+    stack of L layers) for each of the cell's STATE_NAMES ({"h": h}, or the LSTM's
+    {"h": h, "c": c}); elapsed: seconds of training so far. ``h`` and ``c`` read the
+    carried arrays (c is None for a cell without).
     """
 
     params: dict
@@ -129,11 +141,14 @@ class TrainResult:
     params, vocab: the model (after a non-finite loss or gradient, the last
     finite parameters); history: a ``History``; config: the ``TrainConfig``
     used; state: a ``TrainState``, everything needed to resume; stopped: why
-    training ended, one of "steps", "time", "interrupted", "callback" and
-    "non-finite", and message, a sentence saying so; val_bpc: the last
-    validation figure; train_bpc: the mean over the last ``RECENT_STEPS``
-    steps; steps_per_second: of this call; fingerprint: the text's identity
-    (``text_fingerprint``). ``summary()`` gives one line.
+    training ended, one of "steps", "time", "patience" (early stopping),
+    "interrupted", "callback" and "non-finite", and message, a sentence saying so;
+    val_bpc: the last validation figure; train_bpc: the mean over the last
+    ``RECENT_STEPS`` steps; steps_per_second: of this call; fingerprint: the text's
+    identity (``text_fingerprint``); best_step, best_val_bpc, best_params: the
+    validation that was lowest so far (the first of equals) and the parameters it
+    measured (None before the first validation; best_params also None after resuming
+    from a file whose best checkpoint is gone). ``summary()`` gives one line.
     """
 
     params: dict
@@ -147,6 +162,9 @@ class TrainResult:
     train_bpc: float | None = None
     steps_per_second: float = 0.0
     fingerprint: dict = field(default_factory=dict)
+    best_step: int | None = None
+    best_val_bpc: float | None = None
+    best_params: dict | None = None
 
     @property
     def step(self):
@@ -156,12 +174,13 @@ class TrainResult:
         return f"TrainResult({self.summary()})"
 
     def summary(self):
-        """One line: step, final train and validation bits per character, speed, why it stopped."""
+        """One line: step, final train and validation bits per character, speed, why it stopped, the best."""
         tr = "nan" if self.train_bpc is None else f"{self.train_bpc:.4f}"
         va = "nan" if self.val_bpc is None else f"{self.val_bpc:.4f}"
+        best = "" if self.best_step is None else f"  best val_bpc {self.best_val_bpc:.4f} at step {self.best_step}"
         return (
             f"step {self.step}  train_bpc {tr}  val_bpc {va}  "
-            f"{self.steps_per_second:.1f} steps/s  {self.state.elapsed:.1f} s  stopped: {self.stopped}"
+            f"{self.steps_per_second:.1f} steps/s  {self.state.elapsed:.1f} s  stopped: {self.stopped}{best}"
         )
 
 
@@ -194,16 +213,22 @@ def train(
         text = rnn_core.load_text()                      # Pride and Prejudice, header stripped
         result = rnn_core.train(text, max_seconds=60)    # TrainConfig defaults, any field overridable
         lstm = rnn_core.train(text, cell="lstm", max_seconds=60)   # the same for an LSTM ("gru": a GRU)
+        deep = rnn_core.train(text, cell="lstm", num_layers=2, dropout=0.2, max_seconds=60)  # stacked
         print(result.summary())                          # "... val_bpc 2.0123 ..."
         result.history.val_bpc                           # validation bits per character over time
         rnn_core.sample(result.params, result.vocab, "Elizabeth", 300, temperature=0.7)
+        result.best_params, result.best_step             # the parameters of the lowest val_bpc
 
     - data: the text (a str; the vocabulary is ``sorted(set(text))``), or a 1-D
       int array of character indices together with ``vocab=``.
     - config: a ``TrainConfig`` (its fields are described there); ``**overrides``
       replace single fields, e.g. ``train(text, steps=500)``.
     - checkpoint: a path (its folder must exist) where the training state is saved
-      every ``checkpoint_every`` steps and at the end, however training ends.
+      every ``checkpoint_every`` steps and at the end, however training ends: the
+      last checkpoint. Beside it, ``best_checkpoint_path(checkpoint)`` (rnn.npz ->
+      rnn.best.npz) holds the training state of the step with the lowest val_bpc so
+      far, saved at each new best; both files' metadata say which they are ("checkpoint":
+      "last" or "best") and where the best is ("best_step", "best_val_bpc").
     - resume: True to continue from the file at ``checkpoint``, or a ``TrainResult``
       to continue in memory; model shape, batch size, sequence length, optimizer
       and text must match, and ``config.steps`` counts the steps already done.
@@ -214,11 +239,14 @@ def train(
       ``max_seconds``) counts from; default: when ``train`` is called.
 
     Each step minimises the window's mean cross-entropy per character (the
-    gradient of ``loss_and_grads``' total is divided by B x T before clipping).
-    Training ends after ``config.steps`` steps or ``config.max_seconds``
-    seconds, on Ctrl-C / the notebook's stop button, when the callback asks, or
-    when the loss or gradient stops being finite. The same config, text and step
-    budget give bit-identical parameters, also when stopped and resumed.
+    gradient of ``loss_and_grads``' total is divided by B x T before clipping),
+    with dropout (``config.dropout``) on the connections that do not recur; the
+    masks are drawn from ``config.seed`` and the step, so they too are the same on
+    every run. Validation never drops. Training ends after ``config.steps`` steps or
+    ``config.max_seconds`` seconds, after ``config.patience`` validations without a
+    new best (early stopping), on Ctrl-C / the notebook's stop button, when the
+    callback asks, or when the loss or gradient stops being finite. The same config,
+    text and step budget give bit-identical parameters, also when stopped and resumed.
     """
     run, state, history = _setup(data, config, overrides, vocab, checkpoint, resume, started)
     config, stopped, message, bar = run.config, "steps", "", None
@@ -251,6 +279,9 @@ def train(
                 if callback(_snapshot(run, state, history, stopped, message)):
                     stopped, message = "callback", f"stopped at step {state.step}: the callback asked to stop"
                     break
+            if validated and _out_of_patience(config, history):
+                stopped, message = "patience", _patience_message(run, state)
+                break
     except KeyboardInterrupt:
         stopped, message = "interrupted", f"interrupted at step {state.step}: returning the model trained so far"
         history.truncate(state.step)  # the interrupt may fall between recording a step and taking it
@@ -270,10 +301,12 @@ def _train_step(run, state, lr):
     config, cell = run.config, run.config.cell
     X, Y = run.batcher.window(state.next_window)
     chars = X.size  # B x T predictions
+    # dropout's masks for this step: drawn from the run's seed and the step, the same on every run
+    dropout = {"dropout": config.dropout, "seed": [config.seed, state.step]} if config.dropout else {}
     # overflow is checked for below and reported in plain words, so numpy need not warn
     with np.errstate(over="ignore", invalid="ignore"):
         state0 = state_from_arrays(cell, state.carried)
-        loss, grads, last = run.cell.loss_and_grads(state.params, X, Y, state0)  # the model's one entry point
+        loss, grads, last = run.cell.loss_and_grads(state.params, X, Y, state0, **dropout)  # the model's entry point
         for g in grads.values():  # the gradient of the mean loss per character
             g *= np.float32(1.0 / chars)
         if config.clip_norm is None:
@@ -305,6 +338,30 @@ def _train_step(run, state, lr):
 def _every(interval, step):
     """Whether something done every ``interval`` steps (0: never) is due after ``step``."""
     return bool(interval) and step % interval == 0
+
+
+def _best(history):
+    """(step, val_bpc) of the lowest validation figure so far (the first of equals), or None."""
+    finite = [(v, -i) for i, v in enumerate(history.val_bpc) if math.isfinite(v)]
+    if not finite:
+        return None
+    value, i = min(finite)
+    return history.val_step[-i], value
+
+
+def _out_of_patience(config, history):
+    """Whether the last ``config.patience`` validations (0: never) have all failed to beat the best."""
+    best = _best(history)
+    if not config.patience or best is None:
+        return False
+    return len(history.val_step) - 1 - history.val_step.index(best[0]) >= config.patience
+
+
+def _patience_message(run, state):
+    return (
+        f"stopped at step {state.step}: no new best val_bpc in {run.config.patience} validations "
+        f"(the best, {run.best_val_bpc:.4f}, at step {run.best_step})"
+    )
 
 
 def _non_finite_message(step, what):
@@ -342,6 +399,9 @@ def _finish(run, state, history, stopped, message, bar):
 def _snapshot(run, state, history, stopped, message):
     recent = history.train_bpc[-RECENT_STEPS:]
     return TrainResult(
+        best_step=run.best_step,
+        best_val_bpc=run.best_val_bpc,
+        best_params=run.best_params,
         params=state.params,
         vocab=run.vocab,
         history=history,
@@ -360,11 +420,12 @@ def _snapshot(run, state, history, stopped, message):
 
 
 def _measure_val_bpc(run, state, history):
-    """Record val_bpc for ``state`` in the history (nothing without a validation text).
+    """Record val_bpc for ``state`` in the history (nothing without a validation text); keep
+    the parameters if it is a new best, and save them as the best checkpoint.
 
     val_bpc is ``bits_per_char(params, val_ids, n_streams=val_streams)``: the held-out text
     cut into ``val_streams`` equal contiguous pieces read side by side, each from a zero
-    state carried across the whole piece.
+    state carried across the whole piece (no dropout).
     """
     if run.config.val_fraction == 0:
         return
@@ -376,12 +437,23 @@ def _measure_val_bpc(run, state, history):
     history.val_bpc.append(value)
     history.val_elapsed.append(run.elapsed())
     run.eval_seconds = time.perf_counter() - t0  # kept in reserve in the time budget
+    if _best(history) == (state.step, value):  # a new best: its parameters, and its own checkpoint
+        run.best_step, run.best_val_bpc, run.best_params = state.step, value, state.params
+        if run.path is not None:
+            _save(run, state, history, best=True)
 
 
-def _save(run, state, history):
+def best_checkpoint_path(path):
+    """Where ``train`` keeps the best checkpoint beside the last one at ``path``: rnn.npz -> rnn.best.npz."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}.best{path.suffix}")
+
+
+def _save(run, state, history, best=False):
+    """Save the training state: the last checkpoint, or with ``best`` the best one beside it."""
     t0 = time.perf_counter()
     save_checkpoint(
-        run.path,
+        best_checkpoint_path(run.path) if best else run.path,
         state.params,
         run.vocab,
         optimizer=run.config.optimizer,
@@ -394,6 +466,9 @@ def _save(run, state, history):
             "window": state.next_window,  # the file's name for it
             "elapsed": state.elapsed,
             "fingerprint": run.fingerprint,
+            "checkpoint": "best" if best else "last",  # which of the two files this is
+            "best_step": run.best_step,
+            "best_val_bpc": run.best_val_bpc,
         },
         **state.carried,  # h, and the LSTM's c
     )
@@ -419,6 +494,9 @@ class _Run:
     t0: float  # the run's clock: the perf_counter reading its seconds (and max_seconds) count from
     eval_seconds: float = 0.0  # the last validation's and save's durations
     save_seconds: float = 0.0
+    best_step: int | None = None  # the lowest validation so far, and the parameters it measured
+    best_val_bpc: float | None = None
+    best_params: dict | None = None
 
     def seconds(self):
         """Seconds since this call started."""
@@ -432,7 +510,8 @@ class _Run:
         """Whether, ``seconds`` into the budget, what is left no longer holds a final validation and save
         (as long as the last ones took): then training stops so that the whole call fits in max_seconds."""
         limit = self.config.max_seconds
-        return limit is not None and seconds + self.eval_seconds + self.save_seconds >= limit
+        saves = 2 if self.config.val_fraction > 0 else 1  # the last checkpoint, and perhaps a new best one
+        return limit is not None and seconds + self.eval_seconds + saves * self.save_seconds >= limit
 
 
 def _setup(data, config, overrides, vocab, checkpoint, resume, started):
@@ -454,7 +533,8 @@ def _setup(data, config, overrides, vocab, checkpoint, resume, started):
     batcher = StreamBatcher(train_ids, config.batch_size, config.seq_length)
     path = None if checkpoint is None else check_checkpoint_path(checkpoint)
     fingerprint = text_fingerprint(ids)
-    state, history = _starting_state(config, vocab, fingerprint, path, resume)
+    state, history, best_params = _starting_state(config, vocab, fingerprint, path, resume)
+    best_step, best_val_bpc = _best(history) or (None, None)
     run = _Run(
         config=config,
         vocab=vocab,
@@ -466,6 +546,9 @@ def _setup(data, config, overrides, vocab, checkpoint, resume, started):
         start_step=state.step,
         start_elapsed=state.elapsed,
         t0=t0,
+        best_step=best_step,
+        best_val_bpc=best_val_bpc,
+        best_params=best_params,
     )
     return run, state, history
 
@@ -490,12 +573,13 @@ def _encode(data, vocab):
 
 
 def _starting_state(config, vocab, fingerprint, path, resume):
-    """(TrainState, History): fresh, from the checkpoint at ``path``, or from an earlier TrainResult."""
+    """(TrainState, History, the best parameters so far or None): fresh, from the checkpoint at
+    ``path`` (and the best one beside it), or from an earlier TrainResult."""
     if isinstance(resume, TrainResult):
         if resume.vocab != vocab or resume.fingerprint != fingerprint:
             raise ValueError("cannot resume: that result was trained on a different text")
         check_resume_config(resume.config.to_dict(), config, "that result")
-        return resume.state, resume.history.copy()
+        return resume.state, resume.history.copy(), resume.best_params
     if resume is not True and resume is not False:
         raise TypeError(f"resume must be True, False or a TrainResult, got {type(resume).__name__}")
     if resume and path is None:
@@ -511,12 +595,32 @@ def _starting_state(config, vocab, fingerprint, path, resume):
             carried=ck.carried,
             elapsed=float(ck.meta["elapsed"]),
         )
-        return state, History.from_arrays(ck.history)
+        history = History.from_arrays(ck.history)
+        return state, history, _best_params_on_file(path, ck, _best(history), vocab)
     cell = cell_module(config.cell)
     params = cell.init_params(
-        vocab.size, config.hidden_size, seed=config.seed, dtype=np.float32, recurrent_scale=config.recurrent_scale
+        vocab.size,
+        config.hidden_size,
+        seed=config.seed,
+        dtype=np.float32,
+        recurrent_scale=config.recurrent_scale,
+        num_layers=config.num_layers,
     )
     carried = state_arrays(config.cell, zero_state(params, config.cell, (config.batch_size,)))
     opt_state = OPTIMIZERS[config.optimizer][0](params)
     state = TrainState(params=params, opt_state=opt_state, step=0, epoch=0, next_window=0, carried=carried)
-    return state, History()
+    return state, History(), None
+
+
+def _best_params_on_file(path, ck, best, vocab):
+    """The parameters of the best validation ``best`` (step, val_bpc) of a run resumed from ``ck``, the
+    checkpoint at ``path``: its own, or the best checkpoint's beside it; None if neither holds them."""
+    if best is None:
+        return None
+    if best[0] == ck.step:
+        return ck.params
+    try:
+        best_ck = load_checkpoint(best_checkpoint_path(path))
+    except (OSError, CheckpointError):
+        return None
+    return best_ck.params if best_ck.step == best[0] and best_ck.vocab == vocab else None

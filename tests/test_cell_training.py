@@ -221,6 +221,34 @@ def test_train_a_gated_cell_then_sample_from_the_command_line(capsys, tmp_path, 
     assert "step 30 " in capsys.readouterr().out and load_checkpoint(path).cell == cell
 
 
+def test_a_stacked_lstm_with_dropout_trains_resumes_and_samples_from_the_command_line(capsys, tmp_path):
+    """python -m rnn_core train --cell lstm --num-layers 2 --dropout 0.2, then --resume, then sample."""
+    text_file = tmp_path / "novel.txt"
+    text_file.write_text(TEXT, encoding="utf-8")
+    path = tmp_path / "lstm2.npz"
+    args = ["train", "--cell", "lstm", "--num-layers", "2", "--dropout", "0.2", "--text", str(text_file)]
+    assert main([*args, "--checkpoint", str(path), *FAST, "--eval-every", "10"]) == 0
+    out = capsys.readouterr().out
+    assert "(lstm L=2 H=8 B=2 T=8 adam lr 0.005 dropout 0.2)" in out and f"checkpoint: {path} (last, step 20)" in out
+    ck = load_checkpoint(path)
+    assert ck.num_layers == 2 and ck.config["dropout"] == 0.2 and set(ck.params) == set(lstm.param_names(2))
+    assert all(s.shape == (2, 2, 8) for s in ck.carried.values())
+    best = load_checkpoint(tmp_path / "lstm2.best.npz")
+    assert best.step == ck.meta["best_step"] and f"{tmp_path / 'lstm2.best.npz'} (best, step {best.step})" in out
+    resume = ["train", "--text", str(text_file), "--checkpoint", str(path), "--resume", "--steps", "30"]
+    assert main([*resume, "--no-progress"]) == 0  # the stack and its dropout from the checkpoint
+    out = capsys.readouterr().out
+    assert "step 30 " in out and "(lstm L=2 H=8 B=2 T=8 adam lr 0.005 dropout 0.2)" in out
+    ck = load_checkpoint(path)
+    assert ck.step == 30 and ck.history["step"].tolist() == list(range(1, 31))
+    for checkpoint in (path, tmp_path / "lstm2.best.npz"):
+        sample = ["sample", "--checkpoint", str(checkpoint), "--prime", "It is", "--length", "40", "--seed", "3"]
+        assert main(sample) == 0
+        params = load_checkpoint(checkpoint).params
+        expected = rnn_core.sample(params, ck.vocab, "It is", 40, temperature=0.8, seed=3)
+        assert capsys.readouterr().out == "It is" + expected + "\n"
+
+
 def test_bad_cell_flag(capsys, tmp_path):
     assert main(["train", "--cell", "tree", "--text", str(tmp_path / "none.txt")]) == 2
     err = capsys.readouterr().err

@@ -1,15 +1,27 @@
 """The registry of cells (rnn_core.cells) and the interface every cell's module shares."""
 
+import inspect
+
 import numpy as np
 import pytest
 
 import rnn_core
 from rnn_core import CELLS, gru, lstm, rnn
-from rnn_core.cells import cell_module, cell_of, check_cell_params, state_arrays, state_from_arrays, zero_state
+from rnn_core.cells import (
+    cell_module,
+    cell_of,
+    check_cell_params,
+    num_layers,
+    state_arrays,
+    state_from_arrays,
+    zero_state,
+)
 
 INTERFACE = (
     "PARAM_NAMES",
+    "LAYER_NAMES",
     "STATE_NAMES",
+    "param_names",
     "param_shapes",
     "count_params",
     "init_params",
@@ -21,6 +33,28 @@ INTERFACE = (
     "sequence_loss",
     "advance",
 )
+
+# The sequence-level functions: the same parameters in every cell (the vanilla cell's loss_and_grads
+# also takes bptt_truncate, before return_dstate0).
+SHARED = {
+    "param_names": "(num_layers=1)",
+    "param_shapes": "(vocab_size, hidden_size, num_layers=1)",
+    "count_params": "(vocab_size, hidden_size, num_layers=1)",
+    "check_params": "(params)",
+    "forward": "(params, inputs, state0=None, *, dropout=0.0, seed=None, masks=None)",
+    "loss_and_grads": "(params, inputs, targets, state0=None, return_dstate0=False, *, fast=True, dropout=0.0, "
+    "seed=None, masks=None)",
+    "sequence_loss": "(params, inputs, targets, state0=None, *, dropout=0.0, seed=None, masks=None)",
+    "advance": "(params, x_t, state)",
+}
+
+# The step functions keep the form each notebook derives (rnn_core.cells says so): the vanilla cell's
+# step_forward is its explicit equation, h_t from h_{t-1}, with no cache; the gated cells return a cache.
+STEPS = {
+    "rnn": ("(params, x_t, h_prev)", "(params, dh_t, h_t, h_prev, x_t, *, return_dx=False)"),
+    "lstm": ("(params, x_t, h_prev, c_prev)", "(params, dh_t, dc_t, cache, *, return_dx=False)"),
+    "gru": ("(params, x_t, h_prev)", "(params, dh_t, cache, *, return_dx=False)"),
+}
 
 
 def test_the_registry_names_the_three_cells():
@@ -34,10 +68,18 @@ def test_the_registry_names_the_three_cells():
 @pytest.mark.parametrize("cell", CELLS)
 def test_every_cell_has_the_same_interface(cell):
     module = CELLS[cell]
-    assert all(hasattr(module, name) for name in INTERFACE)
     assert set(INTERFACE) <= set(module.__all__)
+    for name, signature in SHARED.items():
+        got = str(inspect.signature(getattr(module, name)))
+        if cell == "rnn" and name == "loss_and_grads":
+            signature = signature.replace("state0=None, ", "state0=None, bptt_truncate=None, ")
+        assert got == signature, name
+    init = inspect.signature(module.init_params).parameters
+    assert list(init)[:4] == ["vocab_size", "hidden_size", "seed", "dtype"] and "recurrent_scale" in init
+    assert init["num_layers"].kind == inspect.Parameter.KEYWORD_ONLY
     params = module.init_params(6, 4, seed=1, dtype=np.float32, recurrent_scale=0.9)
-    assert tuple(params) == module.PARAM_NAMES and all(p.dtype == np.float32 for p in params.values())
+    assert tuple(params) == module.PARAM_NAMES == module.param_names() and set(module.LAYER_NAMES) < set(params)
+    assert all(p.dtype == np.float32 for p in params.values())
     assert {k: v.shape for k, v in params.items()} == module.param_shapes(6, 4)
     assert module.count_params(6, 4) == sum(p.size for p in params.values())
     assert module.check_params(params) is params
@@ -56,6 +98,42 @@ def test_every_cell_has_the_same_interface(cell):
 
 
 @pytest.mark.parametrize("cell", CELLS)
+def test_the_step_functions_take_and_return_what_their_notebook_derives(cell):
+    """Not one interface: each cell's step functions, as documented in rnn_core.cells, called for real."""
+    module = CELLS[cell]
+    forward_signature, backward_signature = STEPS[cell]
+    assert str(inspect.signature(module.step_forward)) == forward_signature
+    assert str(inspect.signature(module.step_backward)) == backward_signature
+    params, x_t = module.init_params(6, 4, seed=2), np.array([1, 5, 1])
+    h_prev = np.random.default_rng(3).uniform(-1, 1, (3, 4))
+    if cell == "rnn":
+        h = module.step_forward(params, x_t, h_prev)
+        assert isinstance(h, np.ndarray) and h.shape == (3, 4)  # h_t alone: the exception
+        back = (np.ones((3, 4)), h, h_prev, x_t)
+    elif cell == "lstm":
+        h, c, cache = module.step_forward(params, x_t, h_prev, h_prev)
+        assert h.shape == c.shape == (3, 4) and set(cache) == {"x", "h_prev", "c_prev", *module.GATES, "c"}
+        back = (np.ones((3, 4)), np.zeros((3, 4)), cache)
+    else:
+        h, cache = module.step_forward(params, x_t, h_prev)
+        assert h.shape == (3, 4) and set(cache) == {"x", "h_prev", *module.GATES, "m"}
+        back = (np.ones((3, 4)), cache)
+    out = module.step_backward(params, *back)
+    grads = out[-1]
+    assert len(out) == (3 if cell == "lstm" else 2) and all(a.shape == (3, 4) for a in out[:-1])
+    assert {k: g.shape for k, g in grads.items()} == {k: params[k].shape for k in module.LAYER_NAMES}
+    *same, dx = module.step_backward(params, *back, return_dx=True)
+    assert len(same) == len(out) and all(np.array_equal(a, b) for a, b in zip(same[:-1], out[:-1]))
+    assert dx.shape == (3, 6)  # what reaches the input: here the one-hot x_t, (B, V)
+    # a layer above the first reads the layer below's h_t, a vector, where layer 0 reads a character
+    upper = {k: v for k, v in CELLS[cell].init_params(6, 4, num_layers=2).items() if k.endswith("_1")}
+    upper = {k[: -len("_1")]: v for k, v in upper.items()}
+    h_below = np.random.default_rng(4).uniform(-1, 1, (3, 4))
+    state = module.step_forward(upper, h_below, *(h_prev,) * len(module.STATE_NAMES))
+    assert (state if cell == "rnn" else state[0]).shape == (3, 4)
+
+
+@pytest.mark.parametrize("cell", CELLS)
 def test_advance_is_one_step_as_the_sampler_takes_it(cell):
     module = CELLS[cell]
     params = module.init_params(5, 3, seed=2)
@@ -67,6 +145,19 @@ def test_advance_is_one_step_as_the_sampler_takes_it(cell):
     out = module.forward(params, ids)
     assert np.allclose(h, out["h"][-1]) and np.allclose(state_arrays(cell, state)["h"], h)
     assert all(a.shape == (7, 3) for a in state_arrays(cell, zero_state(params, cell, (7,))).values())
+
+
+@pytest.mark.parametrize("cell", CELLS)
+def test_a_stack_has_a_layer_axis_in_its_state(cell):
+    params = CELLS[cell].init_params(5, 3, seed=2, num_layers=3)
+    assert num_layers(params) == 3 and num_layers(CELLS[cell].init_params(5, 3)) == 1
+    assert all(a.shape == (3, 3) and not a.any() for a in state_arrays(cell, zero_state(params, cell)).values())
+    assert all(a.shape == (3, 7, 3) for a in state_arrays(cell, zero_state(params, cell, (7,))).values())
+    state = zero_state(params, cell)
+    for x in (0, 4, 1):
+        state, h = CELLS[cell].advance(params, x, state)
+    out = CELLS[cell].forward(params, np.array([0, 4, 1]))
+    assert np.allclose(h, out["h"][-1, -1]) and np.allclose(state_arrays(cell, state)["h"], out["h"][:, -1])
 
 
 @pytest.mark.parametrize("cell", CELLS)

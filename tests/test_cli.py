@@ -60,7 +60,9 @@ def test_train_prints_one_summary_line(capsys, tmp_path, text_file):
     assert m and 0 < float(m.group(1)) < np.log2(len(set(TEXT)))
     assert "step 20" in lines[0]
     assert load_checkpoint(ck).step == 20
-    assert "(H=8 B=2 T=8 adam lr 0.005)" in lines[0] and f"checkpoint: {ck}" in lines[0]
+    assert "(H=8 B=2 T=8 adam lr 0.005)" in lines[0] and f"checkpoint: {ck} (last, step 20)" in lines[0]
+    best = load_checkpoint(tmp_path / "m.best.npz")  # beside the last, the best validation's
+    assert f"{tmp_path / 'm.best.npz'} (best, step {best.step})" in lines[0] and best.meta["checkpoint"] == "best"
 
 
 def test_progress_bar_goes_to_stderr(capsys, tmp_path, text_file):
@@ -161,6 +163,9 @@ def test_help_documents_every_flag(capsys):
         "--seed",
         "--checkpoint",
         "--resume",
+        "--num-layers",
+        "--dropout",
+        "--patience",
     ):
         assert flag in out
     code, out, _ = call(capsys, "sample", "--help")
@@ -214,6 +219,10 @@ def test_max_seconds_bounds_the_run(capsys, tmp_path, text_file):
         ("--learning-rate", "nan", "--learning-rate: must be a number > 0"),
         ("--max-seconds", "-5", "--max-seconds: must be a number > 0"),
         ("--seed", "-1", "--seed: must be >= 0"),
+        ("--num-layers", "0", "--num-layers: must be a positive integer"),
+        ("--dropout", "1", "--dropout: must be a number >= 0 and < 1"),
+        ("--dropout", "-0.5", "--dropout: must be a number >= 0 and < 1"),
+        ("--patience", "-1", "--patience: must be >= 0"),
     ],
 )
 def test_bad_train_flags(capsys, text_file, flag, value, pattern):

@@ -1,4 +1,4 @@
-"""Softmax, its Jacobian, and cross-entropy: properties and finite-difference checks."""
+"""Softmax, its Jacobian, cross-entropy and the sigmoid: properties and finite-difference checks."""
 
 import warnings
 
@@ -112,3 +112,12 @@ def test_cross_entropy_and_grad_is_the_two_functions_fused():
     loss, do = rnn_core.functions.cross_entropy_and_grad(o.copy(), y)
     assert np.isclose(loss, rnn_core.cross_entropy(o, y)) and np.allclose(do, rnn_core.cross_entropy_grad(o, y))
     assert rnn_core.functions.cross_entropy_and_grad(o.copy(), y, grad=False) == (loss, None)
+
+
+def test_sigmoid():
+    a = np.linspace(-30, 30, 121)
+    assert np.allclose(rnn_core.sigmoid(a), 1 / (1 + np.exp(-a)), rtol=1e-12, atol=1e-15)
+    with np.errstate(all="raise"):  # no overflow at extreme pre-activations, even in float32
+        s = rnn_core.sigmoid(np.array([-1000.0, 1000.0], np.float32))
+    assert s.tolist() == [0.0, 1.0]
+    assert rnn_core.lstm.sigmoid is rnn_core.gru.sigmoid is rnn_core.functions.sigmoid  # one function, the gates'

@@ -89,12 +89,3 @@ def test_a_wrong_gradient_is_caught(monkeypatch):
     monkeypatch.setattr(gru, "loss_and_grads", off)
     errors = check_gradients(gru.init_params(4, 3, seed=1), np.array([0, 1, 2]), np.array([1, 2, 3]))
     assert errors["W_h"] > 1e-4 and max(v for k, v in errors.items() if k != "W_h") < GRADCHECK_TOL
-
-
-def test_the_vanilla_starting_state_may_be_called_h0():
-    rng = np.random.default_rng(4)
-    params = init_params(4, 3, seed=2)
-    inputs, targets, h0 = rng.integers(0, 4, (2, 3)), rng.integers(0, 4, (2, 3)), rng.uniform(-0.5, 0.5, (2, 3))
-    assert check_gradients(params, inputs, targets, h0=h0) == check_gradients(params, inputs, targets, h0)
-    with pytest.raises(TypeError, match="not both"):
-        check_gradients(params, inputs, targets, h0, h0=h0)

@@ -315,3 +315,84 @@ def test_a_config_saved_with_init_scale_reads_as_recurrent_scale():
     old = TrainConfig(recurrent_scale=2.5).to_dict()
     old["init_scale"] = old.pop("recurrent_scale")
     assert TrainConfig.from_dict(old).recurrent_scale == 2.5
+
+
+# -- a stack of layers, dropout, the best checkpoint and early stopping --------------------------------
+
+STACK = dict(num_layers=2, dropout=0.3, lr_schedule="constant")
+
+
+@pytest.mark.parametrize("cell", ["rnn", "lstm", "gru"])
+def test_a_stack_with_dropout_trains_deterministically_and_resumes_bit_identically(cell, tmp_path):
+    straight = run(cell=cell, **STACK)
+    V = Vocabulary.from_text(TEXT).size
+    assert rnn_core.num_layers(straight.params) == 2
+    assert set(straight.params) == set(rnn_core.CELLS[cell].param_names(2))
+    assert all(s.shape == (2, 4, 12) for s in straight.state.carried.values())  # (L, B, H)
+    assert straight.val_bpc < math.log2(V)
+    again = run(cell=cell, **STACK)
+    assert again.params.keys() == straight.params.keys()
+    assert all(np.array_equal(again.params[k], straight.params[k]) for k in straight.params)  # the masks are seeded
+    path = tmp_path / "ck.npz"
+    first = run(cell=cell, checkpoint=path, callback=lambda res: res.step >= 20, callback_every=20, **STACK)
+    assert first.step == 20 and load_checkpoint(path).num_layers == 2
+    for resumed in (run(cell=cell, checkpoint=path, resume=True, **STACK), run(cell=cell, resume=first, **STACK)):
+        assert all(np.array_equal(resumed.params[k], straight.params[k]) for k in straight.params)
+        assert resumed.history.train_bpc == straight.history.train_bpc
+        assert all(np.array_equal(resumed.state.carried[k], straight.state.carried[k]) for k in straight.state.carried)
+
+
+def test_dropout_changes_training_and_never_validation():
+    plain, dropped = run(num_layers=2, steps=10), run(num_layers=2, steps=10, dropout=0.5)
+    assert plain.history.train_bpc[0] != dropped.history.train_bpc[0]  # the first step already drops
+    zero = run(num_layers=2, steps=10, dropout=0.0)
+    assert all(np.array_equal(plain.params[k], zero.params[k]) for k in plain.params)
+    val = Vocabulary.from_text(TEXT).encode(TEXT)[int(len(TEXT) * 0.9) :]
+    assert dropped.val_bpc == rnn_core.bits_per_char(dropped.params, val, n_streams=4)
+    with pytest.raises(ValueError, match="dropout must be >= 0 and < 1"):
+        TrainConfig(dropout=1.0)
+    with pytest.raises(ValueError, match="num_layers must be a positive integer"):
+        TrainConfig(num_layers=0)
+
+
+def test_a_stack_resumes_only_as_the_same_stack(tmp_path):
+    path = tmp_path / "ck.npz"
+    run(steps=10, checkpoint=path, num_layers=2)
+    with pytest.raises(ValueError, match="trained with num_layers=2, this run asks for num_layers=1"):
+        run(steps=20, checkpoint=path, resume=True)
+
+
+def test_the_best_checkpoint_is_kept_beside_the_last(tmp_path):
+    path = tmp_path / "ck.npz"
+    r = run(steps=60, checkpoint=path, learning_rate=0.05)
+    best = int(np.argmin(r.history.val_bpc))
+    assert r.best_step == r.history.val_step[best] and r.best_val_bpc == r.history.val_bpc[best]
+    assert f"best val_bpc {r.best_val_bpc:.4f} at step {r.best_step}" in r.summary()
+    last, kept = load_checkpoint(path), load_checkpoint(rnn_core.best_checkpoint_path(path))
+    assert rnn_core.best_checkpoint_path(path) == tmp_path / "ck.best.npz"
+    assert last.meta["checkpoint"] == "last" and kept.meta["checkpoint"] == "best"
+    assert last.step == 60 and kept.step == r.best_step == last.meta["best_step"] == kept.meta["best_step"]
+    assert kept.meta["best_val_bpc"] == r.best_val_bpc and same_params(kept.params, r.best_params)
+    val = Vocabulary.from_text(TEXT).encode(TEXT)[int(len(TEXT) * 0.9) :]
+    assert rnn_core.bits_per_char(kept.params, val, n_streams=4) == r.best_val_bpc  # the parameters it measured
+    # resuming keeps track of the best, from the file beside the last
+    resumed = run(steps=70, checkpoint=path, learning_rate=0.05, resume=True)
+    assert resumed.best_step in (r.best_step, 70)
+    if resumed.best_step == r.best_step:
+        assert same_params(resumed.best_params, r.best_params)
+
+
+def test_the_best_is_kept_in_memory_without_a_checkpoint():
+    r = run(steps=40)
+    assert r.best_params is not None and r.best_step in r.history.val_step
+    assert min(r.history.val_bpc) == r.best_val_bpc
+    assert run(steps=40, val_fraction=0.0).best_step is None
+
+
+def test_patience_stops_after_validations_without_a_new_best(monkeypatch):
+    figures = iter([3.0, 2.0, 2.5, 2.6, 2.7, 1.0])
+    monkeypatch.setattr(rnn_core.trainer, "bits_per_char", lambda *args, **kwargs: next(figures))
+    r = run(steps=60, patience=2)
+    assert r.stopped == "patience" and r.step == 40 and r.history.val_bpc == [3.0, 2.0, 2.5, 2.6]
+    assert r.best_step == 20 and r.best_val_bpc == 2.0
+    assert "no new best val_bpc in 2 validations (the best, 2.0000, at step 20)" in r.message
