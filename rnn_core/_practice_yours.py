@@ -604,7 +604,8 @@ class YourCell:
         if state0 is not None and n > 1 and not (isinstance(state0, (tuple, list)) and len(state0) == n):
             raise ValueError(f"state0 must be None or a pair ({', '.join(s + '0' for s in self.STATE_NAMES)})")
         given = (None,) * n if state0 is None else (state0 if n > 1 else (state0,))
-        parts = [check_state(s, f"{name}0", H, B, single, dtype) for s, name in zip(given, self.STATE_NAMES)]
+        # one layer: check_state's (1, B, H), read as (B, H)
+        parts = [check_state(s, f"{name}0", H, B, single, dtype)[0] for s, name in zip(given, self.STATE_NAMES)]
         return [(X[:, b], None if Y is None else Y[:, b], tuple(p[b] for p in parts)) for b in range(B)], single
 
     def _state(self, last, single):

@@ -781,11 +781,13 @@ def test_a_function_that_calls_rnn_cores_own_version_is_delegated(route):
 
 
 def test_the_fast_path_behind_an_exercise_counts_as_its_own_version():
-    def fast(params, inputs, targets, h0):
-        X, Y = np.asarray(inputs)[:, None], np.asarray(targets)[:, None]
-        hs = rnn_core.rnn._states(params, X, h0[None])
-        loss, grads, _ = rnn_core._fast_rnn.backward(params, X, Y, hs)
-        return loss, grads, hs[-1, 0]
+    def fast(params, inputs, targets, h0):  # rnn_core.loss_and_grads' own steps, without calling it
+        from rnn_core import _cell, rnn
+
+        window = _cell.check_window(params, inputs, targets, h0, rnn.STATE_NAMES, rnn.LAYER_NAMES)
+        layers, _ = _cell.stack_forward(rnn._step, rnn.LAYER_NAMES, params, window, keep_caches=False)
+        loss, grads, _ = rnn_core._fast_rnn.backward(params, window, layers, None)
+        return loss, grads, layers[0].last[0]
 
     result, _ = check("loss_and_grads", fast)
     assert result.status == "delegated" and "rnn_core._fast_rnn.backward" in result.message
