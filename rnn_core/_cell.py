@@ -426,14 +426,14 @@ def forward_output(params, window, layers, top, cache_names, state_names):
     """``forward``'s dict, from ``stack_forward``'s records: each name of ``cache_names`` (the
     gates, and the LSTM's "c") from every step's cache, and "h", each (T, B, .) per layer with
     the layers stacked in front for L > 1; the logits of ``top`` (T, B, H), the top layer's h_t
-    as the output layer reads them, and p = softmax(logits); the starting state, h0 (and c0).
+    as the output layer reads them, and y_hat = softmax(logits); the starting state, h0 (and c0).
     Batch-first outside, (B, T, .), like the inputs; (T, .) for one sequence."""
     T, B, H = top.shape
     per_layer = {name: [np.stack([c[name] for c in layer.caches]) for layer in layers] for name in cache_names}
     per_layer["h"] = [layer.hs[1:] for layer in layers]
     out = {name: arrays[0] if len(arrays) == 1 else np.stack(arrays) for name, arrays in per_layer.items()}
     out["logits"] = output_logits(params, top.reshape(T * B, H)).reshape(T, B, -1)
-    out["p"] = softmax(out["logits"])
+    out["y_hat"] = softmax(out["logits"])
     out = {k: np.ascontiguousarray(np.swapaxes(v, -3, -2)) for k, v in out.items()}  # (.., T, B, .) -> (.., B, T, .)
     if window.single:
         out = {k: v[..., 0, :, :] for k, v in out.items()}

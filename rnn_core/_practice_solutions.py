@@ -201,7 +201,7 @@ def loss_and_grads(params, inputs, targets, h0):
     W_xh, W_hh, W_yh, b_h, b_o = (params[name] for name in PARAM_NAMES)
     V, T = W_yh.shape[0], len(inputs)
     out = forward(params, inputs, h0)  # the forward pass of notebook 03
-    y_hat = out["p"]  # ŷ_1 .. ŷ_T, (T, V)
+    y_hat = out["y_hat"]  # ŷ_1 .. ŷ_T, (T, V)
     hs = np.vstack([h0, out["h"]])  # h_0 .. h_T: hs[t] is h_t
     loss = -np.log(y_hat[np.arange(T), targets]).sum()
     grads = {name: np.zeros_like(params[name]) for name in PARAM_NAMES}

@@ -555,7 +555,7 @@ class YourCell:
         loss, last = 0.0, []
         for x, y, state in rows:
             out, row_last = self._forward_row(params, x, state)
-            loss -= float(np.sum(np.log(out["p"][np.arange(len(y)), y])))
+            loss -= float(np.sum(np.log(out["y_hat"][np.arange(len(y)), y])))
             last.append(row_last)
         return loss, self._state(last, single)
 
@@ -573,15 +573,15 @@ class YourCell:
         out = {k: np.stack(v) for k, v in rows.items()}
         out["h"] = np.stack(hs)
         out["logits"] = rnn.output_logits(params, out["h"])  # o_t = W_yh h_t + b_o, (T, V)
-        out["p"] = _functions.softmax(out["logits"])
+        out["y_hat"] = _functions.softmax(out["logits"])
         return out, tuple(state)
 
     def _loss_and_grads_row(self, params, x, y, state):
         caches = []
         out, last = self._forward_row(params, x, state, caches)
         T = len(x)
-        loss = -float(np.sum(np.log(out["p"][np.arange(T), y])))
-        do = out["p"].copy()
+        loss = -float(np.sum(np.log(out["y_hat"][np.arange(T), y])))
+        do = out["y_hat"].copy()
         do[np.arange(T), y] -= 1.0  # dL/do_t = y_hat_t - onehot(y_t), (T, V)
         grads = {k: np.zeros_like(params[k]) for k in params}
         grads["W_yh"], grads["b_o"] = do.T @ out["h"], do.sum(axis=0)

@@ -17,7 +17,7 @@ looks the cell up here and never asks which one it is:
   recurrent_scale=1.0, num_layers=1)``; ``check_params(params)``;
 - ``STATE_NAMES``: the arrays of its state, ("h",) or ("h", "c");
 - ``forward(params, inputs, state0=None, *, dropout=0.0, seed=None, masks=None)``: a dict with
-  at least "h", "logits" and "p";
+  at least "h", "logits" and "y_hat";
 - ``loss_and_grads(params, inputs, targets, state0=None, return_dstate0=False, *, fast=True,
   dropout=0.0, seed=None, masks=None)`` -> (loss, grads, state), or (loss, grads, state, dstate0)
   (the vanilla cell takes ``bptt_truncate`` before ``return_dstate0``: pass that by name);

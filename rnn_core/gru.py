@@ -255,10 +255,10 @@ def forward(params, inputs, state0=None, *, dropout=0.0, seed=None, masks=None):
       for a stack of L layers.
     dropout, seed, masks: as for ``loss_and_grads`` (none by default).
     Returns a dict of arrays, each (T, .) for one sequence or (B, T, .) for a batch, with a
-    layer axis in front for a stack, except the logits and p:
+    layer axis in front for a stack, except the logits and y_hat:
       r, z: the gates at every step, (.., H);  n: the candidate states, (.., H)
       h: the hidden states h_1..h_T, (.., H)
-      logits: W_yh h_t + b_o, (.., V);  p: softmax of the logits, (.., V)
+      logits: W_yh h_t + b_o, (.., V);  y_hat: softmax of the logits, (.., V)
       h0: the initial state used, shaped like state0
     """
     params = check_params(params)

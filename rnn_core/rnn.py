@@ -212,7 +212,7 @@ def forward(params, inputs, state0=None, *, dropout=0.0, seed=None, masks=None):
     Returns a dict:
       h: hidden states h_1..h_T, (T, H) or (B, T, H); a stack: every layer's, (L, ...)
       logits: o_1..o_T, (T, V) or (B, T, V)
-      p: probabilities yhat_1..yhat_T, same shape as the logits
+      y_hat: probabilities ŷ_1..ŷ_T (softmax of the logits), same shape as the logits
       h0: the initial state used, shaped like state0
     """
     params = check_params(params)

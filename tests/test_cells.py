@@ -85,8 +85,8 @@ def test_every_cell_has_the_same_interface(cell):
     assert module.check_params(params) is params
     inputs = np.array([[0, 1, 2], [3, 4, 5]])
     out = module.forward(params, inputs)
-    assert {"h", "logits", "p", *(f"{name}0" for name in module.STATE_NAMES)} <= set(out)
-    assert out["h"].shape == (2, 3, 4) and out["logits"].shape == out["p"].shape == (2, 3, 6)
+    assert {"h", "logits", "y_hat", *(f"{name}0" for name in module.STATE_NAMES)} <= set(out)
+    assert out["h"].shape == (2, 3, 4) and out["logits"].shape == out["y_hat"].shape == (2, 3, 6)
     loss, grads, state = module.loss_and_grads(params, inputs, inputs)
     assert isinstance(loss, float) and set(grads) == set(params)
     *_, dstate0 = module.loss_and_grads(params, inputs, inputs, state, return_dstate0=True)

@@ -121,7 +121,7 @@ def test_step_functions_agree_with_the_sequence_functions(cell, batch):
     loss, grads, state, dstate0 = module.loss_and_grads(params, inputs, targets, state0, return_dstate0=True)
     assert same_state(cell, state, state_from_arrays(cell, last))
     # backward one step at a time: the output layer's share first, then step_backward from t = T down to 1
-    dlogits = out["p"] - rnn_core.one_hot(targets, 6)
+    dlogits = out["y_hat"] - rnn_core.one_hot(targets, 6)
     total, dstate = _backward_by_steps(cell, params, dlogits @ params["W_yh"], caches)
     total["W_yh"] = dlogits.reshape(-1, 6).T @ out["h"].reshape(-1, 4)
     total["b_o"] = dlogits.reshape(-1, 6).sum(axis=0)
@@ -150,7 +150,7 @@ def test_forward_sequence_loss_and_loss_and_grads_agree(cell):
     module = CELLS[cell]
     params, inputs, targets, state0 = random_case(cell, 7, 5, 6, 3, seed=7)
     out = module.forward(params, inputs, state0)
-    from_forward = -np.log(np.take_along_axis(out["p"], targets[..., None], axis=-1)).sum()
+    from_forward = -np.log(np.take_along_axis(out["y_hat"], targets[..., None], axis=-1)).sum()
     loss_a, last_a = module.sequence_loss(params, inputs, targets, state0)
     loss_b, _, last_b = module.loss_and_grads(params, inputs, targets, state0)
     assert abs(loss_a - from_forward) < TOL * loss_a and abs(loss_b - from_forward) < TOL * loss_b
@@ -172,7 +172,7 @@ def test_shapes_and_types(cell):
     out = module.forward(params, np.zeros((2, 3), int))
     per_step = {k: (2, 3, 4) for k in (*getattr(module, "GATES", ()), *module.STATE_NAMES)}
     state0 = {f"{k}0": (2, 4) for k in module.STATE_NAMES}
-    assert {k: v.shape for k, v in out.items()} == {**per_step, "logits": (2, 3, 5), "p": (2, 3, 5), **state0}
+    assert {k: v.shape for k, v in out.items()} == {**per_step, "logits": (2, 3, 5), "y_hat": (2, 3, 5), **state0}
     *_, dstate0 = module.loss_and_grads(params, np.zeros((2, 3), int), np.zeros((2, 3), int), return_dstate0=True)
     assert all(d.shape == (2, 4) for d in state_arrays(cell, dstate0).values())
 

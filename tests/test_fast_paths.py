@@ -78,7 +78,7 @@ def test_the_fast_forward_pass_equals_the_reference_forward(cell, V, H, T, B, L,
     params, inputs, targets, state0, masks = _case(cell, V, H, T, B, L, p, seed)
     loss, last = module.sequence_loss(params, inputs, targets, state0, masks=masks)
     out = module.forward(params, inputs, state0, masks=masks)
-    p_target = np.take_along_axis(out["p"], targets[..., None], axis=-1)
+    p_target = np.take_along_axis(out["y_hat"], targets[..., None], axis=-1)
     assert abs(loss + np.log(p_target).sum()) <= TOL * loss
     for name, a in state_arrays(cell, last).items():
         assert rel_error(a, out[name][..., -1, :]) < TOL, name

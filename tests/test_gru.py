@@ -27,7 +27,7 @@ def test_a_shut_update_gate_writes_nothing_and_the_gradient_reaches_h0_whole():
     assert np.array_equal(out["h"], np.broadcast_to(h0, out["h"].shape))  # h_t = h_0 at every step
     _, _, _, dh0_all = gru.loss_and_grads(params, inputs, targets, h0, return_dstate0=True)
     _, _, _, dh0_but_last = gru.loss_and_grads(params, inputs[:-1], targets[:-1], h0, return_dstate0=True)
-    dh_T = params["W_yh"].T @ (out["p"][-1] - rnn_core.one_hot(targets[-1], V))
+    dh_T = params["W_yh"].T @ (out["y_hat"][-1] - rnn_core.one_hot(targets[-1], V))
     assert np.allclose(dh0_all - dh0_but_last, dh_T, atol=1e-12)  # undiminished after 200 steps
     assert np.abs(dh_T).max() > 1e-3
 

@@ -42,7 +42,7 @@ def test_cell_gradient_survives_many_steps_when_the_forget_gate_is_open():
     dc0 = dc0_all - dc0_but_last  # dL_T / dc_0
     # the same as dL_T/dc_T: h_T = o_T tanh(c_T) with c_T = c_0
     out = lstm.forward(params, inputs, (h0, c0))
-    dh_T = params["W_yh"].T @ (out["p"][-1] - rnn_core.one_hot(targets[-1], V))
+    dh_T = params["W_yh"].T @ (out["y_hat"][-1] - rnn_core.one_hot(targets[-1], V))
     dc_T = dh_T * out["o"][-1] * (1 - np.tanh(out["c"][-1]) ** 2)
     assert np.allclose(dc0, dc_T, atol=1e-12)
     assert np.abs(dc0).max() > 1e-3
@@ -56,7 +56,7 @@ def test_shut_output_gate_hides_the_cell():
     assert np.array_equal(out["h"], np.zeros_like(out["h"]))
     assert np.abs(out["c"]).max() > 0.1
     assert np.allclose(out["logits"], np.broadcast_to(params["b_o"], out["logits"].shape))
-    assert np.allclose(out["p"], rnn_core.softmax(params["b_o"]))
+    assert np.allclose(out["y_hat"], rnn_core.softmax(params["b_o"]))
 
 
 def test_without_recurrent_weights_each_step_sees_only_its_input_and_the_cell_adds_up():

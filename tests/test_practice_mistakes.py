@@ -240,7 +240,7 @@ def test_loss_and_grads_common_mistakes():
 
     def two_mistakes(params, inputs, targets, h0):  # b_o of one step, and truncation at k = 0
         loss, grads, h_last = truncated_bptt(params, inputs, targets, h0, 0)
-        y_hat = rnn_core.forward(params, inputs, h0)["p"]
+        y_hat = rnn_core.forward(params, inputs, h0)["y_hat"]
         return loss, {**grads, "b_o": y_hat[-1] - np.eye(len(grads["b_o"]))[targets[-1]]}, h_last
 
     result = assert_wrong("loss_and_grads", two_mistakes, ["W_xh", "W_hh", "b_h", "b_o"], rows=(5, 24))
@@ -554,7 +554,7 @@ def as_loss_and_grads(backward, slip):
 
     def loss_and_grads(params, inputs, targets, h0):
         out = rnn_core.forward(params, inputs, h0)
-        loss = -np.sum(np.log(out["p"][np.arange(len(targets)), targets]))
+        loss = -np.sum(np.log(out["y_hat"][np.arange(len(targets)), targets]))
         backward(params, inputs, targets, h0, out, slip)  # a first pass on this forward pass ...
         grads, _ = backward(params, inputs, targets, h0, out, slip)  # ... and a second one, which is returned
         return loss, grads, out["h"][-1]
@@ -737,7 +737,7 @@ def bptt(params, inputs, targets, h0, W_hh_reads=lambda hs, t: hs[t - 1], assign
     W_xh, W_hh, W_yh, b_h, b_o = (params[name] for name in rnn_core.PARAM_NAMES)
     V, T = W_yh.shape[0], len(inputs)
     out = rnn_core.forward(params, inputs, h0)
-    y_hat, hs = out["p"], np.vstack([h0, out["h"]])
+    y_hat, hs = out["y_hat"], np.vstack([h0, out["h"]])
     loss = -np.log(y_hat[np.arange(T), targets]).sum()
     grads = {name: np.zeros_like(params[name]) for name in rnn_core.PARAM_NAMES}
     da_next = np.zeros_like(h0)
