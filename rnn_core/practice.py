@@ -127,7 +127,7 @@ from ._practice_solutions import SOLUTIONS, plain_text
 
 __all__ = ["ERRATA_ROWS", "ERRATA_TABLE", "EXERCISES", "TIME_LIMIT", "Result", "check", "hint", "solution"]
 
-ERRATA_TABLE = "10-appendix-errata.ipynb#The-errata-table"  # where the errata table is, from a notebook
+ERRATA_TABLE = "11-appendix-errata.ipynb#The-errata-table"  # where the errata table is, from a notebook
 TOL = 1e-6  # largest error, relative to the output's largest entry, that still counts as the same numbers
 _SHOWN = 3  # entries shown where an output differs
 

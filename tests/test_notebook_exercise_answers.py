@@ -114,7 +114,7 @@ def test_08_exercise_1_answer_is_the_network_that_passes():
 
 
 def test_10_answers_numbers():
-    nb = run_up_to("10-appendix-errata.ipynb", "flatten", "unflatten", "params", "h0")
+    nb = run_up_to("11-appendix-errata.ipynb", "flatten", "unflatten", "params", "h0")
     loss_and_grads, flatten, unflatten = nb["loss_and_grads"], nb["flatten"], nb["unflatten"]
     inputs, targets, h0, params = nb["inputs"], nb["targets"], nb["h0"], nb["params"]
     clip_global_norm, global_norm = nb["rnn_core"].clip_global_norm, nb["rnn_core"].global_norm

@@ -26,5 +26,8 @@ def source(cell):
 
 
 def dumps(nb):
-    """The notebook `nb` (a dict) as nbformat writes it."""
+    """The notebook `nb` (a dict) as nbformat writes it: each cell's source a list of lines."""
+    for cell in nb.get("cells", []):
+        if isinstance(cell.get("source"), str):
+            cell["source"] = cell["source"].splitlines(keepends=True)
     return json.dumps(nb, indent=1, sort_keys=True, separators=(",", ": "), ensure_ascii=False) + "\n"
