@@ -211,4 +211,6 @@ def _check(check, name, namespace, function, seed, sink):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    status = main(sys.argv[1])
+    # ended here and now, without waiting for threads a notebook may have started (the events are written)
+    os._exit(status)

@@ -165,6 +165,15 @@ def _number(name):
 
 
 def _read_notebook(path, label):
+    try:
+        return _read(path, label)
+    except Exception as e:  # a notebook shaped as no Jupyter writes one: graded as unreadable
+        nb = _Notebook(path, label, series=_series_from_name(path.name, sorted(set(_exercises().values()))))
+        nb.problem = f"{label} could not be read as a notebook ({type(e).__name__}: {e})"
+        return nb
+
+
+def _read(path, label):
     nb = _Notebook(path, label)
     exercises = _exercises()
     series = sorted(set(exercises.values()))
@@ -374,6 +383,8 @@ def _attempt(tmp, n, cells, exercises, skip_cells, skip_checks, limits, deadline
                 break
         buffer += reader.read()
         events.extend(e for e in map(_parse_event, buffer.split("\n")) if e is not None)
+        if proc.returncode is not None:  # what the notebook may have started in the process group goes too
+            _kill(proc)
     tail = (tmp / f"stderr-{n}.txt").read_bytes()[-2000:].decode("utf-8", "replace")
     return events, phase, stopped, proc.returncode, tail
 
@@ -574,7 +585,10 @@ def grade(
             log.write(f"grading {sub_name}: {nb.label} ({', '.join(names)})\n")  # one write: jobs run in threads
             log.flush()
         t0 = time.monotonic()
-        outcome = _run_notebook(nb, names, seed, limits)
+        try:
+            outcome = _run_notebook(nb, names, seed, limits)
+        except Exception as e:  # a bug of the grader's: every exercise of the notebook says so, the others go on
+            outcome = _grader_failed(names, {}, f"{type(e).__name__}: {e}"), {}, []
         return outcome, time.monotonic() - t0
 
     with ThreadPoolExecutor(max_workers=max(1, int(jobs))) as pool:
