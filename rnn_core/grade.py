@@ -541,8 +541,8 @@ def grade(
 
     seed: the instructor's seed of the hidden cases (an int). points: {exercise: points}, default 1 each.
     exercises: the exercises to grade (names, or two-digit notebook numbers); default: every exercise that
-      any submission holds, so that every submission is scored on the same list. The limits are in seconds;
-      jobs: notebooks graded at once; log: a stream for one line per notebook as it is graded.
+      any submission holds or ``points`` names, so that every submission is scored on the same list.
+    The limits are in seconds; jobs: notebooks graded at once; log: a stream for one line per notebook.
     Raises GradeError only for the arguments (a path that does not exist, an unknown exercise), never for
     what a submission holds.
     """
@@ -567,6 +567,7 @@ def grade(
         graded = _selection(exercises, known)
     else:
         present = {n for _, nbs in read for nb in nbs for n in (*nb.stubs, *_expected(nb, known))}
+        present |= set(points or {})  # an exercise given points is expected, even where no submission has it
         graded = [n for n in known if n in present]
     weights = _points(points, graded)
 
@@ -857,7 +858,8 @@ def add_parser(sub):
         action="extend",
         default=[],
         metavar="NAME=K",
-        help="points of an exercise, e.g. softmax=2 loss_and_grads=3 (default: 1 each)",
+        help="points of an exercise, e.g. softmax=2 loss_and_grads=3 (default: 1 each); an exercise given points "
+        "is graded in every submission, scoring zero where it is missing",
     )
     p.add_argument(
         "--exercises",

@@ -296,6 +296,14 @@ def test_only_the_chosen_exercises_are_graded_and_a_missing_one_scores_zero(subm
     assert "no notebook holding this exercise" in result.exercises[0].message
 
 
+def test_an_exercise_given_points_is_graded_where_it_is_missing(submissions):
+    _, _, _, half = submissions
+    (result,) = grade.grade([half], points={"global_norm": 2})
+    names = {r.name: r for r in result.exercises}
+    assert list(names) == ["step_backward", "loss_and_grads", "global_norm"]
+    assert (names["global_norm"].status, names["global_norm"].max_score) == ("missing", 2)
+
+
 def test_bad_arguments_are_clear_errors(submissions, tmp_path, capsys):
     _, _, _, half = submissions
     assert main(["grade", str(tmp_path / "nobody")]) == 1
