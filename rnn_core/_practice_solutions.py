@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 __all__ = ["Solution", "SOLUTIONS", "plain_text", "MARKER"]
 
-MARKER = re.compile(r"<!--\s+practice:mistake\s+([\w.]+)/([\w-]+)\s+-->")  # may run over two lines
+# may run over two lines, which in a notebook's blockquoted answer start with "> "
+MARKER = re.compile(r"<!--[\s>]+practice:mistake[\s>]+([\w.]+)/([\w-]+)[\s>]+-->")
 
 
 @dataclass(frozen=True)
@@ -89,13 +90,14 @@ def one_hot(y, num_classes):
     return rows
 """,
         r"""
-`np.eye(num_classes)[y]` does it in one line: row $i$ of the identity matrix is $e_i$. The usual slips, each named
-by the check: an array the wrong way round, $(V, T)$, with one column per index <!-- practice:mistake
-one_hot/one-column-per-index -->; a single vector with a 1 at every index at once <!-- practice:mistake
-one_hot/one-vector-for-all-the-indices -->; `rows[:, y] = 1`, which sets every column that `y` names in every
-row <!-- practice:mistake one_hot/every-row-gets-every-index -->; and the width read off the data, `max(y) + 1`,
-where `num_classes` belongs <!-- practice:mistake one_hot/width-from-the-data -->. `practice.hint("one_hot")` gives
-a nudge in words, and `practice.solution("one_hot")` prints this answer.
+The usual slips, each named by the check: an array the wrong way round, $(V, T)$, with one column per index <!--
+practice:mistake one_hot/one-column-per-index -->; a single vector with a 1 at every index at once <!--
+practice:mistake one_hot/one-vector-for-all-the-indices -->; `rows[:, y] = 1`, which sets every column that `y`
+names in every row <!-- practice:mistake one_hot/every-row-gets-every-index -->; and the width read off the data,
+`max(y) + 1`, where `num_classes` belongs <!-- practice:mistake one_hot/width-from-the-data -->.
+`practice.hint("one_hot")` gives a nudge in words, and `practice.solution("one_hot")` prints this answer. The
+answer puts a 1 into each row of an array of zeros; `np.eye(num_classes)[y]` does the same in one line, since row
+$i$ of the identity matrix is $e_i$.
 """,
     ),
     "softmax": Solution(
@@ -151,7 +153,7 @@ y - 1$, from the loss with the target dropped (row 13) <!-- practice:mistake cro
 $-\mathbf{y} / \hat y$, the gradient with respect to the probabilities instead of the scores <!-- practice:mistake
 cross_entropy_grad/gradient-with-respect-to-the-probabilities -->; the index `y` itself subtracted instead of its
 one-hot vector <!-- practice:mistake cross_entropy_grad/index-subtracted -->; and no shift, which gives `nan` on
-large scores <!-- practice:mistake cross_entropy_grad/no-shift-in-the-gradient -->. Section 6 meets the first three
+large scores <!-- practice:mistake cross_entropy_grad/no-shift-in-the-gradient -->. Section 7 meets the first three
 in published derivations. `practice.hint("cross_entropy_grad")` gives a nudge, and
 `practice.solution("cross_entropy_grad")` prints this answer.
 """,
