@@ -220,7 +220,7 @@ CHECKS: dict[str, list[Check]] = {
             '             "(d) A instead of A^T (log-softmax route)"):\n'
             "    assert worst[name] > 0.1, name\n"
             'assert abs(worst["(c) loss without its minus (blog post)"] - 1) < 1e-6',
-            after="candidates = {",
+            after="worst = dict.fromkeys(candidates",
         ),
         Check(
             "the losses of (a) and (c): another number, and minus the loss",
