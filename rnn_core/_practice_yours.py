@@ -846,7 +846,7 @@ def cross_entropy_grad(o, y):
 
 
 def step_forward(params, x_t, h_prev):
-    """One step: h_t = tanh(W_hh h_{t-1} + W_xh x_t + b_h), shape (H,) (notebook 03).
+    """One step of the recurrence: h_t, shape (H,) (notebook 03, section 2).
 
     params: W_xh (H, V), W_hh (H, H), b_h (H,), ...; x_t: the input's index, an int;
     h_prev: h_{t-1}, (H,).

@@ -41,6 +41,287 @@ CHECKS: dict[str, list[Check]] = {
             after="result = rnn_core.train(text, config)",
         ),
     ],
+    "00-start-here.ipynb": [
+        Check(
+            "after an l the right guess is l the first time and o the second",
+            'assert asked["l"] == ["l", "o"]',
+            after='TEXT = "hello"',
+        ),
+        Check(
+            "64 boxes without memory, none gets all four guesses right",
+            "assert len(right_counts) == 64 and best == 3 and right_counts.count(best) == 2",
+            after="seen_chars = sorted(set(inputs))",
+        ),
+        Check(
+            "with the previous character as memory, four different questions, all four right",
+            "assert len(set(questions)) == len(questions) == 4 and right == 4",
+            after="# the summary each box receives",
+        ),
+        Check(
+            "the two l's of 'hell' are the same one-hot vector",
+            'assert vocab.chars == "ehlo" and x.shape == (4, 4) and np.array_equal(x[2], x[3])',
+            after="from rnn_core import Vocabulary",
+        ),
+    ],
+    "01-softmax-and-its-derivative.ipynb": [
+        Check(
+            "softmax of section 2's scores: a distribution, in the scores' order, log-odds = score gaps",
+            "assert np.all(y_hat > 0) and np.isclose(y_hat.sum(), 1.0) and np.all(np.diff(y_hat) < 0)\n"
+            "assert np.isclose(log_odds, o[0] - o[1]) and np.allclose(shifted, y_hat)",
+            after="def softmax_naive(o):",
+        ),
+        Check(
+            "the formula as written gives nan for scores near 1000 and near -1000",
+            "assert np.isnan(y_big).all() and np.isnan(y_neg).all()",
+            after="def run_and_report(f, o):",
+        ),
+        Check(
+            "shifting by the largest score: [1000, 999, 998] and [-1000, -1001, -1002] behave like [2, 1, 0]",
+            "expected = softmax_naive(np.array([2.0, 1.0, 0.0]))\n"
+            "assert np.allclose(rnn_core.softmax(big), expected)\n"
+            "assert np.allclose(rnn_core.softmax(very_negative), expected)\n"
+            "assert np.allclose(rnn_core.softmax(o), softmax_naive(o))",
+            after="for scores in (big, very_negative, o):",
+        ),
+        Check(
+            "log(softmax) gives -inf where log_softmax gives -800",
+            "assert np.isneginf(log_naive[1]) and np.isclose(rnn_core.log_softmax(far_apart)[1], -800.0)",
+            after="far_apart = np.array([0.0, -800.0])",
+        ),
+        Check(
+            "a higher temperature flattens, the order never changes, tau = 0.1 nearly one-hot, tau = 10 nearly flat",
+            "largest = [rows[tau].max() for tau in TEMPERATURES]\n"
+            "assert all(a > b for a, b in zip(largest, largest[1:]))\n"
+            "assert all((np.argsort(rows[tau]) == np.argsort(o)).all() for tau in TEMPERATURES)\n"
+            "assert largest[0] > 0.999 and np.ptp(rows[10.0]) < 0.1 and same",
+            after="# settings for this section",
+        ),
+        Check(
+            "the relative error: scale-free, 1 for a flipped sign, unmoved by a tiny entry",
+            "assert rel_error(a, b) < 1e-12 and np.isclose(entrywise, 0.5)\n"
+            "assert np.isclose(rel_error(1000 * a, 1000 * b), rel_error(a, b)) and rel_error(a, -a) == 1.0",
+            after="def rel_error(a, b):",
+        ),
+        Check(
+            "the step sweep: Taylor error falls 100-fold per tenfold step, best near 1e-5, roundoff at 1e-13",
+            'assert 50 < err["1e-01"] / err["1e-02"] < 200 and 50 < err["1e-02"] / err["1e-03"] < 200\n'
+            'assert err["1e-05"] < 1e-9 and 5e-7 < steps[np.argmin(errors)] < 5e-4\n'
+            'assert err["1e-13"] > 1e-5 and err["1e-13"] > 100 * err["1e-05"]',
+            after="def logsumexp(o):",
+        ),
+        Check(
+            "the Jacobian's three properties hold",
+            "assert all(checks.values())",
+            after="checks = {",
+        ),
+        Check(
+            "the Jacobian is positive semidefinite, its trace 1 - sum y_hat^2",
+            "assert all(checks_psd.values())",
+            after="# eigvalsh: the eigenvalues",
+        ),
+        Check(
+            "largest |J|: at tau = 1 for section 2's scores (almost gone at 0.1), growing to 0.1 for close ones",
+            "spread = [largest_J['largest |J|, scores of section 2', tau] for tau in TAUS]\n"
+            "near = [largest_J['largest |J|, close scores', tau] for tau in TAUS]\n"
+            "assert np.argmax(spread) == 2 and spread[-1] < 1e-3\n"
+            "assert all(a < b for a, b in zip(near, near[1:]))",
+            after="close = np.array([0.3, 0.2, 0.1, 0.0])",
+        ),
+    ],
+    "02-cross-entropy.ipynb": [
+        Check(
+            "Gibbs' inequality on the four models",
+            "assert all(cross_entropy_between(truth, m) >= entropy - 1e-12 for m in models.values())",
+            after="def cross_entropy_between(target, y_hat):",
+        ),
+        Check(
+            "Gibbs' inequality on 1000 random models",
+            "assert gibbs",
+            after="# Gibbs' inequality on many random",
+        ),
+        Check(
+            "H(target, y_hat), -log y_hat[y], the loss from the scores and rnn_core's agree",
+            "assert np.isclose(cross_entropy_between(target, y_hat), -np.log(y_hat[y]))\n"
+            "assert np.isclose(loss_from_scores(o, y), -np.log(y_hat[y]))\n"
+            "assert np.isclose(rnn_core.cross_entropy(o, y), loss_from_scores(o, y))",
+            after="def loss_from_scores(o, y):",
+        ),
+        Check(
+            "scores far apart: -log softmax is inf, the loss from the scores 800",
+            "assert np.isinf(naive) and np.isclose(loss_from_scores(far, 1), 800.0)\n"
+            "assert np.isclose(rnn_core.cross_entropy(far, 1), 800.0)",
+            after="# scores far apart",
+        ),
+        Check(
+            "the uniform model: log V nats, perplexity V",
+            "for V_try in (4, 26, 64, 100):\n"
+            "    nats = cross_entropy_between(rnn_core.one_hot(0, V_try), np.full(V_try, 1 / V_try))\n"
+            "    assert np.isclose(nats, np.log(V_try))\n"
+            "    assert np.isclose(rnn_core.perplexity(nats / np.log(2)), V_try)",
+            after="print(f\"{'V':>4s}",
+        ),
+        Check(
+            "the gradient for y = 2 sums to 0, negative at the target, positive elsewhere",
+            "g = rnn_core.cross_entropy_grad(o, 2)\n"
+            "assert np.isclose(g.sum(), 0) and g[2] < 0 and np.all(np.delete(g, 2) > 0)",
+            after="o = rng.standard_normal(6)",
+        ),
+        Check(
+            "the gradient of a stack is softmax minus the one-hot rows",
+            "assert G.shape == scores.shape and np.allclose(G, softmax(scores) - rnn_core.one_hot(ys, 6))",
+            after="scores = rng.standard_normal((4, 6))",
+        ),
+        Check(
+            "confidently wrong: softmax barely moves, the gradient is almost -1, about 1 nat per unit",
+            "assert at[-6.0][3] < 1e-3 and at[-6.0][2] < -0.999 and abs(rise - 1) < 0.01\n"
+            "assert at[6.0][1] < 0.02 and abs(at[6.0][2]) < 0.02",
+            after='print(" o_y   y_hat_y',
+        ),
+        Check(
+            "the running example: vocabulary, inputs, targets and rnn_core's y_hat",
+            'assert vocab.chars == "ehlo" and inputs.tolist() == [1, 0, 2, 2]\n'
+            "assert targets.tolist() == [0, 2, 2, 3] and o_hello.shape == (4, V)\n"
+            'assert np.allclose(y_hello, out["y_hat"])',
+            after="vocab = rnn_core.Vocabulary.from_text(TEXT)",
+        ),
+        Check(
+            "the untrained network: top guess h every step, every loss above log V, 6.7% above the baseline",
+            'assert vocab.decode(y_hello.argmax(axis=1)) == "hhhh"\n'
+            "assert np.all(losses > np.log(V)) and f'{100 * (total / baseline - 1):.1f}' == '6.7'\n"
+            "assert not np.allclose(y_hello[2], y_hello[3])  # the two l's are told apart",
+            after='print("step  reads  target',
+        ),
+        Check(
+            "rnn_core's loss and bits per character are the table's; scores within 0.2, y_hat within 0.06 of 1/V",
+            "assert np.isclose(total, rnn_core.cross_entropy(o_hello, targets))\n"
+            "assert np.isclose(total, rnn_core.sequence_loss(params, inputs, targets)[0])\n"
+            "assert np.isclose(total / 4 / np.log(2), rnn_core.bits_per_char(params, ids))\n"
+            "assert largest_score < 0.2 and largest_gap < 0.06",
+            after="# the same numbers from rnn_core",
+        ),
+        Check(
+            "y_hat - target is rnn_core's gradient, rows sum to 0, and a step on the scores lowers the loss",
+            "assert same and np.allclose(dL_do.sum(axis=1), 0) and np.all(dL_do[np.arange(4), targets] < 0)\n"
+            "assert after < total",
+            after="targets_one_hot = rnn_core.one_hot(targets, V)",
+        ),
+        Check(
+            "the likelihood: the 256 continuations sum to 1, and -log P('ello' | 'h') is the summed loss",
+            "assert abs(P.sum() - 1) < 1e-12 and np.isclose(P[ello], p_steps.prod())\n"
+            "assert np.isclose(-np.log(P[ello]), total) and P[ello] < 1 / 256 < P.max()",
+            after="# every continuation of four characters",
+        ),
+        Check(
+            "the right gradients agree with finite differences, (a), (b) and (d) are off by O(1), (c) is reversed",
+            'assert worst["right: y_hat - y (J^T dL/dy_hat)"] < GRADCHECK_TOL\n'
+            'assert worst["right: through log-softmax, A^T (-y)"] < GRADCHECK_TOL\n'
+            'assert worst["(d) J instead of J^T (softmax route)"] < GRADCHECK_TOL\n'
+            'for name in ("(a) target dropped (blog post)", "(b) J = -y_hat y_hat^T (README)",\n'
+            '             "(d) A instead of A^T (log-softmax route)"):\n'
+            "    assert worst[name] > 0.1, name\n"
+            'assert abs(worst["(c) loss without its minus (blog post)"] - 1) < 1e-6',
+            after="worst = dict.fromkeys(candidates",
+        ),
+        Check(
+            "the losses of (a) and (c): another number, and minus the loss",
+            "assert np.isclose(loss_true, total) and not np.isclose(loss_dropped, total)\n"
+            "assert np.isclose(loss_no_minus, -total)",
+            after="loss_true = ",
+        ),
+        Check(
+            "each slip's code computes the formula worked out for it",
+            "assert all(np.allclose(slip(o_case, y_case), formula) for slip, formula in worked_out.values())",
+            after="# the formulas worked out above",
+        ),
+    ],
+    "03-the-forward-pass.ipynb": [
+        Check(
+            "count_params is HV + H² + VH + H + V",
+            "assert all(count_params(V, H) == H * V + H * H + V * H + H + V "
+            "for V, H in [(4, 3), (65, 100), (80, 512)])",
+            after="for V, H in [(4, 3), (65, 100), (80, 512)]:",
+        ),
+        Check(
+            "W_hh holds more weights than W_xh and W_yh together exactly when H > 2V",
+            "assert all((H_ ** 2 > 2 * H_ * 65) == (H_ > 130) for H_ in (65, 130, 131, 260, 512))",
+            after="V_typical = 65",
+        ),
+        Check(
+            "W_xh e_i is column i of W_xh, exactly",
+            "assert all(np.array_equal(W_xh @ one_hot(i, vocab.size), W_xh[:, i]) for i in range(vocab.size))",
+            after='vocab = Vocabulary.from_text("hello")',
+        ),
+        Check(
+            "tanh is bounded, even for huge inputs",
+            "assert np.all(np.abs(np.tanh([-50.0, -5.0, 5.0, 50.0])) <= 1)",
+            after="z = np.linspace(-4, 4, 401)",
+        ),
+        Check(
+            "init_params: the scales, an orthogonal W_hh, zero biases",
+            'assert abs(big["W_xh"].std() - 0.3) < 0.01 and abs(big["W_yh"].std() - 0.1) < 0.005\n'
+            'assert np.allclose(big["W_hh"].T @ big["W_hh"], np.eye(100))\n'
+            'assert not big["b_h"].any() and not big["b_o"].any()',
+            after="# V = 65, H = 100",
+        ),
+        Check(
+            "W_hh keeps the length of every vector",
+            'assert all(np.isclose(np.linalg.norm(params["W_hh"] @ v), np.linalg.norm(v))\n'
+            "           for v in np.random.default_rng(1).standard_normal((5, H)))",
+            after="rng = np.random.default_rng(SEED)",
+        ),
+        Check(
+            "recurrent_scale is the size of every eigenvalue, and 50 products scale a unit vector by it^50",
+            "for scale in (0.5, 1.0, 1.5):\n"
+            '    W = init_params(V, H, seed=SEED, recurrent_scale=scale)["W_hh"]\n'
+            "    assert np.allclose(np.abs(np.linalg.eigvals(W)), scale)\n"
+            "    assert np.isclose(np.linalg.norm(np.linalg.matrix_power(W, 50) @ unit), scale**50)",
+            after="unit = np.ones(H) / np.sqrt(H)",
+        ),
+        Check(
+            "the slow-motion step: no memory term at step 1, shapes, y_hat sums to 1",
+            "assert np.all(from_memory == 0) and h_1.shape == (H,) and o_1.shape == (V,)\n"
+            "assert np.isclose(y_hat_1.sum(), 1.0)",
+            after="W_xh, W_hh, W_yh, b_h, b_o = (params[name] for name in PARAM_NAMES)",
+        ),
+        Check(
+            "the loop's first step is the slow-motion step; shapes (T, H), (T, V), (T, V)",
+            "assert np.allclose(hs[0], h_1)\n"
+            "assert hs.shape == (T, H) and os.shape == (T, V) and y_hats.shape == (T, V)",
+            after="def run_by_hand(params, inputs, h0=None):",
+        ),
+        Check(
+            "'hell': total 5.9164 nats, 6.7% above the baseline, top guess h at every step",
+            "assert round(total, 4) == 5.9164 and round(100 * above, 1) == 6.7 and top_guesses == 'hhhh'",
+            after="total = losses.sum()",
+        ),
+        Check(
+            "W_hh keeps the length of h_{t-1}; the full step does not",
+            "for t in range(1, T + 1):\n"
+            "    h_prev = h_prev_all[t - 1]\n"
+            '    assert np.isclose(np.linalg.norm(params["W_hh"] @ h_prev), np.linalg.norm(h_prev))\n'
+            "    assert not np.isclose(np.linalg.norm(hs[t - 1]), np.linalg.norm(h_prev))",
+            after="h_prev_all = np.vstack",
+        ),
+        Check(
+            "the batch: shapes (B, T, H) and (B, T, V), each row equal to its own run",
+            "assert hs_batch.shape == (B, T, H) and y_hats_batch.shape == (B, T, V)\n"
+            "for b in range(B):\n"
+            "    hs_one, _, y_hats_one = run_by_hand(params, X[b])\n"
+            "    assert np.allclose(hs_batch[b], hs_one) and np.allclose(y_hats_batch[b], y_hats_one)",
+            after="hs_batch, y_hats_batch = run_batch_by_hand(params, X)",
+        ),
+        Check(
+            "rnn_core's forward, loss_and_grads, sequence_loss and step_forward agree with the hand loops",
+            "assert all(same.values())",
+            after="# one sequence: h, logits",
+        ),
+        Check(
+            "the weight scale is W_hh's spectral radius; none saturated at 0.1, most at 5",
+            'assert all(np.isclose(r["rho"], s) for s, r in views.items())\n'
+            'assert views[0.1]["saturated"] == 0 and views[5.0]["saturated"] > 0.5',
+            after='print(" weight scale s',
+        ),
+    ],
 }
 
 

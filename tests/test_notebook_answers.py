@@ -1,7 +1,7 @@
 """The collapsed answers of the notebooks pass the checks their exercises run.
 
 An exercise in a notebook is a stub the reader fills in, a cell ``practice.check(name, fn)``, and
-a collapsed answer (``<details><summary>Answer</summary>`` with the code in a fenced block), which
+a collapsed answer (``<details><summary>Answer</summary>`` with the code in a fenced block, in a blockquote), which
 tools/answers.py writes from the solution ``practice.solution`` prints. Here each answer's code is
 taken from the notebook as a reader would copy it and checked by ``rnn_core.practice``: a stale or
 mistyped answer fails here, not in front of a reader. 04's ``loss_and_grads`` answer is its stub
@@ -47,10 +47,16 @@ def _exercise(notebook, name):
     assert stub["cell_type"] == "code" and "raise NotImplementedError" in _source(stub), (
         f"{notebook}: no stub before {name}'s check"
     )
-    assert answer["cell_type"] == "markdown" and _source(answer).startswith("<details><summary>Answer</summary>"), (
+    text = _unquoted(_source(answer))
+    assert answer["cell_type"] == "markdown" and text.startswith("<details><summary>Answer</summary>"), (
         f"{notebook}: the cell after {name}'s check is not its collapsed answer"
     )
-    return _source(stub), FENCED.findall(_source(answer))
+    return _source(stub), FENCED.findall(text)
+
+
+def _unquoted(text):
+    """The text of a fold held in a blockquote (every line starting '> ', or a lone '>'), as Markdown reads it."""
+    return re.sub(r"^> ?", "", text, flags=re.MULTILINE)
 
 
 def _define(code, name):

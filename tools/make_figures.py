@@ -33,7 +33,7 @@ The figures (names used by the notebooks):
     rnn-4-black-boxes-connected.svg   the same boxes, connected by a hidden state h
     rnn-multi-sequences.svg           sequences of different lengths: "ca" -> "at", "hell" -> "ello"
     rnn-unrolled.svg                  the network folded and unrolled in time, W_xh, W_hh, W_yh labelled
-    char-level-language-model.svg     the character-level language model on "hello", with numbers
+    char-level-language-model.svg     the character-level language model reading "hell", predicting "ello", with numbers
     lstm-cell.svg                     one LSTM step: four gates, the cell path c_{t-1} -> c_t (notebook 08)
     gru-cell.svg                      one GRU step: two gates, the candidate, the direct path h_{t-1} -> h_t (09)
 
@@ -452,7 +452,7 @@ def fig_char_language_model():
     ax.text(
         2.15,
         9.75,
-        "a character-level language model reading \u201chello\u201d (vocabulary " + ", ".join(chars) + ")",
+        "a character-level language model reads \u201chell\u201d and predicts \u201cello\u201d",
         ha="center",
         va="center",
         fontsize=12.5,
