@@ -322,6 +322,79 @@ CHECKS: dict[str, list[Check]] = {
             after='print(" weight scale s',
         ),
     ],
+    "04-backpropagation-through-time.ipynb": [
+        Check(
+            "section 1's network is notebook 03's: 5.9164 nats",
+            "assert round(loss_03, 4) == 5.9164",
+            after='vocab = Vocabulary.from_text("hello")',
+        ),
+        Check(
+            "the network with every term switched on keeps notebook 03's weights",
+            'assert all(np.array_equal(params[n], untrained[n]) for n in ("W_xh", "W_hh", "W_yh"))',
+            after="rng = np.random.default_rng(SEED)",
+        ),
+        Check(
+            "∇W_yh L and ∇b_o L have the shapes of W_yh and b_o",
+            "assert dW_yh.shape == W_yh.shape and db_o.shape == b_o.shape",
+            after="do = y_hat - one_hot(targets, V)",
+        ),
+        Check(
+            "step 1's share of ∇W_hh L counts, because h_0 is not zero",
+            "assert np.linalg.norm(dW_hh_terms[0]) > 0.01",
+            after="# δ_t h_{t-1}ᵀ for t = 1..T",
+        ),
+        Check(
+            "the slow-motion step is section 2's recursion at t = 3",
+            "assert np.allclose(dh_t, dh[t]) and np.allclose(delta_t, da[t])",
+            after="# step 4, in short",
+        ),
+        Check(
+            "rnn_core.loss_and_grads's loss is the forward pass's",
+            "assert np.isclose(core_loss, sequence_loss(params, inputs, targets, h0)[0])",
+            after="numeric = numerical_grads(params, inputs, targets, h0)",
+        ),
+        Check(
+            "rnn_core.step_backward at t = 3 and the loop over it give section 2's numbers",
+            "assert np.allclose(dh_prev_3, W_hh.T @ da[3])\n"
+            'assert np.allclose(shares_3["W_hh"], dW_hh_terms[2]) and np.allclose(shares_3["b_h"], da[3])\n'
+            'assert np.allclose(shares_3["W_xh"][:, inputs[2]], da[3])\n'
+            "assert same and np.allclose(loop_dh0, dh0)",
+            after="# one step back at t = 3",
+        ),
+        Check(
+            "a batch's loss and gradients are the sums of its rows'",
+            "assert np.isclose(batch_loss, rows_loss) and same",
+            after="X = np.stack([inputs, inputs[::-1], np.roll(inputs, 1)])",
+        ),
+        Check(
+            "trained by hand: 'ello' within ten updates, then a loss far below its start",
+            'assert greedy(trained, "hell") == "ello" and first_ello <= 10\n'
+            "assert losses[-1] < 0.01 * losses[0] and np.all(right > 0.95)",
+            after="trained, losses, said, first_ello = train_by_hand(",
+        ),
+        Check(
+            "the two l's: the same input, two memories, two states, two answers",
+            "for t in (3, 4):\n"
+            "    assert np.allclose(hs_trained[t], np.tanh(trained['W_hh'] @ hs_trained[t - 1] + same_part))\n"
+            "assert not np.allclose(hs_trained[2], hs_trained[3])\n"
+            "assert not np.allclose(hs_trained[3], hs_trained[4])\n"
+            'assert vocab.decode(y_hat_trained[2:].argmax(axis=1)) == "lo"',
+            after="out_trained = forward(trained, inputs)",
+        ),
+        Check(
+            "up to η = 1 larger steps need fewer updates; η = 2 overshoots; η = 3 gets there by a detour",
+            "firsts = [outcomes[lr][0] for lr in (0.01, 0.03, 0.1, 0.3, 1.0)]\n"
+            "assert firsts == sorted(firsts, reverse=True)\n"
+            "assert outcomes[2.0][0] is None and outcomes[2.0][1].max() > 5 * outcomes[2.0][1][0]\n"
+            "assert outcomes[3.0][0] is not None and outcomes[3.0][1].max() > 4 * outcomes[3.0][1][0]",
+            after='print("     η   updates until',
+        ),
+        Check(
+            "at η = 2 a change in the seventh decimal makes a difference in the first",
+            "assert apart > 0.1",
+            after="nudged = {name: untrained[name].copy() for name in PARAM_NAMES}",
+        ),
+    ],
 }
 
 
