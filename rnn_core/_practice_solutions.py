@@ -198,8 +198,9 @@ $h(1 - h)$ for $\tanh$'s (row 21) <!-- practice:mistake step_backward/sigmoid-sl
         """
 def loss_and_grads(params, inputs, targets, h0):
     # loss, gradients and last state of one sequence, by backpropagation through time
-    # params: W_xh (H, V), W_hh (H, H), W_yh (V, H), b_h (H,), b_o (V,); inputs, targets: indices, (T,);
-    # h0: h_0, (H,). Returns (loss, grads, h_last), and ∇_{h_0} L as a fourth value if you like
+    # params: W_xh (H, V), W_hh (H, H), W_yh (V, H), b_h (H,), b_o (V,)
+    # inputs, targets: indices, (T,); h0: h_0, (H,)
+    # returns (loss, grads, h_last), and ∇_{h_0} L as a fourth value if you like
     W_xh, W_hh, W_yh, b_h, b_o = (params[name] for name in PARAM_NAMES)
     V, T = W_yh.shape[0], len(inputs)
     out = forward(params, inputs, h0)  # the forward pass of notebook 03

@@ -876,11 +876,10 @@ def loss_and_grads(params, inputs, targets, h0):
 
 
 def clip_global_norm(grads, max_norm):
-    """(clipped, norm): every array scaled by min(1, max_norm / norm) (notebook 05).
+    """(clipped, norm): grads clipped by their global norm (notebook 05).
 
     grads: {name: array}, any shapes; max_norm: the threshold c > 0.
-    clipped: a new dict; norm: the global norm before clipping, the square root of the
-    sum of the squares of every entry of every array.
+    clipped: a new dict of arrays; norm: the global norm of grads before clipping.
     """
     raise NotImplementedError  # your code here
 

@@ -322,6 +322,188 @@ CHECKS: dict[str, list[Check]] = {
             after='print(" weight scale s',
         ),
     ],
+    "04-backpropagation-through-time.ipynb": [
+        Check(
+            "section 1's network is notebook 03's: 5.9164 nats",
+            "assert round(loss_03, 4) == 5.9164",
+            after='vocab = Vocabulary.from_text("hello")',
+        ),
+        Check(
+            "the network with every term switched on keeps notebook 03's weights",
+            'assert all(np.array_equal(params[n], untrained[n]) for n in ("W_xh", "W_hh", "W_yh"))',
+            after="rng = np.random.default_rng(SEED)",
+        ),
+        Check(
+            "∇W_yh L and ∇b_o L have the shapes of W_yh and b_o",
+            "assert dW_yh.shape == W_yh.shape and db_o.shape == b_o.shape",
+            after="do = y_hat - one_hot(targets, V)",
+        ),
+        Check(
+            "step 1's share of ∇W_hh L counts, because h_0 is not zero",
+            "assert np.linalg.norm(dW_hh_terms[0]) > 0.01",
+            after="# δ_t h_{t-1}ᵀ for t = 1..T",
+        ),
+        Check(
+            "the slow-motion step is section 2's recursion at t = 3",
+            "assert np.allclose(dh_t, dh[t]) and np.allclose(delta_t, da[t])",
+            after="# step 4, in short",
+        ),
+        Check(
+            "rnn_core.loss_and_grads's loss is the forward pass's",
+            "assert np.isclose(core_loss, sequence_loss(params, inputs, targets, h0)[0])",
+            after="numeric = numerical_grads(params, inputs, targets, h0)",
+        ),
+        Check(
+            "rnn_core.step_backward at t = 3 and the loop over it give section 2's numbers",
+            "assert np.allclose(dh_prev_3, W_hh.T @ da[3])\n"
+            'assert np.allclose(shares_3["W_hh"], dW_hh_terms[2]) and np.allclose(shares_3["b_h"], da[3])\n'
+            'assert np.allclose(shares_3["W_xh"][:, inputs[2]], da[3])\n'
+            "assert same and np.allclose(loop_dh0, dh0)",
+            after="# one step back at t = 3",
+        ),
+        Check(
+            "a batch's loss and gradients are the sums of its rows'",
+            "assert np.isclose(batch_loss, rows_loss) and same",
+            after="X = np.stack([inputs, inputs[::-1], np.roll(inputs, 1)])",
+        ),
+        Check(
+            "trained by hand: 'ello' within ten updates, then a loss far below its start",
+            'assert greedy(trained, "hell") == "ello" and first_ello <= 10\n'
+            "assert losses[-1] < 0.01 * losses[0] and np.all(right > 0.95)",
+            after="trained, losses, said, first_ello = train_by_hand(",
+        ),
+        Check(
+            "the two l's: the same input, two memories, two states, two answers",
+            "for t in (3, 4):\n"
+            "    assert np.allclose(hs_trained[t], np.tanh(trained['W_hh'] @ hs_trained[t - 1] + same_part))\n"
+            "assert not np.allclose(hs_trained[2], hs_trained[3])\n"
+            "assert not np.allclose(hs_trained[3], hs_trained[4])\n"
+            'assert vocab.decode(y_hat_trained[2:].argmax(axis=1)) == "lo"',
+            after="out_trained = forward(trained, inputs)",
+        ),
+        Check(
+            "up to η = 1 larger steps need fewer updates; η = 2 overshoots; η = 3 gets there by a detour",
+            "firsts = [outcomes[lr][0] for lr in (0.01, 0.03, 0.1, 0.3, 1.0)]\n"
+            "assert firsts == sorted(firsts, reverse=True)\n"
+            "assert outcomes[2.0][0] is None and outcomes[2.0][1].max() > 5 * outcomes[2.0][1][0]\n"
+            "assert outcomes[3.0][0] is not None and outcomes[3.0][1].max() > 4 * outcomes[3.0][1][0]",
+            after='print("     η   updates until',
+        ),
+        Check(
+            "at η = 2 a change in the seventh decimal makes a difference in the first",
+            "assert apart > 0.1",
+            after="nudged = {name: untrained[name].copy() for name in PARAM_NAMES}",
+        ),
+    ],
+    "05-bptt-in-practice.ipynb": [
+        Check(
+            "init_params(4, 3, seed=0) is notebook 04's network: 5.9164 nats",
+            "assert round(plain_loss, 4) == 5.9164",
+            after="vocab = Vocabulary.from_text(TEXT)",
+        ),
+        Check(
+            "backward without a slip is rnn_core.loss_and_grads, ∇h0 L included",
+            "assert same and np.allclose(right_dh0, core_dh0)",
+            after="out = forward(params, inputs, h0)",
+        ),
+        Check(
+            "H ≠ V: numpy refuses exactly the two slips of the wrong shape; 14 slips, 15 rows",
+            'assert refused == ["W_xh in place of W_hh", "x_t in place of h_{t-1}"] and len(covered) == 15',
+            after="full = worst_errors(inputs, targets)",
+        ),
+        Check(
+            "on one step, six slips pass a check of the parameters, three a check with ∇h0 L",
+            "assert missed_by_params == [\n"
+            '    "∇h_{t+1} L from o_{t+1} only", "no contribution from h_{t+1}", "tanh\' after W_hhᵀ",\n'
+            '    "W_xh in place of W_hh", "b_o without Σ_t", "W_hh not transposed",\n'
+            "]\n"
+            "assert missed_with_h0 == [\n"
+            '    "∇h_{t+1} L from o_{t+1} only", "no contribution from h_{t+1}", "b_o without Σ_t",\n'
+            "]\n"
+            'assert one_step["W_xh in place of W_hh"][1] is None  # at T = 1: a ∇h0 L of the wrong size',
+            after="def let_through(results, column):",
+        ),
+        Check(
+            "the truncated sum by hand is rnn_core's bptt_truncate, keeps ∇W_yh L and ∇b_o L, and is full at k = T - 1",
+            "for k in (0, 1, 5, 20, TB_T - 1):\n"
+            "    ours = truncated_bptt_by_hand(tb_params, tb_inputs, tb_targets, k, tb_h0)\n"
+            "    _, core, _ = loss_and_grads(tb_params, tb_inputs, tb_targets, bptt_truncate=k)\n"
+            "    assert all(np.allclose(ours[n], core[n]) for n in PARAM_NAMES)\n"
+            '    assert all(np.allclose(ours[n], full_grads[n]) for n in ("W_yh", "b_o"))\n'
+            "    assert all(np.allclose(ours[n], full_grads[n]) for n in PARAM_NAMES) == (k >= TB_T - 1)",
+            after="tb_params = init_params(tb_vocab.size, TB_H, seed=SEED)",
+        ),
+        Check(
+            "slips 5 and 4 are truncation at k = 0 and k = 1",
+            "assert same",
+            after="for slip, k in [",
+        ),
+        Check(
+            "the truncation error: below 1e-6 at k = 20 and roundoff at k = 40 for ρ = 0.5, slow at ρ = 1, "
+            "most of the gradient for ρ ≥ 1.5",
+            "assert truncation_error[0.5][20] < 1e-6 and truncation_error[0.5][40] < 1e-12\n"
+            "assert 1e-9 < truncation_error[1.0][40] < 1e-2\n"
+            "assert truncation_error[1.5][40] > 0.3 and truncation_error[2.5][40] > 0.9\n"
+            "assert np.isclose(radius, TB_SCALES[-1]) and np.isclose(norm2, TB_SCALES[-1])",
+            after="def through_time(grads):",
+        ),
+        Check(
+            "the truncation figure cuts no curve off",
+            "import matplotlib.pyplot as plt\n"
+            'fig = plots.plot_truncation_error(TB_KS, truncation_error, "check")\n'
+            "low, high = fig.axes[0].get_ylim()\n"
+            "plt.close(fig)\n"
+            "shown = np.concatenate(list(truncation_error.values()))\n"
+            "assert low < shown.min() and shown.max() < high",
+            after="plots.plot_truncation_error(",
+        ),
+        Check(
+            "carried windows give the whole text's loss, restarted ones do not; ∇W_yh L and ∇b_o L agree",
+            "assert np.isclose(carried_loss, full_loss) and not np.isclose(reset_loss, full_loss)\nassert output_same",
+            after="full_loss, full_grads, _ = loss_and_grads(tb_params, tb_inputs, tb_targets)",
+        ),
+        Check(
+            "ρ = 0.5: the figure holds every curve and the bound; the gradient has vanished after 60 steps",
+            "low, high = ax.get_ylim()\n"
+            "assert low <= min(flows.min(), (0.5**lags * flows[0, 0]).min())\n"
+            "assert max(flows.max(), (0.5**lags * flows[0, 0]).max()) <= high\n"
+            "assert np.median(flows[:, FLOW_T] / flows[:, 0]) < 1e-15",
+            after="flows, ax = show_gradient_flow(0.5, 32)",
+        ),
+        Check(
+            "ρ = 1: the figure holds every curve and the bound",
+            "low, high = ax.get_ylim()\nassert low <= flows.min() and max(flows.max(), flows[0, 0]) <= high",
+            after="flows, ax = show_gradient_flow(1.0, 32)",
+        ),
+        Check(
+            "ρ = 2: the figure holds every curve and the bound",
+            "low, high = ax.get_ylim()\n"
+            "assert low <= flows.min() and max(flows.max(), (2.0**lags * flows[0, 0]).max()) <= high",
+            after="flows, ax = show_gradient_flow(2.0, 32)",
+        ),
+        Check(
+            "where the three initialisations start: spectral radii 0.16, 0.6 and 1, in that order of gradient",
+            "radii = [np.abs(np.linalg.eigvals(W)).max() for W in starts.values()]\n"
+            "assert radii[0] < 0.2 and 0.5 < radii[1] < 0.7 and np.isclose(radii[2], 1.0)\n"
+            "assert list(ratios.values()) == sorted(ratios.values())\n"
+            "assert 0.08 < minchar_100 < 0.12",
+            after="INIT_H = 256",
+        ),
+        Check(
+            "in two dimensions global-norm clipping keeps the direction and elementwise clipping turns it",
+            "assert angle_deg(g2, by_norm) < 1e-6 < angle_deg(g2, by_entry)",
+            after="g2 = np.array([6.0, 1.5])",
+        ),
+        Check(
+            "a real exploding gradient: global-norm clipping keeps its direction, elementwise turns it",
+            "assert np.isclose(norm_before, global_norm(g_raw)) and norm_before > MAX_NORM\n"
+            "assert np.isclose(global_norm(g_norm), MAX_NORM)\n"
+            "assert cosine(flatten(g_norm), flatten(g_raw)) > 1 - 1e-12\n"
+            "assert np.abs(flatten(g_entry)).max() <= CLIP_VALUE\n"
+            "assert cosine(flatten(g_entry), flatten(g_raw)) < 0.999",
+            after="boom = init_params(tb_vocab.size, 32, seed=SEED, recurrent_scale=2.0)",
+        ),
+    ],
 }
 
 

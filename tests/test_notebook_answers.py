@@ -109,8 +109,8 @@ def test_the_loss_and_grads_answer_is_the_stub_with_its_blanks_filled_in():
 def test_exercise_4s_loop_over_step_backward_passes(capsys):
     """04's exercise 4: a loss_and_grads whose loop calls step_backward (the first exercise's answer)."""
     cells = _cells("04-backpropagation-through-time.ipynb")
-    closing = [_source(c) for c in cells if c["cell_type"] == "markdown" and _source(c).startswith("## Summary")]
+    closing = [_source(c) for c in cells if c["cell_type"] == "markdown" and _source(c).startswith("## Exercises")]
     assert len(closing) == 1
-    answer = FENCED.findall(closing[0].split("4. Rewrite your `loss_and_grads`")[1])[0]
+    answer = FENCED.findall(_unquoted(closing[0].split("4. Rewrite your `loss_and_grads`")[1]))[0]
     _, step_answer = _exercise("04-backpropagation-through-time.ipynb", "step_backward")
     _passes("loss_and_grads", _define(step_answer[0] + "\n" + answer, "loss_and_grads"))

@@ -55,7 +55,7 @@ def test_05_answers_numbers():
     assert errors[1] < 1e-9 and errors[2] < 1e-9 and nb["verdict"](errors[2]) == "agrees"
     assert round(errors[3], 1) == 0.8 and errors[4] > nb["GRADCHECK_TOL"]
 
-    n = nb["count_params"](80, 100)  # exercise 3: the largest norm elementwise clipping at 5 leaves
+    n = nb["rnn_core"].count_params(80, 100)  # exercise 3: the largest norm elementwise clipping at 5 leaves
     assert n == 26_180 and round(5 * np.sqrt(n)) == 809
 
     slope = {}  # exercise 4: the mean tanh slope at two recurrent scales
