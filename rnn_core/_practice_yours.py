@@ -947,8 +947,8 @@ def gru_step_backward(params, dh_t, cache):
 def dropout_backward(d_out, keep, rate):
     """Back through inverted dropout, out = h * keep / (1 - rate): dL/dh (notebook 10).
 
-    d_out: dL/d(out), any shape; keep: booleans of the same shape, True where the forward
-    pass kept a unit; rate: the probability of dropping one, in [0, 1).
+    d_out: dL/d(out), any shape; keep: booleans of the same shape, True where the
+    forward pass kept a unit; rate: the probability of dropping one, in [0, 1).
     Returns an array of d_out's shape.
     """
     raise NotImplementedError  # your code here
