@@ -853,4 +853,3 @@ def plot_train_val(panels, ax_label="bits per character", axes=None):
     axes[0].legend(loc="lower left", fontsize=9)
     axes[-1].set_xlabel("step")
     return fig
-
