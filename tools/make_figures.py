@@ -495,7 +495,7 @@ def fig_lstm_cell():
         color=C_EDGE,
     )
     # the four gates, all reading [h_{t-1}, x_t]
-    gates = [(xf, "$f_t$", "\u03c3"), (6.3, "$i_t$", "\u03c3"), (8.1, "$g_t$", "tanh"), (10.0, "$o_t$", "\u03c3")]
+    gates = [(xf, "$f_t$", "\u03c3"), (6.3, "$i_t$", "\u03c3"), (8.1, "$g_t$", "tanh"), (10.0, "$q_t$", "\u03c3")]
     for x, name, fn in gates:
         box(ax, x, yg, 1.15, 0.8, O_FILL, O_EDGE, rounding=0.12)
         ax.text(x, yg, fn, ha="center", va="center", fontsize=12, color=INK)
@@ -515,7 +515,7 @@ def fig_lstm_cell():
     arrow(ax, (6.3, yg + 0.4), (xig - 0.25, yig - 0.2))
     arrow(ax, (8.1, yg + 0.4), (xig + 0.25, yig - 0.2))
     arrow(ax, (xig, yig + 0.32), (xp, yc - 0.32))
-    # h_t = o_t * tanh(c_t)
+    # h_t = q_t * tanh(c_t): q_t, the output gate (PyTorch's o_t; o_t is the scores here)
     box(ax, xt, 5.0, 1.0, 0.6, "white", C_EDGE, lw=1.4, rounding=0.1)
     ax.text(xt, 5.0, "tanh", ha="center", va="center", fontsize=11, color=INK)
     arrow(ax, (xt, yc), (xt, 5.3), color=C_EDGE, lw=1.6)
@@ -527,7 +527,7 @@ def fig_lstm_cell():
     arrow(ax, (xo, yh), (13.4, yh), color=H_EDGE, lw=2.0)
     ax.text(13.5, yh, "$h_t$", ha="left", va="center", fontsize=14, color=H_EDGE)
     eq = (
-        "$c_t = f_t \\odot c_{t-1} + i_t \\odot g_t$        $h_t = o_t \\odot \\tanh(c_t)$"
+        "$c_t = f_t \\odot c_{t-1} + i_t \\odot g_t$        $h_t = q_t \\odot \\tanh(c_t)$"
         "        $\\partial c_t / \\partial c_{t-1} = \\mathrm{diag}(f_t)$"
     )
     ax.text(7.0, -1.6, eq, ha="center", va="center", fontsize=12, color=INK)
