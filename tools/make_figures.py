@@ -799,11 +799,13 @@ def fig_gru_gradient_paths():
     arrow(ax, (16.1, yd + 0.1), (xs[-1] + 0.3, yh - 0.38), color=O_EDGE, lw=2.0)
     ax.text(16.1, yd - 0.3, "$W_h^\\top \\delta^h_{t+2}$", ha="right", va="center", fontsize=10, color=O_EDGE)
     eq = (
-        "direct path: $\\mathrm{diag}(z_t)$, a term of $\\partial h_t / \\partial h_{t-1}$ with no matrix, no slope      "
+        "direct path: $\\mathrm{diag}(z_t)$, a term of $\\partial h_t / \\partial h_{t-1}$ "
+        "with no matrix, no slope      "
         "the rest: $W_h^\\top$ and the slopes of $n$, $z$, $r$ in $\\delta^h$"
     )
     ax.text(7.7, -1.6, eq, ha="center", va="center", fontsize=11, color=INK)
     return fig
+
 
 FIGURES = {
     "rnn-4-black-boxes": fig_black_boxes,
