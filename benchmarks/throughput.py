@@ -330,7 +330,8 @@ def report(results, torch_label):
 # one operation at a time).
 
 GATED_CONFIGS = ((32, 32), (64, 64))  # (B, T)
-TORCH_LAYERS = {"lstm": "LSTM", "gru": "GRU"}  # both stack their gates as rnn_core does: i, f, g, o and r, z, n
+# both stack their gates as rnn_core does: i, f, g, q (PyTorch names the output gate o) and r, z, n
+TORCH_LAYERS = {"lstm": "LSTM", "gru": "GRU"}
 
 
 def gated_torch_step_fn(cell, params, inputs, targets, onednn=True):

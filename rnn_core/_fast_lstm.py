@@ -8,7 +8,7 @@ over the step functions, ``lstm.loss_and_grads(..., fast=False)``):
 
 1. One tanh for all four gates. sigmoid(a) = (1 + tanh(a/2)) / 2, so with the sigmoid gates'
    pre-activations halved (their rows of W_x, W_h and b times 1/2: exact in floating point),
-   one tanh over the whole (4H, B) block gives tanh(a/2) for i, f, o and g = tanh(a_g) at once.
+   one tanh over the whole (4H, B) block gives tanh(a/2) for i, f, q and g = tanh(a_g) at once.
 2. One derivative formula for all four gates. With u = tanh(a/2) (or g), a sigmoid's
    derivative is s (1 - s) = (1 - u^2) / 4 and tanh's is 1 - g^2: both (1 - u^2) times a
    constant, 1/4 or 1. The loop backwards works without the constants (da' = da / scale) and
@@ -30,7 +30,7 @@ from ._fast import Workspace
 
 __all__ = ["BLOCK_SCALES", "STATE_NAMES", "WORKSPACE", "loop_arrays", "forward_loop", "backward_loop"]
 
-BLOCK_SCALES = (0.5, 0.5, 1.0, 0.5)  # i, f, g, o: a/2 into the tanh for the sigmoid gates, a for g
+BLOCK_SCALES = (0.5, 0.5, 1.0, 0.5)  # i, f, g, q: a/2 into the tanh for the sigmoid gates, a for g
 STATE_NAMES = ("h", "c")
 WORKSPACE = Workspace()
 
@@ -49,20 +49,20 @@ def forward_loop(run, W_hs, input_at, for_backward):
     """The recurrence of one layer from h_0, c_0 (run["h"][0], run["c"][0], (H, B)), in place in ``run``.
 
     W_hs: W_h with its sigmoid rows halved, (4H, H); input_at(t): W_x x_t + b, halved alike, (4H, B).
-    Fills h, c (T+1, H, B) with h_1..h_T and c_1..c_T; gates (T, 4H, B), the rows of i, f, g, o
+    Fills h, c (T+1, H, B) with h_1..h_T and c_1..c_T; gates (T, 4H, B), the rows of i, f, g, q
     after their squashing functions. With for_backward, also what the backward loop reads:
     dgates (T, 4H, B), the gates' local derivatives (1 - u^2) times what each gate multiplies in
-    the equations (g for i, c_{t-1} for f, i for g, tanh(c_t) for o), and dcell (T, H, B) =
-    o_t (1 - tanh(c_t)^2).
+    the equations (g for i, c_{t-1} for f, i for g, tanh(c_t) for q), and dcell (T, H, B) =
+    q_t (1 - tanh(c_t)^2).
     """
     h, c, gates, tanh_c = run["h"], run["c"], run["gates"], run["tanh_c"]
     H = h.shape[1]
-    sigmoid_rows = (slice(0, 2 * H), slice(3 * H, 4 * H))  # i, f and o; g is rows 2H:3H
+    sigmoid_rows = (slice(0, 2 * H), slice(3 * H, 4 * H))  # i, f and q; g is rows 2H:3H
     for t in range(len(gates)):  # the recurrence: this layer's loop over time
         u = gates[t]
         np.matmul(W_hs, h[t], out=u)  # W_h h_{t-1}, scaled: (4H, H) @ (H, B) -> (4H, B)
         u += input_at(t)
-        np.tanh(u, out=u)  # tanh(a/2) for i, f, o; g itself for the candidate
+        np.tanh(u, out=u)  # tanh(a/2) for i, f, q; g itself for the candidate
         if for_backward:
             D = run["dgates"][t]
             np.multiply(u, u, out=D)
@@ -70,19 +70,19 @@ def forward_loop(run, W_hs, input_at, for_backward):
         for rows in sigmoid_rows:  # sigmoid = (1 + tanh(a/2)) / 2
             u[rows] *= 0.5
             u[rows] += 0.5
-        i, f, g, o = u[0:H], u[H : 2 * H], u[2 * H : 3 * H], u[3 * H :]
+        i, f, g, q = u[0:H], u[H : 2 * H], u[2 * H : 3 * H], u[3 * H :]
         np.multiply(f, c[t], out=c[t + 1])  # c_t = f * c_{t-1} + i * g
         c[t + 1] += i * g
         np.tanh(c[t + 1], out=tanh_c)
-        np.multiply(o, tanh_c, out=h[t + 1])  # h_t = o * tanh(c_t)
+        np.multiply(q, tanh_c, out=h[t + 1])  # h_t = q * tanh(c_t)
         if for_backward:
             D[0:H] *= g  # dc -> da_i: g
             D[H : 2 * H] *= c[t]  # dc -> da_f: c_{t-1}
             D[2 * H : 3 * H] *= i  # dc -> da_g: i
-            D[3 * H :] *= tanh_c  # dh -> da_o: tanh(c_t)
+            D[3 * H :] *= tanh_c  # dh -> da_q: tanh(c_t)
             dcell = run["dcell"][t]
-            np.multiply(h[t + 1], tanh_c, out=dcell)  # o (1 - tanh^2 c) = o - h tanh(c)
-            np.subtract(o, dcell, out=dcell)
+            np.multiply(h[t + 1], tanh_c, out=dcell)  # q (1 - tanh^2 c) = q - h tanh(c)
+            np.subtract(q, dcell, out=dcell)
 
 
 def backward_loop(run, W_h_k, dh):
@@ -100,10 +100,10 @@ def backward_loop(run, W_h_k, dh):
     for t in range(len(dh) - 1, -1, -1):
         dh_t = dh[t]
         dh_t += dh_next  # everything reaching h_t
-        dc += dh_t * dcell[t]  # dc_t += dh_t * o_t (1 - tanh(c_t)^2)
+        dc += dh_t * dcell[t]  # dc_t += dh_t * q_t (1 - tanh(c_t)^2)
         da = D[t]  # (4H, B): da_t (without the gates' constants) overwrites the local derivatives
         da[0 : 3 * H].reshape(3, H, B)[...] *= dc  # da_i, da_f, da_g: from dc_t
-        da[3 * H :] *= dh_t  # da_o: from dh_t
+        da[3 * H :] *= dh_t  # da_q: from dh_t
         dc *= gates[t, H : 2 * H]  # dc_{t-1} = dc_t * f_t
         np.matmul(W_h_k.T, da, out=dh_next)  # W_h^T da_t: (H, 4H) @ (4H, B) -> (H, B)
     return D, None, (dh_next, dc)

@@ -1225,8 +1225,11 @@ def first_gradient_reused(grads, case):
 
 # -- the LSTM ---------------------------------------------------------------------------------------------
 
-_GATES = "ifgo"  # the package's order of the LSTM's four blocks
-_GATE_ORDER = "the rows of W_x, W_h and b are stacked i, f, g, o (input gate, forget gate, candidate, output gate)."
+_GATES = "ifgq"  # the package's order of the LSTM's four blocks
+_GATE_ORDER = (
+    "the rows of W_x, W_h and b are stacked i, f, g, q (input gate, forget gate, candidate, output gate; PyTorch "
+    "calls the output gate o)."
+)
 
 
 def _lstm_parts(rng, H, V, used):
@@ -1251,17 +1254,17 @@ def _lstm_forward_model(args, s, case):
     a = params["W_x"][:, x_t] + params["W_h"] @ h_prev + params["b"]
     stacking = s.stacking()
     block = {gate: a[k * H : (k + 1) * H] for k, gate in enumerate(stacking)}
-    i, f, g, o = _sigmoid(block["i"]), _sigmoid(block["f"]), s.candidate(block["g"]), _sigmoid(block["o"])
+    i, f, g, q = _sigmoid(block["i"]), _sigmoid(block["f"]), s.candidate(block["g"]), _sigmoid(block["q"])
     c = s.cell(f, c_prev, i, g)
-    h = s.show(o, c)
-    return h, c, {"x": x_t, "h_prev": h_prev, "c_prev": c_prev, "i": i, "f": f, "g": g, "o": o, "c": c}
+    h = s.show(q, c)
+    return h, c, {"x": x_t, "h_prev": h_prev, "c_prev": c_prev, "i": i, "f": f, "g": g, "q": q, "c": c}
 
 
 LSTM_FORWARD_STEPS = {
     "stacking": lambda: _GATES,
     "candidate": np.tanh,
     "cell": lambda f, c_prev, i, g: f * c_prev + i * g,
-    "show": lambda o, c: o * np.tanh(c),
+    "show": lambda q, c: q * np.tanh(c),
 }
 
 LSTM_FORWARD_MISTAKES = Mistakes()
@@ -1285,15 +1288,15 @@ def _stackings(gates, registries, name, why):
 _stackings(_GATES, [LSTM_FORWARD_MISTAKES], "the gates read from the wrong rows", _GATE_ORDER)
 
 
-@LSTM_FORWARD_MISTAKES("show", "h_t = o ⊙ c_t", "the output gate shows tanh(c_t), not c_t: h_t = o ⊙ tanh(c_t).")
-def no_tanh_of_the_cell(o, c):
-    return o * c
+@LSTM_FORWARD_MISTAKES("show", "h_t = q ⊙ c_t", "the output gate shows tanh(c_t), not c_t: h_t = q ⊙ tanh(c_t).")
+def no_tanh_of_the_cell(q, c):
+    return q * c
 
 
 @LSTM_FORWARD_MISTAKES(
     "candidate",
     "a sigmoid for the candidate",
-    "g_t = tanh(...), so that it can write negative values too; i, f and o use the sigmoid.",
+    "g_t = tanh(...), so that it can write negative values too; i, f and q use the sigmoid.",
 )
 def sigmoid_candidate(a):
     return _sigmoid(a)
@@ -1327,15 +1330,15 @@ def _lstm_backward_cases(rng):
 
 def _lstm_backward_model(args, s, case):
     params, dh_t, dc_t, cache = args
-    i, f, g, o, c, c_prev = (cache[k] for k in ("i", "f", "g", "o", "c", "c_prev"))
+    i, f, g, q, c, c_prev = (cache[k] for k in ("i", "f", "g", "q", "c", "c_prev"))
     tanh_c = np.tanh(c)
-    dc = dc_t + s.into_cell(dh_t, o, tanh_c)
-    do = s.to_output_gate(dh_t, c, tanh_c)
+    dc = dc_t + s.into_cell(dh_t, q, tanh_c)
+    dq = s.to_output_gate(dh_t, c, tanh_c)
     blocks = {
         "i": dc * g * i * (1 - i),
         "f": dc * c_prev * f * (1 - f),
         "g": dc * i * s.candidate_slope(g),
-        "o": do * o * (1 - o),
+        "q": dq * q * (1 - q),
     }
     da = np.concatenate([blocks[gate] for gate in s.stacking()])
     x = np.eye(params["W_x"].shape[1])[cache["x"]]
@@ -1345,7 +1348,7 @@ def _lstm_backward_model(args, s, case):
 
 LSTM_BACKWARD_STEPS = {
     "stacking": lambda: _GATES,
-    "into_cell": lambda dh, o, tanh_c: dh * o * (1 - tanh_c**2),  # from h_t = o ⊙ tanh(c_t) into c_t
+    "into_cell": lambda dh, q, tanh_c: dh * q * (1 - tanh_c**2),  # from h_t = q ⊙ tanh(c_t) into c_t
     "to_output_gate": lambda dh, c, tanh_c: dh * tanh_c,
     "candidate_slope": lambda g: 1 - g**2,
     "to_previous_cell": lambda dc, dc_t, f: dc * f,
@@ -1355,20 +1358,20 @@ LSTM_BACKWARD_STEPS = {
 @LSTM_BACKWARD_MISTAKES(
     "into_cell",
     "no path from h_t into the cell",
-    "h_t = o ⊙ tanh(c_t) depends on c_t too: the cell receives dh_t ⊙ o ⊙ (1 − tanh²(c_t)) besides dc_t, before "
+    "h_t = q ⊙ tanh(c_t) depends on c_t too: the cell receives dh_t ⊙ q ⊙ (1 − tanh²(c_t)) besides dc_t, before "
     "anything goes back through c_t.",
 )
-def no_path_into_the_cell(dh, o, tanh_c):
+def no_path_into_the_cell(dh, q, tanh_c):
     return 0.0
 
 
 @LSTM_BACKWARD_MISTAKES(
     "into_cell",
     "that path without tanh's slope",
-    "from h_t into the cell the path goes through tanh(c_t): dh_t ⊙ o ⊙ (1 − tanh²(c_t)).",
+    "from h_t into the cell the path goes through tanh(c_t): dh_t ⊙ q ⊙ (1 − tanh²(c_t)).",
 )
-def path_into_the_cell_without_slope(dh, o, tanh_c):
-    return dh * o
+def path_into_the_cell_without_slope(dh, q, tanh_c):
+    return dh * q
 
 
 @LSTM_BACKWARD_MISTAKES(
@@ -1945,7 +1948,7 @@ EXERCISE_LIST = (
         args=("params", "x_t", "h_prev", "c_prev"),
         outputs=("h", "c", "cache"),
         cases=_lstm_forward_cases,
-        meaning={"h": "h_t = o ⊙ tanh(c_t)", "c": "c_t = f ⊙ c_{t−1} + i ⊙ g", "cache": "what step_backward needs"},
+        meaning={"h": "h_t = q ⊙ tanh(c_t)", "c": "c_t = f ⊙ c_{t−1} + i ⊙ g", "cache": "what step_backward needs"},
         model=_lstm_forward_model,
         steps=LSTM_FORWARD_STEPS,
         mistakes=tuple(LSTM_FORWARD_MISTAKES),
@@ -1954,9 +1957,9 @@ EXERCISE_LIST = (
         diagnostics=(_nonfinite_remark,),
         where="notebook 08, section 2",
         hint="All four gates' pre-activations come from one sum, a = W_x x_t + W_h h_{t−1} + b, in blocks of "
-        "H rows stacked i, f, g, o. Squash i, f and o with the sigmoid and g with tanh; then "
-        "c_t = f ⊙ c_{t−1} + i ⊙ g and h_t = o ⊙ tanh(c_t). The cache is a dict with the keys of "
-        "rnn_core.lstm.step_forward's: x, h_prev, c_prev, i, f, g, o and c.",
+        "H rows stacked i, f, g, q (q, the output gate, is PyTorch's o). Squash i, f and q with the sigmoid "
+        "and g with tanh; then c_t = f ⊙ c_{t−1} + i ⊙ g and h_t = q ⊙ tanh(c_t). The cache is a dict with "
+        "the keys of rnn_core.lstm.step_forward's: x, h_prev, c_prev, i, f, g, q and c.",
     ),
     Exercise(
         "lstm.step_backward",
@@ -1980,10 +1983,10 @@ EXERCISE_LIST = (
         public=("rnn_core.lstm.step_backward",),
         diagnostics=(_nonfinite_remark,),
         where="notebook 08, section 2",
-        hint="The cell receives gradient from two places: dc_t from step t + 1, and from h_t = o ⊙ tanh(c_t) "
-        "through o and tanh's slope. Add both before going back through c_t = f ⊙ c_{t−1} + i ⊙ g. "
+        hint="The cell receives gradient from two places: dc_t from step t + 1, and from h_t = q ⊙ tanh(c_t) "
+        "through q and tanh's slope. Add both before going back through c_t = f ⊙ c_{t−1} + i ⊙ g. "
         "Then each gate's pre-activation: multiply by its squashing function's slope, and stack the "
-        "four blocks in the order i, f, g, o. dh_{t−1} goes back through W_h, transposed.",
+        "four blocks in the order i, f, g, q. dh_{t−1} goes back through W_h, transposed.",
     ),
     Exercise(
         "gru.step_forward",

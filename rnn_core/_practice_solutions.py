@@ -303,17 +303,17 @@ def lstm_step_forward(params, x_t, h_prev, c_prev):
     H = h_prev.shape[0]
     a = params["W_x"][:, x_t] + params["W_h"] @ h_prev + params["b"]  # (4H,): W_x x_t is column x_t
     i, f = sigmoid(a[0:H]), sigmoid(a[H : 2 * H])
-    g, o = np.tanh(a[2 * H : 3 * H]), sigmoid(a[3 * H : 4 * H])
+    g, q = np.tanh(a[2 * H : 3 * H]), sigmoid(a[3 * H : 4 * H])  # q: the output gate
     c = f * c_prev + i * g  # keep some of the old cell, write some of the candidate
-    h = o * np.tanh(c)  # show some of the cell
-    cache = {"x": x_t, "h_prev": h_prev, "c_prev": c_prev, "i": i, "f": f, "g": g, "o": o, "c": c}
+    h = q * np.tanh(c)  # show some of the cell
+    cache = {"x": x_t, "h_prev": h_prev, "c_prev": c_prev, "i": i, "f": f, "g": g, "q": q, "c": c}
     return h, c, cache
 """,
         r"""
-The usual mistakes, each named by the check: reading the gates from the wrong rows (the order is i, f, g, o) <!--
-practice:mistake lstm.step_forward/blocks-stacked-figo --> <!-- practice:mistake
-lstm.step_forward/blocks-stacked-ifog -->; a sigmoid for the candidate $g$ (it must be able to write negative
-values) <!-- practice:mistake lstm.step_forward/sigmoid-candidate -->; and $h_t = o_t \odot c_t$ without the
+The usual mistakes, each named by the check: reading the gates from the wrong rows (the order is i, f, g, q) <!--
+practice:mistake lstm.step_forward/blocks-stacked-figq --> <!-- practice:mistake
+lstm.step_forward/blocks-stacked-ifqg -->; a sigmoid for the candidate $g$ (it must be able to write negative
+values) <!-- practice:mistake lstm.step_forward/sigmoid-candidate -->; and $h_t = q_t \odot c_t$ without the
 tanh <!-- practice:mistake lstm.step_forward/no-tanh-of-the-cell -->. `practice.hint("lstm.step_forward")` gives a
 nudge in words; `practice.solution("lstm.step_forward")` prints this answer.
 """,
@@ -321,12 +321,12 @@ nudge in words; `practice.solution("lstm.step_forward")` prints this answer.
     "lstm.step_backward": Solution(
         """
 def lstm_step_backward(params, dh_t, dc_t, cache):
-    i, f, g, o, c = (cache[name] for name in ("i", "f", "g", "o", "c"))
+    i, f, g, q, c = (cache[name] for name in ("i", "f", "g", "q", "c"))
     tanh_c = np.tanh(c)
-    do = dh_t * tanh_c  # 3. to the output gate ...
-    dc = dc_t + dh_t * o * (1 - tanh_c**2)  # ... and into the cell, besides the cell path
+    dq = dh_t * tanh_c  # 3. to the output gate ...
+    dc = dc_t + dh_t * q * (1 - tanh_c**2)  # ... and into the cell, besides the cell path
     di, df, dg = dc * g, dc * cache["c_prev"], dc * i  # 4. through c_t = f * c_{t-1} + i * g
-    delta = np.concatenate([di * i * (1 - i), df * f * (1 - f), dg * (1 - g**2), do * o * (1 - o)])  # 5.
+    delta = np.concatenate([di * i * (1 - i), df * f * (1 - f), dg * (1 - g**2), dq * q * (1 - q)])  # 5.
     dW_x = np.zeros_like(params["W_x"])
     dW_x[:, cache["x"]] = delta  # 6. delta_t x_t^T: only column x_t
     grads = {"W_x": dW_x, "W_h": np.outer(delta, cache["h_prev"]), "b": delta}
@@ -337,7 +337,7 @@ The usual mistakes, each named by the check: forgetting that the cell is reached
 term) <!-- practice:mistake lstm.step_backward/no-path-into-the-cell -->, or sending back to $c_{t-1}$ only what
 came along the cell path <!-- practice:mistake lstm.step_backward/previous-cell-from-the-cell-path-only -->; the
 sigmoid's slope for $g$ <!-- practice:mistake lstm.step_backward/sigmoid-slope-for-the-candidate -->; and the four
-blocks of $\delta_t$ in another order than i, f, g, o <!-- practice:mistake lstm.step_backward/blocks-stacked-figo
+blocks of $\delta_t$ in another order than i, f, g, q <!-- practice:mistake lstm.step_backward/blocks-stacked-figq
 -->. `practice.hint("lstm.step_backward")` gives a nudge; `practice.solution("lstm.step_backward")` prints this
 answer.
 """,

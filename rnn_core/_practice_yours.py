@@ -907,10 +907,10 @@ def global_norm(grads):
 def lstm_step_forward(params, x_t, h_prev, c_prev):
     """The exercise lstm.step_forward: one step of the LSTM (notebook 08).
 
-    params: W_x (4H, V), W_h (4H, H), b (4H,), their rows stacked i, f, g, o;
-    x_t: an index; h_prev, c_prev: (H,).
+    params: W_x (4H, V), W_h (4H, H), b (4H,), their rows stacked i, f, g, q
+    (q: the output gate, PyTorch's o); x_t: an index; h_prev, c_prev: (H,).
     Returns (h_t, c_t, cache): (H,), (H,), and the dict
-    x, h_prev, c_prev, i, f, g, o, c.
+    x, h_prev, c_prev, i, f, g, q, c.
     """
     raise NotImplementedError  # your code here
 

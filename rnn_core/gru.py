@@ -1,7 +1,9 @@
 """The GRU (gated recurrent unit): initialisation, forward pass, and backpropagation through time.
 
-The cell of Cho et al. 2014, in the convention PyTorch's ``nn.GRU`` and d2l use (the update
-gate z keeps the old state). The same conventions as the other cells (rnn_core.rnn): column
+The GRU of Cho et al. 2014 in PyTorch's (cuDNN's) variant: the update gate z keeps the old
+state, as in Cho et al., PyTorch's ``nn.GRU`` and d2l, and the reset gate r scales W_hn h_{t-1}
+after the product, as PyTorch and cuDNN do (Cho et al. and d2l put r before W_hn: see the end of
+this docstring). The same conventions as the other cells (rnn_core.rnn): column
 vectors in the maths, one row per sequence in the code. One step, for the input character x_t
 (one-hot, (V,)) and the previous state h_{t-1} (H,):
 
@@ -42,8 +44,11 @@ load into ``nn.GRU`` exactly as weight_ih_l0 = W_x, weight_hh_l0 = W_h, bias_ih_
 bias_hh_l0 = 0 (tests/test_stacked.py checks it when torch is importable); a PyTorch GRU with
 b_hn != 0 has H numbers this cell cannot hold. Cho et al. 2014 and d2l write the reset gate
 inside the product, W_hn (r_t * h_{t-1}); PyTorch (and cuDNN) put it outside,
-r_t * (W_hn h_{t-1}), as here. The two are different cells, not two forms of one; the second lets all of W_h h_{t-1}
-be one (3H, H) product per step, computed before r_t is known.
+r_t * (W_hn h_{t-1}), as here. The two are different families of cells, not two spellings of one:
+unit i's candidate reads sum_j W_ij r_j h_j in the first and r_i sum_j W_ij h_j in the second,
+which agree when W_hn is diagonal (or the gates are equal across the units a row mixes), not in
+general. The second lets all of W_h h_{t-1} be one (3H, H) product per step, computed before r_t
+is known.
 
 Every cell of rnn_core has the same sequence-level functions (see ``rnn_core.rnn``, which
 also says how layers stack and where dropout goes); the GRU's state is h, with a layer axis in

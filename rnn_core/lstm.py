@@ -8,27 +8,28 @@ maths, one row per sequence in the code. One step, for the input character x_t
     i_t = sigmoid(a_t[0:H])              input gate: how much of the candidate to write
     f_t = sigmoid(a_t[H:2H])             forget gate: how much of the old cell to keep
     g_t = tanh(a_t[2H:3H])               candidate: what to write
-    o_t = sigmoid(a_t[3H:4H])            output gate: how much of the cell to show
+    q_t = sigmoid(a_t[3H:4H])            output gate: how much of the cell to show
     c_t = f_t * c_{t-1} + i_t * g_t      cell state, (H,)  (* is the elementwise product)
-    h_t = o_t * tanh(c_t)                hidden state, (H,)
-    logits_t = W_yh h_t + b_o            (V,); yhat_t = softmax(logits_t)
+    h_t = q_t * tanh(c_t)                hidden state, (H,)
+    o_t = W_yh h_t + b_o                 the scores (logits), (V,); yhat_t = softmax(o_t)
     L   = sum_t -log yhat_t[y_t]         cross-entropy in nats
 
     W_x (4H, V)   W_h (4H, H)   b (4H,)   W_yh (V, H)   b_o (V,)
 
-The four gates' weights are stacked in the order i, f, g, o: rows 0:H of W_x,
-W_h and b belong to the input gate, H:2H to the forget gate, 2H:3H to the
-candidate, 3H:4H to the output gate. Here o is the output gate, as in the
-LSTM literature; the output layer's logits (the vanilla RNN's o_t) are called
-``logits``. With B sequences at once every vector becomes a row: a_t is
+The four gates' weights are stacked in the order i, f, g, q (PyTorch's i, f, g, o: the
+same order): rows 0:H of W_x, W_h and b belong to the input gate, H:2H to the forget
+gate, 2H:3H to the candidate, 3H:4H to the output gate. The output gate is q, as
+Goodfellow, Bengio & Courville, Deep Learning (2016), section 10.10.1 write it:
+PyTorch's documentation and many papers call it o_t, but in rnn_core o_t names the
+scores, as in every cell. With B sequences at once every vector becomes a row: a_t is
 (B, 4H) and h_t, c_t are (B, H).
 
 The backward pass, derived in notebooks/08-gated-cells-lstm.ipynb: with dh_t,
-everything reaching h_t (from logits_t and from step t+1), and dc_t, what
+everything reaching h_t (from o_t and from step t+1), and dc_t, what
 reaches c_t from step t+1,
 
-    dc_t  += dh_t * o_t * (1 - tanh(c_t)^2)     the cell also reaches the loss through h_t
-    da_o   = dh_t * tanh(c_t) * o_t (1 - o_t)   back through h_t = o_t tanh(c_t), then the sigmoid
+    dc_t  += dh_t * q_t * (1 - tanh(c_t)^2)     the cell also reaches the loss through h_t
+    da_q   = dh_t * tanh(c_t) * q_t (1 - q_t)   back through h_t = q_t tanh(c_t), then the sigmoid
     da_i   = dc_t * g_t * i_t (1 - i_t)         back through c_t = ... + i_t g_t
     da_g   = dc_t * i_t * (1 - g_t^2)
     da_f   = dc_t * c_{t-1} * f_t (1 - f_t)     back through c_t = f_t c_{t-1} + ...
@@ -99,7 +100,7 @@ __all__ = [
 PARAM_NAMES = ("W_x", "W_h", "b", "W_yh", "b_o")  # one layer's network
 LAYER_NAMES = ("W_x", "W_h", "b")  # the arrays of one layer: layer k >= 1 adds W_x_k, W_h_k, b_k
 STATE_NAMES = ("h", "c")  # the state the recurrence carries: the hidden state and the cell
-GATES = ("i", "f", "g", "o")  # the order of the four H-row blocks of W_x, W_h and b
+GATES = ("i", "f", "g", "q")  # the order of the four H-row blocks of W_x, W_h and b
 
 
 def param_names(num_layers=1):
@@ -174,13 +175,13 @@ def init_params(
 
 
 def step_forward(params, x_t, h_prev, c_prev):
-    """One step of the LSTM: the gates, then c_t = f*c_{t-1} + i*g and h_t = o*tanh(c_t).
+    """One step of the LSTM: the gates, then c_t = f*c_{t-1} + i*g and h_t = q*tanh(c_t).
 
     x_t: a character index (int) or B indices, shape (B,); in a layer above the first, the
       layer below's h_t, (H,) or (B, H) (with that layer's arrays under these names).
     h_prev, c_prev: h_{t-1} and c_{t-1}, each (H,) or (B, H).
     Returns (h_t, c_t, cache): h_t and c_t shaped like h_prev; cache, a dict of
-    what step_backward needs: x, h_prev, c_prev, the gates i, f, g, o, and c.
+    what step_backward needs: x, h_prev, c_prev, the gates i, f, g, q, and c.
     """
     H = params["W_h"].shape[1]
     # a_t = W_x x_t + W_h h_{t-1} + b; with one-hot x_t, W_x x_t is column x_t of W_x
@@ -188,10 +189,10 @@ def step_forward(params, x_t, h_prev, c_prev):
     i = sigmoid(a[..., 0:H])
     f = sigmoid(a[..., H : 2 * H])
     g = np.tanh(a[..., 2 * H : 3 * H])
-    o = sigmoid(a[..., 3 * H : 4 * H])
+    q = sigmoid(a[..., 3 * H : 4 * H])  # the output gate
     c = f * c_prev + i * g
-    h = o * np.tanh(c)
-    cache = {"x": x_t, "h_prev": h_prev, "c_prev": c_prev, "i": i, "f": f, "g": g, "o": o, "c": c}
+    h = q * np.tanh(c)
+    cache = {"x": x_t, "h_prev": h_prev, "c_prev": c_prev, "i": i, "f": f, "g": g, "q": q, "c": c}
     return h, c, cache
 
 
@@ -208,16 +209,16 @@ def step_backward(params, dh_t, dc_t, cache, *, return_dx=False):
     (dh_prev, dc_prev, grads, dx_t), dx_t = W_x^T da_t, what reaches the input: in a stack,
     the layer below's h_t.
     """
-    i, f, g, o, c = (cache[k] for k in ("i", "f", "g", "o", "c"))
+    i, f, g, q, c = (cache[k] for k in ("i", "f", "g", "q", "c"))
     tanh_c = np.tanh(c)
-    # back through h_t = o_t * tanh(c_t): to the output gate, and on into the cell
-    do = dh_t * tanh_c
-    dc = dc_t + dh_t * o * (1.0 - tanh_c**2)
+    # back through h_t = q_t * tanh(c_t): to the output gate, and on into the cell
+    dq = dh_t * tanh_c
+    dc = dc_t + dh_t * q * (1.0 - tanh_c**2)
     # back through c_t = f_t * c_{t-1} + i_t * g_t
     di, df, dg = dc * g, dc * cache["c_prev"], dc * i
     dc_prev = dc * f
     # back through the squashing functions: sigmoid' = s (1 - s), tanh' = 1 - tanh^2
-    da = np.concatenate([di * i * (1 - i), df * f * (1 - f), dg * (1 - g**2), do * o * (1 - o)], axis=-1)  # (B, 4H)
+    da = np.concatenate([di * i * (1 - i), df * f * (1 - f), dg * (1 - g**2), dq * q * (1 - q)], axis=-1)  # (B, 4H)
     da2, hp2 = np.atleast_2d(da), np.atleast_2d(cache["h_prev"])
     dW_x = input_weight_grad(da2.T, cache["x"], params["W_x"].shape[1])  # column x_t of W_x received da_t
     grads = {"W_x": dW_x, "W_h": da2.T @ hp2, "b": da2.sum(axis=0)}  # da_t h_{t-1}^T: (4H, B) @ (B, H)
@@ -256,7 +257,7 @@ def forward(params, inputs, state0=None, *, dropout=0.0, seed=None, masks=None):
     dropout, seed, masks: as for ``loss_and_grads`` (none by default).
     Returns a dict of arrays, each (T, .) for one sequence or (B, T, .) for a batch, with a
     layer axis in front for a stack, except the logits and y_hat:
-      i, f, g, o: the gates at every step, (.., H)
+      i, f, g, q: the gates at every step, (.., H) (q: the output gate)
       c, h: the cell and hidden states c_1..c_T, h_1..h_T, (.., H)
       logits: W_yh h_t + b_o, (.., V);  y_hat: softmax of the logits, (.., V)
       h0, c0: the initial state used, shaped like state0

@@ -65,15 +65,18 @@ __all__ = [
     "plot_char_frequencies",
     "plot_clipping",
     "plot_first_steps",
+    "plot_gate_products",
     "plot_grad_norms",
     "plot_gradient_flow",
     "plot_gradient_flow_bound",
     "plot_hidden_size_sweep",
     "plot_hidden_states",
     "plot_lag_accuracy",
+    "plot_loss_curves",
     "plot_next_char_probs",
     "plot_probe_accuracies",
     "plot_race",
+    "plot_signal_gradient",
     "plot_softmax",
     "plot_step_size_errors",
     "plot_tanh",
@@ -751,15 +754,26 @@ def plot_grad_norms(step, grad_norm, lr, clip_norm, smooth=50, axes=None):
 
 
 def plot_lag_accuracy(lags, accuracies, chance, ax=None):
-    """Recall accuracy on the long-lag task against the lag (notebook 08, sections 1 and 3).
+    """Recall accuracy on the long-lag task against the lag (notebooks 08 and 09).
 
     lags: (K,) the lags trained at. accuracies: dict label -> (K,) accuracies in [0, 1], one
-    line per cell type. chance: the accuracy of a guess (1 / number of signals), drawn dashed.
+    line per cell type; or (S, K), one row per seed: then the line is their mean and each seed a
+    dot. chance: the accuracy of a guess (1 / number of signals), drawn dashed.
     """
     fig, ax = _subplots(ax, figsize=(6, 3))
+    seeds = 0
     for k, (label, acc) in enumerate(accuracies.items()):
+        acc = np.asarray(acc, dtype=float)
+        rows = np.atleast_2d(acc)
+        seeds = max(seeds, len(rows)) if acc.ndim == 2 else seeds
         # each line a little thinner than the one before, so that lines that coincide all stay visible
-        ax.plot(lags, acc, "o-", color=f"C{k}", ms=max(8 - 2 * k, 3), lw=max(2.5 - 0.6 * k, 1.0), label=label)
+        ax.plot(
+            lags, rows.mean(axis=0), "o-", color=f"C{k}", ms=max(8 - 2 * k, 3), lw=max(2.5 - 0.6 * k, 1.0), label=label
+        )
+        if acc.ndim == 2:  # every seed's run, shifted a little sideways so that equal ones stay apart
+            spread = np.linspace(-0.04, 0.04, len(rows)) if len(rows) > 1 else np.zeros(1)
+            for row, shift in zip(rows, spread):
+                ax.plot(np.asarray(lags) * 10 ** (shift + 0.015 * (k - 1)), row, ".", color=f"C{k}", ms=5, alpha=0.6)
     ax.axhline(chance, color="grey", ls="--", lw=0.8, label=f"chance ({chance:.2f})")
     ax.set_xscale("log")
     ax.minorticks_off()
@@ -767,7 +781,9 @@ def plot_lag_accuracy(lags, accuracies, chance, ax=None):
     ax.set_ylim(0, 1.05)
     ax.set_xlabel("lag N (steps between the signal and the question)")
     ax.set_ylabel("recall accuracy")
-    ax.legend(fontsize=9, loc="center left")  # between chance and 1, where no line runs
+    title = f"lines: the mean of {seeds} seeds; dots: each seed" if seeds > 1 else None
+    # between chance and 1, where no line runs
+    ax.legend(fontsize=9, loc="center left", title=title, title_fontsize=9)
     return fig
 
 
@@ -797,26 +813,99 @@ def plot_race(curves, axes=None):
     """Validation bpc during a race between cells (notebooks 08 and 09), one line per cell: against the
     updates made, the multiply-adds spent and the seconds of training, in three panels.
 
-    curves: dict label -> (updates (K,), multiply_adds (K,), seconds (K,), bpc (K,)), the validation bpc
-    measured after each of K checkpoints of that cell's run. Two panels above, the third and the
-    legend below. axes: three Axes (then the legend is drawn in the first).
+    curves: dict label -> (updates (K,), multiply_adds (K,), seconds, bpc), the validation bpc
+    measured after each of K checkpoints of that cell's run; seconds and bpc (K,) for one run, or
+    (S, K) for S runs (seeds): then the line is their mean and a band spans the lowest and highest
+    run. Two panels above, the third and the legend below. axes: three Axes (then the legend is
+    drawn in the first).
     """
     given = axes is not None
     fig, axes = _mosaic(axes, "AB;CD", figsize=(8, 5.6)) if not given else _mosaic(axes, "ABC")
     if not given:
         axes, legend_ax = axes[:3], axes[3]
+    runs = 1
     for k, (label, (updates, multiply_adds, seconds, bpc)) in enumerate(curves.items()):
-        for ax, x in zip(axes, (updates, np.asarray(multiply_adds) / 1e9, seconds)):
-            ax.plot(x, bpc, "o-", ms=3, color=f"C{k}", label=label)
+        bpc, seconds = np.atleast_2d(np.asarray(bpc, dtype=float)), np.atleast_2d(np.asarray(seconds, dtype=float))
+        runs = max(runs, len(bpc))
+        for ax, x in zip(axes, (updates, np.asarray(multiply_adds) / 1e9, seconds.mean(axis=0))):
+            ax.plot(x, bpc.mean(axis=0), "o-", ms=3, color=f"C{k}", label=label)
+            if len(bpc) > 1:
+                ax.fill_between(x, bpc.min(axis=0), bpc.max(axis=0), color=f"C{k}", alpha=0.2, lw=0)
     for ax, xlabel in zip(axes, ("updates", "multiply-adds (billions)", "seconds of training (this computer)")):
         ax.set_xlabel(xlabel)
-        ax.set_ylabel("validation bpc")
+        ax.set_ylabel("validation bpc" + (f", mean of {runs}" if runs > 1 else ""))
         ax.grid(alpha=0.3)
     if given:
         axes[0].legend(loc="upper right")
     else:
         legend_ax.axis("off")
-        legend_ax.legend(*axes[0].get_legend_handles_labels(), loc="center", frameon=False, fontsize=10)
+        handles, labels = axes[0].get_legend_handles_labels()
+        title = f"the band: lowest to highest of {runs} seeds" if runs > 1 else None
+        legend_ax.legend(handles, labels, loc="center", frameon=False, fontsize=10, title=title, title_fontsize=9)
+    return fig
+
+
+def plot_loss_curves(curves, smooth=50, ax=None):
+    """Training losses of runs meant to coincide, against the step (notebook 09, section 5: your
+    network beside rnn_core's).
+
+    curves: dict label -> (steps,) loss per step (nats per character); each drawn as its running
+    mean over ``smooth`` steps, the first thick and the others thinner and dashed on top of it, so
+    that curves that coincide all stay visible.
+    """
+    fig, ax = _subplots(ax, figsize=(6.5, 3.2))
+    for k, (label, losses) in enumerate(curves.items()):
+        losses = np.asarray(losses, dtype=float)
+        n = min(smooth, len(losses))
+        if n:
+            style = {"lw": 3.0, "alpha": 0.6} if k == 0 else {"lw": 1.2, "ls": "--"}
+            ax.plot(np.arange(n, len(losses) + 1), moving_average(losses, n), color=f"C{k}", label=label, **style)
+    ax.set_xlabel("step")
+    ax.set_ylabel(f"training loss, nats per character\n(mean of {smooth} steps)", fontsize=9)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=9)
+    return fig
+
+
+def plot_gate_products(products, threshold=0.5, ax=None):
+    """What each unit keeps of its state across the distractors, as a product of gates (notebook 08).
+
+    products: dict label -> (H,) each unit's product of its forget gates (or update gates) over the
+    steps between the signal and the question, e.g. "fresh" and "trained"; drawn sorted from the
+    largest, on a log scale from 1e-12 (smaller shares on the bottom edge), one line per label.
+    threshold: drawn dashed (half of the state kept).
+    """
+    fig, ax = _subplots(ax, figsize=(6.5, 3.2))
+    floor = 1e-12  # smaller shares are drawn on the bottom edge
+    for k, (label, values) in enumerate(products.items()):
+        values = np.sort(np.maximum(np.asarray(values, dtype=float), floor))[::-1]
+        ax.semilogy(np.arange(1, len(values) + 1), values, "o-", ms=3, color=f"C{k}", label=label)
+    ax.axhline(threshold, color="grey", ls="--", lw=0.8, label=f"half kept ({threshold:g})")
+    ax.set_ylim(floor / 2, 2.0)
+    ax.set_xlabel("units, from the one that keeps the most")
+    ax.set_ylabel("share of the state kept\n(at most 1e-12 on the bottom edge)", fontsize=9)
+    ax.legend(fontsize=9)
+    return fig
+
+
+def plot_signal_gradient(updates, curves, title="", ax=None):
+    """The gradient that reaches the signal, as training goes on (notebook 09, section 3).
+
+    updates: (K,) the updates after which it was measured (0: the fresh network). curves: dict
+    label -> (K,) norms, or (S, K) for S seeds (the line: their median; a band from the lowest to
+    the highest). Log scale; a norm of exactly 0 is drawn at 1e-300.
+    """
+    fig, ax = _subplots(ax, figsize=(6.5, 3.2))
+    for k, (label, norms) in enumerate(curves.items()):
+        rows = np.maximum(np.atleast_2d(np.asarray(norms, dtype=float)), 1e-300)
+        ax.semilogy(updates, np.median(rows, axis=0), "o-", ms=3, color=f"C{k}", label=label)
+        if len(rows) > 1:
+            ax.fill_between(updates, rows.min(axis=0), rows.max(axis=0), color=f"C{k}", alpha=0.2, lw=0)
+    ax.set_xlabel("updates")
+    ax.set_ylabel(r"$\|\nabla_{h_t} L_T\|$ at the signal")
+    if title:
+        ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=9)
     return fig
 
 

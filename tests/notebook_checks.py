@@ -531,6 +531,138 @@ CHECKS: dict[str, list[Check]] = {
             after="deep, *wide = race.values()",
         ),
     ],
+    "08-gated-cells-lstm.ipynb": [
+        Check(
+            "the untrained vanilla RNN's product of Jacobians never grows (its W_hh is orthogonal)",
+            "assert all(b <= a * (1 + 1e-12) for a, b in zip(product_norms[1:], product_norms[2:]))",
+            after="task_inputs, task_targets = recall_batch(",
+        ),
+        Check(
+            "the vanilla RNN recalls at lag 5 with every seed and guesses from lag 20 on with every seed; "
+            "most updates are clipped",
+            "assert (vanilla_acc[:, 0] >= SOLVED).all()\n"
+            "assert (vanilla_acc[:, LAGS.index(20) :] < CHANCE + 0.1).all()\n"
+            "assert min(clipped) > 0.5",
+            after="def accuracies(runs):",
+        ),
+        Check(
+            "the LSTM recalls where the vanilla RNN guessed: a seed at 0.95 or more, a mean of 0.75 or more",
+            "guessed = vanilla_acc.mean(axis=0) < CHANCE + 0.1\n"
+            "assert guessed.sum() >= 2\n"
+            "assert (lstm_acc[:, guessed].max(axis=0) >= 0.95).all()\n"
+            "assert (lstm_acc[:, guessed].mean(axis=0) >= 0.75).all()",
+            after="lstm_acc = accuracies(lstm_runs)",
+        ),
+        Check(
+            "with rnn_core's steps (the template's stubs), your_cell is rnn_core.lstm and trains the same run",
+            "assert your_lstm is lstm and (your_acc, your_updates) == (acc, updates)",
+            after="your_lstm = practice.your_cell(",
+        ),
+        Check(
+            "the control at lag 20: a vanilla RNN as large as the LSTM guesses, or with at most one seed gets "
+            "part of the signals; an LSTM as small as the vanilla RNN recalls with every seed",
+            "big = control_runs[f'vanilla RNN, H = {big_vanilla_H}']\n"
+            "small = control_runs[f'LSTM, H = {small_lstm_H}']\n"
+            "n = task_vocab.size\n"
+            "assert rnn_core.count_params(n, big_vanilla_H) >= lstm.count_params(n, TASK_H)\n"
+            "assert lstm.count_params(n, small_lstm_H) <= rnn_core.count_params(n, TASK_H)\n"
+            "assert sum(run[1] > CHANCE + 0.1 for run in big[20]) <= 1\n"
+            "assert all(run[1] < 0.9 for run in big[20])\n"
+            "assert all(run[1] >= 0.9 for run in small[20])",
+            after="controls = {",
+        ),
+        Check(
+            "with the mean clipped no update is clipped and fewer seeds recall at lag 40; the gradient's "
+            "norm falls tenfold early and later swings by ten or more",
+            "def solved(runs):\n"
+            "    return sum(run[1] >= 0.95 for run in runs)\n"
+            "assert all(np.mean(run[3] > CLIP) == 0 for run in mean_clipped)\n"
+            "assert solved(mean_clipped) < solved(lstm_runs[LAGS[-1]])\n"
+            "assert norms[0] > 10 * np.median(norms[20:50])\n"
+            "assert later.max() > 10 * later.min()",
+            after="mean_clipped = [",
+        ),
+        Check(
+            "after training the LSTM's gradient reaches the signal, the vanilla RNN's does not",
+            "far = LAGS[-1]\n"
+            "assert flows['LSTM (trained)'][far] > 1e6 * flows['vanilla (trained)'][far]\n"
+            "assert flows['LSTM (trained)'][far] > 0.01 * flows['LSTM (trained)'][1]\n"
+            "assert flows['vanilla (trained)'][far] < flows['vanilla (init)'][far]\n"
+            "assert slopes['trained'] < slopes['init']",
+            after="# the first seed's networks, trained at the longest lag",
+        ),
+        Check(
+            "the trained LSTM holds the signal on units whose forget gates stay near 1; no fresh unit does",
+            "assert len(holders) >= 1 and (f_mean >= 0.95).all() and accuracy >= 0.95\n"
+            "assert kept['fresh'].max() < 1e-3",
+            after="test_inputs, test_targets = recall_batch(",
+        ),
+        Check(
+            "more forget-gate bias carries more gradient up to 3, and less at 5 than at 3",
+            "assert all(a < b for a, b in zip(at_signal[:3], at_signal[1:4]))\nassert at_signal[4] < at_signal[3]",
+            after="# the slider's function at five biases",
+        ),
+        Check(
+            "on the novel: update for update the LSTM is ahead of every vanilla seed; at equal multiply-adds "
+            "it is behind with every seed, and the gap narrows along the race",
+            "assert max(end['LSTM'].max(), end['vanilla RNN'].max()) < 3.0\n"
+            "assert end['LSTM'].max() < same.min()\n"
+            "assert end['LSTM'].min() > end['vanilla RNN'].max()\n"
+            "assert gaps[-1] < gaps[0]",
+            after="end = {name: bpc_at(",
+        ),
+    ],
+    "09-gated-cells-gru.ipynb": [
+        Check(
+            "across 40 steps the fresh GRU carries less gradient to the signal than the fresh vanilla RNN, "
+            "and the fresh LSTM the most",
+            "far = LAGS[-1]\n"
+            "assert fresh['GRU (init)'][far] < fresh['vanilla RNN (init)'][far] < fresh['LSTM (init)'][far]",
+            after="fresh = {",
+        ),
+        Check(
+            "both gated cells recall where the vanilla RNN guessed (every vanilla seed at chance from lag 20 "
+            "on); by the median of the seeds the GRU needs fewer updates than the LSTM from lag 10 on",
+            "guessed = [k for k, lag in enumerate(LAGS) if lag >= 20]\n"
+            "assert guessed and (accuracy['vanilla RNN'][:, guessed] < CHANCE + 0.1).all()\n"
+            "for name in ('LSTM', 'GRU'):\n"
+            "    assert (accuracy[name][:, guessed].mean(axis=0) >= 0.75).all()\n"
+            "    assert (accuracy[name][:, guessed].max(axis=0) >= 0.95).all()\n"
+            "from_10 = [k for k, lag in enumerate(LAGS) if lag >= 10]\n"
+            "assert (np.median(updates['GRU'][from_10], axis=1) < np.median(updates['LSTM'][from_10], axis=1)).all()",
+            after="accuracy = {",
+        ),
+        Check(
+            "with rnn_core's steps (the template's stubs), your_cell is rnn_core.gru and trains the same run",
+            "assert your_gru is gru and (your_acc, your_updates) == (acc, made)",
+            after="your_gru = practice.your_cell(",
+        ),
+        Check(
+            "within its first updates the GRU's gradient at the signal grows ten-thousandfold as some unit's "
+            "update gate opens from about 0.6 to above 0.9; the vanilla RNN's falls and stays low",
+            "gru_norm = np.median(at_signal['GRU'], axis=0)\n"
+            "assert gru_norm[-3:].max() > 1e4 * gru_norm[0]\n"
+            "gru_z = np.median(most_kept['GRU'], axis=0)\n"
+            "assert gru_z[0] < 0.7 and gru_z[-1] > 0.9\n"
+            "vanilla = np.median(at_signal['vanilla RNN'], axis=0)\n"
+            "assert (vanilla[1:] < 1e-3 * vanilla[0]).all()",
+            after='print(\n    f"lag {LAGS[-1]}: the gradient of L_T at the signal',
+        ),
+        Check(
+            "on the novel at equal multiply-adds: every GRU seed ends below every seed of the other two, "
+            "and every LSTM seed above every vanilla seed",
+            "assert max(b.max() for b in end.values()) < 3.5\n"
+            "assert end['GRU'].max() < min(end['vanilla RNN'].min(), end['LSTM'].min())\n"
+            "assert end['LSTM'].min() > end['vanilla RNN'].max()",
+            after="def compare(a, b):",
+        ),
+        Check(
+            "with the template's stubs your network is rnn_core's run itself, and its loss falls well below its start",
+            "assert set(yours.used.values()) == {'rnn_core'} and gap == 0.0\n"
+            "assert yours.losses[-100:].mean() < yours.losses[:10].mean() - 1.0",
+            after="mine = practice.my_rnn()",
+        ),
+    ],
 }
 
 

@@ -119,21 +119,21 @@ def lstm_step_forward(params, x_t, h_prev, c_prev):
     i = sigmoid(a[:H])
     f = sigmoid(a[H : 2 * H])
     g = np.tanh(a[2 * H : 3 * H])
-    o = sigmoid(a[3 * H :])
+    q = sigmoid(a[3 * H :])  # the output gate
     c = f * c_prev + i * g
-    h = o * np.tanh(c)
-    return h, c, {"x": x_t, "h_prev": h_prev, "c_prev": c_prev, "i": i, "f": f, "g": g, "o": o, "c": c}
+    h = q * np.tanh(c)
+    return h, c, {"x": x_t, "h_prev": h_prev, "c_prev": c_prev, "i": i, "f": f, "g": g, "q": q, "c": c}
 
 
 def lstm_step_backward(params, dh_t, dc_t, cache):
-    i, f, g, o, c = cache["i"], cache["f"], cache["g"], cache["o"], cache["c"]
-    dc = dc_t + dh_t * o * (1.0 - np.tanh(c) ** 2)
+    i, f, g, q, c = cache["i"], cache["f"], cache["g"], cache["q"], cache["c"]
+    dc = dc_t + dh_t * q * (1.0 - np.tanh(c) ** 2)
     da = np.concatenate(
         [
             dc * g * i * (1.0 - i),
             dc * cache["c_prev"] * f * (1.0 - f),
             dc * i * (1.0 - g * g),
-            dh_t * np.tanh(c) * o * (1.0 - o),
+            dh_t * np.tanh(c) * q * (1.0 - q),
         ]
     )
     dW_x = np.zeros_like(params["W_x"])

@@ -54,14 +54,14 @@ def lstm_reference(params, inputs, targets, h0, c0):
         x = np.zeros((V, 1))
         x[x_t] = 1.0
         a = W_x @ x + W_h @ h + b[:, None]
-        i, f, g, o = sig(a[:H]), sig(a[H : 2 * H]), np.tanh(a[2 * H : 3 * H]), sig(a[3 * H :])
+        i, f, g, q = sig(a[:H]), sig(a[H : 2 * H]), np.tanh(a[2 * H : 3 * H]), sig(a[3 * H :])
         c_new = f * c + i * g
-        h_new = o * np.tanh(c_new)
+        h_new = q * np.tanh(c_new)
         z = W_yh @ h_new + b_o[:, None]
         p = np.exp(z - z.max())
         p /= p.sum()
         loss -= np.log(p[y_t, 0])
-        steps.append(dict(x=x, y=y_t, h_prev=h, c_prev=c, i=i, f=f, g=g, o=o, c=c_new, h=h_new, p=p))
+        steps.append(dict(x=x, y=y_t, h_prev=h, c_prev=c, i=i, f=f, g=g, q=q, c=c_new, h=h_new, p=p))
         h, c = h_new, c_new
     grads = {k: np.zeros_like(v) for k, v in params.items()}
     dh_next, dc_next = np.zeros((H, 1)), np.zeros((H, 1))
@@ -72,13 +72,13 @@ def lstm_reference(params, inputs, targets, h0, c0):
         grads["b_o"] += dz[:, 0]
         dh = W_yh.T @ dz + dh_next
         tc = np.tanh(s["c"])
-        dc = dc_next + dh * s["o"] * (1.0 - tc**2)
+        dc = dc_next + dh * s["q"] * (1.0 - tc**2)
         da = np.vstack(
             [
                 dc * s["g"] * s["i"] * (1.0 - s["i"]),
                 dc * s["c_prev"] * s["f"] * (1.0 - s["f"]),
                 dc * s["i"] * (1.0 - s["g"] ** 2),
-                dh * tc * s["o"] * (1.0 - s["o"]),
+                dh * tc * s["q"] * (1.0 - s["q"]),
             ]
         )
         grads["W_x"] += da @ s["x"].T

@@ -196,24 +196,24 @@ def plain_lstm_step_forward(params, x_t, h_prev, c_prev):
     H = len(h_prev)
     W_x, W_h, b = params["W_x"], params["W_h"], params["b"]
     gate = {}
-    for k, name in enumerate("ifgo"):
+    for k, name in enumerate("ifgq"):
         rows = slice(k * H, (k + 1) * H)
         a = W_x[rows, x_t] + W_h[rows] @ h_prev + b[rows]
         gate[name] = np.tanh(a) if name == "g" else sigmoid(a)
     c = gate["f"] * c_prev + gate["i"] * gate["g"]
-    h = gate["o"] * np.tanh(c)
+    h = gate["q"] * np.tanh(c)
     return h, c, {"x": x_t, "h_prev": h_prev, "c_prev": c_prev, **gate, "c": c}
 
 
 def plain_lstm_step_backward(params, dh_t, dc_t, cache, into_cell=True):
-    i, f, g, o, c = cache["i"], cache["f"], cache["g"], cache["o"], cache["c"]
-    dc = dc_t + (dh_t * o * (1 - np.tanh(c) ** 2) if into_cell else 0)
+    i, f, g, q, c = cache["i"], cache["f"], cache["g"], cache["q"], cache["c"]
+    dc = dc_t + (dh_t * q * (1 - np.tanh(c) ** 2) if into_cell else 0)
     da = np.concatenate(
         [
             dc * g * i * (1 - i),
             dc * cache["c_prev"] * f * (1 - f),
             dc * i * (1 - g * g),
-            dh_t * np.tanh(c) * o * (1 - o),
+            dh_t * np.tanh(c) * q * (1 - q),
         ]
     )
     x = np.eye(params["W_x"].shape[1])[cache["x"]]

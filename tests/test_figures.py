@@ -28,6 +28,8 @@ NAMES = [
     "lstm-cell",
     "gru-cell",
     "bptt-two-routes",
+    "lstm-gradient-paths",
+    "gru-gradient-paths",
 ]
 
 

@@ -26,7 +26,7 @@ def test_open_forget_gate_and_shut_input_gate_carry_the_cell_unchanged():
     assert np.array_equal(out["c"], np.broadcast_to(c0[:, None, :], out["c"].shape))  # c_t = c_0 at every step
     _, (h_last, c_last) = lstm.sequence_loss(params, inputs, targets, (h0, c0))
     assert np.array_equal(c_last, c0)
-    assert np.allclose(h_last, out["o"][:, -1] * np.tanh(c0))  # what the cell holds still shows in h
+    assert np.allclose(h_last, out["q"][:, -1] * np.tanh(c0))  # what the cell holds still shows in h
 
 
 def test_cell_gradient_survives_many_steps_when_the_forget_gate_is_open():
@@ -40,10 +40,10 @@ def test_cell_gradient_survives_many_steps_when_the_forget_gate_is_open():
     _, _, _, (_, dc0_all) = lstm.loss_and_grads(params, inputs, targets, (h0, c0), return_dstate0=True)
     _, _, _, (_, dc0_but_last) = lstm.loss_and_grads(params, inputs[:-1], targets[:-1], (h0, c0), return_dstate0=True)
     dc0 = dc0_all - dc0_but_last  # dL_T / dc_0
-    # the same as dL_T/dc_T: h_T = o_T tanh(c_T) with c_T = c_0
+    # the same as dL_T/dc_T: h_T = q_T tanh(c_T) with c_T = c_0
     out = lstm.forward(params, inputs, (h0, c0))
     dh_T = params["W_yh"].T @ (out["y_hat"][-1] - rnn_core.one_hot(targets[-1], V))
-    dc_T = dh_T * out["o"][-1] * (1 - np.tanh(out["c"][-1]) ** 2)
+    dc_T = dh_T * out["q"][-1] * (1 - np.tanh(out["c"][-1]) ** 2)
     assert np.allclose(dc0, dc_T, atol=1e-12)
     assert np.abs(dc0).max() > 1e-3
 
@@ -51,7 +51,7 @@ def test_cell_gradient_survives_many_steps_when_the_forget_gate_is_open():
 def test_shut_output_gate_hides_the_cell():
     V, H = 7, 4
     params, inputs, targets, state0 = random_case("lstm", V, H, 8, 2, seed=17)
-    params["b"][_gate_rows(H, "o")] = -50.0  # o = 0: h_t = 0, whatever the cell holds
+    params["b"][_gate_rows(H, "q")] = -50.0  # q = 0: h_t = 0, whatever the cell holds
     out = lstm.forward(params, inputs, state0)
     assert np.array_equal(out["h"], np.zeros_like(out["h"]))
     assert np.abs(out["c"]).max() > 0.1

@@ -111,7 +111,8 @@ def test_08_exercise_1_answer_is_the_network_that_passes():
         if c["cell_type"] == "markdown" and "def build_memory():" in "".join(c["source"])
     ]
     assert len(answers) == 1
-    code = re.search(r"```python\n(.*?)```", answers[0], re.DOTALL).group(1)
+    unquoted = re.sub(r"(?m)^> ?", "", answers[0])  # the fold is a blockquote
+    code = re.search(r"```python\n(.*?)```", unquoted, re.DOTALL).group(1)
     nb = run_up_to(NB08, "recall_batch", "SEED")
     define_functions(nb, NB08, "recall_accuracy", "check_memory")
     run_code(nb, code, "<08, the answer of exercise 1>")

@@ -425,6 +425,45 @@ def test_plot_race_draws_each_cell_against_updates_multiply_adds_and_seconds():
     assert legend_texts(plots.plot_race(curves, axes=axes).axes[0].get_legend()) == ["vanilla RNN", "LSTM"]
 
 
+def test_plot_lag_accuracy_with_seeds_draws_their_mean_and_each_seed():
+    lags = [5, 10, 20]
+    seeds = [[1.0, 1.0, 0.25], [1.0, 0.5, 0.25], [1.0, 1.0, 0.25]]
+    ax = plots.plot_lag_accuracy(lags, {"vanilla": seeds}, chance=0.25).axes[0]
+    mean, *dots, chance = ax.get_lines()
+    assert np.allclose(mean.get_ydata(), [1.0, 2.5 / 3, 0.25]) and len(dots) == 3
+    assert [list(d.get_ydata()) for d in dots] == seeds and "3 seeds" in ax.get_legend().get_title().get_text()
+
+
+def test_plot_race_with_seeds_draws_their_mean_and_a_band():
+    curves = {"LSTM": ([4, 8], [1e9, 2e9], [[0.6, 1.1], [0.8, 1.3]], [[3.2, 2.6], [3.0, 2.4]])}
+    fig = plots.plot_race(curves)
+    by_updates, _, by_time, legend_panel = fig.axes
+    assert np.allclose(by_updates.get_lines()[0].get_ydata(), [3.1, 2.5])
+    assert np.allclose(by_time.get_lines()[0].get_xdata(), [0.7, 1.2]) and len(by_updates.collections) == 1
+    assert "2 seeds" in legend_panel.get_legend().get_title().get_text()
+
+
+def test_plot_gate_products_sorts_each_network_s_units():
+    ax = plots.plot_gate_products({"fresh": [1e-5, 1e-4], "trained": [0.2, 0.9]}).axes[0]
+    fresh, trained, half = ax.get_lines()
+    assert list(fresh.get_ydata()) == [1e-4, 1e-5] and list(trained.get_ydata()) == [0.9, 0.2]
+    assert list(half.get_ydata()) == [0.5, 0.5] and ax.get_yscale() == "log"
+
+
+def test_plot_loss_curves_draws_running_means_that_stay_visible_when_they_coincide():
+    losses = np.linspace(4.0, 2.0, 200)
+    ax = plots.plot_loss_curves({"yours": losses, "rnn_core's": losses}, smooth=50).axes[0]
+    yours, ours = ax.get_lines()
+    assert len(yours.get_xdata()) == 151 and yours.get_xdata()[0] == 50
+    assert np.allclose(yours.get_ydata(), ours.get_ydata()) and yours.get_linewidth() > ours.get_linewidth()
+    assert ours.get_linestyle() == "--"
+
+
+def test_plot_signal_gradient_draws_the_median_of_the_seeds():
+    ax = plots.plot_signal_gradient([0, 10], {"GRU": [[1e-6, 1e-1], [1e-5, 1e-2], [1e-7, 1.0]]}).axes[0]
+    assert np.allclose(ax.get_lines()[0].get_ydata(), [1e-6, 1e-1]) and ax.get_yscale() == "log"
+
+
 def test_plot_gradient_flow_colours_by_cell_and_dashes_the_initial_curves():
     curves = {
         "vanilla (init)": [1.0, 0.1, 0.01],
@@ -502,8 +541,8 @@ def _as_the_notebooks_call_them():
         name: (
             np.arange(1, 9) * 250,
             np.arange(1, 9) * 1e9 * (k + 1),
-            np.arange(1, 9) * 10.0 * (k + 1),
-            3 - 0.1 * np.arange(8),
+            np.arange(1, 9)[None] * 10.0 * (k + 1) * np.ones((3, 1)),
+            3 - 0.1 * np.arange(8)[None] + 0.02 * rng.random((3, 8)),
         )
         for k, name in enumerate(("vanilla RNN", "LSTM", "GRU"))
     }
@@ -568,7 +607,9 @@ def _as_the_notebooks_call_them():
             np.arange(1, 3001), 1 + rng.random(3000), np.linspace(5e-3, 1e-4, 3000), 5.0
         ),
         "plot_lag_accuracy": lambda: plots.plot_lag_accuracy(
-            np.array([5, 10, 20, 40]), {"vanilla RNN": [1, 0.9, 0.4, 0.25], "LSTM": [1, 1, 1, 1]}, 0.25
+            np.array([5, 10, 20, 40]),
+            {"vanilla RNN": [[1, 0.9, 0.4, 0.25]] * 3, "LSTM": [[1, 1, 1, 1]] * 3, "GRU": [[1, 1, 1, 0.5]] * 3},
+            0.25,
         ),
         "plot_gradient_flow": lambda: plots.plot_gradient_flow(
             {
@@ -592,6 +633,20 @@ def _as_the_notebooks_call_them():
                 ]
                 for title in ("two layers, H = 96, no dropout", "the same, dropout κ = 0.3")
             }
+        ),
+        "plot_loss_curves": lambda: plots.plot_loss_curves(
+            {"your network": np.geomspace(4, 1.7, 2000), "rnn_core's, same seed": np.geomspace(4, 1.7, 2000)}
+        ),
+        "plot_gate_products": lambda: plots.plot_gate_products(
+            {"fresh": np.geomspace(3e-4, 1e-9, 32), "trained": np.geomspace(1.0, 1e-12, 32)}
+        ),
+        "plot_signal_gradient": lambda: plots.plot_signal_gradient(
+            [0, 10, 20, 30, 50, 100],
+            {
+                cell: np.geomspace(1e-6, 1e-1, 6)[None] * (1 + rng.random((3, 6)))
+                for cell in ("vanilla RNN", "LSTM", "GRU")
+            },
+            title="the gradient at the signal, lag 40",
         ),
     }
 

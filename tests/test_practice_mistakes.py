@@ -350,7 +350,7 @@ def test_adam_update_mistakes():
 
 
 def test_lstm_step_forward_mistakes():
-    def order_ifog(params, x_t, h_prev, c_prev):  # the rows read as i, f, o, g
+    def order_ifqg(params, x_t, h_prev, c_prev):  # the rows read as i, f, q, g
         H = len(h_prev)
         swap = np.r_[0 : 2 * H, 3 * H : 4 * H, 2 * H : 3 * H]
         return plain_lstm_step_forward(
@@ -360,13 +360,13 @@ def test_lstm_step_forward_mistakes():
             c_prev,
         )
 
-    assert_wrong("lstm.step_forward", order_ifog, ["h", "c", "cache"], mistake="the gates read from the wrong rows")
+    assert_wrong("lstm.step_forward", order_ifqg, ["h", "c", "cache"], mistake="the gates read from the wrong rows")
 
     def no_tanh(params, x_t, h_prev, c_prev):
         h, c, cache = plain_lstm_step_forward(params, x_t, h_prev, c_prev)
-        return cache["o"] * c, c, cache
+        return cache["q"] * c, c, cache
 
-    assert_wrong("lstm.step_forward", no_tanh, ["h"], mistake="h_t = o ⊙ c_t")
+    assert_wrong("lstm.step_forward", no_tanh, ["h"], mistake="h_t = q ⊙ c_t")
 
     def small_cache(params, x_t, h_prev, c_prev):
         h, c, cache = plain_lstm_step_forward(params, x_t, h_prev, c_prev)
@@ -391,7 +391,7 @@ def test_lstm_step_backward_mistakes():
     def gates_in_another_order(params, dh_t, dc_t, cache):
         dh_prev, dc_prev, grads = plain_lstm_step_backward(params, dh_t, dc_t, cache)
         H = len(dh_t)
-        order = np.r_[H : 2 * H, 0:H, 2 * H : 4 * H]  # f, i, g, o
+        order = np.r_[H : 2 * H, 0:H, 2 * H : 4 * H]  # f, i, g, q
         da = grads["b"][order]
         x = np.eye(params["W_x"].shape[1])[cache["x"]]
         return params["W_h"].T @ da, dc_prev, {"W_x": np.outer(da, x), "W_h": np.outer(da, cache["h_prev"]), "b": da}

@@ -38,6 +38,9 @@ The figures (names used by the notebooks):
     gru-cell.svg                      one GRU step: two gates, the candidate, the direct path h_{t-1} -> h_t (09)
     bptt-two-routes.svg               the backward pass at step t: the two routes into h_t, from the output at t
                                       (through o_t) and from h_{t+1} (through a_{t+1}) (notebook 04)
+    lstm-gradient-paths.svg           the LSTM's backward pass over three steps: the cell path through f, the path
+                                      through h (08)
+    gru-gradient-paths.svg            the GRU's backward pass over three steps: the direct path through z, the rest (09)
 
 The numbers in the last figure are those of the series' running example, computed here
 with rnn_core exactly as notebook 02 computes them: the sorted vocabulary of "hello"
@@ -584,7 +587,7 @@ def fig_lstm_cell():
         color=C_EDGE,
     )
     # the four gates, all reading [h_{t-1}, x_t]
-    gates = [(xf, "$f_t$", "\u03c3"), (6.3, "$i_t$", "\u03c3"), (8.1, "$g_t$", "tanh"), (10.0, "$o_t$", "\u03c3")]
+    gates = [(xf, "$f_t$", "\u03c3"), (6.3, "$i_t$", "\u03c3"), (8.1, "$g_t$", "tanh"), (10.0, "$q_t$", "\u03c3")]
     for x, name, fn in gates:
         box(ax, x, yg, 1.15, 0.8, O_FILL, O_EDGE, rounding=0.12)
         ax.text(x, yg, fn, ha="center", va="center", fontsize=12, color=INK)
@@ -604,7 +607,7 @@ def fig_lstm_cell():
     arrow(ax, (6.3, yg + 0.4), (xig - 0.25, yig - 0.2))
     arrow(ax, (8.1, yg + 0.4), (xig + 0.25, yig - 0.2))
     arrow(ax, (xig, yig + 0.32), (xp, yc - 0.32))
-    # h_t = o_t * tanh(c_t)
+    # h_t = q_t * tanh(c_t): q_t, the output gate (PyTorch's o_t; o_t is the scores here)
     box(ax, xt, 5.0, 1.0, 0.6, "white", C_EDGE, lw=1.4, rounding=0.1)
     ax.text(xt, 5.0, "tanh", ha="center", va="center", fontsize=11, color=INK)
     arrow(ax, (xt, yc), (xt, 5.3), color=C_EDGE, lw=1.6)
@@ -616,7 +619,7 @@ def fig_lstm_cell():
     arrow(ax, (xo, yh), (13.4, yh), color=H_EDGE, lw=2.0)
     ax.text(13.5, yh, "$h_t$", ha="left", va="center", fontsize=14, color=H_EDGE)
     eq = (
-        "$c_t = f_t \\odot c_{t-1} + i_t \\odot g_t$        $h_t = o_t \\odot \\tanh(c_t)$"
+        "$c_t = f_t \\odot c_{t-1} + i_t \\odot g_t$        $h_t = q_t \\odot \\tanh(c_t)$"
         "        $\\partial c_t / \\partial c_{t-1} = \\mathrm{diag}(f_t)$"
     )
     ax.text(7.0, -1.6, eq, ha="center", va="center", fontsize=12, color=INK)
@@ -695,6 +698,115 @@ def fig_gru_cell():
     return fig
 
 
+# -- the gated cells' gradient paths (notebooks 08 and 09) ---------------------------------------------------------
+
+
+def grad_node(ax, cx, cy, label, fill, edge, w=1.5, h=0.75, size=13):
+    """A gradient, backward pass: a rounded box with its symbol (nabla of the state it belongs to)."""
+    box(ax, cx, cy, w, h, fill, edge, lw=1.8, rounding=0.15)
+    ax.text(cx, cy, label, ha="center", va="center", fontsize=size, color=INK)
+
+
+def fig_lstm_gradient_paths():
+    """Three steps of the LSTM's backward pass: the cell path (one product by f per step) along the
+    top, the path through h (a matrix and the gates' slopes per step) below it."""
+    fig, ax = new_figure(-0.9, 16.3, -2.3, 8.0)
+    yc, yd, yh, yl = 6.0, 3.55, 1.1, -0.6
+    xs, steps = [3.0, 8.0, 13.0], ["t-1", "t", "t+1"]
+    ax.text(7.7, 7.5, "the backward pass: gradients flow from right to left", ha="center", fontsize=12, color=MUTED)
+    for x, s in zip(xs, steps):
+        grad_node(ax, x, yc, f"$\\nabla_{{c_{{{s}}}}} L$", "#ede9fe", C_EDGE)
+        grad_node(ax, x, yh, f"$\\nabla_{{h_{{{s}}}}} L$", H_FILL, H_EDGE)
+        # from h_k into c_k, through h_k = q_k tanh(c_k)
+        arrow(ax, (x, yh + 0.375), (x, yc - 0.375), color=H_EDGE, lw=1.6)
+        label = f"$\\times\\, q_{{{s}}}(1 - \\tanh^2 c_{{{s}}})$"
+        ax.text(x + 0.12, (yc + yh) / 2 + 0.75, label, ha="left", va="center", fontsize=10, color=H_EDGE)
+        # the loss of step k reaches h_k through the output layer
+        arrow(ax, (x, yl), (x, yh - 0.375), color=MUTED, lw=1.3)
+        loss = f"from $L_{{{s}}}$: $W_{{yh}}^\\top(\\hat y - \\mathbf{{y}})$"
+        ax.text(x, yl - 0.35, loss, ha="center", fontsize=10, color=MUTED)
+    # the cell path: c_k -> c_{k-1}, one product by f_k
+    ends = [xs[0] - 2.9] + xs + [xs[-1] + 2.9]
+    for a, b, s in zip(ends[1:], ends[:-1], ["t-1", "t", "t+1", "t+2"]):
+        start = a - 0.75 if a in xs else a
+        stop = b + 0.75 if b in xs else b
+        mid = (start + stop) / 2
+        arrow(ax, (start, yc), (mid + 0.32, yc), color=C_EDGE, lw=2.8, style="-")
+        op(ax, mid, yc, "\u00d7", C_EDGE)
+        arrow(ax, (mid - 0.32, yc), (stop, yc), color=C_EDGE, lw=2.8)
+        ax.text(mid, yc + 0.6, f"$f_{{{s}}}$", ha="center", va="center", fontsize=12, color=C_EDGE)
+    # the path through h: c_k and h_k -> delta_k (the four gates' slopes) -> W_h^T -> h_{k-1}
+    for x, s in zip(xs, steps):
+        xd = x - 2.5
+        box(ax, xd, yd, 1.3, 0.7, O_FILL, O_EDGE, rounding=0.12)
+        ax.text(xd, yd, f"$\\delta_{{{s}}}$", ha="center", va="center", fontsize=12, color=INK)
+        arrow(ax, (x - 0.45, yc - 0.38), (xd + 0.45, yd + 0.35), color=O_EDGE, lw=1.3)
+        arrow(ax, (x - 0.45, yh + 0.38), (xd + 0.45, yd - 0.35), color=O_EDGE, lw=1.3)
+        if x > xs[0]:
+            end = (x - 5.0 + 0.55, yh + 0.38)
+            arrow(ax, (xd - 0.35, yd - 0.35), end, color=H_EDGE, lw=2.0)
+            ax.text((xd + end[0]) / 2 - 0.3, (yd + yh) / 2 - 0.1, "$W_h^\\top$", ha="right", fontsize=11, color=H_EDGE)
+        else:
+            arrow(ax, (xd - 0.35, yd - 0.35), (-0.6, yh + 0.4), color=H_EDGE, lw=2.0)
+            ax.text(-0.6, yh - 0.05, "to $h_{t-2}$", ha="left", va="center", fontsize=10, color=H_EDGE)
+    # what step t+2 sends back to h_{t+1}
+    arrow(ax, (16.1, yd - 0.1), (xs[-1] + 0.55, yh + 0.38), color=H_EDGE, lw=2.0)
+    ax.text(xs[-1] + 0.85, yh - 0.45, "$W_h^\\top \\delta_{t+2}$", ha="left", va="center", fontsize=10, color=H_EDGE)
+    eq = (
+        "cell path: $\\partial c_t / \\partial c_{t-1} = \\mathrm{diag}(f_t)$, no matrix, no slope        "
+        "path through $h$: $W_h^\\top$ and the gates\u2019 slopes in $\\delta$, at every step"
+    )
+    ax.text(7.7, -1.85, eq, ha="center", va="center", fontsize=11, color=INK)
+    return fig
+
+
+def fig_gru_gradient_paths():
+    """Three steps of the GRU's backward pass: the direct path (one product by z per step) along the
+    top, the rest (through the candidate and the gates, a matrix per step) below it."""
+    fig, ax = new_figure(-0.9, 16.3, -2.3, 8.0)
+    yh, yd, yl = 4.4, 1.6, 7.0
+    xs, steps = [3.0, 8.0, 13.0], ["t-1", "t", "t+1"]
+    ax.text(7.7, -0.55, "the backward pass: gradients flow from right to left", ha="center", fontsize=12, color=MUTED)
+    for x, s in zip(xs, steps):
+        grad_node(ax, x, yh, f"$\\nabla_{{h_{{{s}}}}} L$", H_FILL, H_EDGE)
+        arrow(ax, (x, yl - 0.3), (x, yh + 0.375), color=MUTED, lw=1.3)
+        loss = f"from $L_{{{s}}}$: $W_{{yh}}^\\top(\\hat y - \\mathbf{{y}})$"
+        ax.text(x, yl, loss, ha="center", fontsize=10, color=MUTED)
+    # the direct path: h_k -> h_{k-1}, one product by z_k
+    ends = [xs[0] - 2.9] + xs + [xs[-1] + 2.9]
+    for a, b, s in zip(ends[1:], ends[:-1], ["t-1", "t", "t+1", "t+2"]):
+        start = a - 0.75 if a in xs else a
+        stop = b + 0.75 if b in xs else b
+        mid = (start + stop) / 2
+        arrow(ax, (start, yh), (mid + 0.32, yh), color=H_EDGE, lw=2.8, style="-")
+        op(ax, mid, yh, "\u00d7", H_EDGE)
+        arrow(ax, (mid - 0.32, yh), (stop, yh), color=H_EDGE, lw=2.8)
+        ax.text(mid, yh + 0.6, f"$z_{{{s}}}$", ha="center", va="center", fontsize=12, color=H_EDGE)
+    # the rest: h_k -> delta^h_k (through n, z and r, with their slopes) -> W_h^T -> h_{k-1}
+    for x, s in zip(xs, steps):
+        xd = x - 2.5
+        box(ax, xd, yd, 1.3, 0.7, O_FILL, O_EDGE, rounding=0.12)
+        ax.text(xd, yd, f"$\\delta^h_{{{s}}}$", ha="center", va="center", fontsize=12, color=INK)
+        arrow(ax, (x - 0.3, yh - 0.38), (xd + 0.45, yd + 0.35), color=O_EDGE, lw=1.3)
+        if x > xs[0]:
+            end = (x - 5.0 + 0.3, yh - 0.38)
+            arrow(ax, (xd - 0.45, yd + 0.35), end, color=O_EDGE, lw=2.0)
+            ax.text((xd + end[0]) / 2 - 0.3, (yd + yh) / 2 - 0.2, "$W_h^\\top$", ha="right", fontsize=11, color=O_EDGE)
+        else:
+            arrow(ax, (xd - 0.45, yd + 0.35), (-0.6, yh - 0.5), color=O_EDGE, lw=2.0)
+            ax.text(-0.15, yh - 1.05, "to $h_{t-2}$", ha="left", va="center", fontsize=10, color=O_EDGE)
+    # what step t+2 sends back to h_{t+1} through its candidate and gates
+    arrow(ax, (16.1, yd + 0.1), (xs[-1] + 0.3, yh - 0.38), color=O_EDGE, lw=2.0)
+    ax.text(16.1, yd - 0.3, "$W_h^\\top \\delta^h_{t+2}$", ha="right", va="center", fontsize=10, color=O_EDGE)
+    eq = (
+        "direct path: $\\mathrm{diag}(z_t)$, a term of $\\partial h_t / \\partial h_{t-1}$ "
+        "with no matrix, no slope      "
+        "the rest: $W_h^\\top$ and the slopes of $n$, $z$, $r$ in $\\delta^h$"
+    )
+    ax.text(7.7, -1.6, eq, ha="center", va="center", fontsize=11, color=INK)
+    return fig
+
+
 FIGURES = {
     "rnn-4-black-boxes": fig_black_boxes,
     "rnn-4-black-boxes-connected": fig_black_boxes_connected,
@@ -704,6 +816,8 @@ FIGURES = {
     "lstm-cell": fig_lstm_cell,
     "gru-cell": fig_gru_cell,
     "bptt-two-routes": fig_bptt_two_routes,
+    "lstm-gradient-paths": fig_lstm_gradient_paths,
+    "gru-gradient-paths": fig_gru_gradient_paths,
 }
 
 

@@ -36,15 +36,20 @@ QUICK: dict[str, dict[str, object]] = {
     },
     "08-gated-cells-lstm.ipynb": {
         "LAGS": (5, 40),  # the recall task's lags
+        "SEEDS": (0,),  # one run per cell, lag and size instead of three
+        "CONTROL_LAGS": (40,),  # the parameter-matched controls, at a lag the quick run trains
         "MAX_UPDATES": 30,  # updates per run of the recall task
         "PP_VANILLA_UPDATES": 20,  # the race on the novel: the vanilla RNN's updates
         "PP_CHECKPOINTS": 2,  # validation points along each run of the race
     },
     "09-gated-cells-gru.ipynb": {
         "LAGS": (5, 40),
+        "SEEDS": (0,),
         "MAX_UPDATES": 30,
+        "WATCH_AT": (0, 10, 20),  # the snapshots of the first updates (section 4)
         "PP_VANILLA_UPDATES": 20,
         "PP_CHECKPOINTS": 2,
+        "ENDING_STEPS": 50,  # your network beside rnn_core's (section 5)
     },
     "10-deeper-networks-and-overfitting.ipynb": {
         "SMALL_STEPS": 40,  # each run on the piece (sections 2 to 4)

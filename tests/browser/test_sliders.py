@@ -279,6 +279,8 @@ STRICT: set[str] = {
     "01-softmax-and-its-derivative.ipynb",
     "02-cross-entropy.ipynb",
     "03-the-forward-pass.ipynb",
+    "08-gated-cells-lstm.ipynb",
+    "09-gated-cells-gru.ipynb",
 }
 
 
