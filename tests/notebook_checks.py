@@ -253,7 +253,8 @@ CHECKS: dict[str, list[Check]] = {
             'assert word["trained network"] > word["best single unit"] + 0.3\n'
             'assert word["untrained network"] > (word["majority"] + word["trained network"]) / 2\n'
             "for acc in (line, quote):\n"
-            '    assert acc["trained network"] < acc["majority"] + 0.05',
+            '    assert acc["trained network"] < acc["majority"] + 0.05\n'
+            'assert line["untrained network"] > line["trained network"] + 0.03',
             after="accuracy = {q: accuracies(q)",
         ),
         Check(
