@@ -401,7 +401,7 @@ def index_subtracted(o, y):
     ANSWER,
     "A where Aᵀ belongs",
     "through log-softmax, ∇o L = Aᵀ ∇log ŷ L with A = I − 1ŷᵀ, which is not symmetric; A (−𝐲) = ŷ_y 1 − 𝐲 "
-    "leaves out the probabilities of the other characters (notebook 02, section 6).",
+    "leaves out the probabilities of the other characters (notebook 02, section 7).",
 )
 def log_softmax_jacobian_untransposed(o, y):
     return _softmax(o)[y] * np.ones(len(o)) - np.eye(len(o))[y]

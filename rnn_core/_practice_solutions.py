@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 __all__ = ["Solution", "SOLUTIONS", "plain_text", "MARKER"]
 
-MARKER = re.compile(r"<!--\s+practice:mistake\s+([\w.]+)/([\w-]+)\s+-->")  # may run over two lines
+# may run over two lines, which in a notebook's blockquoted answer start with "> "
+MARKER = re.compile(r"<!--[\s>]+practice:mistake[\s>]+([\w.]+)/([\w-]+)[\s>]+-->")
 
 
 @dataclass(frozen=True)
@@ -89,13 +90,14 @@ def one_hot(y, num_classes):
     return rows
 """,
         r"""
-`np.eye(num_classes)[y]` does it in one line: row $i$ of the identity matrix is $e_i$. The usual slips, each named
-by the check: an array the wrong way round, $(V, T)$, with one column per index <!-- practice:mistake
-one_hot/one-column-per-index -->; a single vector with a 1 at every index at once <!-- practice:mistake
-one_hot/one-vector-for-all-the-indices -->; `rows[:, y] = 1`, which sets every column that `y` names in every
-row <!-- practice:mistake one_hot/every-row-gets-every-index -->; and the width read off the data, `max(y) + 1`,
-where `num_classes` belongs <!-- practice:mistake one_hot/width-from-the-data -->. `practice.hint("one_hot")` gives
-a nudge in words, and `practice.solution("one_hot")` prints this answer.
+The usual slips, each named by the check: an array the wrong way round, $(V, T)$, with one column per index<!--
+practice:mistake one_hot/one-column-per-index -->; a single vector with a 1 at every index at once<!--
+practice:mistake one_hot/one-vector-for-all-the-indices -->; `rows[:, y] = 1`, which sets every column that `y`
+names in every row<!-- practice:mistake one_hot/every-row-gets-every-index -->; and the width read off the data,
+`max(y) + 1`, where `num_classes` belongs<!-- practice:mistake one_hot/width-from-the-data -->.
+`practice.hint("one_hot")` gives a nudge in words, and `practice.solution("one_hot")` prints this answer. The
+answer puts a 1 into each row of an array of zeros; `np.eye(num_classes)[y]` does the same in one line, since row
+$i$ of the identity matrix is $e_i$.
 """,
     ),
     "softmax": Solution(
@@ -106,10 +108,10 @@ def softmax(o):
     return e / e.sum()  # the sum is >= 1: no overflow, no 0/0
 """,
         r"""
-The usual slips, each named by the check: no shift (then `exp` overflows near 1000 and the result is `nan`) <!--
-practice:mistake softmax/no-shift -->; exponentials not divided by their sum <!-- practice:mistake
-softmax/exp-without-the-sum -->; a minus sign in front, as one of the write-ups has it (errata row 11) <!--
-practice:mistake softmax/minus-softmax -->; and the log-probabilities $\log \hat y$ <!-- practice:mistake
+The usual slips, each named by the check: no shift (then `exp` overflows near 1000 and the result is `nan`)<!--
+practice:mistake softmax/no-shift -->; exponentials not divided by their sum<!-- practice:mistake
+softmax/exp-without-the-sum -->; a minus sign in front, as one of the write-ups has it (errata row 11)<!--
+practice:mistake softmax/minus-softmax -->; and the log-probabilities $\log \hat y$<!-- practice:mistake
 softmax/log-softmax -->. A shift by something other than the largest score, such as the mean or the smallest score,
 still overflows when scores near 1000 and near $-1000$ come together, and the check tries that too.
 `practice.hint("softmax")` gives a nudge in words, and `practice.solution("softmax")` prints this answer.
@@ -124,13 +126,13 @@ def softmax_jacobian(y_hat):
 The usual slips, each named by the check: $-\hat y \hat y^\top$ alone, the case $i \ne k$ used on the diagonal too
 (the README of the companion code of "Introduction to Recurrent Neural Networks (RNNs)", one of the write-ups this
 series grew from, takes $\partial \sigma / \partial o$ as $-\sigma\sigma$ in exactly this way: row 3 of the series'
-[errata table](11-appendix-errata.ipynb#The-errata-table)) <!-- practice:mistake
-softmax_jacobian/minus-outer-product-alone -->; only the diagonal <!-- practice:mistake
-softmax_jacobian/only-the-diagonal -->, or the diagonal as a vector <!-- practice:mistake
-softmax_jacobian/the-diagonal-as-a-vector -->; the sign of the outer product flipped <!-- practice:mistake
+[errata table](11-appendix-errata.ipynb#The-errata-table))<!-- practice:mistake
+softmax_jacobian/minus-outer-product-alone -->; only the diagonal<!-- practice:mistake
+softmax_jacobian/only-the-diagonal -->, or the diagonal as a vector<!-- practice:mistake
+softmax_jacobian/the-diagonal-as-a-vector -->; the sign of the outer product flipped<!-- practice:mistake
 softmax_jacobian/plus-outer-product -->; `y_hat @ y_hat.T`, which for a 1-D array is the number $\sum_k \hat y_k^2$,
-not the matrix $\hat y \hat y^\top$ <!-- practice:mistake softmax_jacobian/inner-product-for-the-outer -->; and
-softmax applied once more to an argument that is already the probabilities <!-- practice:mistake
+not the matrix $\hat y \hat y^\top$<!-- practice:mistake softmax_jacobian/inner-product-for-the-outer -->; and
+softmax applied once more to an argument that is already the probabilities<!-- practice:mistake
 softmax_jacobian/softmax-taken-again -->. `practice.hint("softmax_jacobian")` gives a nudge, and
 `practice.solution("softmax_jacobian")` prints this answer.
 """,
@@ -144,14 +146,14 @@ def cross_entropy_grad(o, y):
     return do
 """,
         r"""
-The usual slips, each named by the check: $\mathrm{softmax}(o)$ alone, the target forgotten (errata row 3) <!--
+The usual slips, each named by the check: $\mathrm{softmax}(o)$ alone, the target forgotten (errata row 3)<!--
 practice:mistake cross_entropy_grad/softmax-as-the-gradient -->; $\mathbf{y} - \hat y$, the gradient of the loss
-written without its minus (row 10) <!-- practice:mistake cross_entropy_grad/target-minus-probabilities -->; $V \hat
-y - 1$, from the loss with the target dropped (row 13) <!-- practice:mistake cross_entropy_grad/target-dropped -->;
-$-\mathbf{y} / \hat y$, the gradient with respect to the probabilities instead of the scores <!-- practice:mistake
+written without its minus (row 10)<!-- practice:mistake cross_entropy_grad/target-minus-probabilities -->; $V \hat
+y - 1$, from the loss with the target dropped (row 13)<!-- practice:mistake cross_entropy_grad/target-dropped -->;
+$-\mathbf{y} / \hat y$, the gradient with respect to the probabilities instead of the scores<!-- practice:mistake
 cross_entropy_grad/gradient-with-respect-to-the-probabilities -->; the index `y` itself subtracted instead of its
-one-hot vector <!-- practice:mistake cross_entropy_grad/index-subtracted -->; and no shift, which gives `nan` on
-large scores <!-- practice:mistake cross_entropy_grad/no-shift-in-the-gradient -->. Section 6 meets the first three
+one-hot vector<!-- practice:mistake cross_entropy_grad/index-subtracted -->; and no shift, which gives `nan` on
+large scores<!-- practice:mistake cross_entropy_grad/no-shift-in-the-gradient -->. Section 7 meets the first three
 in published derivations. `practice.hint("cross_entropy_grad")` gives a nudge, and
 `practice.solution("cross_entropy_grad")` prints this answer.
 """,
@@ -164,10 +166,10 @@ def step_forward(params, x_t, h_prev):
 """,
         r"""
 The usual slips, each of which the check recognises and names: row `W_xh[x_t]` where the column `W_xh[:, x_t]`
-belongs (with $H \ne V$ the shapes do not even fit) <!-- practice:mistake step_forward/row-of-W-xh -->; `W_hh.T @
-h_prev` for `W_hh @ h_prev` <!-- practice:mistake step_forward/W-hh-transposed -->; the bias left out (invisible
-while $b_h = 0$, which is why the check uses nonzero biases) <!-- practice:mistake step_forward/no-bias -->; and no
-$\tanh$ <!-- practice:mistake step_forward/no-tanh -->. `practice.solution("step_forward")` prints this answer. The
+belongs (with $H \ne V$ the shapes do not even fit)<!-- practice:mistake step_forward/row-of-W-xh -->; `W_hh.T @
+h_prev` for `W_hh @ h_prev`<!-- practice:mistake step_forward/W-hh-transposed -->; the bias left out (invisible
+while $b_h = 0$, which is why the check uses nonzero biases)<!-- practice:mistake step_forward/no-bias -->; and no
+$\tanh$<!-- practice:mistake step_forward/no-tanh -->. `practice.solution("step_forward")` prints this answer. The
 next section runs this step number by number, and section 5 shows that `rnn_core.step_forward` is the same function.
 """,
     ),
@@ -196,8 +198,9 @@ $h(1 - h)$ for $\tanh$'s (row 21) <!-- practice:mistake step_backward/sigmoid-sl
         """
 def loss_and_grads(params, inputs, targets, h0):
     # loss, gradients and last state of one sequence, by backpropagation through time
-    # params: W_xh (H, V), W_hh (H, H), W_yh (V, H), b_h (H,), b_o (V,); inputs, targets: indices, (T,);
-    # h0: h_0, (H,). Returns (loss, grads, h_last), and ∇_{h_0} L as a fourth value if you like
+    # params: W_xh (H, V), W_hh (H, H), W_yh (V, H), b_h (H,), b_o (V,)
+    # inputs, targets: indices, (T,); h0: h_0, (H,)
+    # returns (loss, grads, h_last), and ∇_{h_0} L as a fourth value if you like
     W_xh, W_hh, W_yh, b_h, b_o = (params[name] for name in PARAM_NAMES)
     V, T = W_yh.shape[0], len(inputs)
     out = forward(params, inputs, h0)  # the forward pass of notebook 03

@@ -1,5 +1,8 @@
 """The command line: ``python -m rnn_core train ...`` and ``python -m rnn_core sample ...``.
 
+For instructors, two more subcommands: ``student-edition`` (``rnn_core.edition``) and ``grade``
+(``rnn_core.grade``), each registered from its own module.
+
     python -m rnn_core train --max-seconds 120           # train, save checkpoints/rnn.npz
     python -m rnn_core train --steps 40000 --resume      # continue the same run to 40000 steps
     python -m rnn_core train --cell lstm --max-seconds 120 --checkpoint checkpoints/lstm.npz   # the LSTM
@@ -24,7 +27,7 @@ import time
 import warnings
 from pathlib import Path
 
-from . import __version__
+from . import __version__, edition, grade
 from ._validation import check_checkpoint_path, check_int, check_number
 from .cells import CELLS
 from .checkpoint import CheckpointError, load_checkpoint
@@ -64,17 +67,19 @@ def _number(s):
 
 
 def build_parser():
-    """The argparse parser for both subcommands."""
+    """The argparse parser for every subcommand."""
     parser = _Parser(
         prog="python -m rnn_core",
         description="Train a character-level vanilla RNN, LSTM or GRU (plain numpy) on a text, "
-        "or sample from a trained one.",
+        "or sample from a trained one; for instructors, write the notebooks' student edition or grade submissions.",
     )
     parser.add_argument("--version", action="version", version=f"rnn_core {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="{train,sample}", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="{train,sample,student-edition,grade}", parser_class=_Parser)
     sub.required = True
     _add_train_arguments(sub)
     _add_sample_arguments(sub)
+    edition.add_parser(sub)  # the instructor's commands: each module runs its own (args.run)
+    grade.add_parser(sub)
     return parser
 
 
@@ -343,9 +348,10 @@ def main(argv=None, out=None, err=None):
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        values = _flag_values(args)
+        values = None if hasattr(args, "run") else _flag_values(args)
         try:
-            _check_flags(values, args.command)
+            if values is not None:
+                _check_flags(values, args.command)
         except (ValueError, TypeError) as e:  # a flag's value: a usage error, like argparse's own
             message = _flag_message(e, values)
             if message is None:  # not about a flag's value: a bug, shown as one
@@ -356,6 +362,8 @@ def main(argv=None, out=None, err=None):
     except SystemExit as e:  # --help, --version, or a usage error already printed
         return e.code if isinstance(e.code, int) else 2
     try:
+        if hasattr(args, "run"):  # student-edition and grade: their own modules run them
+            return args.run(args, out, err)
         if args.command == "train":
             return _cmd_train(args, out, err, started, values)
         return _cmd_sample(args, out, err)

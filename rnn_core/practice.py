@@ -35,7 +35,8 @@ a fixed "not attempted" message, so stored outputs are deterministic. A cell tha
   message that names errata rows links to the table (``ERRATA_TABLE``).
 - ``hint(name)`` prints a nudge in words; ``solution(name)`` prints the reference solution, the
   code of the folded *Answer* under the exercise in its notebook (both generated from
-  ``rnn_core/_practice_solutions.py`` by ``tools/answers.py``).
+  ``rnn_core/_practice_solutions.py`` by ``tools/answers.py``). In a student edition
+  (``rnn_core.edition``) ``solution`` says the instructor has withheld it.
 - ``EXERCISES`` maps each name, in reading order, to the notebook that asks for it.
 - ``ERRATA_ROWS``: the rows of the errata table that ``check`` recognises by name.
 
@@ -124,6 +125,7 @@ from ._practice_exercises import ALIASING_ROWS, EXERCISE_LIST, public_seed_rng
 from ._practice_model import ANSWER, Mistake
 from ._practice_run import CHECKER, TIME_LIMIT, Odd, Seq, read, run, safe_str, type_name
 from ._practice_solutions import SOLUTIONS, plain_text
+from .edition import solutions_withheld
 
 __all__ = ["ERRATA_ROWS", "ERRATA_TABLE", "EXERCISES", "TIME_LIMIT", "Result", "check", "hint", "solution"]
 
@@ -186,8 +188,19 @@ def hint(name):
 
 
 def solution(name):
-    """Print the reference solution of the exercise ``name``: the code of its folded Answer, which passes ``check``."""
+    """Print the reference solution of the exercise ``name``: the code of its folded Answer, which passes ``check``.
+
+    In a student edition (``python -m rnn_core student-edition``: its marker file in the working folder or
+    a folder above it, or ``$RNN_CORE_SOLUTIONS=withheld``) it prints that the instructor has withheld it.
+    """
     _exercise(name)
+    withheld = solutions_withheld()
+    if withheld:
+        print(
+            f"{name}: your instructor has withheld the solutions here ({withheld}). "
+            f'practice.hint("{name}") gives a nudge, and practice.check says what is wrong with yours.'
+        )
+        return
     print(plain_text(SOLUTIONS[name]))
 
 

@@ -144,6 +144,7 @@ def _on_source_read(app, docname, source):
     if docname.startswith("notebooks/"):
         source[0] = rnn_site.notebook_for_site(source[0], _archive(docname.count("/")))
     elif docname == root_doc:
+        source[0] = rnn_site.readme_for_site(source[0])
         archive = _archive(0)
         if archive:  # run it yourself: before the contents
             box = (

@@ -7,6 +7,7 @@ Each function below serves one thing a reader sees:
   JupyterLab writes them (``#The-errata-table``) become the site's anchors (``#the-errata-table``);
   links to notebooks inside stored HTML outputs point at their pages; every figure a cell draws
   gets alt text (``figure_alt``); and the glance line under the title links the series' archive.
+- ``readme_for_site``: the README's links to a notebook's heading, likewise.
 - ``figure_alt``: what a figure shows, in words, from the project's own descriptions: the
   docstring of the ``rnn_core.plots`` function that draws it, found through the names the cell
   uses (a function of the notebook or of ``rnn_core.widgets`` is followed to the plots it draws).
@@ -36,6 +37,7 @@ GLANCE_TAG = "glance"
 
 ATTACHMENT = re.compile(r"!\[([^\]]*)\]\(attachment:([^)\s]+)\)")
 HEADING_LINK = re.compile(r"\]\(((?:[0-9][0-9]-[^)#\s]*\.ipynb)?)#([^)\s]+)\)")
+README_HEADING_LINK = re.compile(r"\]\((notebooks/[0-9][0-9]-[^)#\s]*\.ipynb)#([^)\s]+)\)")
 OUTPUT_LINK = re.compile(r'href="([0-9][0-9]-[^"#\s]*)\.ipynb(?:#([^"\s]+))?"')  # in an output's HTML
 
 
@@ -100,6 +102,12 @@ def notebook_for_site(text: str, archive: dict | None = None) -> str:
             )
         cell["source"] = src
     return json.dumps(nb)
+
+
+def readme_for_site(text: str) -> str:
+    """The README as the site reads it: its links to a notebook's heading as JupyterLab writes
+    them (``notebooks/01-....ipynb#Notation-for-the-whole-series``) point at the page's anchor."""
+    return README_HEADING_LINK.sub(lambda m: f"]({m.group(1)}#{github_slugify(m.group(2))})", text)
 
 
 def _output_link(m):

@@ -294,6 +294,469 @@ CHECKS: dict[str, list[Check]] = {
             after="clip_results, moved, saturated",
         ),
     ],
+    "00-start-here.ipynb": [
+        Check(
+            "after an l the right guess is l the first time and o the second",
+            'assert asked["l"] == ["l", "o"]',
+            after='TEXT = "hello"',
+        ),
+        Check(
+            "64 boxes without memory, none gets all four guesses right",
+            "assert len(right_counts) == 64 and best == 3 and right_counts.count(best) == 2",
+            after="seen_chars = sorted(set(inputs))",
+        ),
+        Check(
+            "with the previous character as memory, four different questions, all four right",
+            "assert len(set(questions)) == len(questions) == 4 and right == 4",
+            after="# the summary each box receives",
+        ),
+        Check(
+            "the two l's of 'hell' are the same one-hot vector",
+            'assert vocab.chars == "ehlo" and x.shape == (4, 4) and np.array_equal(x[2], x[3])',
+            after="from rnn_core import Vocabulary",
+        ),
+    ],
+    "01-softmax-and-its-derivative.ipynb": [
+        Check(
+            "softmax of section 2's scores: a distribution, in the scores' order, log-odds = score gaps",
+            "assert np.all(y_hat > 0) and np.isclose(y_hat.sum(), 1.0) and np.all(np.diff(y_hat) < 0)\n"
+            "assert np.isclose(log_odds, o[0] - o[1]) and np.allclose(shifted, y_hat)",
+            after="def softmax_naive(o):",
+        ),
+        Check(
+            "the formula as written gives nan for scores near 1000 and near -1000",
+            "assert np.isnan(y_big).all() and np.isnan(y_neg).all()",
+            after="def run_and_report(f, o):",
+        ),
+        Check(
+            "shifting by the largest score: [1000, 999, 998] and [-1000, -1001, -1002] behave like [2, 1, 0]",
+            "expected = softmax_naive(np.array([2.0, 1.0, 0.0]))\n"
+            "assert np.allclose(rnn_core.softmax(big), expected)\n"
+            "assert np.allclose(rnn_core.softmax(very_negative), expected)\n"
+            "assert np.allclose(rnn_core.softmax(o), softmax_naive(o))",
+            after="for scores in (big, very_negative, o):",
+        ),
+        Check(
+            "log(softmax) gives -inf where log_softmax gives -800",
+            "assert np.isneginf(log_naive[1]) and np.isclose(rnn_core.log_softmax(far_apart)[1], -800.0)",
+            after="far_apart = np.array([0.0, -800.0])",
+        ),
+        Check(
+            "a higher temperature flattens, the order never changes, tau = 0.1 nearly one-hot, tau = 10 nearly flat",
+            "largest = [rows[tau].max() for tau in TEMPERATURES]\n"
+            "assert all(a > b for a, b in zip(largest, largest[1:]))\n"
+            "assert all((np.argsort(rows[tau]) == np.argsort(o)).all() for tau in TEMPERATURES)\n"
+            "assert largest[0] > 0.999 and np.ptp(rows[10.0]) < 0.1 and same",
+            after="# settings for this section",
+        ),
+        Check(
+            "the relative error: scale-free, 1 for a flipped sign, unmoved by a tiny entry",
+            "assert rel_error(a, b) < 1e-12 and np.isclose(entrywise, 0.5)\n"
+            "assert np.isclose(rel_error(1000 * a, 1000 * b), rel_error(a, b)) and rel_error(a, -a) == 1.0",
+            after="def rel_error(a, b):",
+        ),
+        Check(
+            "the step sweep: Taylor error falls 100-fold per tenfold step, best near 1e-5, roundoff at 1e-13",
+            'assert 50 < err["1e-01"] / err["1e-02"] < 200 and 50 < err["1e-02"] / err["1e-03"] < 200\n'
+            'assert err["1e-05"] < 1e-9 and 5e-7 < steps[np.argmin(errors)] < 5e-4\n'
+            'assert err["1e-13"] > 1e-5 and err["1e-13"] > 100 * err["1e-05"]',
+            after="def logsumexp(o):",
+        ),
+        Check(
+            "the Jacobian's three properties hold",
+            "assert all(checks.values())",
+            after="checks = {",
+        ),
+        Check(
+            "the Jacobian is positive semidefinite, its trace 1 - sum y_hat^2",
+            "assert all(checks_psd.values())",
+            after="# eigvalsh: the eigenvalues",
+        ),
+        Check(
+            "largest |J|: at tau = 1 for section 2's scores (almost gone at 0.1), growing to 0.1 for close ones",
+            "spread = [largest_J['largest |J|, scores of section 2', tau] for tau in TAUS]\n"
+            "near = [largest_J['largest |J|, close scores', tau] for tau in TAUS]\n"
+            "assert np.argmax(spread) == 2 and spread[-1] < 1e-3\n"
+            "assert all(a < b for a, b in zip(near, near[1:]))",
+            after="close = np.array([0.3, 0.2, 0.1, 0.0])",
+        ),
+    ],
+    "02-cross-entropy.ipynb": [
+        Check(
+            "Gibbs' inequality on the four models",
+            "assert all(cross_entropy_between(truth, m) >= entropy - 1e-12 for m in models.values())",
+            after="def cross_entropy_between(target, y_hat):",
+        ),
+        Check(
+            "Gibbs' inequality on 1000 random models",
+            "assert gibbs",
+            after="# Gibbs' inequality on many random",
+        ),
+        Check(
+            "H(target, y_hat), -log y_hat[y], the loss from the scores and rnn_core's agree",
+            "assert np.isclose(cross_entropy_between(target, y_hat), -np.log(y_hat[y]))\n"
+            "assert np.isclose(loss_from_scores(o, y), -np.log(y_hat[y]))\n"
+            "assert np.isclose(rnn_core.cross_entropy(o, y), loss_from_scores(o, y))",
+            after="def loss_from_scores(o, y):",
+        ),
+        Check(
+            "scores far apart: -log softmax is inf, the loss from the scores 800",
+            "assert np.isinf(naive) and np.isclose(loss_from_scores(far, 1), 800.0)\n"
+            "assert np.isclose(rnn_core.cross_entropy(far, 1), 800.0)",
+            after="# scores far apart",
+        ),
+        Check(
+            "the uniform model: log V nats, perplexity V",
+            "for V_try in (4, 26, 64, 100):\n"
+            "    nats = cross_entropy_between(rnn_core.one_hot(0, V_try), np.full(V_try, 1 / V_try))\n"
+            "    assert np.isclose(nats, np.log(V_try))\n"
+            "    assert np.isclose(rnn_core.perplexity(nats / np.log(2)), V_try)",
+            after="print(f\"{'V':>4s}",
+        ),
+        Check(
+            "the gradient for y = 2 sums to 0, negative at the target, positive elsewhere",
+            "g = rnn_core.cross_entropy_grad(o, 2)\n"
+            "assert np.isclose(g.sum(), 0) and g[2] < 0 and np.all(np.delete(g, 2) > 0)",
+            after="o = rng.standard_normal(6)",
+        ),
+        Check(
+            "the gradient of a stack is softmax minus the one-hot rows",
+            "assert G.shape == scores.shape and np.allclose(G, softmax(scores) - rnn_core.one_hot(ys, 6))",
+            after="scores = rng.standard_normal((4, 6))",
+        ),
+        Check(
+            "confidently wrong: softmax barely moves, the gradient is almost -1, about 1 nat per unit",
+            "assert at[-6.0][3] < 1e-3 and at[-6.0][2] < -0.999 and abs(rise - 1) < 0.01\n"
+            "assert at[6.0][1] < 0.02 and abs(at[6.0][2]) < 0.02",
+            after='print(" o_y   y_hat_y',
+        ),
+        Check(
+            "the running example: vocabulary, inputs, targets and rnn_core's y_hat",
+            'assert vocab.chars == "ehlo" and inputs.tolist() == [1, 0, 2, 2]\n'
+            "assert targets.tolist() == [0, 2, 2, 3] and o_hello.shape == (4, V)\n"
+            'assert np.allclose(y_hello, out["y_hat"])',
+            after="vocab = rnn_core.Vocabulary.from_text(TEXT)",
+        ),
+        Check(
+            "the untrained network: top guess h every step, every loss above log V, 6.7% above the baseline",
+            'assert vocab.decode(y_hello.argmax(axis=1)) == "hhhh"\n'
+            "assert np.all(losses > np.log(V)) and f'{100 * (total / baseline - 1):.1f}' == '6.7'\n"
+            "assert not np.allclose(y_hello[2], y_hello[3])  # the two l's are told apart",
+            after='print("step  reads  target',
+        ),
+        Check(
+            "rnn_core's loss and bits per character are the table's; scores within 0.2, y_hat within 0.06 of 1/V",
+            "assert np.isclose(total, rnn_core.cross_entropy(o_hello, targets))\n"
+            "assert np.isclose(total, rnn_core.sequence_loss(params, inputs, targets)[0])\n"
+            "assert np.isclose(total / 4 / np.log(2), rnn_core.bits_per_char(params, ids))\n"
+            "assert largest_score < 0.2 and largest_gap < 0.06",
+            after="# the same numbers from rnn_core",
+        ),
+        Check(
+            "y_hat - target is rnn_core's gradient, rows sum to 0, and a step on the scores lowers the loss",
+            "assert same and np.allclose(dL_do.sum(axis=1), 0) and np.all(dL_do[np.arange(4), targets] < 0)\n"
+            "assert after < total",
+            after="targets_one_hot = rnn_core.one_hot(targets, V)",
+        ),
+        Check(
+            "the likelihood: the 256 continuations sum to 1, and -log P('ello' | 'h') is the summed loss",
+            "assert abs(P.sum() - 1) < 1e-12 and np.isclose(P[ello], p_steps.prod())\n"
+            "assert np.isclose(-np.log(P[ello]), total) and P[ello] < 1 / 256 < P.max()",
+            after="# every continuation of four characters",
+        ),
+        Check(
+            "the right gradients agree with finite differences, (a), (b) and (d) are off by O(1), (c) is reversed",
+            'assert worst["right: y_hat - y (J^T dL/dy_hat)"] < GRADCHECK_TOL\n'
+            'assert worst["right: through log-softmax, A^T (-y)"] < GRADCHECK_TOL\n'
+            'assert worst["(d) J instead of J^T (softmax route)"] < GRADCHECK_TOL\n'
+            'for name in ("(a) target dropped (blog post)", "(b) J = -y_hat y_hat^T (README)",\n'
+            '             "(d) A instead of A^T (log-softmax route)"):\n'
+            "    assert worst[name] > 0.1, name\n"
+            'assert abs(worst["(c) loss without its minus (blog post)"] - 1) < 1e-6',
+            after="worst = dict.fromkeys(candidates",
+        ),
+        Check(
+            "the losses of (a) and (c): another number, and minus the loss",
+            "assert np.isclose(loss_true, total) and not np.isclose(loss_dropped, total)\n"
+            "assert np.isclose(loss_no_minus, -total)",
+            after="loss_true = ",
+        ),
+        Check(
+            "each slip's code computes the formula worked out for it",
+            "assert all(np.allclose(slip(o_case, y_case), formula) for slip, formula in worked_out.values())",
+            after="# the formulas worked out above",
+        ),
+    ],
+    "03-the-forward-pass.ipynb": [
+        Check(
+            "count_params is HV + H² + VH + H + V",
+            "assert all(count_params(V, H) == H * V + H * H + V * H + H + V "
+            "for V, H in [(4, 3), (65, 100), (80, 512)])",
+            after="for V, H in [(4, 3), (65, 100), (80, 512)]:",
+        ),
+        Check(
+            "W_hh holds more weights than W_xh and W_yh together exactly when H > 2V",
+            "assert all((H_ ** 2 > 2 * H_ * 65) == (H_ > 130) for H_ in (65, 130, 131, 260, 512))",
+            after="V_typical = 65",
+        ),
+        Check(
+            "W_xh e_i is column i of W_xh, exactly",
+            "assert all(np.array_equal(W_xh @ one_hot(i, vocab.size), W_xh[:, i]) for i in range(vocab.size))",
+            after='vocab = Vocabulary.from_text("hello")',
+        ),
+        Check(
+            "tanh is bounded, even for huge inputs",
+            "assert np.all(np.abs(np.tanh([-50.0, -5.0, 5.0, 50.0])) <= 1)",
+            after="z = np.linspace(-4, 4, 401)",
+        ),
+        Check(
+            "init_params: the scales, an orthogonal W_hh, zero biases",
+            'assert abs(big["W_xh"].std() - 0.3) < 0.01 and abs(big["W_yh"].std() - 0.1) < 0.005\n'
+            'assert np.allclose(big["W_hh"].T @ big["W_hh"], np.eye(100))\n'
+            'assert not big["b_h"].any() and not big["b_o"].any()',
+            after="# V = 65, H = 100",
+        ),
+        Check(
+            "W_hh keeps the length of every vector",
+            'assert all(np.isclose(np.linalg.norm(params["W_hh"] @ v), np.linalg.norm(v))\n'
+            "           for v in np.random.default_rng(1).standard_normal((5, H)))",
+            after="rng = np.random.default_rng(SEED)",
+        ),
+        Check(
+            "recurrent_scale is the size of every eigenvalue, and 50 products scale a unit vector by it^50",
+            "for scale in (0.5, 1.0, 1.5):\n"
+            '    W = init_params(V, H, seed=SEED, recurrent_scale=scale)["W_hh"]\n'
+            "    assert np.allclose(np.abs(np.linalg.eigvals(W)), scale)\n"
+            "    assert np.isclose(np.linalg.norm(np.linalg.matrix_power(W, 50) @ unit), scale**50)",
+            after="unit = np.ones(H) / np.sqrt(H)",
+        ),
+        Check(
+            "the slow-motion step: no memory term at step 1, shapes, y_hat sums to 1",
+            "assert np.all(from_memory == 0) and h_1.shape == (H,) and o_1.shape == (V,)\n"
+            "assert np.isclose(y_hat_1.sum(), 1.0)",
+            after="W_xh, W_hh, W_yh, b_h, b_o = (params[name] for name in PARAM_NAMES)",
+        ),
+        Check(
+            "the loop's first step is the slow-motion step; shapes (T, H), (T, V), (T, V)",
+            "assert np.allclose(hs[0], h_1)\n"
+            "assert hs.shape == (T, H) and os.shape == (T, V) and y_hats.shape == (T, V)",
+            after="def run_by_hand(params, inputs, h0=None):",
+        ),
+        Check(
+            "'hell': total 5.9164 nats, 6.7% above the baseline, top guess h at every step",
+            "assert round(total, 4) == 5.9164 and round(100 * above, 1) == 6.7 and top_guesses == 'hhhh'",
+            after="total = losses.sum()",
+        ),
+        Check(
+            "W_hh keeps the length of h_{t-1}; the full step does not",
+            "for t in range(1, T + 1):\n"
+            "    h_prev = h_prev_all[t - 1]\n"
+            '    assert np.isclose(np.linalg.norm(params["W_hh"] @ h_prev), np.linalg.norm(h_prev))\n'
+            "    assert not np.isclose(np.linalg.norm(hs[t - 1]), np.linalg.norm(h_prev))",
+            after="h_prev_all = np.vstack",
+        ),
+        Check(
+            "the batch: shapes (B, T, H) and (B, T, V), each row equal to its own run",
+            "assert hs_batch.shape == (B, T, H) and y_hats_batch.shape == (B, T, V)\n"
+            "for b in range(B):\n"
+            "    hs_one, _, y_hats_one = run_by_hand(params, X[b])\n"
+            "    assert np.allclose(hs_batch[b], hs_one) and np.allclose(y_hats_batch[b], y_hats_one)",
+            after="hs_batch, y_hats_batch = run_batch_by_hand(params, X)",
+        ),
+        Check(
+            "rnn_core's forward, loss_and_grads, sequence_loss and step_forward agree with the hand loops",
+            "assert all(same.values())",
+            after="# one sequence: h, logits",
+        ),
+        Check(
+            "the weight scale is W_hh's spectral radius; none saturated at 0.1, most at 5",
+            'assert all(np.isclose(r["rho"], s) for s, r in views.items())\n'
+            'assert views[0.1]["saturated"] == 0 and views[5.0]["saturated"] > 0.5',
+            after='print(" weight scale s',
+        ),
+    ],
+    "04-backpropagation-through-time.ipynb": [
+        Check(
+            "section 1's network is notebook 03's: 5.9164 nats",
+            "assert round(loss_03, 4) == 5.9164",
+            after='vocab = Vocabulary.from_text("hello")',
+        ),
+        Check(
+            "the network with every term switched on keeps notebook 03's weights",
+            'assert all(np.array_equal(params[n], untrained[n]) for n in ("W_xh", "W_hh", "W_yh"))',
+            after="rng = np.random.default_rng(SEED)",
+        ),
+        Check(
+            "∇W_yh L and ∇b_o L have the shapes of W_yh and b_o",
+            "assert dW_yh.shape == W_yh.shape and db_o.shape == b_o.shape",
+            after="do = y_hat - one_hot(targets, V)",
+        ),
+        Check(
+            "step 1's share of ∇W_hh L counts, because h_0 is not zero",
+            "assert np.linalg.norm(dW_hh_terms[0]) > 0.01",
+            after="# δ_t h_{t-1}ᵀ for t = 1..T",
+        ),
+        Check(
+            "the slow-motion step is section 2's recursion at t = 3",
+            "assert np.allclose(dh_t, dh[t]) and np.allclose(delta_t, da[t])",
+            after="# step 4, in short",
+        ),
+        Check(
+            "rnn_core.loss_and_grads's loss is the forward pass's",
+            "assert np.isclose(core_loss, sequence_loss(params, inputs, targets, h0)[0])",
+            after="numeric = numerical_grads(params, inputs, targets, h0)",
+        ),
+        Check(
+            "rnn_core.step_backward at t = 3 and the loop over it give section 2's numbers",
+            "assert np.allclose(dh_prev_3, W_hh.T @ da[3])\n"
+            'assert np.allclose(shares_3["W_hh"], dW_hh_terms[2]) and np.allclose(shares_3["b_h"], da[3])\n'
+            'assert np.allclose(shares_3["W_xh"][:, inputs[2]], da[3])\n'
+            "assert same and np.allclose(loop_dh0, dh0)",
+            after="# one step back at t = 3",
+        ),
+        Check(
+            "a batch's loss and gradients are the sums of its rows'",
+            "assert np.isclose(batch_loss, rows_loss) and same",
+            after="X = np.stack([inputs, inputs[::-1], np.roll(inputs, 1)])",
+        ),
+        Check(
+            "trained by hand: 'ello' within ten updates, then a loss far below its start",
+            'assert greedy(trained, "hell") == "ello" and first_ello <= 10\n'
+            "assert losses[-1] < 0.01 * losses[0] and np.all(right > 0.95)",
+            after="trained, losses, said, first_ello = train_by_hand(",
+        ),
+        Check(
+            "the two l's: the same input, two memories, two states, two answers",
+            "for t in (3, 4):\n"
+            "    assert np.allclose(hs_trained[t], np.tanh(trained['W_hh'] @ hs_trained[t - 1] + same_part))\n"
+            "assert not np.allclose(hs_trained[2], hs_trained[3])\n"
+            "assert not np.allclose(hs_trained[3], hs_trained[4])\n"
+            'assert vocab.decode(y_hat_trained[2:].argmax(axis=1)) == "lo"',
+            after="out_trained = forward(trained, inputs)",
+        ),
+        Check(
+            "up to η = 1 larger steps need fewer updates; η = 2 overshoots; η = 3 gets there by a detour",
+            "firsts = [outcomes[lr][0] for lr in (0.01, 0.03, 0.1, 0.3, 1.0)]\n"
+            "assert firsts == sorted(firsts, reverse=True)\n"
+            "assert outcomes[2.0][0] is None and outcomes[2.0][1].max() > 5 * outcomes[2.0][1][0]\n"
+            "assert outcomes[3.0][0] is not None and outcomes[3.0][1].max() > 4 * outcomes[3.0][1][0]",
+            after='print("     η   updates until',
+        ),
+        Check(
+            "at η = 2 a change in the seventh decimal makes a difference in the first",
+            "assert apart > 0.1",
+            after="nudged = {name: untrained[name].copy() for name in PARAM_NAMES}",
+        ),
+    ],
+    "05-bptt-in-practice.ipynb": [
+        Check(
+            "init_params(4, 3, seed=0) is notebook 04's network: 5.9164 nats",
+            "assert round(plain_loss, 4) == 5.9164",
+            after="vocab = Vocabulary.from_text(TEXT)",
+        ),
+        Check(
+            "backward without a slip is rnn_core.loss_and_grads, ∇h0 L included",
+            "assert same and np.allclose(right_dh0, core_dh0)",
+            after="out = forward(params, inputs, h0)",
+        ),
+        Check(
+            "H ≠ V: numpy refuses exactly the two slips of the wrong shape; 14 slips, 15 rows",
+            'assert refused == ["W_xh in place of W_hh", "x_t in place of h_{t-1}"] and len(covered) == 15',
+            after="full = worst_errors(inputs, targets)",
+        ),
+        Check(
+            "on one step, six slips pass a check of the parameters, three a check with ∇h0 L",
+            "assert missed_by_params == [\n"
+            '    "∇h_{t+1} L from o_{t+1} only", "no contribution from h_{t+1}", "tanh\' after W_hhᵀ",\n'
+            '    "W_xh in place of W_hh", "b_o without Σ_t", "W_hh not transposed",\n'
+            "]\n"
+            "assert missed_with_h0 == [\n"
+            '    "∇h_{t+1} L from o_{t+1} only", "no contribution from h_{t+1}", "b_o without Σ_t",\n'
+            "]\n"
+            'assert one_step["W_xh in place of W_hh"][1] is None  # at T = 1: a ∇h0 L of the wrong size',
+            after="def let_through(results, column):",
+        ),
+        Check(
+            "the truncated sum by hand is rnn_core's bptt_truncate, keeps ∇W_yh L and ∇b_o L, and is full at k = T - 1",
+            "for k in (0, 1, 5, 20, TB_T - 1):\n"
+            "    ours = truncated_bptt_by_hand(tb_params, tb_inputs, tb_targets, k, tb_h0)\n"
+            "    _, core, _ = loss_and_grads(tb_params, tb_inputs, tb_targets, bptt_truncate=k)\n"
+            "    assert all(np.allclose(ours[n], core[n]) for n in PARAM_NAMES)\n"
+            '    assert all(np.allclose(ours[n], full_grads[n]) for n in ("W_yh", "b_o"))\n'
+            "    assert all(np.allclose(ours[n], full_grads[n]) for n in PARAM_NAMES) == (k >= TB_T - 1)",
+            after="tb_params = init_params(tb_vocab.size, TB_H, seed=SEED)",
+        ),
+        Check(
+            "slips 5 and 4 are truncation at k = 0 and k = 1",
+            "assert same",
+            after="for slip, k in [",
+        ),
+        Check(
+            "the truncation error: below 1e-6 at k = 20 and roundoff at k = 40 for ρ = 0.5, slow at ρ = 1, "
+            "most of the gradient for ρ ≥ 1.5",
+            "assert truncation_error[0.5][20] < 1e-6 and truncation_error[0.5][40] < 1e-12\n"
+            "assert 1e-9 < truncation_error[1.0][40] < 1e-2\n"
+            "assert truncation_error[1.5][40] > 0.3 and truncation_error[2.5][40] > 0.9\n"
+            "assert np.isclose(radius, TB_SCALES[-1]) and np.isclose(norm2, TB_SCALES[-1])",
+            after="def through_time(grads):",
+        ),
+        Check(
+            "the truncation figure cuts no curve off",
+            "import matplotlib.pyplot as plt\n"
+            'fig = plots.plot_truncation_error(TB_KS, truncation_error, "check")\n'
+            "low, high = fig.axes[0].get_ylim()\n"
+            "plt.close(fig)\n"
+            "shown = np.concatenate(list(truncation_error.values()))\n"
+            "assert low < shown.min() and shown.max() < high",
+            after="plots.plot_truncation_error(",
+        ),
+        Check(
+            "carried windows give the whole text's loss, restarted ones do not; ∇W_yh L and ∇b_o L agree",
+            "assert np.isclose(carried_loss, full_loss) and not np.isclose(reset_loss, full_loss)\nassert output_same",
+            after="full_loss, full_grads, _ = loss_and_grads(tb_params, tb_inputs, tb_targets)",
+        ),
+        Check(
+            "ρ = 0.5: the figure holds every curve and the bound; the gradient has vanished after 60 steps",
+            "low, high = ax.get_ylim()\n"
+            "assert low <= min(flows.min(), (0.5**lags * flows[0, 0]).min())\n"
+            "assert max(flows.max(), (0.5**lags * flows[0, 0]).max()) <= high\n"
+            "assert np.median(flows[:, FLOW_T] / flows[:, 0]) < 1e-15",
+            after="flows, ax = show_gradient_flow(0.5, 32)",
+        ),
+        Check(
+            "ρ = 1: the figure holds every curve and the bound",
+            "low, high = ax.get_ylim()\nassert low <= flows.min() and max(flows.max(), flows[0, 0]) <= high",
+            after="flows, ax = show_gradient_flow(1.0, 32)",
+        ),
+        Check(
+            "ρ = 2: the figure holds every curve and the bound",
+            "low, high = ax.get_ylim()\n"
+            "assert low <= flows.min() and max(flows.max(), (2.0**lags * flows[0, 0]).max()) <= high",
+            after="flows, ax = show_gradient_flow(2.0, 32)",
+        ),
+        Check(
+            "where the three initialisations start: spectral radii 0.16, 0.6 and 1, in that order of gradient",
+            "radii = [np.abs(np.linalg.eigvals(W)).max() for W in starts.values()]\n"
+            "assert radii[0] < 0.2 and 0.5 < radii[1] < 0.7 and np.isclose(radii[2], 1.0)\n"
+            "assert list(ratios.values()) == sorted(ratios.values())\n"
+            "assert 0.08 < minchar_100 < 0.12",
+            after="INIT_H = 256",
+        ),
+        Check(
+            "in two dimensions global-norm clipping keeps the direction and elementwise clipping turns it",
+            "assert angle_deg(g2, by_norm) < 1e-6 < angle_deg(g2, by_entry)",
+            after="g2 = np.array([6.0, 1.5])",
+        ),
+        Check(
+            "a real exploding gradient: global-norm clipping keeps its direction, elementwise turns it",
+            "assert np.isclose(norm_before, global_norm(g_raw)) and norm_before > MAX_NORM\n"
+            "assert np.isclose(global_norm(g_norm), MAX_NORM)\n"
+            "assert cosine(flatten(g_norm), flatten(g_raw)) > 1 - 1e-12\n"
+            "assert np.abs(flatten(g_entry)).max() <= CLIP_VALUE\n"
+            "assert cosine(flatten(g_entry), flatten(g_raw)) < 0.999",
+            after="boom = init_params(tb_vocab.size, 32, seed=SEED, recurrent_scale=2.0)",
+        ),
+    ],
 }
 
 

@@ -48,12 +48,13 @@ def test_the_answer_and_practice_solution_are_one_text(name, notebook, capsys):
     i = cells.index(stub)
     assert cells[i + 1]["cell_type"] == "code" and source(cells[i + 1]).startswith(f'practice.check("{name}",')
     assert cells[i + 2] is answer
-    text = source(answer)
+    assert source(answer) == answers.quote(answers.unquote(source(answer)))  # every line in the blockquote
+    text = answers.unquote(source(answer))
     assert text == answers.FOLD.format(
         body=text[len(answers.FOLD.split("{body}")[0]) : -len(answers.FOLD.split("{body}")[1])]
     )
-    code = re.search(r"```python\n(.*?)\n```\n\n", text, re.DOTALL).group(1)
-    notes = text.split("```\n\n", 1)[1][: -len(answers.FOLD.split("{body}")[1])]
+    body = text[len(answers.FOLD.split("{body}")[0]) : -len(answers.FOLD.split("{body}")[1])]
+    notes, code = re.fullmatch(r"(.*)\n\n```python\n(.*)\n```", body, re.DOTALL).groups()  # the prose, then the code
     assert code == SOLUTIONS[name].code.strip("\n") and notes.strip() == SOLUTIONS[name].notes.strip()
     practice.solution(name)
     printed = capsys.readouterr().out
@@ -99,6 +100,11 @@ def test_the_tool_moves_text_after_the_fold_to_a_cell_of_its_own_and_renames_a_t
         "after-answer-softmax",
     ]
     assert source(cells[3]) == answers.answer_text("softmax") and source(cells[4]) == "The lesson goes on."
+    # one blockquote: the summary, a blank quoted line, the notes, the code last, a blank quoted line, the end
+    assert source(cells[3]).startswith("> <details><summary>Answer</summary>\n>\n> The usual slips")
+    assert source(cells[3]).endswith("\n> ```\n>\n> </details>")
+    # run again on the quoted answer: nothing changes (the quoted fold is recognised as the answer's)
+    assert not answers.rewrite(written, path.name, ["softmax"])
     assert cells[1]["metadata"]["tags"] == ["exercise:softmax"] and cells[3]["metadata"]["tags"] == ["answer:softmax"]
 
 

@@ -27,6 +27,7 @@ NAMES = [
     "char-level-language-model",
     "lstm-cell",
     "gru-cell",
+    "bptt-two-routes",
 ]
 
 

@@ -1,6 +1,6 @@
 """Notebook 03's sliders (section 6), checked over a grid of settings without a browser.
 
-The notebook's own code runs here: the cell that defines ``hidden_state_view`` (what the sliders
+The notebook's own code runs here: the cells that define ``hidden_state_view`` (what the sliders
 compute) and ``show_hidden_states`` (what they print and draw). What the notebook's prose says
 about the sliders must hold at every setting of the grid, not only at the few the notebook shows.
 The browser test moves the sliders themselves in JupyterLab.
@@ -50,7 +50,8 @@ def notebook():
         "plot_hidden_states": plot_hidden_states,
         "display": shown.append,
     }
-    exec(compile(_cell_defining("hidden_state_view"), f"<{NOTEBOOK.name}, section 6>", "exec"), names)
+    for name in ("hidden_state_view", "show_hidden_states"):  # what the sliders compute, and show
+        exec(compile(_cell_defining(name), f"<{NOTEBOOK.name}, section 6>", "exec"), names)
     names["shown"] = shown
     return names
 

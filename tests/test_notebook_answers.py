@@ -1,7 +1,7 @@
 """The collapsed answers of the notebooks pass the checks their exercises run.
 
 An exercise in a notebook is a stub the reader fills in, a cell ``practice.check(name, fn)``, and
-a collapsed answer (``<details><summary>Answer</summary>`` with the code in a fenced block), which
+a collapsed answer (``<details><summary>Answer</summary>`` with the code in a fenced block, in a blockquote), which
 tools/answers.py writes from the solution ``practice.solution`` prints. Here each answer's code is
 taken from the notebook as a reader would copy it and checked by ``rnn_core.practice``: a stale or
 mistyped answer fails here, not in front of a reader. 04's ``loss_and_grads`` answer is its stub
@@ -47,10 +47,16 @@ def _exercise(notebook, name):
     assert stub["cell_type"] == "code" and "raise NotImplementedError" in _source(stub), (
         f"{notebook}: no stub before {name}'s check"
     )
-    assert answer["cell_type"] == "markdown" and _source(answer).startswith("<details><summary>Answer</summary>"), (
+    text = _unquoted(_source(answer))
+    assert answer["cell_type"] == "markdown" and text.startswith("<details><summary>Answer</summary>"), (
         f"{notebook}: the cell after {name}'s check is not its collapsed answer"
     )
-    return _source(stub), FENCED.findall(_source(answer))
+    return _source(stub), FENCED.findall(text)
+
+
+def _unquoted(text):
+    """The text of a fold held in a blockquote (every line starting '> ', or a lone '>'), as Markdown reads it."""
+    return re.sub(r"^> ?", "", text, flags=re.MULTILINE)
 
 
 def _define(code, name):
@@ -103,8 +109,8 @@ def test_the_loss_and_grads_answer_is_the_stub_with_its_blanks_filled_in():
 def test_exercise_4s_loop_over_step_backward_passes(capsys):
     """04's exercise 4: a loss_and_grads whose loop calls step_backward (the first exercise's answer)."""
     cells = _cells("04-backpropagation-through-time.ipynb")
-    closing = [_source(c) for c in cells if c["cell_type"] == "markdown" and _source(c).startswith("## Summary")]
+    closing = [_source(c) for c in cells if c["cell_type"] == "markdown" and _source(c).startswith("## Exercises")]
     assert len(closing) == 1
-    answer = FENCED.findall(closing[0].split("4. Rewrite your `loss_and_grads`")[1])[0]
+    answer = FENCED.findall(_unquoted(closing[0].split("4. Rewrite your `loss_and_grads`")[1]))[0]
     _, step_answer = _exercise("04-backpropagation-through-time.ipynb", "step_backward")
     _passes("loss_and_grads", _define(step_answer[0] + "\n" + answer, "loss_and_grads"))

@@ -3,7 +3,7 @@
 For every exercise, wrong variants of a plain implementation (tests/practice_answers.py), written
 as a reader would write them, are "wrong" in exactly the outputs they spoil and named by the
 mistake they repeat. The mistakes of notebook 05's errata, which the notebook writes as one-line
-slips of a backward pass, are taken from the notebook itself (the cell tagged ``errata-slips``) and
+slips of a backward pass, are taken from the notebook itself (the cells tagged ``errata-slips``) and
 must each be recognised by their row; so must the char-RNN README's backward pass that notebook 10
 asks the reader to repair, at each stage of the repair. The learner's five slips of issue 27 are
 here too, and the mistakes the notebooks' prose promises (``<!-- practice:mistake ... -->``).
@@ -507,14 +507,16 @@ SLIP_WRONG = {
 
 
 def tagged_cell(tag):
-    """(notebook name, source) of the one code cell tagged ``tag`` in notebooks/NN-*.ipynb."""
-    found = []
+    """(notebook name, source) of the code cells tagged ``tag`` in notebooks/NN-*.ipynb, all in one
+    notebook: their sources in order, joined (05 writes its slips and backward pass in a few short cells)."""
+    found = {}
     for path in sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb")):
         for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
             if tag in cell["metadata"].get("tags", []):
-                found.append((path.name, "".join(cell["source"])))
-    assert len(found) == 1, f"expected one cell tagged {tag!r} in notebooks/, found {len(found)}"
-    return found[0]
+                found.setdefault(path.name, []).append("".join(cell["source"]))
+    assert len(found) == 1, f"expected the cells tagged {tag!r} in one notebook of notebooks/, found {sorted(found)}"
+    ((notebook, sources),) = found.items()
+    return notebook, "\n\n\n".join(sources)
 
 
 @pytest.fixture(scope="module")

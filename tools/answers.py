@@ -5,10 +5,11 @@ it) is three cells in its notebook: the stub the reader fills in, the cell
 ``practice.check("name", ...)``, and the folded answer. This script finds the check cell, then
 
 1. writes the answer, the Markdown cell right after the check, from ``rnn_core/_practice_solutions.py``:
-   the solution's code in a fenced block, then its notes (the usual slips, each with a marker
+   the solution's notes, then its code in a fenced block (the usual slips, each with a marker
    ``<!-- practice:mistake NAME/ID -->`` that tests/test_practice_mistakes.py follows), inside
-   ``FOLD``, the one place the fold's HTML is written. ``practice.solution(name)`` prints the same
-   code and notes, so the two cannot drift;
+   ``FOLD``, the one place the fold's HTML is written, every line of it quoted (``quote``: the
+   blockquote form of issue 30's folds, whose bar shows where the answer ends).
+   ``practice.solution(name)`` prints the same code and notes, so the two cannot drift;
 2. tags that cell ``answer:<name>`` and gives it the id ``answer-<slug>``, and tags the stub, the code
    cell right before the check, ``exercise:<name>`` with the id ``exercise-<slug>`` (the slug: the
    name with ``.`` and ``_`` replaced by ``-``, e.g. ``exercise-lstm-step-backward``). An
@@ -40,8 +41,24 @@ from rnn_core._practice_solutions import SOLUTIONS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# The folded answer, as a reader sees it: one constant, so that its look is a one-line change.
-FOLD = "<details><summary>Answer</summary>\n\n{body}\n</details>"
+# The folded answer, as a reader sees it: one constant, so that its look is a one-line change. The
+# cell holds it quoted (``quote``): one blockquote around the whole fold, so that the quote's bar
+# frames the fold, closed or open, and the lesson visibly resumes under it (notebook conventions, 1).
+# The blank lines after <summary> and before </details> let GitHub, VS Code and MyST parse the
+# Markdown inside.
+FOLD = "<details><summary>Answer</summary>\n\n{body}\n\n</details>"
+
+
+def quote(text):
+    """``text`` as a Markdown blockquote: every line starts with '> ', an empty line is a lone '>'."""
+    return "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
+
+
+def unquote(text):
+    """The text inside a blockquote written by ``quote`` (text that is not quoted comes back as it was)."""
+    return "\n".join(
+        line[2:] if line.startswith("> ") else line[1:] if line.startswith(">") else line for line in text.split("\n")
+    )
 
 
 class AnswerError(ValueError):
@@ -56,8 +73,9 @@ def slug(name):
 def answer_text(name):
     """The Markdown of the folded answer of exercise ``name``."""
     solution = SOLUTIONS[name]
-    body = f"```python\n{solution.code.strip(chr(10))}\n```\n\n{solution.notes.strip()}"
-    return FOLD.format(body=body)
+    # the prose first, the code last: inside a fold a paragraph under a code block is glued to it
+    body = f"{solution.notes.strip()}\n\n```python\n{solution.code.strip(chr(10))}\n```"
+    return quote(FOLD.format(body=body))
 
 
 def _lines(text):
@@ -112,10 +130,12 @@ def rewrite(nb, notebook, names):
         stub, answer = cells[i - 1], cells[i + 1]
         changed |= _set_tag(stub, f"exercise:{name}") | _set_id(cells, stub, f"exercise-{slug(name)}", notebook)
         text = source(answer)
-        if not text.startswith(FOLD.split("{body}")[0]):
+        head, end = (part.strip("\n") for part in FOLD.split("{body}"))
+        if not (text.startswith(head) or text.startswith(quote(head))):  # quoted, or as it was before
             raise AnswerError(f"{notebook}: the cell after {name}'s check does not start with the answer's fold")
-        end = FOLD.split("{body}")[1]
-        rest = text[text.index(end) + len(end) :].strip("\n") if end in text else ""
+        closed = text.find(end)  # the fold's last line, quoted or not
+        line_end = text.find("\n", closed) if closed >= 0 else -1
+        rest = text[line_end:].strip("\n") if line_end >= 0 else ""
         if rest:  # the lesson goes on after the fold: a cell of its own
             after = {
                 "cell_type": "markdown",

@@ -33,9 +33,11 @@ The figures (names used by the notebooks):
     rnn-4-black-boxes-connected.svg   the same boxes, connected by a hidden state h
     rnn-multi-sequences.svg           sequences of different lengths: "ca" -> "at", "hell" -> "ello"
     rnn-unrolled.svg                  the network folded and unrolled in time, W_xh, W_hh, W_yh labelled
-    char-level-language-model.svg     the character-level language model on "hello", with numbers
+    char-level-language-model.svg     the character-level language model reading "hell", predicting "ello", with numbers
     lstm-cell.svg                     one LSTM step: four gates, the cell path c_{t-1} -> c_t (notebook 08)
     gru-cell.svg                      one GRU step: two gates, the candidate, the direct path h_{t-1} -> h_t (09)
+    bptt-two-routes.svg               the backward pass at step t: the two routes into h_t, from the output at t
+                                      (through o_t) and from h_{t+1} (through a_{t+1}) (notebook 04)
 
 The numbers in the last figure are those of the series' running example, computed here
 with rnn_core exactly as notebook 02 computes them: the sorted vocabulary of "hello"
@@ -452,11 +454,98 @@ def fig_char_language_model():
     ax.text(
         2.15,
         9.75,
-        "a character-level language model reading \u201chello\u201d (vocabulary " + ", ".join(chars) + ")",
+        "a character-level language model reads \u201chell\u201d and predicts \u201cello\u201d",
         ha="center",
         va="center",
         fontsize=12.5,
         color=INK,
+    )
+    return fig
+
+
+# -- the backward pass (notebook 04) ---------------------------------------------------------
+
+
+GRAD = NOTE  # the backward pass: gradients flowing back, drawn in the notes' red
+FORWARD = "#9aa5b1"  # the forward pass, drawn faintly behind it
+
+
+def fig_bptt_two_routes():
+    fig, ax = new_figure(-1.6, 15.0, -2.5, 9.6)
+    yx, yh, yo, yl = 0.6, 3.4, 6.0, 8.3
+    xs = {"h_prev": 0.0, "a_t": 2.6, "h_t": 5.4, "a_next": 8.4, "h_next": 11.2}
+    r = 0.55
+
+    def a_box(x, label):
+        box(ax, x, yh, 1.15, 0.8, "white", MUTED, lw=1.4, rounding=0.12)
+        ax.text(x, yh, label, ha="center", va="center", fontsize=13, color=INK)
+
+    def loss_box(x, label):
+        box(ax, x, yl, 1.2, 0.75, O_FILL, O_EDGE, lw=1.4, rounding=0.12)
+        ax.text(x, yl, label, ha="center", va="center", fontsize=13, color=INK)
+
+    # the forward pass, faint: h_{t-1} -> a_t -> h_t -> a_{t+1} -> h_{t+1}, inputs below, outputs above
+    node(ax, xs["h_prev"], yh, "$h_{t-1}$", H_FILL, H_EDGE, r=r, size=13)
+    node(ax, xs["h_t"], yh, "$h_t$", H_FILL, H_EDGE, r=r, size=14)
+    node(ax, xs["h_next"], yh, "$h_{t+1}$", H_FILL, H_EDGE, r=r, size=13)
+    a_box(xs["a_t"], "$a_t$")
+    a_box(xs["a_next"], "$a_{t+1}$")
+    for x, s in ((xs["a_t"], "t"), (xs["a_next"], "t+1")):
+        node(ax, x, yx, f"$x_{{{s}}}$", X_FILL, X_EDGE, r=0.48, size=12)
+        arrow(ax, (x, yx + 0.48), (x, yh - 0.4), color=FORWARD, lw=1.3)
+    for x, s in ((xs["h_t"], "t"), (xs["h_next"], "t+1")):
+        node(ax, x, yo, f"$o_{{{s}}}$", O_FILL, O_EDGE, r=r, size=13)
+        loss_box(x, f"$L_{{{s}}}$")
+        arrow(ax, (x, yh + r), (x, yo - r), color=FORWARD, lw=1.3)
+        arrow(ax, (x, yo + r), (x, yl - 0.375), color=FORWARD, lw=1.3)
+    chain = [("h_prev", r), ("a_t", 0.575), ("h_t", r), ("a_next", 0.575), ("h_next", r)]
+    for (a, ra), (b, rb) in zip(chain[:-1], chain[1:]):
+        arrow(ax, (xs[a] + ra, yh), (xs[b] - rb, yh), color=FORWARD, lw=1.3)
+    arrow(ax, (xs["h_next"] + r, yh), (xs["h_next"] + 1.6, yh), color=FORWARD, lw=1.3)
+    ax.text(xs["h_next"] + 2.0, yh, "\u22ef", ha="center", va="center", fontsize=16, color=FORWARD)
+
+    # the backward pass: curved arrows running against the forward ones
+    grad = dict(color=GRAD, lw=2.2)
+    label = dict(fontsize=12, color=GRAD, va="center")
+    # route 1: from the output at t, through o_t
+    arrow(ax, (xs["h_t"] - 0.25, yl - 0.375), (xs["h_t"] - 0.25, yo + r - 0.05), rad=0.35, **grad)
+    arrow(ax, (xs["h_t"] - 0.25, yo - r + 0.05), (xs["h_t"] - 0.25, yh + r - 0.05), rad=0.35, **grad)
+    ax.text(xs["h_t"] - 0.75, (yo + yl) / 2, "$\\nabla_{o_t} L = \\hat{y}_t - \\mathbf{y}_t$", ha="right", **label)
+    ax.text(xs["h_t"] - 0.75, (yh + yo) / 2 + 0.1, "route 1, from the output at $t$:", ha="right", **label)
+    ax.text(xs["h_t"] - 0.75, (yh + yo) / 2 - 0.45, "$W_{yh}^\\top\\, \\nabla_{o_t} L$", ha="right", **label)
+    # route 2: from h_{t+1}, through a_{t+1}
+    arrow(ax, (xs["h_next"] - r + 0.05, yh - 0.2), (xs["a_next"] + 0.575, yh - 0.2), rad=-0.45, **grad)
+    arrow(ax, (xs["a_next"] - 0.575, yh - 0.2), (xs["h_t"] + r - 0.05, yh - 0.2), rad=-0.45, **grad)
+    ax.text((xs["a_next"] + xs["h_next"]) / 2, yh - 1.25, "$\\delta_{t+1}$", ha="center", **label)
+    ax.text((xs["h_t"] + xs["a_next"]) / 2, yh - 1.3, "$W_{hh}^\\top\\, \\delta_{t+1}$", ha="center", **label)
+    ax.text((xs["h_t"] + xs["a_next"]) / 2, yh - 1.85, "route 2, from $h_{t+1}$", ha="center", **label)
+    # everything later reaches h_{t+1} first: its own output, and h_{t+2}
+    faint = dict(color=GRAD, lw=1.4, alpha=0.45)
+    arrow(ax, (xs["h_next"] + 0.25, yo - r + 0.05), (xs["h_next"] + 0.25, yh + r - 0.05), rad=-0.35, **faint)
+    arrow(ax, (xs["h_next"] + 1.6, yh - 0.2), (xs["h_next"] + r - 0.05, yh - 0.2), rad=-0.45, **faint)
+    ax.text(xs["h_next"] + 1.05, yh - 1.25, "from $h_{t+2}$", ha="left", fontsize=10.5, color=GRAD, alpha=0.7)
+    # the two add up at h_t; then back through the tanh of step t, and on to h_{t-1}
+    ax.text(xs["h_t"] + 0.55, yh + 0.95, "$\\nabla_{h_t} L$ = route 1 + route 2", ha="left", **label)
+    arrow(ax, (xs["h_t"] - r + 0.05, yh - 0.2), (xs["a_t"] + 0.575, yh - 0.2), rad=-0.45, **grad)
+    arrow(ax, (xs["a_t"] - 0.575, yh - 0.2), (xs["h_prev"] + r - 0.05, yh - 0.2), rad=-0.45, **faint)
+    ax.text((xs["a_t"] + xs["h_t"]) / 2, yh - 1.25, "$\\delta_t$", ha="center", **label)
+    ax.text((xs["h_prev"] + xs["a_t"]) / 2, yh - 1.25, "$W_{hh}^\\top \\delta_t$", ha="center", fontsize=11, color=GRAD)
+    ax.text((xs["h_prev"] + xs["a_t"]) / 2, yh - 1.8, "on to step $t-1$", ha="center", fontsize=10.5, color=GRAD)
+
+    title(ax, 6.6, 9.25, "the backward pass at step $t$: two routes into $h_t$", size=13)
+    eq = (
+        "$\\nabla_{h_t} L = W_{yh}^\\top \\nabla_{o_t} L + W_{hh}^\\top \\delta_{t+1}$"
+        "        $\\delta_t = (1 - h_t^2) \\odot \\nabla_{h_t} L$"
+    )
+    ax.text(6.6, -1.05, eq, ha="center", va="center", fontsize=13, color=INK)
+    ax.text(
+        6.6,
+        -2.0,
+        "grey: the forward pass;  red: the gradient, flowing back against it",
+        ha="center",
+        va="center",
+        fontsize=10.5,
+        color=MUTED,
     )
     return fig
 
@@ -614,6 +703,7 @@ FIGURES = {
     "char-level-language-model": fig_char_language_model,
     "lstm-cell": fig_lstm_cell,
     "gru-cell": fig_gru_cell,
+    "bptt-two-routes": fig_bptt_two_routes,
 }
 
 
