@@ -207,12 +207,14 @@ CHECKS: dict[str, list[Check]] = {
             after="sweep = {",
         ),
         Check(
-            "beside the sweep: another seed lands close; ÷10 lags far; ×60 climbs past the uniform guess, ends far "
-            "behind; T = 8 behind",
+            "beside the sweep: another seed lands close; ÷10 lags far; ×10 ends ahead by more than the seeds differ; "
+            "×60 climbs past the uniform guess, ends far behind; T = 8 behind",
             "ref = sweep[64].val_bpc\n"
             "assert all(run.step == SWEEP_STEPS and np.isfinite(run.val_bpc) for run in variants.values())\n"
             'assert abs(variants["H = 64 from seed 1"].val_bpc - ref) < 0.5 * gains.min()\n'
             'assert variants["learning rate ÷ 10 (0.0005)"].val_bpc > ref + 0.5\n'
+            'seeds_apart = abs(variants["H = 64 from seed 1"].val_bpc - ref)\n'
+            'assert variants["learning rate × 10 (0.05)"].val_bpc < ref - seeds_apart\n'
             'wild = variants["learning rate × 60 (0.3)"]\n'
             'assert wild.history.arrays()["train_bpc"].max() > 2 * BASELINES["uniform"]\n'
             "assert wild.val_bpc > ref + 1\n"

@@ -204,8 +204,8 @@ CHECKS: dict[str, list[SliderCheck]] = {
         SliderCheck("length", text_changed, keys=("PageUp",)),
     ],
     "07-what-the-network-learned.ipynb": [
-        # a short training run on each click of Train (a few steps when the notebook sees
-        # RNN_FROM_SCRATCH_QUICK=1); moving a slider alone trains nothing. Before the first click the
+        # a short training run on each click of Train (a few steps: SWEEP_STEPS in
+        # quick_parameters.py); moving a slider alone trains nothing. Before the first click the
         # widget shows no run, so the parameter count is compared from the second run on.
         SliderCheck(
             "hidden size",
