@@ -20,6 +20,8 @@ from .data import StreamBatcher, load_text, split_train_val, strip_gutenberg
 from .functions import (
     cross_entropy,
     cross_entropy_grad,
+    dropout,
+    dropout_backward,
     log_softmax,
     logsumexp,
     one_hot,

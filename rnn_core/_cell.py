@@ -201,7 +201,7 @@ def check_window(params, inputs, targets, state0, state_names, layer_names, drop
     inputs, targets: (T,) or (B, T) character indices (targets may be None); state0: None (zeros)
     or the cell's state, one array per name of ``state_names`` ("h", or "h" and "c"), each (H,)
     for one sequence or (B, H) for a batch, with a layer axis in front for L > 1 layers. Dropout:
-    ``dropout`` p with ``seed``, or given ``masks`` (see ``draw_masks``); neither: none.
+    ``dropout`` rate with ``seed``, or given ``masks`` (see ``draw_masks``); neither: none.
     """
     V, H = params["W_yh"].shape
     L = count_layers(params, layer_names)
@@ -218,14 +218,14 @@ def check_window(params, inputs, targets, state0, state_names, layer_names, drop
         raise TypeError(f"state0 must be None or a pair ({pair}) of arrays, got {type(state0).__name__}{shape}")
     dtype, (T, B) = params["W_yh"].dtype, X.shape
     states0 = [check_state(s, f"{name}0", H, B, single, dtype, L) for s, name in zip(parts, state_names)]
-    p = check_number(dropout, "dropout", 0, 1, include_low=True, include_high=False)
+    rate = check_number(dropout, "dropout", 0, 1, include_low=True, include_high=False)
     shape = mask_shape(L, H, T, B, single)
     if masks is not None:  # as the loops read them: (L, T, B, H), a view
-        if p != 0:
+        if rate != 0:
             raise TypeError("give dropout (with seed) or masks, not both")
         masks = _check_masks(masks, shape, L).astype(dtype, copy=False).reshape(L, B, T, H).transpose(0, 2, 1, 3)
-    elif p > 0:
-        masks = draw_masks(p, (L, T, B, H), seed, dtype)
+    elif rate > 0:
+        masks = draw_masks(rate, (L, T, B, H), seed, dtype)
     return Window(X, Y, states0, masks, single)
 
 
@@ -236,22 +236,22 @@ def mask_shape(num_layers, hidden_size, T, B, single):
     return shape if num_layers == 1 else (num_layers, *shape)
 
 
-def draw_masks(p, shape, seed, dtype=np.float64):
+def draw_masks(rate, shape, seed, dtype=np.float64):
     """Inverted dropout masks of ``shape``, time-major (L, T, B, H): each entry 0 with probability
-    p, else 1 / (1 - p).
+    rate, else 1 / (1 - rate).
 
-    Multiplying by them drops each unit with probability p and scales up the rest, so that the
+    Multiplying by them drops each unit with probability rate and scales up the rest, so that the
     expected value of what passes is unchanged: at test time nothing is dropped and nothing
     rescaled. seed: an int, or a np.random.Generator (which moves on); needed, so that the masks
     are drawn again the same way.
     """
     if seed is None:
         raise TypeError(
-            f"dropout={p} needs seed=, an int or a np.random.Generator, to draw its masks "
+            f"dropout={rate} needs seed=, an int or a np.random.Generator, to draw its masks "
             "(in a training loop, a different one each step: a Generator does that)"
         )
-    keep = np.random.default_rng(seed).random(shape, dtype=np.float32) >= p  # float32 draws: half the work
-    return keep.astype(dtype) * (1.0 / (1.0 - p))
+    keep = np.random.default_rng(seed).random(shape, dtype=np.float32) >= rate  # float32 draws: half the work
+    return keep.astype(dtype) * (1.0 / (1.0 - rate))
 
 
 def _check_masks(masks, shape, num_layers):
@@ -260,7 +260,7 @@ def _check_masks(masks, shape, num_layers):
         layers = "" if num_layers == 1 else f" ({num_layers} layers first)"
         raise ValueError(f"masks must have the shape of forward's h, {shape}{layers}, got {masks.shape}")
     if masks.dtype.kind not in "fiub" or not np.isfinite(masks).all():
-        raise ValueError("masks must hold finite numbers, e.g. 0 and 1 / (1 - p) as dropout_masks draws them")
+        raise ValueError("masks must hold finite numbers, e.g. 0 and 1 / (1 - rate) as dropout_masks draws them")
     return masks
 
 

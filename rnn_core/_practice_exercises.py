@@ -1586,6 +1586,118 @@ _stackings(_GRU_GATES, [GRU_BACKWARD_MISTAKES], "the gates' gradients stacked in
 # -- plain remarks for answers no mistake explains ----------------------------------------------------------
 
 
+# -- dropout's backward pass ---------------------------------------------------------------------------
+
+
+def _dropout_case(rng, shape, rate):
+    """d_out of ``shape`` and the forward pass's mask at ``rate``: with rate > 0, at least two units dropped and
+    two kept, so that every mistake of the mask or the scale shows."""
+    d_out = rng.normal(0.0, 1.5, shape)
+    d_out[np.abs(d_out) < 0.05] = 0.5  # no gradient entry near 0: a dropped unit and a zero look different
+    keep = rng.random(shape) >= rate
+    while rate > 0 and (keep.sum() < 2 or (~keep).sum() < 2):
+        keep = rng.random(shape) >= rate
+    return d_out, keep
+
+
+def _dropout_cases(rng):
+    H = int(rng.integers(5, 9))
+    B, H2 = int(rng.integers(2, 4)), int(rng.integers(4, 7))
+    T, H3 = int(rng.integers(3, 5)), int(rng.integers(3, 6))
+    H4 = int(rng.integers(4, 7))
+    rate1, rate3 = float(rng.choice([0.2, 0.25, 0.3])), float(rng.choice([0.6, 0.75]))
+    cases = []
+    for shape, rate, about in (
+        ((H,), rate1, f"one layer's h_t at one step, H = {H}"),
+        ((B, H2), 0.5, f"a batch of B = {B} rows of H = {H2} units"),
+        ((2, T, H3), rate3, f"two layers' h_1 .. h_T, T = {T}, H = {H3}, shape (2, T, H)"),
+        ((H4,), 0.0, f"no dropout at all, H = {H4}"),
+    ):
+        d_out, keep = _dropout_case(rng, shape, rate)
+        dropped = f"{int((~keep).sum())} of {keep.size} units dropped"
+        cases.append(Case(f"{about}, rate = {rate:g} ({dropped})", (d_out, keep, rate)))
+    return cases
+
+
+def _dropout_model(args, s, case):
+    d_out, keep, rate = args
+    return d_out * s.passes(keep) * s.scale(rate)
+
+
+DROPOUT_STEPS = {
+    "passes": lambda keep: keep,  # the units the gradient reaches: those the forward pass kept
+    "scale": lambda rate: 1.0 / (1.0 - rate),  # what the forward pass scaled them by
+}
+
+DROPOUT_MISTAKES = Mistakes()
+
+
+@DROPOUT_MISTAKES(
+    "scale",
+    "no rescaling",
+    "the 1 / (1 − rate) scaling is missing: the forward pass scaled every kept unit up by 1 / (1 − rate), so its "
+    "gradient is scaled by the same factor.",
+)
+def no_rescaling(rate):
+    return 1.0
+
+
+@DROPOUT_MISTAKES(
+    "scale",
+    "times 1 − rate",
+    "multiplied by 1 − rate where the forward pass divided by it: a kept unit's gradient is scaled by 1 / (1 − rate).",
+)
+def times_the_keep_probability(rate):
+    return 1.0 - rate
+
+
+@DROPOUT_MISTAKES(
+    "scale",
+    "divided by the rate",
+    "1 / rate where 1 / (1 − rate) belongs: a kept unit is scaled by one over the probability of keeping it, "
+    "1 − rate, not of dropping it.",
+)
+def divided_by_the_rate(rate):
+    return np.divide(1.0, np.float64(rate))
+
+
+@DROPOUT_MISTAKES(
+    "passes",
+    "the mask turned around",
+    "the gradient reaches the units the forward pass dropped, and none of those it kept: keep is True where a "
+    "unit was kept.",
+)
+def dropped_units_get_the_gradient(keep):
+    return ~keep
+
+
+@DROPOUT_MISTAKES(
+    "passes",
+    "no mask",
+    "every unit gets the gradient: a dropped unit passed nothing forward, so nothing comes back to it. Multiply "
+    "by the forward pass's mask.",
+)
+def no_mask(keep):
+    return np.ones_like(keep)
+
+
+def _dropout_units(case, got, want):
+    """Which units an unrecognised answer's gradient reaches, against the forward pass's mask."""
+    dh = _floats(got.get("dh"))
+    d_out, keep, rate = case.args
+    if dh is None or dh.shape != keep.shape or not np.all(np.isfinite(dh)):
+        return None
+    dropped = int(np.sum(~keep & (dh != 0)))
+    missed = int(np.sum(keep & (dh == 0)))
+    if not dropped and not missed:
+        return None
+    return (
+        f"Your gradient reaches {dropped} of the {int((~keep).sum())} units the forward pass dropped and misses "
+        f"{missed} of the {int(keep.sum())} it kept: a mask other than the forward pass's own (one drawn again, "
+        "or another step's)? The gradient goes back through the very mask the forward pass used, keep."
+    )
+
+
 def _floats(value):
     """A value read by the checker as a float array, or None when it is not one."""
     try:
@@ -1920,5 +2032,26 @@ EXERCISE_LIST = (
         "into a part for m (times r) and a part for r (times m). Multiply each gate by its sigmoid's "
         "slope. W_x and b receive the blocks r, z and the candidate's pre-activation; W_h receives r, z "
         "and m's part; dh_{t−1} is the direct part plus W_h, transposed, times those three blocks.",
+    ),
+    Exercise(
+        "dropout_backward",
+        "10-deeper-networks-and-overfitting.ipynb",
+        lambda d_out, keep, rate: F.dropout_backward(d_out, keep, rate),
+        args=("d_out", "keep", "rate"),
+        outputs=("dh",),
+        cases=_dropout_cases,
+        meaning={"dh": "∇h L = ∇out L ⊙ keep / (1 − rate), the gradient at the units before dropout"},
+        model=_dropout_model,
+        steps=DROPOUT_STEPS,
+        mistakes=tuple(DROPOUT_MISTAKES),
+        watch=_watch("functions.dropout_backward", "functions.dropout"),
+        public=("rnn_core.dropout_backward", "rnn_core.functions.dropout_backward"),
+        diagnostics=(_dropout_units, _nonfinite_remark),
+        where="notebook 10, section 3",
+        hint="The forward pass multiplied every unit by a constant of its own: 0 for a dropped unit, 1 / (1 − rate) "
+        "for a kept one. Going back through a product with a constant multiplies the gradient by that same "
+        "constant (a diagonal matrix is its own transpose). So the units the forward pass kept get their "
+        "gradient scaled up by the same factor, and the dropped ones get nothing. Use the mask you are given, "
+        "the forward pass's own; never draw a new one.",
     ),
 )

@@ -392,4 +392,22 @@ gru.step_backward/reset-before-W-hn -->. `practice.hint("gru.step_backward")` gi
 `practice.solution("gru.step_backward")` prints this answer.
 """,
     ),
+    "dropout_backward": Solution(
+        """
+def dropout_backward(d_out, keep, rate):
+    # the forward pass sent h * keep / (1 - rate) on: the same mask, the same scale, going back
+    return d_out * keep / (1 - rate)
+""",
+        r"""
+The usual slips, each named by the check: the scaling forgotten, `d_out * keep` alone (the kept units were scaled
+up on the way forward, so their gradient is too) <!-- practice:mistake dropout_backward/no-rescaling -->;
+`* (1 - rate)` where the forward pass divided by it <!-- practice:mistake
+dropout_backward/times-the-keep-probability -->; `/ rate` for `/ (1 - rate)` <!-- practice:mistake
+dropout_backward/divided-by-the-rate -->; the mask turned around, `~keep` <!-- practice:mistake
+dropout_backward/dropped-units-get-the-gradient -->; and no mask at all, the gradient passed to every unit <!--
+practice:mistake dropout_backward/no-mask -->. A gradient sent back through a mask drawn again is wrong too, and
+the check then says how many of the dropped units it reaches and how many kept ones it misses.
+`practice.hint("dropout_backward")` gives a nudge, and `practice.solution("dropout_backward")` prints this answer.
+""",
+    ),
 }

@@ -100,6 +100,7 @@ _RNN_CORE = {  # rnn_core's function of each exercise: what a piece falls back t
     "lstm.step_backward": lstm.step_backward,
     "gru.step_forward": gru.step_forward,
     "gru.step_backward": gru.step_backward,
+    "dropout_backward": _functions.dropout_backward,
 }
 
 
@@ -938,6 +939,16 @@ def gru_step_backward(params, dh_t, cache):
 
     dh_t: (H,); cache: the dict of gru.step_forward.
     Returns (dh_prev, grads): (H,), and W_x (3H, V), W_h (3H, H), b (3H,).
+    """
+    raise NotImplementedError  # your code here
+
+
+def dropout_backward(d_out, keep, rate):
+    """Back through inverted dropout, out = h * keep / (1 - rate): dL/dh (notebook 10).
+
+    d_out: dL/d(out), any shape; keep: booleans of the same shape, True where the
+    forward pass kept a unit; rate: the probability of dropping one, in [0, 1).
+    Returns an array of d_out's shape.
     """
     raise NotImplementedError  # your code here
 '''

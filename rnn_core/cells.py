@@ -128,14 +128,14 @@ def state_from_arrays(cell, arrays):
     return parts[0] if len(parts) == 1 else parts
 
 
-def dropout_masks(params, inputs, p, seed):
+def dropout_masks(params, inputs, rate, seed):
     """Dropout masks for a window of ``inputs`` ((T,) or (B, T) character indices), as ``loss_and_grads``,
     ``sequence_loss`` and ``forward`` take them (``masks=``): drawn as they draw their own with
-    ``dropout=p, seed=seed``, so the same seed gives the same masks.
+    ``dropout=rate, seed=seed``, so the same seed gives the same masks.
 
     Shaped like ``forward``'s h: (T, H) or (B, T, H), with a layer axis in front for a stack; in
-    the parameters' dtype. Each entry is 0 with probability p (the unit is dropped), else
-    1 / (1 - p) (inverted dropout: what passes is scaled up so that its expected value is
+    the parameters' dtype. Each entry is 0 with probability rate (the unit is dropped), else
+    1 / (1 - rate) (inverted dropout: what passes is scaled up so that its expected value is
     unchanged, and nothing needs rescaling when nothing is dropped). Mask k multiplies layer k's
     h_t where it leaves the layer: into layer k+1, or into the output layer for the top one.
     seed: an int, or a np.random.Generator.
@@ -143,6 +143,6 @@ def dropout_masks(params, inputs, p, seed):
     cell = check_cell_params(params)
     (V, H), L = params["W_yh"].shape, num_layers(params, cell)
     X, _, single = prepare_sequences(inputs, None, V)
-    (T, B), p = X.shape, check_number(p, "p", 0, 1, include_low=True, include_high=False)
-    masks = draw_masks(p, (L, T, B, H), seed, params["W_yh"].dtype)  # time-major, as the loops draw them
+    (T, B), rate = X.shape, check_number(rate, "rate", 0, 1, include_low=True, include_high=False)
+    masks = draw_masks(rate, (L, T, B, H), seed, params["W_yh"].dtype)  # time-major, as the loops draw them
     return np.ascontiguousarray(masks.transpose(0, 2, 1, 3)).reshape(mask_shape(L, H, T, B, single))

@@ -33,7 +33,7 @@ class TrainConfig:
       clip_norm: global-norm clipping threshold, or None for no clipping.
       recurrent_scale: ρ, the spectral radius of the initial W_hh (``init_params``'
         argument of the same name; for the gated cells, of each gate's block of W_h).
-      dropout: p in [0, 1), the probability of dropping each unit of h_t where it leaves its
+      dropout: a rate in [0, 1), the probability of dropping each unit of h_t where it leaves its
         layer (into the next layer, or the output layer; never along the recurrence), during
         training only, with masks seeded by ``seed`` and the step (Zaremba et al. 2014). 0: none.
     Budget and bookkeeping:

@@ -1,8 +1,10 @@
-"""Softmax and cross-entropy, the two functions at the output of the network, and the sigmoid of the gates.
+"""Softmax and cross-entropy, the two functions at the output of the network, the sigmoid of the gates,
+and inverted dropout with its backward pass.
 
 Derived in notebooks/01-softmax-and-its-derivative.ipynb (softmax, its Jacobian)
 and notebooks/02-cross-entropy.ipynb (cross-entropy from logits, its gradient);
-the sigmoid in notebooks/08-gated-cells-lstm.ipynb.
+the sigmoid in notebooks/08-gated-cells-lstm.ipynb; dropout in
+notebooks/10-deeper-networks-and-overfitting.ipynb, section 3.
 
 Shapes: V is the vocabulary size (number of classes). A vector of logits o has
 shape (V,); a stack of them has shape (..., V) with the classes on the last
@@ -12,6 +14,8 @@ axis, unless an ``axis`` argument says otherwise.
 from __future__ import annotations
 
 import numpy as np
+
+from ._validation import check_number
 
 __all__ = [
     "softmax",
@@ -23,6 +27,8 @@ __all__ = [
     "cross_entropy_and_grad",
     "one_hot",
     "sigmoid",
+    "dropout",
+    "dropout_backward",
 ]
 
 
@@ -134,7 +140,45 @@ def sigmoid(a):
     return 0.5 * (1.0 + np.tanh(0.5 * a))
 
 
+def dropout(h, keep, rate):
+    """Inverted dropout: h * keep / (1 - rate), what goes on from h during training.
+
+    h: any shape; keep: booleans of h's shape, True where a unit is kept (each with probability
+    1 - rate); rate: the probability of dropping a unit, in [0, 1) (kappa in notebook 10). A
+    kept unit is scaled up by 1 / (1 - rate), so the expected value of what passes is h itself
+    and nothing needs rescaling when nothing is dropped (validation, sampling). The cells drop
+    this way between layers and before the output layer (``dropout=`` of their
+    ``loss_and_grads``, masks drawn by ``rnn_core.dropout_masks``).
+    """
+    h, keep, scale = _dropout_args(h, keep, rate, "h")
+    return h * keep * scale
+
+
+def dropout_backward(d_out, keep, rate):
+    """Back through ``dropout``: dL/dh = dL/d(out) * keep / (1 - rate).
+
+    d_out: the gradient at dropout's output, any shape; keep, rate: the forward pass's own (the
+    same mask, never a new one). Multiplying by a constant mask is multiplying by a diagonal
+    matrix, its own transpose: a dropped unit gets no gradient, a kept one its gradient scaled
+    by 1 / (1 - rate). Returns an array of d_out's shape.
+    """
+    d_out, keep, scale = _dropout_args(d_out, keep, rate, "d_out")
+    return d_out * keep * scale
+
+
 # -- input checks -------------------------------------------------------------
+
+
+def _dropout_args(a, keep, rate, name):
+    """(a as floats, keep as booleans, 1 / (1 - rate)), after checking that they fit together."""
+    a = _as_float_array(a, name)
+    keep = np.asarray(keep)
+    if keep.dtype != bool:
+        raise TypeError(f"keep must be an array of booleans (True: the unit is kept), got dtype {keep.dtype}")
+    if keep.shape != a.shape:
+        raise ValueError(f"keep must have the shape of {name}, {a.shape}, got {keep.shape}")
+    check_number(rate, "rate", 0, 1, include_low=True, include_high=False)
+    return a, keep, 1.0 / (1.0 - rate)
 
 
 def _as_float_array(a, name):

@@ -42,17 +42,17 @@ def _read_prime(params, cell, vocab, prime):
 def _probs(o, temperature, top_k):
     """Next-character probabilities from the logits o (V,), at a temperature, over the top_k most likely."""
     if temperature == 0:  # greedy: all mass on the most likely character
-        p = np.zeros_like(o)
-        p[np.argmax(o)] = 1.0
-        return p
-    p = softmax(o, temperature=temperature)
-    if top_k is not None and top_k < len(p):
-        cut = np.partition(p, -top_k)[-top_k]
-        keep = np.zeros(len(p), bool)
-        keep[np.argsort(-p, kind="stable")[:top_k]] = True  # exactly k, ties broken by index
-        p = np.where(keep & (p >= cut), p, 0.0)
-        p /= p.sum()
-    return p
+        probs = np.zeros_like(o)
+        probs[np.argmax(o)] = 1.0
+        return probs
+    probs = softmax(o, temperature=temperature)
+    if top_k is not None and top_k < len(probs):
+        cut = np.partition(probs, -top_k)[-top_k]
+        keep = np.zeros(len(probs), bool)
+        keep[np.argsort(-probs, kind="stable")[:top_k]] = True  # exactly k, ties broken by index
+        probs = np.where(keep & (probs >= cut), probs, 0.0)
+        probs /= probs.sum()
+    return probs
 
 
 def _check_sampling_args(temperature, top_k):
@@ -93,9 +93,9 @@ def sample(params, vocab, prime, length, temperature=1.0, top_k=None, seed=0):
     out = []
     for _ in range(length):
         state, h = advance(params, x, state)
-        p = _probs(output_logits(params, h).astype(np.float64), temperature, top_k)
+        probs = _probs(output_logits(params, h).astype(np.float64), temperature, top_k)
         # inverse-CDF draw: the first index whose cumulative probability exceeds u
-        x = int(min(np.searchsorted(np.cumsum(p), rng.random() * p.sum(), side="right"), len(p) - 1))
+        x = int(min(np.searchsorted(np.cumsum(probs), rng.random() * probs.sum(), side="right"), len(probs) - 1))
         out.append(x)
     return vocab.decode(np.array(out, dtype=np.int64))
 

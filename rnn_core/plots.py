@@ -84,6 +84,7 @@ __all__ = [
     "plot_training_loss",
     "plot_training_runs",
     "plot_truncation_error",
+    "plot_train_val",
     "visible_char",
 ]
 
@@ -823,4 +824,39 @@ def plot_race(curves, axes=None):
     else:
         legend_ax.axis("off")
         legend_ax.legend(*axes[0].get_legend_handles_labels(), loc="center", frameon=False, fontsize=10)
+    return fig
+
+
+def plot_train_val(panels, ax_label="bits per character", axes=None):
+    """Training and validation bpc against the step, one line of each per seed, in panels stacked one
+    above the other on a shared y-axis (notebook 10: a network that memorises a small text, and the same
+    network with dropout).
+
+    panels: {title: [run, ...]}, one run per seed, each a dict with "step" and "train" (the bpc of the
+    training text, measured without dropout) and "val_step" and "val" (the validation bpc). Training in
+    C0, validation in C1, each run's lowest validation point marked (the best checkpoint). ax_label: the
+    y-axis label. axes: one Axes per panel.
+    """
+    fig, axes = _subplots(axes, nrows=len(panels), figsize=(8, 1.2 + 2.4 * len(panels)), sharex=True, sharey=True)
+    axes = [axes] if len(panels) == 1 else axes
+    for ax, (title, runs) in zip(axes, panels.items()):
+        for k, run in enumerate(runs):
+            first = k == 0  # one legend entry per kind of line
+            ax.plot(run["step"], run["train"], color="C0", lw=1.2, label="training text" if first else None)
+            ax.plot(run["val_step"], run["val"], color="C1", lw=1.2, label="validation text" if first else None)
+            best = int(np.argmin(run["val"]))
+            ax.plot(
+                run["val_step"][best],
+                run["val"][best],
+                "o",
+                ms=6,
+                mfc="C1",
+                mec="black",
+                label="lowest validation bpc" if first else None,
+            )
+        ax.set_title(title, fontsize=10)
+        ax.set_ylabel(ax_label)
+        ax.grid(alpha=0.3)
+    axes[0].legend(loc="lower left", fontsize=9)
+    axes[-1].set_xlabel("step")
     return fig

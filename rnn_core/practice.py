@@ -57,6 +57,7 @@ that name does; one sequence, vectors 1-D):
     lstm.step_backward(params, dh_t, dc_t, cache) -> (dh_prev, dc_prev, grads)  08  cache: rnn_core's
     gru.step_forward(params, x_t, h_prev) -> (h, cache)                         09  cache: as rnn_core's
     gru.step_backward(params, dh_t, cache) -> (dh_prev, grads)                  09  cache: rnn_core's
+    dropout_backward(d_out, keep, rate) -> dh, keep booleans of d_out's shape  10
 
 What the check can be trusted for:
 

@@ -759,6 +759,33 @@ CHECKS: dict[str, list[Check]] = {
             after="boom = init_params(tb_vocab.size, 32, seed=SEED, recurrent_scale=2.0)",
         ),
     ],
+    "10-deeper-networks-and-overfitting.ipynb": [
+        Check(
+            "without dropout, validation bpc climbs from its lowest point while training bpc falls, at every seed",
+            "assert min(risen) > 0.2 and min(fallen) > 0.3",
+            after="def report(runs):",
+        ),
+        Check(
+            "dropout ends lower, with a smaller gap, than no dropout, by more than the seeds' spread",
+            "assert margin(end_dropped, end_plain) > largest and margin(gap_dropped, gap_plain) > largest",
+            after="def spread(values):",
+        ),
+        Check(
+            "patience stops the run without dropout early, a third of its steps or more before the end",
+            'assert stopped.stopped == "patience" and stopped.step <= 2 * full.step // 3',
+            after="with tempfile.TemporaryDirectory() as folder:",
+        ),
+        Check(
+            "early stopping beats running on, and dropout with early stopping beats early stopping alone",
+            "assert early_helps and both_help",
+            after="endings = {",
+        ),
+        Check(
+            "two layers win at equal steps, one layer at r = 1.7, by more than the seeds' spread",
+            'assert verdicts[RATIOS[0]][0] == "two layers" and verdicts[RATIOS[-1]][0] == "one layer"',
+            after="deep, *wide = race.values()",
+        ),
+    ],
 }
 
 

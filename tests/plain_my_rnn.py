@@ -164,3 +164,12 @@ def gru_step_backward(params, dh_t, cache):
     dW_x[:, cache["x"]] = to_x
     grads = {"W_x": dW_x, "W_h": np.outer(to_h, h_prev), "b": to_x}
     return z * dh_t + params["W_h"].T @ to_h, grads
+
+
+def dropout_backward(d_out, keep, rate):
+    d_h = np.zeros_like(d_out, dtype=float)
+    scale = 1.0 / (1.0 - rate)  # what the forward pass multiplied a kept unit by
+    for index in np.ndindex(d_out.shape):
+        if keep[index]:
+            d_h[index] = d_out[index] * scale
+    return d_h

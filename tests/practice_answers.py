@@ -245,6 +245,10 @@ def plain_gru_step_backward(params, dh_t, cache, direct=True, swapped=False):
     return dh_prev, {"W_x": np.outer(da_x, x), "W_h": np.outer(da_h, h_prev), "b": da_x}
 
 
+def plain_dropout_backward(d_out, keep, rate):
+    return np.where(keep, d_out / (1.0 - rate), 0.0)
+
+
 PLAIN = {
     "one_hot": plain_one_hot,
     "softmax": plain_softmax,
@@ -260,6 +264,7 @@ PLAIN = {
     "lstm.step_backward": plain_lstm_step_backward,
     "gru.step_forward": plain_gru_step_forward,
     "gru.step_backward": plain_gru_step_backward,
+    "dropout_backward": plain_dropout_backward,
 }
 
 PACKAGE = {
@@ -277,4 +282,5 @@ PACKAGE = {
     "lstm.step_backward": rnn_core.lstm.step_backward,
     "gru.step_forward": rnn_core.gru.step_forward,
     "gru.step_backward": rnn_core.gru.step_backward,
+    "dropout_backward": rnn_core.dropout_backward,
 }

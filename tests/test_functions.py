@@ -121,3 +121,37 @@ def test_sigmoid():
         s = rnn_core.sigmoid(np.array([-1000.0, 1000.0], np.float32))
     assert s.tolist() == [0.0, 1.0]
     assert rnn_core.lstm.sigmoid is rnn_core.gru.sigmoid is rnn_core.functions.sigmoid  # one function, the gates'
+
+
+def test_inverted_dropout_keeps_the_expected_value_and_its_backward_pass_is_the_same_mask():
+    rng = np.random.default_rng(0)
+    h = rng.standard_normal((3, 5, 4))
+    keep = rng.random(h.shape) >= 0.3
+    out = rnn_core.dropout(h, keep, 0.3)
+    assert np.allclose(out, np.where(keep, h / 0.7, 0.0))
+    assert np.array_equal(rnn_core.dropout(h, np.ones_like(keep), 0.0), h)  # no dropout: h itself
+    many = rng.random(200_000) >= 0.3
+    assert abs(rnn_core.dropout(np.ones(many.shape), many, 0.3).mean() - 1) < 0.01  # E[mask] = 1
+    # the backward pass against finite differences of L = Σ g ⊙ dropout(h), mask held fixed
+    g = rng.standard_normal(h.shape)
+    h_var = h.copy()
+    numeric = numerical_gradient(lambda: np.sum(g * rnn_core.dropout(h_var, keep, 0.3)), h_var)
+    assert rel_error(rnn_core.dropout_backward(g, keep, 0.3), numeric) < 1e-9
+    # the engine's masks are the same thing: dropout_masks' entries are 0 and 1 / (1 - rate)
+    params = rnn_core.init_params(5, 4, seed=1, num_layers=2)
+    masks = rnn_core.dropout_masks(params, np.arange(5), 0.3, seed=2)
+    assert np.array_equal(rnn_core.dropout_backward(np.ones(masks.shape), masks > 0, 0.3), masks)
+
+
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda: rnn_core.dropout(np.ones(3), np.ones(3), 0.5), TypeError, "keep must be an array of booleans"),
+        (lambda: rnn_core.dropout(np.ones(3), np.ones(2, bool), 0.5), ValueError, r"keep must have the shape of h"),
+        (lambda: rnn_core.dropout_backward(np.ones(3), np.ones(3, bool), 1.0), ValueError, "rate must be"),
+        (lambda: rnn_core.dropout_backward(np.ones(3), np.ones(3, bool), -0.1), ValueError, "rate must be"),
+    ],
+)
+def test_dropout_names_a_bad_argument(call, error, match):
+    with pytest.raises(error, match=match):
+        call()

@@ -1,4 +1,4 @@
-"""The numbers that the folded answers of notebooks 01, 05, 08 and 10 quote, computed by the notebooks' own code.
+"""The numbers that the folded answers of notebooks 01, 05, 08, 10 and 11 quote, computed by the notebooks' own code.
 
 A check that prints an exercise's answer cannot sit in the notebook, even folded: GitHub and other
 viewers ignore the folding and show its code and output right under the question. So the checks live
@@ -15,7 +15,15 @@ import json
 import re
 
 import numpy as np
-from notebook_code import NOTEBOOKS, define_functions, run_code, run_up_to  # tests/notebook_code.py, Agg backend
+from notebook_code import (
+    NOTEBOOKS,
+    code_cells,
+    define_functions,
+    run_code,
+    run_up_to,
+)  # tests/notebook_code.py, Agg backend
+
+import rnn_core
 
 # -- 01 · exercise 5 ----------------------------------------------------------------------------------
 
@@ -111,10 +119,27 @@ def test_08_exercise_1_answer_is_the_network_that_passes():
         assert nb["check_memory"](nb["build_memory"]) == "passed"
 
 
-# -- 10 · exercises 1 and 2 ----------------------------------------------------------------------------
+# -- 10 · exercises 1 and 3 ----------------------------------------------------------------------------
 
 
 def test_10_answers_numbers():
+    survive = {k: 0.7**k for k in (10, 32)}  # exercise 1: what a unit keeps through k masks at κ = 0.3
+    assert round(survive[10], 3) == 0.028 and f"{survive[32]:.1e}" == "1.1e-05"
+    # exercise 3: the one-layer width with the parameters of section 5's two layers (no run needed)
+    source = "\n".join(source for _, source in code_cells("10-deeper-networks-and-overfitting.ipynb"))
+    H2 = int(re.search(r"^DEPTH_H = (\d+)", source, re.MULTILINE).group(1))
+    V = rnn_core.Vocabulary.from_text(rnn_core.load_text()).size
+    c = 3 * H2**2 + (2 * V + 2) * H2
+    H1 = (-(2 * V + 1) + ((2 * V + 1) ** 2 + 4 * c) ** 0.5) / 2
+    assert (V, H2) == (91, 64) and round(H1, 1) == 88.6
+    assert rnn_core.count_params(V, H2, 2) == c + V and rnn_core.count_params(V, 89) == 89**2 + (2 * V + 1) * 89 + V
+    assert abs(rnn_core.count_params(V, 89) - (c + V)) < abs(rnn_core.count_params(V, 88) - (c + V))
+
+
+# -- 11 · exercises 1 and 2 ----------------------------------------------------------------------------
+
+
+def test_11_answers_numbers():
     nb = run_up_to("11-appendix-errata.ipynb", "flatten", "unflatten", "params", "h0")
     loss_and_grads, flatten, unflatten = nb["loss_and_grads"], nb["flatten"], nb["unflatten"]
     inputs, targets, h0, params = nb["inputs"], nb["targets"], nb["h0"], nb["params"]

@@ -581,6 +581,20 @@ def _as_the_notebooks_call_them():
             title="gradient flow",
         ),
         "plot_race": lambda: plots.plot_race(race),
+        "plot_train_val": lambda: plots.plot_train_val(
+            {
+                title: [
+                    {
+                        "step": np.arange(25, 601, 25),
+                        "train": np.linspace(3.5, 1.6 + 0.1 * seed, 24),
+                        "val_step": np.arange(25, 601, 25),
+                        "val": 2.9 + (np.linspace(-1, 1, 24) ** 2) * (0.6 + 0.1 * seed),
+                    }
+                    for seed in range(3)
+                ]
+                for title in ("two layers, H = 96, no dropout", "the same, dropout κ = 0.3")
+            }
+        ),
     }
 
 

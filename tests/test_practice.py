@@ -243,6 +243,13 @@ def test_every_seed_draws_cases_with_the_properties_that_expose_the_mistakes(see
     assert max(np.abs(g).max() for g in between.args[0].values()) > between.args[1]
     adam = main_cases("adam_update", seed)
     assert len({c.args[3] for c in adam}) >= 2 and len({c.args[2]["t"] for c in adam}) == len(adam)
+    dropout = main_cases("dropout_backward", seed)
+    rates = [c.args[2] for c in dropout]
+    assert 0.0 in rates and 0.5 in rates and len(set(rates)) == len(rates)  # no dropout; 1 / rate = 1 / (1 - rate)
+    for d_out, keep, rate in (c.args for c in dropout):
+        assert keep.dtype == bool and keep.shape == d_out.shape and np.all(d_out != 0)
+        assert keep.all() if rate == 0 else 2 <= keep.sum() <= keep.size - 2  # units dropped and kept
+    assert len({c.args[0].ndim for c in dropout}) >= 2  # one vector, and arrays of several axes
 
 
 def test_different_seeds_draw_different_cases_and_one_seed_always_the_same():

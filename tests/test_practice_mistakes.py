@@ -485,6 +485,34 @@ def test_gru_step_backward_mistakes():
     )
 
 
+def test_dropout_backward_mistakes():
+    def plain(d_out, keep, rate):
+        return np.where(keep, d_out / (1.0 - rate), 0.0)
+
+    assert_wrong("dropout_backward", lambda d, keep, rate: d * keep, ["dh"], mistake="no rescaling")
+    assert_wrong("dropout_backward", lambda d, keep, rate: d * keep * (1 - rate), ["dh"], mistake="times 1 − rate")
+    assert_wrong("dropout_backward", lambda d, keep, rate: d * keep / rate, ["dh"], mistake="divided by the rate")
+    assert_wrong(
+        "dropout_backward", lambda d, keep, rate: plain(d, ~keep, rate), ["dh"], mistake="the mask turned around"
+    )
+    assert_wrong("dropout_backward", lambda d, keep, rate: d / (1 - rate), ["dh"], mistake="no mask")
+    result = assert_wrong("dropout_backward", lambda d, keep, rate: d.copy(), ["dh"])  # neither mask nor scale
+    assert '"no rescaling"' in result.message and '"no mask"' in result.message
+
+
+@pytest.mark.parametrize("redraw", [lambda d, rate: np.random.default_rng(7).random(d.shape) >= rate, np.roll])
+def test_a_gradient_masked_with_another_mask_is_wrong_and_told_which_units_it_reaches(redraw):
+    def other_mask(d_out, keep, rate):  # a mask drawn again, or another unit's (the forward pass's, shifted)
+        mask = redraw(d_out, rate) if redraw is not np.roll else np.roll(keep, 1)
+        return np.where(mask, d_out / (1.0 - rate), 0.0)
+
+    result = assert_wrong("dropout_backward", other_mask, ["dh"])
+    assert "units the forward pass dropped" in result.message and "a mask other than the forward pass's own" in (
+        result.message
+    ), result.message
+    assert result.errata == ()
+
+
 # -- the errata's slips, taken from the notebook that writes them ------------------------------------------
 
 # what each slip of the backward pass gets wrong on a sequence (loss and h_last come from the forward pass)

@@ -47,6 +47,11 @@ QUICK: dict[str, dict[str, object]] = {
         "PP_VANILLA_UPDATES": 20,
         "PP_CHECKPOINTS": 2,
     },
+    "10-deeper-networks-and-overfitting.ipynb": {
+        "SMALL_STEPS": 40,  # each run on the piece (sections 2 to 4)
+        "SLIDER_RATES": (0.0, 0.3, 0.5),  # the dropout-rate slider's runs
+        "DEPTH_STEPS": 20,  # the race of one layer against two (section 5)
+    },
 }
 
 

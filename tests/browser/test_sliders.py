@@ -240,6 +240,13 @@ CHECKS: dict[str, list[SliderCheck]] = {
             "forget-gate bias", all_of(shows_value("forget-gate bias"), text_changed, figure_changed), keys=("PageUp",)
         ),
     ],
+    "10-deeper-networks-and-overfitting.ipynb": [
+        # the dropout-rate slider starts at 0.3; End goes to the largest rate trained, Home to no dropout
+        SliderCheck("dropout rate", all_of(shows_value("dropout rate κ"), text_changed, figure_changed), keys=("End",)),
+        SliderCheck(
+            "dropout rate", all_of(shows_value("dropout rate κ"), text_changed, figure_changed), keys=("Home",)
+        ),
+    ],
 }
 
 
