@@ -896,10 +896,9 @@ def adam_update(params, grads, state, lr, beta1=0.9, beta2=0.999, eps=1e-8):
 
 
 def global_norm(grads):
-    """The global norm of grads, a float (notebook 07).
+    """The global norm of all the arrays of grads together, a float (notebook 07).
 
-    grads: {name: array}, any shapes. The square root of the sum of the squares of every
-    entry of every array.
+    grads: {name: array}, any shapes, as a network's gradients are.
     """
     raise NotImplementedError  # your code here
 

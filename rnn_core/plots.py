@@ -604,11 +604,12 @@ def plot_hidden_size_sweep(curves, val_bpc, n_params, baselines, highlight=None,
     drawn as grey lines on every panel. highlight: None, or a dict with "label", "H", "val_bpc",
     "n_params" and "curve" (steps, smoothed bpc) for one more run, drawn in red over the sweep (the
     live-training widget's run). Above: the training curves; below, side by side: validation bpc
-    against H and against the parameter count. One legend, under the panels, names every line.
-    axes: three Axes.
+    against H, and what each doubling of H gained per 1,000 parameters it added (the sweep's runs
+    only: n_params[H] for consecutive sizes, which the notebook's sizes double). One legend, under
+    the panels, names every line. axes: three Axes.
     """
     plt = _plt()
-    fig, (ax_curves, ax_size, ax_params) = _mosaic(axes, "AA;BC", figsize=(8, 6.8), height_ratios=[1.2, 1])
+    fig, (ax_curves, ax_size, ax_gain) = _mosaic(axes, "AA;BC", figsize=(8, 6.8), height_ratios=[1.2, 1])
     sizes = np.array(sorted(val_bpc))
     val = np.array([val_bpc[H] for H in sizes])
     counts = np.array([n_params[H] for H in sizes])
@@ -619,21 +620,27 @@ def plot_hidden_size_sweep(curves, val_bpc, n_params, baselines, highlight=None,
         handles += ax_curves.plot(steps, bpc, color=shade, lw=1.2, label=f"H = {H}")
     ax_curves.set_xlabel("step")
     ax_curves.set_ylabel("training bpc (smoothed)")
-    for ax, x, xlabel in ((ax_size, sizes, "hidden size H"), (ax_params, counts, "parameters")):
-        ax.semilogx(x, val, "o-", color="grey")
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel("validation bpc")
+    ax_size.semilogx(sizes, val, "o-", color="grey")
+    ax_size.set_xlabel("hidden size H")
+    ax_size.set_ylabel("validation bpc")
     ax_size.set_xticks(sizes, [str(H) for H in sizes])
     ax_size.minorticks_off()
+    # what each doubling bought, per parameter it added: the gain falls faster than the bpc
+    gain = 1000 * -np.diff(val) / np.diff(counts)
+    ax_gain.plot(np.arange(len(gain)), gain, "o-", color="grey")
+    ax_gain.axhline(0, color="grey", lw=0.8)
+    ax_gain.set_xticks(np.arange(len(gain)), [f"{a}→{b}" for a, b in zip(sizes[:-1], sizes[1:])])
+    ax_gain.set_xlim(-0.5, max(len(gain), 1) - 0.5)
+    ax_gain.set_xlabel("doubling of H")
+    ax_gain.set_ylabel("gain per 1,000 added\nparameters (bpc)")
     for (name, bpc), style in zip(baselines.items(), (":", "--", "-.")):
-        for ax in (ax_curves, ax_size, ax_params):
+        for ax in (ax_curves, ax_size):
             line = ax.axhline(bpc, color="grey", lw=1, ls=style, label=f"{name} baseline {bpc:.2f}")
         handles.append(line)
     if highlight is not None:
         steps, bpc = highlight["curve"]
         handles += ax_curves.plot(steps, bpc, color="C3", lw=2, label=highlight["label"])
         ax_size.plot(highlight["H"], highlight["val_bpc"], "*", color="C3", ms=14)
-        ax_params.plot(highlight["n_params"], highlight["val_bpc"], "*", color="C3", ms=14)
     fig.legend(handles=handles, loc="outside lower center", ncols=4, fontsize=10, frameon=False)
     return fig
 

@@ -321,7 +321,7 @@ def test_plot_next_char_probs_labels_characters_as_they_look_on_an_axis_that_fit
 # -- 07 --------------------------------------------------------------------------------------------
 
 
-def test_plot_hidden_size_sweep_draws_the_runs_baselines_on_every_panel_and_one_legend():
+def test_plot_hidden_size_sweep_draws_the_runs_their_gain_per_parameter_and_one_legend():
     curves = {16: (np.arange(1, 4), np.array([4.0, 3.5, 3.2])), 64: (np.arange(1, 4), np.array([3.9, 3.0, 2.6]))}
     val, n_params = {16: 3.3, 64: 2.7}, {16: 3275, 64: 15899}
     highlight = {
@@ -332,13 +332,15 @@ def test_plot_hidden_size_sweep_draws_the_runs_baselines_on_every_panel_and_one_
         "curve": (np.arange(1, 4), np.array([4.0, 3.2, 2.9])),
     }
     fig = plots.plot_hidden_size_sweep(curves, val, n_params, {"unigram": 4.5, "bigram": 3.5}, highlight=highlight)
-    ax_curves, ax_size, ax_params = fig.axes
+    ax_curves, ax_size, ax_gain = fig.axes
     assert np.array_equal(ax_curves.get_lines()[1].get_ydata(), [3.9, 3.0, 2.6])
     assert np.array_equal(ax_size.get_lines()[0].get_ydata(), [3.3, 2.7])  # validation bpc against H
-    assert np.array_equal(ax_params.get_lines()[0].get_xdata(), [3275, 15899])
-    for ax in fig.axes:  # both baselines on every panel
+    # the gain of the doubling 16 -> 64 per 1,000 parameters it added, one point labelled with the sizes
+    assert np.allclose(ax_gain.get_lines()[0].get_ydata(), [1000 * 0.6 / (15899 - 3275)])
+    assert [t.get_text() for t in ax_gain.get_xticklabels()] == ["16→64"]
+    for ax in (ax_curves, ax_size):  # both baselines on the panels of bits per character
         assert {4.5, 3.5} <= {line.get_ydata()[0] for line in ax.get_lines() if line.get_linestyle() in (":", "--")}
-    assert list(ax_size.get_lines()[-1].get_xdata()) == [32] and list(ax_params.get_lines()[-1].get_xdata()) == [6971]
+    assert list(ax_size.get_lines()[-1].get_xdata()) == [32]  # the highlighted run, on the size panel
     (legend,) = fig.legends  # one legend for the whole figure, at a readable size
     assert legend_texts(legend) == ["H = 16", "H = 64", "unigram baseline 4.50", "bigram baseline 3.50", "your run"]
     assert all(t.get_fontsize() >= 10 for t in legend.get_texts())

@@ -17,6 +17,8 @@ report says where.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
 import shutil
@@ -40,6 +42,7 @@ from labdriver import (
     write_selftest_notebook,
 )
 from quick_parameters import QUICK
+from rnn_core.practice import MY_RNN_ENV  # where the notebooks' kernels find the reader's my_rnn.py
 
 OPEN_TIMEOUT = 120.0  # seconds for a page to load and its kernel to be idle
 RUN_TIMEOUT = 240.0  # seconds for Run All to finish in one notebook (they run side by side)
@@ -73,6 +76,7 @@ class LabSession:
         self.browser: labdriver.Browser | None = None
         self.tabs: dict[str, labdriver.NotebookTab] = {}
         self.timings: dict[str, float] = {}
+        self.my_rnn: Path | None = None  # the server's own my_rnn.py (the reader's file of answers)
 
     def path_of(self, notebook: str) -> str:
         """The notebook's path on the server, whose root is notebooks/ (as in the Quick Start)."""
@@ -187,6 +191,16 @@ def write_fresh_selftest_notebook(path: Path) -> None:
     nbformat.write(nb, path)
 
 
+def write_my_rnn_template(folder: Path) -> Path:
+    """A fresh my_rnn.py in folder, made from the template as a reader's first practice.my_rnn() makes it."""
+    from rnn_core import practice
+
+    folder.mkdir(parents=True, exist_ok=True)
+    with contextlib.redirect_stdout(io.StringIO()):
+        practice.my_rnn(folder / "my_rnn.py")
+    return folder / "my_rnn.py"
+
+
 @pytest.fixture(scope="module")  # all browser tests live in one module: shut down right after it
 def lab(request, tmp_path_factory):
     chromium = labdriver.find_chromium()
@@ -229,9 +243,15 @@ def lab(request, tmp_path_factory):
     if not (session.site / QUICK_START_FILE).exists():
         pytest.fail(f"{QUICK_START_FILE}, which the README's Quick Start opens, does not exist", pytrace=False)
 
-    # The kernels inherit the server's environment: QUICK_ENV tells notebooks to keep slow cells short.
+    # The kernels inherit the server's environment: QUICK_ENV tells notebooks to keep slow cells short,
+    # and $RNN_CORE_MY_RNN names the reader's file of answers: a fresh template of the server's own, which a
+    # test writes into as a reader does (practice.save), never the one the test session's nbval kernels read
+    session.my_rnn = write_my_rnn_template(root / "my_rnn")
     session.server = labdriver.LabServer(
-        session.site, root / "state", {labdriver.QUICK_ENV: "1"}, open_file=QUICK_START_FILE
+        session.site,
+        root / "state",
+        {labdriver.QUICK_ENV: "1", MY_RNN_ENV: str(session.my_rnn)},
+        open_file=QUICK_START_FILE,
     )
     try:
         session.server.start()

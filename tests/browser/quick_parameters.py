@@ -27,6 +27,7 @@ QUICK: dict[str, dict[str, object]] = {
         "HAND_STEPS": 20,  # the hand-written loop against rnn_core.train (section 3)
         "COMPARE_STEPS": 20,  # each run of the race of update rules (section 3)
         "SAMPLE_AT": (50, 100),  # steps of the long run at which it writes
+        "YOURS_STEPS": 50,  # the reader's own small network (section 3)
     },
     "07-what-the-network-learned.ipynb": {
         "MAIN_STEPS": 30,  # the network that sections 2 and 3 look inside

@@ -22,10 +22,12 @@ an existing notebook fails. Run alone with `.venv/bin/python -m pytest tests/bro
 
 from __future__ import annotations
 
+import ast
 import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
@@ -202,8 +204,8 @@ CHECKS: dict[str, list[SliderCheck]] = {
         SliderCheck("length", text_changed, keys=("PageUp",)),
     ],
     "07-what-the-network-learned.ipynb": [
-        # a short training run on each click of Train (a few steps when the notebook sees
-        # RNN_FROM_SCRATCH_QUICK=1); moving a slider alone trains nothing. Before the first click the
+        # a short training run on each click of Train (a few steps: SWEEP_STEPS in
+        # quick_parameters.py); moving a slider alone trains nothing. Before the first click the
         # widget shows no run, so the parameter count is compared from the second run on.
         SliderCheck(
             "hidden size",
@@ -279,6 +281,8 @@ STRICT: set[str] = {
     "01-softmax-and-its-derivative.ipynb",
     "02-cross-entropy.ipynb",
     "03-the-forward-pass.ipynb",
+    "06-training-on-pride-and-prejudice.ipynb",
+    "07-what-the-network-learned.ipynb",
     "08-gated-cells-lstm.ipynb",
     "09-gated-cells-gru.ipynb",
 }
@@ -677,3 +681,89 @@ def test_the_address_jupyterlab_prints_opens_00_not_the_launcher(request):
         assert "00-start-here.ipynb" in tabs and not page.locator(".jp-Launcher").count(), f"open tabs: {tabs}"
     finally:
         page.close()
+
+
+# -- the reader's own network (issue 26) ----------------------------------------------------------
+@dataclass(frozen=True)
+class YoursCheck:
+    """An exercise answered in its stub, saved into my_rnn.py with practice.save as a reader saves it, and
+    the cell that trains with the reader's pieces run again: its pieces line must now name it as theirs."""
+
+    piece: str  # the exercise, as my_rnn.py names it
+    stub_starts: str  # the first characters of its stub cell (its check cell follows)
+    run_starts: str  # the first characters of the cell that trains with the reader's pieces
+    timeout: float = 90.0  # seconds for each cell to run
+
+
+YOURS_CHECKS: dict[str, YoursCheck] = {
+    "06-training-on-pride-and-prejudice.ipynb": YoursCheck(
+        piece="adam_update",
+        stub_starts="def adam_update(params, grads, state, lr,",
+        run_starts="# chapters I to III",
+    ),
+}
+
+
+def plain_answer(name: str) -> str:
+    """The function `name` of tests/plain_my_rnn.py, a reader's answers written independently of rnn_core."""
+    path = Path(__file__).resolve().parent.parent / "plain_my_rnn.py"
+    source = path.read_text(encoding="utf-8")
+    (node,) = (n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name == name)
+    return ast.get_source_segment(source, node) + "\n"
+
+
+def run_again(tab: NotebookTab, cell, timeout: float) -> str:
+    """Run `cell` (select it, Shift+Enter) and return its output once it has run again."""
+    before = tab.prompt(cell)
+    tab.select(cell)
+    tab.run_selected()
+    return output_once_run(tab, cell, before, timeout)
+
+
+def output_once_run(tab: NotebookTab, cell, before: str, timeout: float) -> str:
+    """The output of `cell` once its prompt shows a new execution count and the kernel is idle again
+    (the status bar alone can still say Idle just after Shift+Enter, before the kernel is busy)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        prompt = tab.prompt(cell)
+        if re.fullmatch(r"\[\d+\]:", prompt) and prompt != before and re.search(r"\|\s*Idle$", tab.kernel_status()):
+            return tab.output_text(cell)
+        time.sleep(0.25)
+    raise LabError(f"{tab.path}: the cell did not run again within {timeout:.0f} s (prompt {tab.prompt(cell)!r})")
+
+
+@pytest.mark.parametrize("notebook", list(YOURS_CHECKS), ids=lambda nb: nb.split("-")[0])
+def test_a_saved_answer_trains_the_reader_s_own_network(notebook, request):
+    """A reader writes Adam's update in 06, checks it, saves it into my_rnn.py (the server's own, named by
+    $RNN_CORE_MY_RNN) and runs the small training run again: its pieces line now says the update was theirs."""
+    if not (NOTEBOOKS / notebook).exists():
+        pytest.skip(f"notebooks/{notebook} does not exist yet")
+    check = YOURS_CHECKS[notebook]
+    lab = request.getfixturevalue("lab")
+    tab = request.getfixturevalue("notebook_tab")(notebook)  # after Run All
+    assert_ran_cleanly(tab)
+    template = lab.my_rnn.read_text(encoding="utf-8")
+    try:
+        shown = tab.output_text(tab.code_cell(check.run_starts))
+        assert f"{check.piece}: rnn_core" in shown, f"{tab.path}: after Run All the run shows {shown!r}"
+
+        stub = tab.code_cell(check.stub_starts)
+        replace_source(tab, stub, plain_answer(check.piece))
+        shown = run_and_read(tab, tab.next_code_cell(stub), check.timeout)
+        assert f"{check.piece}: passed" in shown, f"{tab.path}: the answer's check shows {shown!r}"
+
+        run = tab.code_cell(check.run_starts)
+        tab.insert_above_and_run(run, f"practice.save({check.piece})")
+        saving = tab.code_cell(f"practice.save({check.piece})")
+        saved = output_once_run(tab, saving, "[ ]:", check.timeout)
+        assert f"Saved {check.piece} into my_rnn.py" in saved, f"{tab.path}: practice.save shows {saved!r}"
+        written = lab.my_rnn.read_text(encoding="utf-8")
+        assert written != template and "m_hat" in written, "practice.save did not write the answer into my_rnn.py"
+
+        shown = run_again(tab, tab.code_cell(check.run_starts), check.timeout)
+        assert f"{check.piece}: yours" in shown, f"{tab.path}: the run with the saved answer shows {shown!r}"
+        assert f"Your {check.piece} is not written yet" not in shown, shown
+        print(f"{tab.path}: saved {check.piece}; the run's last line: {shown.splitlines()[-1]!r}")
+        assert_ran_cleanly(tab)
+    finally:  # the other notebooks of the session read the same file
+        lab.my_rnn.write_text(template, encoding="utf-8")
