@@ -1,7 +1,6 @@
 """tools/execute_notebooks.py, the canonical way to re-run a notebook, on two small notebooks."""
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -22,10 +21,7 @@ def _notebook(path, *sources):
 
 
 def _run(*args):
-    env = {k: v for k, v in os.environ.items() if k != "RNN_FROM_SCRATCH_QUICK"}
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True, env=env, timeout=300
-    )
+    return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True, timeout=300)
 
 
 def test_executes_in_notebooks_folder_and_stores_what_a_reader_sees_before_running(tmp_path):
@@ -74,11 +70,3 @@ def test_a_failing_cell_leaves_the_file_untouched(tmp_path):
     assert "broken on purpose" in result.stderr and "left unchanged" in result.stderr
     assert path.read_bytes() == before
     assert list(tmp_path.iterdir()) == [path]  # no temporary file left behind
-
-
-def test_refuses_the_browser_tests_quick_mode(tmp_path):
-    path = tmp_path / "01-demo.ipynb"
-    _notebook(path, "print(1)")
-    env = dict(os.environ, RNN_FROM_SCRATCH_QUICK="1")
-    result = subprocess.run([sys.executable, str(SCRIPT), str(path)], capture_output=True, text=True, env=env)
-    assert result.returncode == 2 and "RNN_FROM_SCRATCH_QUICK" in result.stderr

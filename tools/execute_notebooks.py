@@ -24,8 +24,6 @@ ordinary run's):
 - BLAS threads as a reader has them: leave ``OPENBLAS_NUM_THREADS`` / ``OMP_NUM_THREADS`` unset
   (the test suite sets them to 1 for its own processes; this script warns when they are set), and
   run on a quiet machine, since a few cells print wall times;
-- ``RNN_FROM_SCRATCH_QUICK`` unset: it shortens the slow cells for the browser test, and the
-  script refuses to run with it;
 - the reader's file of answers, my_rnn.py, as a reader first has it: the script points
   ``RNN_CORE_MY_RNN`` at a fresh template in a temporary folder (as conftest.py does for the tests),
   so that the cells using it store every piece falling back to rnn_core's, whatever
@@ -56,7 +54,6 @@ from rnn_core import practice
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 CELL_TIMEOUT = 1800  # seconds one cell may take before the run counts as failed
-QUICK_ENV = "RNN_FROM_SCRATCH_QUICK"
 THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
@@ -117,13 +114,6 @@ def main(argv=None):
     parser.add_argument("notebooks", nargs="+", help="NN-slug.ipynb names (in notebooks/) or paths")
     parser.add_argument("--timeout", type=int, default=CELL_TIMEOUT, help="seconds per cell (default: %(default)s)")
     args = parser.parse_args(argv)
-    if os.environ.get(QUICK_ENV):
-        print(
-            f"error: {QUICK_ENV} is set, which shortens the notebooks' slow cells for the browser test; "
-            "unset it to store a real run's outputs",
-            file=sys.stderr,
-        )
-        return 2
     paths = [resolve(name) for name in args.notebooks]
     set_threads = {v: os.environ[v] for v in THREAD_VARS if v in os.environ}
     if set_threads:

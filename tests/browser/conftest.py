@@ -158,7 +158,7 @@ def _needed_notebooks(session) -> list[str]:
 
 def _start_executing_as_stored(paths: list[Path], log: Path) -> subprocess.Popen:
     """Start tools/execute_notebooks.py on these notebooks (rewritten in place, as it stores them)."""
-    env = {k: v for k, v in os.environ.items() if k != labdriver.QUICK_ENV}
+    env = dict(os.environ)
     with open(log, "w") as out:
         return subprocess.Popen(
             [sys.executable, str(REPO / "tools" / "execute_notebooks.py"), *map(str, paths)],
@@ -243,14 +243,14 @@ def lab(request, tmp_path_factory):
     if not (session.site / QUICK_START_FILE).exists():
         pytest.fail(f"{QUICK_START_FILE}, which the README's Quick Start opens, does not exist", pytrace=False)
 
-    # The kernels inherit the server's environment: QUICK_ENV tells notebooks to keep slow cells short,
-    # and $RNN_CORE_MY_RNN names the reader's file of answers: a fresh template of the server's own, which a
-    # test writes into as a reader does (practice.save), never the one the test session's nbval kernels read
+    # The kernels inherit the server's environment, where $RNN_CORE_MY_RNN names the reader's file of
+    # answers: a fresh template of the server's own, which a test writes into as a reader does
+    # (practice.save), never the one the test session's nbval kernels read
     session.my_rnn = write_my_rnn_template(root / "my_rnn")
     session.server = labdriver.LabServer(
         session.site,
         root / "state",
-        {labdriver.QUICK_ENV: "1", MY_RNN_ENV: str(session.my_rnn)},
+        {MY_RNN_ENV: str(session.my_rnn)},
         open_file=QUICK_START_FILE,
     )
     try:

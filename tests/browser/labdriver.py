@@ -57,10 +57,6 @@ def quick_start_arguments(readme: Path = REPO / "README.md") -> list[str]:
     raise LabError(f"{readme} has no Quick Start command (python3 -m venv ... .venv/bin/jupyter lab ...)")
 
 
-# Notebooks written before quick_parameters.py read this to shrink their slow cells (training budgets)
-# while under test; it stays set until none does.
-QUICK_ENV = "RNN_FROM_SCRATCH_QUICK"
-
 CHROMIUM_FLAGS = [
     "--no-sandbox",
     "--disable-gpu",

@@ -8,9 +8,6 @@ nothing it asserts depends on it (the claims about trained networks are checked 
 runs, tests/notebook_checks.py). A name listed here must be assigned in a ``parameters`` cell of
 its notebook, once: a renamed or moved hyperparameter fails the test instead of silently running
 the long version.
-
-Until the notebooks are rewritten in that form, a notebook that still reads
-RNN_FROM_SCRATCH_QUICK (labdriver.QUICK_ENV, which the test's kernels see) is left to do so.
 """
 
 from __future__ import annotations
@@ -97,16 +94,10 @@ def _replace(source: str, values: dict[str, object]) -> tuple[str, set[str]]:
     return source, {name for _, _, name in spans}
 
 
-def reads_quick_env(nb) -> bool:
-    """Whether the notebook still shortens its runs itself, from RNN_FROM_SCRATCH_QUICK (today's form)."""
-    return any(c.cell_type == "code" and "RNN_FROM_SCRATCH_QUICK" in c.source for c in nb.cells)
-
-
 def apply_quick_parameters(nb, values: dict[str, object]):
     """The notebook (changed in place, and returned) with the quick values in its parameters cells.
 
-    Raises ParameterError when a name of values is assigned in no ``parameters`` cell, unless the
-    notebook still reads RNN_FROM_SCRATCH_QUICK itself.
+    Raises ParameterError when a name of values is assigned in no ``parameters`` cell.
     """
     replaced: set[str] = set()
     for cell in nb.cells:
@@ -114,7 +105,7 @@ def apply_quick_parameters(nb, values: dict[str, object]):
             cell.source, names = _replace(cell.source, values)
             replaced |= names
     missing = set(values) - replaced
-    if missing and not reads_quick_env(nb):
+    if missing:
         raise ParameterError(
             f"tests/browser/quick_parameters.py shortens {sorted(missing)}, but no cell tagged "
             f"{TAG!r} assigns them (NAME = value, one per line): rename them there too"

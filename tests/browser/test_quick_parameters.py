@@ -6,7 +6,7 @@ import nbformat
 import pytest
 
 from labdriver import NOTEBOOKS
-from quick_parameters import QUICK, ParameterError, apply_quick_parameters, reads_quick_env
+from quick_parameters import QUICK, ParameterError, apply_quick_parameters
 
 PARAMETERS = """# How long the runs are
 MAIN_STEPS = 6000  # the long run with rnn_core.train (section 4)
@@ -36,14 +36,11 @@ def test_quick_values_replace_the_plain_assignments_of_parameters_cells_only():
     assert nb.cells[2].source == "MAIN_STEPS = 1"  # not a parameters cell: left alone
 
 
-def test_a_quick_value_with_nothing_to_replace_fails_unless_the_notebook_reads_the_old_variable():
+def test_a_quick_value_with_nothing_to_replace_fails():
     with pytest.raises(ParameterError, match="MISSING"):
         apply_quick_parameters(_notebook(PARAMETERS), {"MISSING": 1})
     with pytest.raises(ParameterError, match="MAIN_STEPS"):
         apply_quick_parameters(_notebook(PARAMETERS, tags=()), {"MAIN_STEPS": 1})
-    old_form = _notebook('QUICK = os.environ.get("RNN_FROM_SCRATCH_QUICK") == "1"\nLAGS = (5, 10)')
-    assert reads_quick_env(old_form)
-    apply_quick_parameters(old_form, {"PP_CHECKPOINTS": 2})  # today's 08: it shortens its runs itself
 
 
 @pytest.mark.parametrize("notebook", sorted(QUICK))

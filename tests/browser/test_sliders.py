@@ -281,10 +281,14 @@ STRICT: set[str] = {
     "01-softmax-and-its-derivative.ipynb",
     "02-cross-entropy.ipynb",
     "03-the-forward-pass.ipynb",
+    "04-backpropagation-through-time.ipynb",
+    "05-bptt-in-practice.ipynb",
     "06-training-on-pride-and-prejudice.ipynb",
     "07-what-the-network-learned.ipynb",
     "08-gated-cells-lstm.ipynb",
     "09-gated-cells-gru.ipynb",
+    "10-deeper-networks-and-overfitting.ipynb",
+    "11-appendix-errata.ipynb",
 }
 
 
