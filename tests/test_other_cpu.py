@@ -56,7 +56,8 @@ def test_the_notebooks_pass_with_another_cpus_kernels():
         pytest.skip(f"numpy here is built on {_blas_name() or 'an unknown BLAS'}, not OpenBLAS")
     core = FALLBACK_CORE if _default_core().lower() == OTHER_CORE.lower() else OTHER_CORE
     env = {**os.environ, "OPENBLAS_CORETYPE": core}
-    command = [sys.executable, "-m", "pytest", "notebooks", "-q", "-n", "0"]
+    # both cores, a notebook per worker (--dist loadfile, pyproject.toml), one BLAS thread each (conftest.py)
+    command = [sys.executable, "-m", "pytest", "notebooks", "-q", "-n", "2"]
     run = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=TIMEOUT)
     report = run.stdout[-6000:] + run.stderr[-2000:]
     assert run.returncode == 0, f"with OPENBLAS_CORETYPE={core}, nbval failed:\n{report}"
