@@ -195,10 +195,13 @@ class Window(NamedTuple):
     single: bool  # True when the inputs were one sequence, (T,)
 
 
-def check_window(params, inputs, targets, state0, state_names, layer_names, dropout=0.0, seed=None, masks=None):
+def check_window(
+    params, inputs, targets, state0, state_names, layer_names, dropout=0.0, seed=None, masks=None, *, need_targets=True
+):
     """Check a window, its starting state and its dropout against checked ``params``; returns a ``Window``.
 
-    inputs, targets: (T,) or (B, T) character indices (targets may be None); state0: None (zeros)
+    inputs, targets: (T,) or (B, T) character indices (targets None only where need_targets is
+    False: ``forward``, which computes no loss); state0: None (zeros)
     or the cell's state, one array per name of ``state_names`` ("h", or "h" and "c"), each (H,)
     for one sequence or (B, H) for a batch, with a layer axis in front for L > 1 layers. Dropout:
     ``dropout`` rate with ``seed``, or given ``masks`` (see ``draw_masks``); neither: none.
@@ -206,6 +209,8 @@ def check_window(params, inputs, targets, state0, state_names, layer_names, drop
     V, H = params["W_yh"].shape
     L = count_layers(params, layer_names)
     X, Y, single = prepare_sequences(inputs, targets, V)
+    if Y is None and need_targets:
+        raise TypeError("targets must be an int array (T,) or (B, T), got None")
     if len(state_names) == 1:
         parts = (state0,)
     elif state0 is None:

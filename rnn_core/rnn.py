@@ -66,7 +66,7 @@ from ._cell import (
     stack_shapes,
 )
 from ._cell import advance as _advance
-from ._validation import check_int
+from ._validation import check_int, check_number
 
 __all__ = [
     "PARAM_NAMES",
@@ -132,6 +132,7 @@ def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, recurrent_sca
     V, H = check_int(vocab_size, "vocab_size"), check_int(hidden_size, "hidden_size")
     L = check_int(num_layers, "num_layers")
     dtype = check_dtype(dtype)
+    check_number(recurrent_scale, "recurrent_scale", 0)
     rng = np.random.default_rng(seed)
     W_xh, W_hh = draw_layer(rng, 1, V, H, INPUT_SCALE, recurrent_scale)
     W_yh = rng.standard_normal((V, H)) / np.sqrt(H)
@@ -216,7 +217,9 @@ def forward(params, inputs, state0=None, *, dropout=0.0, seed=None, masks=None):
       h0: the initial state used, shaped like state0
     """
     params = check_params(params)
-    window = check_window(params, inputs, None, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks)
+    window = check_window(
+        params, inputs, None, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks, need_targets=False
+    )
     layers, top = stack_forward(_step, LAYER_NAMES, params, window, keep_caches=False)
     return forward_output(params, window, layers, top, (), STATE_NAMES)
 
