@@ -449,9 +449,11 @@ def forward_output(params, window, layers, top, cache_names, state_names):
 def advance(step, layer_names, params, x_t, state):
     """Read one character x_t (the sampler's step): (the state after it, the top layer's h_t).
 
-    step: as for ``stack_forward``; state: the cell's, for one sequence (or a batch), h or (h, c),
-    each with a layer axis in front for L > 1 layers.
+    x_t: a character index in 0..V-1 (an int), or B of them, (B,); step: as for ``stack_forward``;
+    state: the cell's, for one sequence (or a batch), h or (h, c), each with a layer axis in front
+    for L > 1 layers.
     """
+    _check_char(x_t, params["W_yh"].shape[0])
     parts = state if isinstance(state, tuple) else (state,)
     L = count_layers(params, layer_names)
     if L == 1:
@@ -465,3 +467,18 @@ def advance(step, layer_names, params, x_t, state):
         new = tuple(np.stack([s[i] for s in by_layer]) for i in range(len(parts)))
     top = new[0] if L == 1 else new[0][-1]
     return (new if len(new) > 1 else new[0]), top
+
+
+def _check_char(x_t, V):
+    """Raise unless x_t is a character index in 0..V-1 or a 1-D int array of them: a few
+    comparisons for the common case, one int, as the sampling loop feeds them."""
+    if isinstance(x_t, (int, np.integer)) and not isinstance(x_t, bool):
+        if 0 <= x_t < V:
+            return
+    else:
+        a = np.asarray(x_t)
+        if a.dtype.kind in "iu" and a.ndim <= 1 and a.size and 0 <= a.min() and a.max() < V:
+            return
+        if a.dtype.kind not in "iu" or a.ndim > 1:
+            raise TypeError(f"x_t must be a character index (an int) or a 1-D int array of them, got {x_t!r}")
+    raise ValueError(f"x_t must be a character index in 0..{V - 1} (V={V}), got {x_t!r}")

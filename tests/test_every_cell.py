@@ -367,6 +367,22 @@ def test_a_loss_without_targets_gets_a_clear_error(cell):
     assert module.forward(params, inputs)["y_hat"].shape == (3, 5)  # forward needs none
 
 
+@pytest.mark.parametrize("cell", CELLS)
+@pytest.mark.parametrize("L", [1, 2])
+def test_advance_checks_its_character(cell, L):
+    module = CELLS[cell]
+    params = module.init_params(5, 4, num_layers=L)
+    state = rnn_core.cells.zero_state(params, cell)
+    for good in (4, np.int64(0), np.array(3), np.array([0, 4])):
+        module.advance(params, good, state)
+    for bad in (5, -1, np.int32(7), np.array([0, 5]), np.array([-1, 2])):
+        with pytest.raises(ValueError, match=r"^x_t must be a character index in 0\.\.4 \(V=5\), got"):
+            module.advance(params, bad, state)
+    for bad in (2.0, True, np.array([0.0, 1.0]), np.zeros((2, 2), int)):
+        with pytest.raises(TypeError, match=r"^x_t must be a character index \(an int\) or a 1-D int array"):
+            module.advance(params, bad, state)
+
+
 def _state(cell, h, c=None):
     return (h, np.zeros(4) if c is None else c) if cell == "lstm" else h
 
