@@ -99,7 +99,8 @@ def check_gradients(
     arrays = {name: np.array(a, dtype=np.float64) for name, a in state_arrays(cell, state0).items()}
     state0 = state_from_arrays(cell, arrays)  # the same arrays the nudges change
     extra = {} if bptt_truncate is None else {"bptt_truncate": bptt_truncate}
-    _, grads, _, dstate0 = module.loss_and_grads(nudged, inputs, targets, state0, return_dstate0=True, masks=masks, **extra)
+    out = module.loss_and_grads(nudged, inputs, targets, state0, return_dstate0=True, masks=masks, **extra)
+    _, grads, _, dstate0 = out
 
     def f():  # the loss alone: the forward pass, no gradients
         return module.sequence_loss(nudged, inputs, targets, state0, masks=masks)[0]
