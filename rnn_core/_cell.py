@@ -247,13 +247,14 @@ def draw_masks(rate, shape, seed, dtype=np.float64):
 
     Multiplying by them drops each unit with probability rate and scales up the rest, so that the
     expected value of what passes is unchanged: at test time nothing is dropped and nothing
-    rescaled. seed: an int, or a np.random.Generator (which moves on); needed, so that the masks
-    are drawn again the same way.
+    rescaled. seed: an int, a sequence of ints (as ``train`` passes [seed, step]), or a
+    np.random.Generator (which moves on): anything np.random.default_rng takes but None; needed,
+    so that the masks are drawn again the same way.
     """
     if seed is None:
         raise TypeError(
-            f"dropout={rate} needs seed=, an int or a np.random.Generator, to draw its masks "
-            "(in a training loop, a different one each step: a Generator does that)"
+            f"dropout={rate} needs seed=, an int, a sequence of ints or a np.random.Generator, to draw its "
+            "masks (in a training loop, a different one each step: [seed, step], or a Generator, does that)"
         )
     keep = np.random.default_rng(seed).random(shape, dtype=np.float32) >= rate  # float32 draws: half the work
     return keep.astype(dtype) * (1.0 / (1.0 - rate))

@@ -256,11 +256,12 @@ def loss_and_grads(
     fast: True (default) for the fast path; False for the reference, a loop over
       ``step_backward`` from t = T down to 1, layer by layer (full BPTT only): the same
       numbers, slower.
-    dropout: p in [0, 1), the probability of dropping each unit of h_t where it leaves its
+    dropout: a rate in [0, 1), the probability of dropping each unit of h_t where it leaves its
       layer (into the next layer, or the output layer), with inverted scaling, the masks drawn
-      with ``seed`` (an int or a np.random.Generator; needed when p > 0). Or masks: the masks
-      themselves, shaped like forward's h, e.g. ``rnn_core.cells.dropout_masks``' (a gradient
-      check keeps them fixed). 0 and None (the default): no dropout.
+      with ``seed`` (an int, a sequence of ints or a np.random.Generator; needed when the rate
+      is > 0). Or masks: the masks themselves, shaped like forward's h, e.g.
+      ``rnn_core.cells.dropout_masks``' (a gradient check keeps them fixed). 0 and None (the
+      default): no dropout.
 
     Returns (loss, grads, h_last) or, with return_dstate0, (loss, grads, h_last, dh0):
       loss: total cross-entropy in nats, summed over all steps and rows, a float
