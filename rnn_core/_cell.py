@@ -195,10 +195,13 @@ class Window(NamedTuple):
     single: bool  # True when the inputs were one sequence, (T,)
 
 
-def check_window(params, inputs, targets, state0, state_names, layer_names, dropout=0.0, seed=None, masks=None):
+def check_window(
+    params, inputs, targets, state0, state_names, layer_names, dropout=0.0, seed=None, masks=None, *, need_targets=True
+):
     """Check a window, its starting state and its dropout against checked ``params``; returns a ``Window``.
 
-    inputs, targets: (T,) or (B, T) character indices (targets may be None); state0: None (zeros)
+    inputs, targets: (T,) or (B, T) character indices (targets None only where need_targets is
+    False: ``forward``, which computes no loss); state0: None (zeros)
     or the cell's state, one array per name of ``state_names`` ("h", or "h" and "c"), each (H,)
     for one sequence or (B, H) for a batch, with a layer axis in front for L > 1 layers. Dropout:
     ``dropout`` rate with ``seed``, or given ``masks`` (see ``draw_masks``); neither: none.
@@ -206,6 +209,8 @@ def check_window(params, inputs, targets, state0, state_names, layer_names, drop
     V, H = params["W_yh"].shape
     L = count_layers(params, layer_names)
     X, Y, single = prepare_sequences(inputs, targets, V)
+    if Y is None and need_targets:
+        raise TypeError("targets must be an int array (T,) or (B, T), got None")
     if len(state_names) == 1:
         parts = (state0,)
     elif state0 is None:
@@ -242,13 +247,14 @@ def draw_masks(rate, shape, seed, dtype=np.float64):
 
     Multiplying by them drops each unit with probability rate and scales up the rest, so that the
     expected value of what passes is unchanged: at test time nothing is dropped and nothing
-    rescaled. seed: an int, or a np.random.Generator (which moves on); needed, so that the masks
-    are drawn again the same way.
+    rescaled. seed: an int, a sequence of ints (as ``train`` passes [seed, step]), or a
+    np.random.Generator (which moves on): anything np.random.default_rng takes but None; needed,
+    so that the masks are drawn again the same way.
     """
     if seed is None:
         raise TypeError(
-            f"dropout={rate} needs seed=, an int or a np.random.Generator, to draw its masks "
-            "(in a training loop, a different one each step: a Generator does that)"
+            f"dropout={rate} needs seed=, an int, a sequence of ints or a np.random.Generator, to draw its "
+            "masks (in a training loop, a different one each step: [seed, step], or a Generator, does that)"
         )
     keep = np.random.default_rng(seed).random(shape, dtype=np.float32) >= rate  # float32 draws: half the work
     return keep.astype(dtype) * (1.0 / (1.0 - rate))
@@ -444,9 +450,11 @@ def forward_output(params, window, layers, top, cache_names, state_names):
 def advance(step, layer_names, params, x_t, state):
     """Read one character x_t (the sampler's step): (the state after it, the top layer's h_t).
 
-    step: as for ``stack_forward``; state: the cell's, for one sequence (or a batch), h or (h, c),
-    each with a layer axis in front for L > 1 layers.
+    x_t: a character index in 0..V-1 (an int), or B of them, (B,); step: as for ``stack_forward``;
+    state: the cell's, for one sequence (or a batch), h or (h, c), each with a layer axis in front
+    for L > 1 layers.
     """
+    _check_char(x_t, params["W_yh"].shape[0])
     parts = state if isinstance(state, tuple) else (state,)
     L = count_layers(params, layer_names)
     if L == 1:
@@ -460,3 +468,18 @@ def advance(step, layer_names, params, x_t, state):
         new = tuple(np.stack([s[i] for s in by_layer]) for i in range(len(parts)))
     top = new[0] if L == 1 else new[0][-1]
     return (new if len(new) > 1 else new[0]), top
+
+
+def _check_char(x_t, V):
+    """Raise unless x_t is a character index in 0..V-1 or a 1-D int array of them: a few
+    comparisons for the common case, one int, as the sampling loop feeds them."""
+    if isinstance(x_t, (int, np.integer)) and not isinstance(x_t, bool):
+        if 0 <= x_t < V:
+            return
+    else:
+        a = np.asarray(x_t)
+        if a.dtype.kind in "iu" and a.ndim <= 1 and a.size and 0 <= a.min() and a.max() < V:
+            return
+        if a.dtype.kind not in "iu" or a.ndim > 1:
+            raise TypeError(f"x_t must be a character index (an int) or a 1-D int array of them, got {x_t!r}")
+    raise ValueError(f"x_t must be a character index in 0..{V - 1} (V={V}), got {x_t!r}")

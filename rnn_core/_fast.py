@@ -175,7 +175,7 @@ def _weight_grads(da, da_x_last, h, x, W_x, const):
         db = dW_x.sum(axis=1)
         dx = None
     else:
-        dW_x = da_flat @ rows(x)  # (gH, N) @ (N, H) -> (gH, H)
+        dW_x = input_weight_grad(da_flat, rows(x), W_x.shape[1])  # the layer below's h_t: (gH, N) @ (N, H)
         db = da_flat.sum(axis=1)
         dx = (W_x * const[:, None]).T @ da_flat  # W_x^T da_t with the constants: (H, gH) @ (gH, N) -> (H, N)
         dx = np.ascontiguousarray(dx.reshape(-1, T, B).transpose(1, 0, 2))  # (T, H, B)

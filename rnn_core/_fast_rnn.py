@@ -75,7 +75,7 @@ def _weight_grads(da, layer, lp):
     if layer.x.ndim == 2:  # one-hot characters: every da_t lands in exactly one column of dW_xh
         dW_xh = input_weight_grad(da_flat.T, layer.x, lp["W_xh"].shape[1])  # (H, N) @ (N, V) -> (H, V)
         return {"W_xh": dW_xh, "W_hh": dW_hh, "b_h": dW_xh.sum(axis=1)}
-    dW_xh = da_flat.T @ layer.x.reshape(T * B, -1)  # the layer below's h_t as rows: (H, N) @ (N, H)
+    dW_xh = input_weight_grad(da_flat.T, layer.x, H)  # the layer below's h_t as rows: (H, N) @ (N, H)
     return {"W_xh": dW_xh, "W_hh": dW_hh, "b_h": da_flat.sum(axis=0)}
 
 

@@ -43,15 +43,6 @@ def public_seed_rng(seed, index):
 # -- small helpers ---------------------------------------------------------------------------------
 
 
-def _softmax(o):
-    e = np.exp(o - np.max(o, axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
-
-
-def _sigmoid(a):
-    return 1.0 / (1.0 + np.exp(-a))
-
-
 def _vector(a, digits=3):
     """A short vector as the messages show it: [1.5, -0.3, 1000]."""
     return "[" + ", ".join(f"{float(v):.{digits}g}" for v in np.ravel(a)) + "]"
@@ -195,7 +186,7 @@ SOFTMAX_MISTAKES = Mistakes()
     ANSWER, "−softmax", "a minus sign in front: negative numbers that sum to −1, not probabilities.", (11,)
 )
 def minus_softmax(o):
-    return -_softmax(o)
+    return -F.softmax(o)
 
 
 @SOFTMAX_MISTAKES(
@@ -212,19 +203,19 @@ def no_shift(o):
 
 @SOFTMAX_MISTAKES(ANSWER, "log-probabilities", "these are log ŷ, the logs of the probabilities: softmax is ŷ itself.")
 def log_softmax(o):
-    return np.log(_softmax(o))
+    return np.log(F.softmax(o))
 
 
 def _probabilities(case, got, want):
-    p = _floats(got.get("y_hat"))
-    if p is None or p.shape != np.shape(want["y_hat"]):
+    y_hat = _floats(got.get("y_hat"))
+    if y_hat is None or y_hat.shape != np.shape(want["y_hat"]):
         return None
-    if not np.all(np.isfinite(p)):
-        return f"Your ŷ holds {_nonfinite(p)}: {_OVERFLOW}"
-    if np.any(p < 0):
-        return f"Your ŷ has negative entries (the smallest {p.min():.4g}): probabilities are at least 0."
-    if not np.isclose(p.sum(), 1.0):
-        return f"Your ŷ sums to {p.sum():.4g}, not 1: probabilities add up to 1."
+    if not np.all(np.isfinite(y_hat)):
+        return f"Your ŷ holds {_nonfinite(y_hat)}: {_OVERFLOW}"
+    if np.any(y_hat < 0):
+        return f"Your ŷ has negative entries (the smallest {y_hat.min():.4g}): probabilities are at least 0."
+    if not np.isclose(y_hat.sum(), 1.0):
+        return f"Your ŷ sums to {y_hat.sum():.4g}, not 1: probabilities add up to 1."
     return None
 
 
@@ -232,7 +223,7 @@ def _jacobian_cases(rng):
     out = []
     for V in (int(rng.integers(4, 6)), int(rng.integers(6, 8))):
         o = np.round(rng.normal(0.0, 1.2, V), 2)
-        out.append(Case(f"ŷ = softmax(o) for o = {_vector(o)}, V = {V}", (_softmax(o),)))
+        out.append(Case(f"ŷ = softmax(o) for o = {_vector(o)}, V = {V}", (F.softmax(o),)))
     return out
 
 
@@ -301,8 +292,8 @@ def squares_for_the_outer(y_hat):
     "the argument is already the probabilities ŷ = softmax(o); your function applies softmax to it once more.",
 )
 def softmax_taken_again(y_hat):
-    p = _softmax(y_hat)
-    return np.diag(p) - np.outer(p, p)
+    again = F.softmax(y_hat)
+    return np.diag(again) - np.outer(again, again)
 
 
 def _jacobian_rows(case, got, want):
@@ -349,7 +340,7 @@ CROSS_ENTROPY_MISTAKES = Mistakes()
     (3,),
 )
 def softmax_as_the_gradient(o, y):
-    return _softmax(o)
+    return F.softmax(o)
 
 
 @CROSS_ENTROPY_MISTAKES(
@@ -360,7 +351,7 @@ def softmax_as_the_gradient(o, y):
     (10,),
 )
 def target_minus_probabilities(o, y):
-    return np.eye(len(o))[y] - _softmax(o)
+    return np.eye(len(o))[y] - F.softmax(o)
 
 
 @CROSS_ENTROPY_MISTAKES(
@@ -370,12 +361,12 @@ def target_minus_probabilities(o, y):
     (13,),
 )
 def target_dropped(o, y):
-    return len(o) * _softmax(o) - 1
+    return len(o) * F.softmax(o) - 1
 
 
 @CROSS_ENTROPY_MISTAKES(ANSWER, "−softmax", "softmax with a stray minus sign: −ŷ − 𝐲.", (11,))
 def minus_softmax_minus_target(o, y):
-    return -_softmax(o) - np.eye(len(o))[y]
+    return -F.softmax(o) - np.eye(len(o))[y]
 
 
 @CROSS_ENTROPY_MISTAKES(
@@ -385,7 +376,7 @@ def minus_softmax_minus_target(o, y):
     "through softmax's Jacobian (notebook 02, section 4).",
 )
 def gradient_with_respect_to_the_probabilities(o, y):
-    return -np.eye(len(o))[y] / _softmax(o)
+    return -np.eye(len(o))[y] / F.softmax(o)
 
 
 @CROSS_ENTROPY_MISTAKES(
@@ -394,7 +385,7 @@ def gradient_with_respect_to_the_probabilities(o, y):
     "ŷ − y with y the index, a number: the target must be one-hot, 𝐲 = one_hot(y, V).",
 )
 def index_subtracted(o, y):
-    return _softmax(o) - y
+    return F.softmax(o) - y
 
 
 @CROSS_ENTROPY_MISTAKES(
@@ -404,7 +395,7 @@ def index_subtracted(o, y):
     "leaves out the probabilities of the other characters (notebook 02, section 7).",
 )
 def log_softmax_jacobian_untransposed(o, y):
-    return _softmax(o)[y] * np.ones(len(o)) - np.eye(len(o))[y]
+    return F.softmax(o)[y] * np.ones(len(o)) - np.eye(len(o))[y]
 
 
 @CROSS_ENTROPY_MISTAKES(ANSWER, "no shift by the largest score", _OVERFLOW)
@@ -503,7 +494,7 @@ def no_tanh(a):
 
 @STEP_FORWARD_MISTAKES("squash", "sigmoid in place of tanh", "the vanilla RNN squashes with tanh, into (−1, 1).")
 def sigmoid_for_tanh(a):
-    return _sigmoid(a)
+    return F.sigmoid(a)
 
 
 def _step_backward_cases(rng):
@@ -668,7 +659,7 @@ def _bptt_model(args, s, case):
     hs = [s.start(h0)]
     for x_t in inputs:
         hs.append(np.tanh(W_hh @ hs[-1] + W_xh[:, x_t] + b_h))
-    y_hat = [_softmax(W_yh @ h + b_o) for h in hs[1:]]
+    y_hat = [F.softmax(W_yh @ h + b_o) for h in hs[1:]]
     loss = s.loss(-sum(np.log(y_hat[t][targets[t]]) for t in range(T)), T)
     do = [s.do(y_hat[t], np.eye(V)[targets[t]], T) for t in range(T)]
     grads = dict.fromkeys(PARAM_NAMES, 0.0)  # sums over time, of whatever shape a (wrong) term has
@@ -1254,7 +1245,7 @@ def _lstm_forward_model(args, s, case):
     a = params["W_x"][:, x_t] + params["W_h"] @ h_prev + params["b"]
     stacking = s.stacking()
     block = {gate: a[k * H : (k + 1) * H] for k, gate in enumerate(stacking)}
-    i, f, g, q = _sigmoid(block["i"]), _sigmoid(block["f"]), s.candidate(block["g"]), _sigmoid(block["q"])
+    i, f, g, q = F.sigmoid(block["i"]), F.sigmoid(block["f"]), s.candidate(block["g"]), F.sigmoid(block["q"])
     c = s.cell(f, c_prev, i, g)
     h = s.show(q, c)
     return h, c, {"x": x_t, "h_prev": h_prev, "c_prev": c_prev, "i": i, "f": f, "g": g, "q": q, "c": c}
@@ -1299,7 +1290,7 @@ def no_tanh_of_the_cell(q, c):
     "g_t = tanh(...), so that it can write negative values too; i, f and q use the sigmoid.",
 )
 def sigmoid_candidate(a):
-    return _sigmoid(a)
+    return F.sigmoid(a)
 
 
 @LSTM_FORWARD_MISTAKES(
@@ -1440,8 +1431,8 @@ def _gru_forward_model(args, s, case):
     H = h_prev.shape[0]
     rows = {gate: slice(k * H, (k + 1) * H) for k, gate in enumerate(s.stacking())}
     W_x, W_h, b = params["W_x"], params["W_h"], params["b"]
-    r = _sigmoid(W_x[rows["r"], x_t] + W_h[rows["r"]] @ h_prev + b[rows["r"]])
-    z = _sigmoid(W_x[rows["z"], x_t] + W_h[rows["z"]] @ h_prev + b[rows["z"]])
+    r = F.sigmoid(W_x[rows["r"], x_t] + W_h[rows["r"]] @ h_prev + b[rows["r"]])
+    z = F.sigmoid(W_x[rows["z"], x_t] + W_h[rows["z"]] @ h_prev + b[rows["z"]])
     m, added, _ = s.reset(W_h[rows["n"]], r, h_prev)
     n = s.candidate(W_x[rows["n"], x_t] + added + b[rows["n"]])
     keep, _ = s.keep(z)
@@ -1495,7 +1486,7 @@ def reset_before_W_hn(W_hn, r, h_prev):
     "n_t = tanh(...), so that it can write negative values too; r and z use the sigmoid.",
 )
 def sigmoid_for_the_candidate(a):
-    return _sigmoid(a)
+    return F.sigmoid(a)
 
 
 def _gru_backward_cases(rng):

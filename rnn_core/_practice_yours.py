@@ -533,7 +533,7 @@ class YourCell:
         return f"YourCell({self.name}, yours: {', '.join(mine)})"
 
     def forward(self, params, inputs, state0=None):
-        """As the module's forward: h, the gates, logits and p, each (T, .) or (B, T, .)."""
+        """As the module's forward: h, the gates, logits and y_hat, each (T, .) or (B, T, .)."""
         rows, single = self._rows(params, inputs, None, state0)
         outs = [self._forward_row(params, x, state)[0] for x, _, state in rows]
         out = {k: np.stack([o[k] for o in outs]) for k in outs[0]}
@@ -775,9 +775,9 @@ def _sample(piece, params, vocab, prime_ids, length, temperature, seed):
     for _ in range(length):
         h = step_forward(params, x, h)
         o = rnn.output_logits(params, h)  # o = W_yh h + b_o
-        p = softmax(o / temperature if temperature != 1.0 else o)
+        y_hat = softmax(o / temperature if temperature != 1.0 else o)
         # inverse-CDF draw: the first index whose cumulative probability exceeds u
-        x = int(min(np.searchsorted(np.cumsum(p), rng.random() * p.sum(), side="right"), len(p) - 1))
+        x = int(min(np.searchsorted(np.cumsum(y_hat), rng.random() * y_hat.sum(), side="right"), len(y_hat) - 1))
         out.append(x)
     return vocab.decode(np.array(out, dtype=np.int64))
 

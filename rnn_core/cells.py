@@ -138,7 +138,7 @@ def dropout_masks(params, inputs, rate, seed):
     1 / (1 - rate) (inverted dropout: what passes is scaled up so that its expected value is
     unchanged, and nothing needs rescaling when nothing is dropped). Mask k multiplies layer k's
     h_t where it leaves the layer: into layer k+1, or into the output layer for the top one.
-    seed: an int, or a np.random.Generator.
+    seed: an int, a sequence of ints (as ``train`` passes [seed, step]), or a np.random.Generator.
     """
     cell = check_cell_params(params)
     (V, H), L = params["W_yh"].shape, num_layers(params, cell)

@@ -305,11 +305,11 @@ class StreamBatcher:
     ids: 1-D int array of character indices (the training part of the text).
     batch_size B, seq_length T: positive ints.
 
-    Each stream holds L = (len(ids) - 1) // B consecutive characters, and a
-    pass over the data is ``windows_per_pass`` = L // T windows (the last
-    L - windows_per_pass * T characters of each stream are not used as
-    inputs). ``window(k)`` returns (inputs, targets), both (B, T): row b is
-    ``ids[b*L + k*T : b*L + k*T + T]`` and the same one character later.
+    Each stream holds ``stream_length`` = (len(ids) - 1) // B consecutive characters,
+    and a pass over the data is ``windows_per_pass`` = stream_length // T windows (the
+    last stream_length - windows_per_pass * T characters of each stream are not used
+    as inputs). ``window(k)`` returns (inputs, targets), both (B, T): row b is
+    ``ids[b*stream_length + k*T : b*stream_length + k*T + T]`` and the same one character later.
     """
 
     ids: np.ndarray
@@ -323,8 +323,8 @@ class StreamBatcher:
                 f"ids must be a 1-D integer array of character indices, got shape {ids.shape}, dtype {ids.dtype}"
             )
         B, T = check_int(self.batch_size, "batch_size"), check_int(self.seq_length, "seq_length")
-        L = (ids.size - 1) // B if ids.size else 0
-        if L < T:
+        stream_length = (ids.size - 1) // B if ids.size else 0
+        if stream_length < T:
             need = B * T + 1
             raise ValueError(
                 f"the training text is too short: {ids.size} characters cannot fill {B} streams of {T} "
@@ -332,11 +332,11 @@ class StreamBatcher:
                 f"batch size or sequence length"
             )
         self.ids = ids
-        self.stream_length = L
-        self.windows_per_pass = L // T
-        # inputs and targets of every stream, (B, L): row b is stream b
-        self._X = ids[: B * L].reshape(B, L)
-        self._Y = ids[1 : B * L + 1].reshape(B, L)
+        self.stream_length = stream_length
+        self.windows_per_pass = stream_length // T
+        # inputs and targets of every stream, (B, stream_length): row b is stream b
+        self._X = ids[: B * stream_length].reshape(B, stream_length)
+        self._Y = ids[1 : B * stream_length + 1].reshape(B, stream_length)
 
     def window(self, k):
         """Inputs and targets of window k (0 <= k < windows_per_pass), each (B, T)."""

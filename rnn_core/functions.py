@@ -33,7 +33,7 @@ __all__ = [
 
 
 def softmax(o, axis=-1, temperature=1.0):
-    """Probabilities p = exp(o / tau) / sum(exp(o / tau)) along ``axis``.
+    """Probabilities y_hat = exp(o / tau) / sum(exp(o / tau)) along ``axis``.
 
     Subtracting the largest logit first changes nothing mathematically (the
     factor exp(-max) cancels) but keeps every exponent <= 0, so logits like
@@ -51,16 +51,16 @@ def softmax(o, axis=-1, temperature=1.0):
     return e / np.sum(e, axis=axis, keepdims=True)
 
 
-def softmax_jacobian(p):
-    """The Jacobian of softmax, J[i, k] = d p_i / d o_k = p_i (delta_ik - p_k).
+def softmax_jacobian(y_hat):
+    """The Jacobian of softmax, J[i, k] = d y_hat_i / d o_k = y_hat_i (delta_ik - y_hat_k).
 
-    p: probabilities, shape (V,) (the *output* of softmax, not the logits).
-    Returns J = diag(p) - p p^T, shape (V, V): symmetric, each row sums to 0.
+    y_hat: probabilities, shape (V,) (the *output* of softmax, not the logits).
+    Returns J = diag(y_hat) - y_hat y_hat^T, shape (V, V): symmetric, each row sums to 0.
     """
-    p = _as_float_array(p, "p")
-    if p.ndim != 1:
-        raise ValueError(f"softmax_jacobian expects one probability vector of shape (V,), got shape {p.shape}")
-    return np.diag(p) - np.outer(p, p)
+    y_hat = _as_float_array(y_hat, "y_hat")
+    if y_hat.ndim != 1:
+        raise ValueError(f"softmax_jacobian expects one probability vector of shape (V,), got shape {y_hat.shape}")
+    return np.diag(y_hat) - np.outer(y_hat, y_hat)
 
 
 def logsumexp(o, axis=-1, keepdims=False):
@@ -72,7 +72,7 @@ def logsumexp(o, axis=-1, keepdims=False):
 
 
 def log_softmax(o, axis=-1):
-    """log p = o - logsumexp(o): finite even where p underflows to 0."""
+    """log y_hat = o - logsumexp(o): finite even where y_hat underflows to 0."""
     o = _as_float_array(o, "o")
     return o - logsumexp(o, axis=axis, keepdims=True)
 
@@ -82,8 +82,8 @@ def cross_entropy(o, y):
 
     o: logits, shape (V,) or (N, V); y: the target class index, an int or an
     int array of shape (N,). With a one-hot target distribution, the
-    cross-entropy H(target, p) = -sum_i target_i log p_i keeps one term:
-    -log p_y = logsumexp(o) - o_y. Returns a Python float (the sum is taken
+    cross-entropy H(target, y_hat) = -sum_i target_i log y_hat_i keeps one term:
+    -log y_hat_y = logsumexp(o) - o_y. Returns a Python float (the sum is taken
     in float64, also for float32 logits).
     """
     o2, y1 = _rows_and_targets(o, y)
@@ -94,7 +94,7 @@ def cross_entropy(o, y):
 def cross_entropy_grad(o, y):
     """Gradient of ``cross_entropy(o, y)`` with respect to the logits o.
 
-    dL/do = p - onehot(y), where p = softmax(o): the probabilities minus the
+    dL/do = y_hat - onehot(y), where y_hat = softmax(o): the probabilities minus the
     target distribution. Same shape as ``o``.
     """
     o2, y1 = _rows_and_targets(o, y)

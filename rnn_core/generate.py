@@ -47,10 +47,9 @@ def _probs(o, temperature, top_k):
         return probs
     probs = softmax(o, temperature=temperature)
     if top_k is not None and top_k < len(probs):
-        cut = np.partition(probs, -top_k)[-top_k]
         keep = np.zeros(len(probs), bool)
         keep[np.argsort(-probs, kind="stable")[:top_k]] = True  # exactly k, ties broken by index
-        probs = np.where(keep & (probs >= cut), probs, 0.0)
+        probs = np.where(keep, probs, 0.0)
         probs /= probs.sum()
     return probs
 
@@ -117,16 +116,16 @@ def bits_per_char(params, ids, n_streams=1, window=BPC_WINDOW):
         raise ValueError(f"ids must be a 1-D array of at least 2 character indices, got shape {ids.shape}")
     n_streams = check_int(n_streams, "n_streams")
     window = check_int(window, "window")
-    L = (ids.size - 1) // n_streams
-    if L < 1:
+    stream_length = (ids.size - 1) // n_streams
+    if stream_length < 1:
         raise ValueError(f"{ids.size} characters are too few for {n_streams} streams")
-    X = ids[: n_streams * L].reshape(n_streams, L)
-    Y = ids[1 : n_streams * L + 1].reshape(n_streams, L)
+    X = ids[: n_streams * stream_length].reshape(n_streams, stream_length)
+    Y = ids[1 : n_streams * stream_length + 1].reshape(n_streams, stream_length)
     total, state = 0.0, None  # None: each piece starts from a zero state (h, or h and c)
-    for s in range(0, L, window):
+    for s in range(0, stream_length, window):
         loss, state = sequence_loss(params, X[:, s : s + window], Y[:, s : s + window], state)
         total += loss
-    return total / (n_streams * L) / math.log(2)
+    return total / (n_streams * stream_length) / math.log(2)
 
 
 def perplexity(bpc):

@@ -76,8 +76,8 @@ def check_gradients(
     of the starting state: W_xh, W_hh, W_yh, b_h, b_o and h0 for the vanilla RNN; W_x, W_h, b,
     W_yh, b_o, h0 and c0 for the LSTM (h0 alone for the GRU); a stack's layer k adds its arrays
     with the suffix _k, and h0 (c0) has a layer axis.
-    Dropout: masks (or dropout p and a seed, which draw them once) are held fixed for every
-    evaluation, so the loss is a smooth function of the parameters and the check applies.
+    Dropout: masks (or a dropout rate and a seed, which draw them once; not both) are held fixed
+    for every evaluation, so the loss is a smooth function of the parameters and the check applies.
     With ``bptt_truncate`` (the vanilla cell only), only the full-gradient check makes sense for the
     truncated result at k >= T - 1; for smaller k the truncated gradient is an
     approximation and will not match (notebook 05 measures by how much).
@@ -87,22 +87,25 @@ def check_gradients(
     if params["W_yh"].dtype != np.float64:
         raise TypeError("check gradients in float64: float32 roundoff makes finite differences meaningless")
     names = module.param_names(num_layers(params, cell))
-    p = {k: params[k].copy() for k in names}
+    nudged = {k: params[k].copy() for k in names}  # copies: the finite differences nudge them in place
     inputs = np.asarray(inputs)
     if dropout:  # the masks, drawn once
-        masks = dropout_masks(params, inputs, dropout, seed) if masks is None else masks
+        if masks is not None:
+            raise TypeError("give dropout (with seed) or masks, not both")
+        masks = dropout_masks(params, inputs, dropout, seed)
     if state0 is None:  # zeros, one per sequence (and layer)
         state0 = zero_state(params, cell, inputs.shape[:-1])
     # copies, in float64: the finite differences nudge them in place
     arrays = {name: np.array(a, dtype=np.float64) for name, a in state_arrays(cell, state0).items()}
     state0 = state_from_arrays(cell, arrays)  # the same arrays the nudges change
     extra = {} if bptt_truncate is None else {"bptt_truncate": bptt_truncate}
-    _, grads, _, dstate0 = module.loss_and_grads(p, inputs, targets, state0, return_dstate0=True, masks=masks, **extra)
+    out = module.loss_and_grads(nudged, inputs, targets, state0, return_dstate0=True, masks=masks, **extra)
+    _, grads, _, dstate0 = out
 
     def f():  # the loss alone: the forward pass, no gradients
-        return module.sequence_loss(p, inputs, targets, state0, masks=masks)[0]
+        return module.sequence_loss(nudged, inputs, targets, state0, masks=masks)[0]
 
-    errors = {k: rel_error(grads[k], numerical_gradient(f, p[k], eps)) for k in names}
+    errors = {k: rel_error(grads[k], numerical_gradient(f, nudged[k], eps)) for k in names}
     for name, d in state_arrays(cell, dstate0).items():
         errors[f"{name}0"] = rel_error(d, numerical_gradient(f, arrays[name], eps))
     return errors

@@ -12,7 +12,7 @@ vectors in the maths, one row per sequence in the code. One step, for the input 
     m_t = W_hn h_{t-1}                                    the old state, as the candidate reads it
     n_t = tanh(W_xn x_t + r_t * m_t + b_n)                candidate state
     h_t = z_t * h_{t-1} + (1 - z_t) * n_t                 hidden state, (H,)  (* is the elementwise product)
-    logits_t = W_yh h_t + b_o                             (V,); yhat_t = softmax(logits_t)
+    o_t = W_yh h_t + b_o                                  the scores (logits), (V,); yhat_t = softmax(o_t)
     L   = sum_t -log yhat_t[y_t]                          cross-entropy in nats
 
     W_x (3H, V)   W_h (3H, H)   b (3H,)   W_yh (V, H)   b_o (V,)
@@ -22,7 +22,7 @@ to the reset gate, H:2H to the update gate, 2H:3H to the candidate. The state is
 GRU has no separate cell; h_t itself is the memory, and z_t decides how much of it survives
 each step. With B sequences at once every vector becomes a row: h_t is (B, H).
 
-The backward pass, with dh_t everything reaching h_t (from logits_t and from step t+1):
+The backward pass, with dh_t everything reaching h_t (from o_t and from step t+1):
 
     dn_t  = dh_t * (1 - z_t)                   back through h_t = z h_{t-1} + (1 - z) n
     da_z  = dh_t * (h_{t-1} - n_t) * z_t (1 - z_t)
@@ -267,7 +267,9 @@ def forward(params, inputs, state0=None, *, dropout=0.0, seed=None, masks=None):
       h0: the initial state used, shaped like state0
     """
     params = check_params(params)
-    window = check_window(params, inputs, None, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks)
+    window = check_window(
+        params, inputs, None, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks, need_targets=False
+    )
     layers, top = stack_forward(_step, LAYER_NAMES, params, window)
     return forward_output(params, window, layers, top, GATES, STATE_NAMES)
 

@@ -263,7 +263,9 @@ def forward(params, inputs, state0=None, *, dropout=0.0, seed=None, masks=None):
       h0, c0: the initial state used, shaped like state0
     """
     params = check_params(params)
-    window = check_window(params, inputs, None, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks)
+    window = check_window(
+        params, inputs, None, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks, need_targets=False
+    )
     layers, top = stack_forward(_step, LAYER_NAMES, params, window)
     return forward_output(params, window, layers, top, (*GATES, "c"), STATE_NAMES)
 

@@ -3,8 +3,8 @@
 Every function here is pure: it returns new parameter and state dicts and
 leaves its arguments alone, so a training loop reads
 ``params, state = adam_update(params, grads, state, lr)`` and a checkpoint is
-just the arrays in ``state``. Parameters, gradients and state share the keys
-W_xh, W_hh, W_yh, b_h, b_o, so each rule is one loop over the keys.
+just the arrays in ``state``. Parameters, gradients and state share the keys of
+the parameter dict, whatever the cell, so each rule is one loop over the keys.
 """
 
 from __future__ import annotations
@@ -30,8 +30,16 @@ __all__ = [
 
 
 def global_norm(grads):
-    """sqrt of the sum of squares of every entry of every gradient (a float)."""
-    return math.sqrt(sum(float(np.vdot(g, g)) for g in grads.values()))
+    """sqrt of the sum of squares of every entry of every gradient (a float).
+
+    The squares are summed in float64 whatever the gradients' dtype: in float32 a sum above
+    about 3.4e38 (a norm above about 1.8e19) would be inf, and a long one loses digits.
+    """
+    total = 0.0
+    for g in grads.values():
+        g = np.asarray(g, dtype=np.float64)  # no copy for float64
+        total += float(np.vdot(g, g))
+    return math.sqrt(total)
 
 
 def clip_elementwise(grads, limit):

@@ -1,7 +1,7 @@
 """Whether a run can continue from a checkpoint or an earlier result: the trainer's resume checks.
 
 Resuming is bit-identical only if everything that shapes a step is the same: the cell and its
-size, the batch and window, the optimizer, the split, and the text itself. These checks say
+size, the batch and window, the optimizer, the split, dropout and its seed, and the text itself. These checks say
 which one differs, before any step is taken.
 """
 
@@ -12,14 +12,25 @@ from .checkpoint import CheckpointError, load_checkpoint
 
 __all__ = ["RESUME_FIXED", "check_resume_config", "checkpoint_to_resume"]
 
-# Fields that must agree between a checkpoint and the run that resumes it.
-RESUME_FIXED = ("cell", "hidden_size", "num_layers", "batch_size", "seq_length", "optimizer", "val_fraction")
+# Fields that must agree between a checkpoint and the run that resumes it (dropout and seed: the
+# masks are drawn from the seed and the step, so another of either is another run).
+RESUME_FIXED = (
+    "cell",
+    "hidden_size",
+    "num_layers",
+    "batch_size",
+    "seq_length",
+    "optimizer",
+    "val_fraction",
+    "dropout",
+    "seed",
+)
 
 
 def check_resume_config(old, config, where):
     """Raise ValueError if the stored config dict ``old`` and the TrainConfig ``config`` differ in a
     field of RESUME_FIXED; ``where`` says what is resumed (e.g. "from ck.npz")."""
-    old = {"cell": "rnn", "num_layers": 1, **old}  # saved before there were cells or layers: one vanilla layer
+    old = {"cell": "rnn", "num_layers": 1, "dropout": 0.0, **old}  # saved before cells, layers, dropout
     for name in RESUME_FIXED:
         if old.get(name) != getattr(config, name):
             raise ValueError(

@@ -66,7 +66,7 @@ from ._cell import (
     stack_shapes,
 )
 from ._cell import advance as _advance
-from ._validation import check_int
+from ._validation import check_int, check_number
 
 __all__ = [
     "PARAM_NAMES",
@@ -132,6 +132,7 @@ def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, recurrent_sca
     V, H = check_int(vocab_size, "vocab_size"), check_int(hidden_size, "hidden_size")
     L = check_int(num_layers, "num_layers")
     dtype = check_dtype(dtype)
+    check_number(recurrent_scale, "recurrent_scale", 0)
     rng = np.random.default_rng(seed)
     W_xh, W_hh = draw_layer(rng, 1, V, H, INPUT_SCALE, recurrent_scale)
     W_yh = rng.standard_normal((V, H)) / np.sqrt(H)
@@ -216,7 +217,9 @@ def forward(params, inputs, state0=None, *, dropout=0.0, seed=None, masks=None):
       h0: the initial state used, shaped like state0
     """
     params = check_params(params)
-    window = check_window(params, inputs, None, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks)
+    window = check_window(
+        params, inputs, None, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks, need_targets=False
+    )
     layers, top = stack_forward(_step, LAYER_NAMES, params, window, keep_caches=False)
     return forward_output(params, window, layers, top, (), STATE_NAMES)
 
@@ -253,11 +256,12 @@ def loss_and_grads(
     fast: True (default) for the fast path; False for the reference, a loop over
       ``step_backward`` from t = T down to 1, layer by layer (full BPTT only): the same
       numbers, slower.
-    dropout: p in [0, 1), the probability of dropping each unit of h_t where it leaves its
+    dropout: a rate in [0, 1), the probability of dropping each unit of h_t where it leaves its
       layer (into the next layer, or the output layer), with inverted scaling, the masks drawn
-      with ``seed`` (an int or a np.random.Generator; needed when p > 0). Or masks: the masks
-      themselves, shaped like forward's h, e.g. ``rnn_core.cells.dropout_masks``' (a gradient
-      check keeps them fixed). 0 and None (the default): no dropout.
+      with ``seed`` (an int, a sequence of ints or a np.random.Generator; needed when the rate
+      is > 0). Or masks: the masks themselves, shaped like forward's h, e.g.
+      ``rnn_core.cells.dropout_masks``' (a gradient check keeps them fixed). 0 and None (the
+      default): no dropout.
 
     Returns (loss, grads, h_last) or, with return_dstate0, (loss, grads, h_last, dh0):
       loss: total cross-entropy in nats, summed over all steps and rows, a float

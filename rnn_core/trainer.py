@@ -246,7 +246,10 @@ def train(
     ``config.max_seconds`` seconds, after ``config.patience`` validations without a
     new best (early stopping), on Ctrl-C / the notebook's stop button, when the
     callback asks, or when the loss or gradient stops being finite. The same config,
-    text and step budget give bit-identical parameters, also when stopped and resumed.
+    text and step budget give bit-identical parameters, also when stopped and resumed,
+    unless ``max_seconds`` is set: its budget, and the schedule's progress in time, count
+    the seconds of this call only (from ``started``), so a resumed run starts its time
+    progress afresh, and a run stopped by the clock depends on the machine's speed anyway.
     """
     run, state, history = _setup(data, config, overrides, vocab, checkpoint, resume, started)
     config, stopped, message, bar = run.config, "steps", "", None

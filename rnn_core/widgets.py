@@ -503,7 +503,7 @@ class LivePlot:
 
 def show_softmax(y_hat, J, temperature=1.0):
     """Print y_hat, then show ``plots.plot_softmax`` (notebook 01, sections 8 and 10)."""
-    print(f"temperature {temperature:.2f}   y_hat = " + "  ".join(f"{p:.4f}" for p in y_hat))
+    print(f"temperature {temperature:.2f}   y_hat = " + "  ".join(f"{y:.4f}" for y in y_hat))
     display(plots.plot_softmax(y_hat, J, temperature))
 
 

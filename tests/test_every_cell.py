@@ -322,6 +322,11 @@ def test_bad_init_arguments(cell):
         module.init_params(5, 3, dtype=np.int32)
     with pytest.raises(ValueError, match="num_layers must be a positive integer"):
         module.init_params(5, 3, num_layers=0)
+    for scale in (0, -1.0, float("nan")):  # every cell's rule, the vanilla one's too
+        with pytest.raises(ValueError, match=r"recurrent_scale must be > 0, got"):
+            module.init_params(5, 3, recurrent_scale=scale)
+    with pytest.raises(TypeError, match="recurrent_scale must be a number"):
+        module.init_params(5, 3, recurrent_scale="1")
 
 
 # -- bad input: every cell words a bad window or state the same way -------------------------------------
@@ -350,6 +355,32 @@ def test_a_bad_window_gets_a_clear_error(cell, inputs, targets, error, match):
     if "targets" not in match and "same shape" not in match:
         with pytest.raises(error, match=match):
             module.forward(params, inputs)
+
+
+@pytest.mark.parametrize("cell", CELLS)
+def test_a_loss_without_targets_gets_a_clear_error(cell):
+    module = CELLS[cell]
+    params, inputs = module.init_params(5, 4), np.array([0, 1, 2])
+    for call in (module.loss_and_grads, module.sequence_loss):
+        with pytest.raises(TypeError, match=r"^targets must be an int array \(T,\) or \(B, T\), got None$"):
+            call(params, inputs, None)
+    assert module.forward(params, inputs)["y_hat"].shape == (3, 5)  # forward needs none
+
+
+@pytest.mark.parametrize("cell", CELLS)
+@pytest.mark.parametrize("L", [1, 2])
+def test_advance_checks_its_character(cell, L):
+    module = CELLS[cell]
+    params = module.init_params(5, 4, num_layers=L)
+    state = rnn_core.cells.zero_state(params, cell)
+    for good in (4, np.int64(0), np.array(3), np.array([0, 4])):
+        module.advance(params, good, state)
+    for bad in (5, -1, np.int32(7), np.array([0, 5]), np.array([-1, 2])):
+        with pytest.raises(ValueError, match=r"^x_t must be a character index in 0\.\.4 \(V=5\), got"):
+            module.advance(params, bad, state)
+    for bad in (2.0, True, np.array([0.0, 1.0]), np.zeros((2, 2), int)):
+        with pytest.raises(TypeError, match=r"^x_t must be a character index \(an int\) or a 1-D int array"):
+            module.advance(params, bad, state)
 
 
 def _state(cell, h, c=None):

@@ -20,19 +20,19 @@ TOL = 1e-12
 
 
 def _configurations(seed):
-    """(V, H, T, B, L, p, seed) at random sizes for every L in 1, 2, 3, one sequence (B None) and a
-    batch, without dropout (p = 0) and with: twelve configurations."""
+    """(V, H, T, B, L, rate, seed) at random sizes for every L in 1, 2, 3, one sequence (B None) and a
+    batch, without dropout (rate = 0) and with: twelve configurations."""
     rng = np.random.default_rng(seed)
     for L in (1, 2, 3):
         for single in (True, False):
             for dropout in (False, True):
                 V, H, T = int(rng.integers(2, 40)), int(rng.integers(1, 40)), int(rng.integers(1, 20))
                 B = None if single else int(rng.integers(1, 10))
-                p = float(rng.uniform(0.1, 0.6)) if dropout else 0.0
-                yield V, H, T, B, L, p, int(rng.integers(2**31))
+                rate = float(rng.uniform(0.1, 0.6)) if dropout else 0.0
+                yield V, H, T, B, L, rate, int(rng.integers(2**31))
 
 
-def _case(cell, V, H, T, B, L, p, seed):
+def _case(cell, V, H, T, B, L, rate, seed):
     """A random case with biases up to saturation and a random recurrent scale, and its dropout masks (or None)."""
     rng = np.random.default_rng(seed + 1)
     params, inputs, targets, state0 = random_case(
@@ -46,17 +46,17 @@ def _case(cell, V, H, T, B, L, p, seed):
         bias_scale=float(rng.uniform(0.1, 2.0)),
         recurrent_scale=float(rng.uniform(0.5, 1.5)),
     )
-    masks = dropout_masks(params, inputs, p, seed) if p else None
+    masks = dropout_masks(params, inputs, rate, seed) if rate else None
     return params, inputs, targets, state0, masks
 
 
 CASES = [(cell, *config) for cell in CELLS for config in _configurations(seed=len(cell))]
 
 
-@pytest.mark.parametrize("cell, V, H, T, B, L, p, seed", CASES)
-def test_the_fast_path_equals_the_loop_over_the_step_functions(cell, V, H, T, B, L, p, seed):
+@pytest.mark.parametrize("cell, V, H, T, B, L, rate, seed", CASES)
+def test_the_fast_path_equals_the_loop_over_the_step_functions(cell, V, H, T, B, L, rate, seed):
     module = CELLS[cell]
-    params, inputs, targets, state0, masks = _case(cell, V, H, T, B, L, p, seed)
+    params, inputs, targets, state0, masks = _case(cell, V, H, T, B, L, rate, seed)
     fast = module.loss_and_grads(params, inputs, targets, state0, return_dstate0=True, masks=masks)
     ref = module.loss_and_grads(params, inputs, targets, state0, return_dstate0=True, masks=masks, fast=False)
     assert abs(fast[0] - ref[0]) <= TOL * abs(ref[0])
@@ -72,14 +72,14 @@ def test_the_fast_path_equals_the_loop_over_the_step_functions(cell, V, H, T, B,
         assert rel_error(a, state_arrays(cell, ref[3])[name]) < TOL, f"d{name}0"
 
 
-@pytest.mark.parametrize("cell, V, H, T, B, L, p, seed", CASES)
-def test_the_fast_forward_pass_equals_the_reference_forward(cell, V, H, T, B, L, p, seed):
+@pytest.mark.parametrize("cell, V, H, T, B, L, rate, seed", CASES)
+def test_the_fast_forward_pass_equals_the_reference_forward(cell, V, H, T, B, L, rate, seed):
     module = CELLS[cell]
-    params, inputs, targets, state0, masks = _case(cell, V, H, T, B, L, p, seed)
+    params, inputs, targets, state0, masks = _case(cell, V, H, T, B, L, rate, seed)
     loss, last = module.sequence_loss(params, inputs, targets, state0, masks=masks)
     out = module.forward(params, inputs, state0, masks=masks)
-    p_target = np.take_along_axis(out["y_hat"], targets[..., None], axis=-1)
-    assert abs(loss + np.log(p_target).sum()) <= TOL * loss
+    y_hat_target = np.take_along_axis(out["y_hat"], targets[..., None], axis=-1)
+    assert abs(loss + np.log(y_hat_target).sum()) <= TOL * loss
     for name, a in state_arrays(cell, last).items():
         assert rel_error(a, out[name][..., -1, :]) < TOL, name
 

@@ -60,6 +60,17 @@ def test_gradient_checker_refuses_float32_and_reports_every_parameter():
         rnn_core.rel_error(np.zeros(3), np.zeros(2))
 
 
+def test_dropout_and_masks_together_are_refused():
+    params = init_params(3, 2, seed=0, num_layers=2)
+    inputs = np.array([0, 1, 2])
+    masks = rnn_core.dropout_masks(params, inputs, 0.5, seed=1)
+    with pytest.raises(TypeError, match=r"^give dropout \(with seed\) or masks, not both$"):
+        check_gradients(params, inputs, inputs, dropout=0.5, seed=1, masks=masks)
+    with pytest.raises(TypeError, match=r"^give dropout \(with seed\) or masks, not both$"):
+        rnn.loss_and_grads(params, inputs, inputs, dropout=0.5, seed=1, masks=masks)  # the same words
+    assert max(check_gradients(params, inputs, inputs, masks=masks).values()) < GRADCHECK_TOL
+
+
 @pytest.mark.parametrize("cell", [lstm, gru])
 @pytest.mark.parametrize("batch", [None, 2])
 def test_any_cells_parameters_and_its_whole_starting_state(cell, batch):

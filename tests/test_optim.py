@@ -43,6 +43,19 @@ def test_global_norm_and_clipping():
         clip_elementwise(g, -1)
 
 
+def test_global_norm_sums_float32_squares_in_float64():
+    big = {"a": np.full(4, 1e19, np.float32), "b": np.full((2, 2), 1e19, np.float32)}  # squares beyond float32
+    norm = global_norm(big)
+    assert type(norm) is float and math.isclose(norm, math.sqrt(8) * float(np.float32(1e19)), rel_tol=1e-12)
+    clipped, before = clip_global_norm(big, 5.0)
+    assert before == norm and all(g.dtype == np.float32 for g in clipped.values())
+    assert math.isclose(global_norm(clipped), 5.0, rel_tol=1e-6)
+    rng = np.random.default_rng(0)
+    many = {"w": rng.standard_normal(10**6).astype(np.float32)}  # a long sum, to float64's precision
+    exact = math.sqrt(math.fsum(many["w"].astype(np.float64) ** 2))
+    assert math.isclose(global_norm(many), exact, rel_tol=1e-13)
+
+
 def test_sgd_and_adagrad_rules():
     p = {"w": np.array([1.0, 2.0])}
     g = {"w": np.array([0.5, -1.0])}

@@ -116,7 +116,10 @@ def test_masks_are_inverted_seeded_and_shaped_like_forwards_h():
     assert not np.array_equal(dropout_masks(params, inputs, 0.3, rng), masks)  # ... and moves on
     one = rnn_core.init_params(5, 4)
     assert dropout_masks(one, np.zeros(6, int), 0.5, seed=0).shape == (6, 4)  # one layer, one sequence
-    with pytest.raises(TypeError, match="needs seed="):
+    pair = dropout_masks(one, np.zeros(6, int), 0.5, seed=[3, 7])  # as train seeds each step: [seed, step]
+    assert np.array_equal(pair, dropout_masks(one, np.zeros(6, int), 0.5, seed=(3, 7)))
+    assert not np.array_equal(pair, dropout_masks(one, np.zeros(6, int), 0.5, seed=[3, 8]))
+    with pytest.raises(TypeError, match="needs seed=, an int, a sequence of ints or a np.random.Generator"):
         dropout_masks(one, np.zeros(6, int), 0.5, seed=None)
     with pytest.raises(TypeError, match="needs seed="):
         check_gradients(one, np.zeros(6, int), np.zeros(6, int), dropout=0.5)

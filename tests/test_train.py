@@ -179,6 +179,10 @@ def test_resume_mismatches(tmp_path):
         run(steps=20, checkpoint=path, resume=True, hidden_size=16)
     with pytest.raises(ValueError, match="batch_size"):
         run(steps=20, checkpoint=path, resume=True, batch_size=2)
+    with pytest.raises(ValueError, match="trained with dropout=0.0, this run asks for dropout=0.2; use the same"):
+        run(steps=20, checkpoint=path, resume=True, dropout=0.2)
+    with pytest.raises(ValueError, match="trained with seed=0, this run asks for seed=1; use the same"):
+        run(steps=20, checkpoint=path, resume=True, seed=1)
     with pytest.raises(ValueError, match="different text"):
         train(TEXT.replace("wife", "life"), **{**SMALL, "steps": 20}, checkpoint=path, resume=True)
     with pytest.raises(ValueError, match="vocabulary"):
