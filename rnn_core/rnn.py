@@ -260,8 +260,8 @@ def loss_and_grads(
       layer (into the next layer, or the output layer), with inverted scaling, the masks drawn
       with ``seed`` (an int, a sequence of ints or a np.random.Generator; needed when the rate
       is > 0). Or masks: the masks themselves, shaped like forward's h, e.g.
-      ``rnn_core.cells.dropout_masks``' (a gradient check keeps them fixed). 0 and None (the
-      default): no dropout.
+      ``rnn_core.cells.dropout_masks``' (a gradient check keeps them fixed). dropout=0 and
+      masks=None (the defaults): no dropout.
 
     Returns (loss, grads, h_last) or, with return_dstate0, (loss, grads, h_last, dh0):
       loss: total cross-entropy in nats, summed over all steps and rows, a float
