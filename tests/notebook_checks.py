@@ -783,7 +783,7 @@ CHECKS: dict[str, list[Check]] = {
             after="endings = {",
         ),
         Check(
-            "two layers win at equal steps, one layer at r = 1.7, by more than the seeds' spread",
+            "two layers win at equal steps, one layer at γ = 1.7, by more than the seeds' spread",
             'assert verdicts[RATIOS[0]][0] == "two layers" and verdicts[RATIOS[-1]][0] == "one layer"',
             after="deep, *wide = race.values()",
         ),
