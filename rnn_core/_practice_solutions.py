@@ -40,6 +40,7 @@ _LATEX = (
     (r"\hat y", "ŷ"),
     (r"\hat m", "m̂"),
     (r"\hat v", "v̂"),
+    (r"\bar h", "h̄"),
     (r"\mathbf{y}", "𝐲"),
     (r"\mathrm{softmax}", "softmax"),
     (r"\tanh", "tanh"),
@@ -385,7 +386,7 @@ def gru_step_backward(params, dh_t, cache):
         r"""
 The usual mistakes, each named by the check: leaving out the direct path $z_t \odot \nabla_{h_t} L$ <!--
 practice:mistake gru.step_backward/no-direct-path -->; $\delta^{(n)}_t$ where $W_h$'s third block needs
-$\nabla_{m_t} L = \delta^{(n)}_t \odot r_t$ <!-- practice:mistake gru.step_backward/delta-n-for-dm -->; $h_{t-1} -
+$\nabla_{\bar h_t} L = \delta^{(n)}_t \odot r_t$ <!-- practice:mistake gru.step_backward/delta-n-for-dm -->; $h_{t-1} -
 n_t$ the wrong way round <!-- practice:mistake gru.step_backward/update-gate-sign-flipped -->; and the other papers'
 conventions <!-- practice:mistake gru.step_backward/z-and-one-minus-z-swapped --> <!-- practice:mistake
 gru.step_backward/reset-before-W-hn -->. `practice.hint("gru.step_backward")` gives a nudge;

@@ -679,7 +679,7 @@ def fig_gru_cell():
     # the candidate: r_t scales W_hn h_{t-1}, then tanh
     box(ax, xm, yg, 1.7, 0.7, "white", MUTED, lw=1.3, rounding=0.1)
     ax.text(xm, yg, "$W_{hn} h_{t-1}$", ha="center", va="center", fontsize=11, color=INK)
-    ax.text(xm + 0.95, yg + 0.55, "$m_t$", ha="left", va="center", fontsize=12, color=MUTED)
+    ax.text(xm + 0.95, yg + 0.55, "$\\bar h_t$", ha="left", va="center", fontsize=12, color=MUTED)
     arrow(ax, (xm, ybus), (xm, yg - 0.35), color=MUTED, lw=1.3)
     op(ax, xn, yg, "\u00d7")
     arrow(ax, (xr + 0.58, yg), (xn - 0.32, yg))
@@ -692,7 +692,7 @@ def fig_gru_cell():
     arrow(ax, (xn, 4.35 + 0.275), (xn, y1 - 0.32))
     eq = (
         "$h_t = z_t \\odot h_{t-1} + (1 - z_t) \\odot n_t$      "
-        "$n_t = \\tanh(W_{xn} x_t + r_t \\odot m_t + b_n)$      direct path: $\\mathrm{diag}(z_t)$"
+        "$n_t = \\tanh(W_{xn} x_t + r_t \\odot \\bar h_t + b_n)$      direct path: $\\mathrm{diag}(z_t)$"
     )
     ax.text(7.0, -1.6, eq, ha="center", va="center", fontsize=12, color=INK)
     return fig
