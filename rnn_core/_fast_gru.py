@@ -12,7 +12,7 @@ the step functions, ``gru.loss_and_grads(..., fast=False)``.
 What the backward loop needs is prepared by the forward loop, so that a step backwards is a
 handful of products: with u = tanh(a/2) for r and z,
 
-    P_r = m_t (1 - u_r^2)             so that  da_r = da_n * P_r / 4
+    P_r = hbar_t (1 - u_r^2)             so that  da_r = da_n * P_r / 4
     P_z = (h_{t-1} - n_t) (1 - u_z^2)          da_z = dh_t * P_z / 4
     P_n = (1 - z_t) (1 - n_t^2)                da_n = dh_t * P_n
 """
@@ -65,7 +65,7 @@ def forward_loop(run, W_hs, input_at, for_backward):
         rz *= 0.5  # sigmoid = (1 + tanh(a/2)) / 2
         rz += 0.5
         r, z = rz[:H], rz[H:]
-        np.multiply(r, m, out=n_t)  # n_t = tanh(W_xn x_t + r_t * m_t + b_n)
+        np.multiply(r, m, out=n_t)  # n_t = tanh(W_xn x_t + r_t * hbar_t + b_n)
         n_t += a_x[2 * H :]
         np.tanh(n_t, out=n_t)
         np.subtract(h[t], n_t, out=tmp)  # h_t = n_t + z_t (h_{t-1} - n_t)

@@ -1452,7 +1452,7 @@ GRU_STEPS = {
     "candidate_slope": lambda n: 1 - n**2,
     "direct": lambda dh, keep: dh * keep,  # ∂h_t/∂h_{t−1} directly
     "dz_sign": lambda: 1.0,
-    "dm": lambda da_n, r: da_n * r,  # ∇m L = δ⁽ⁿ⁾ ⊙ r
+    "dm": lambda da_n, r: da_n * r,  # ∇h̄ L = δ⁽ⁿ⁾ ⊙ r (h̄_t = W_hn h_{t−1}, the cache's m)
 }
 
 GRU_FORWARD_MISTAKES = Mistakes()
@@ -1566,9 +1566,9 @@ def sigmoid_slope_for_n(n):
 
 @GRU_BACKWARD_MISTAKES(
     "dm",
-    "δ⁽ⁿ⁾ where ∇m belongs",
-    "W_h's candidate block multiplies h_{t−1} into m_t, and the candidate reads r_t ⊙ m_t: what reaches m_t is "
-    "∇m L = δ⁽ⁿ⁾ ⊙ r_t, not δ⁽ⁿ⁾ itself (W_x's and b's candidate blocks do get δ⁽ⁿ⁾).",
+    "δ⁽ⁿ⁾ where ∇h̄ belongs",
+    "W_h's candidate block multiplies h_{t−1} into h̄_t, and the candidate reads r_t ⊙ h̄_t: what reaches h̄_t is "
+    "∇h̄ L = δ⁽ⁿ⁾ ⊙ r_t, not δ⁽ⁿ⁾ itself (W_x's and b's candidate blocks do get δ⁽ⁿ⁾).",
 )
 def delta_n_for_dm(da_n, r):
     return da_n

@@ -9,8 +9,8 @@ vectors in the maths, one row per sequence in the code. One step, for the input 
 
     r_t = sigmoid(W_xr x_t + W_hr h_{t-1} + b_r)          reset gate: how much of h_{t-1} the candidate sees
     z_t = sigmoid(W_xz x_t + W_hz h_{t-1} + b_z)          update gate: how much of h_{t-1} to keep
-    m_t = W_hn h_{t-1}                                    the old state, as the candidate reads it
-    n_t = tanh(W_xn x_t + r_t * m_t + b_n)                candidate state
+    hbar_t = W_hn h_{t-1}                                 the old state, as the candidate reads it
+    n_t = tanh(W_xn x_t + r_t * hbar_t + b_n)             candidate state
     h_t = z_t * h_{t-1} + (1 - z_t) * n_t                 hidden state, (H,)  (* is the elementwise product)
     o_t = W_yh h_t + b_o                                  the scores (logits), (V,); yhat_t = softmax(o_t)
     L   = sum_t -log yhat_t[y_t]                          cross-entropy in nats
@@ -27,10 +27,10 @@ The backward pass, with dh_t everything reaching h_t (from o_t and from step t+1
     dn_t  = dh_t * (1 - z_t)                   back through h_t = z h_{t-1} + (1 - z) n
     da_z  = dh_t * (h_{t-1} - n_t) * z_t (1 - z_t)
     da_n  = dn_t * (1 - n_t^2)                 back through the tanh
-    dm_t  = da_n * r_t                         back through r_t * m_t, to m_t = W_hn h_{t-1} ...
-    da_r  = da_n * m_t * r_t (1 - r_t)         ... and to r_t, then its sigmoid
-    dh_{t-1} = dh_t * z_t + W_h^T [da_r; da_z; dm_t]   the direct path, and through all three rows
-    dW_x += [da_r; da_z; da_n] x_t^T,  db += [da_r; da_z; da_n],  dW_h += [da_r; da_z; dm_t] h_{t-1}^T
+    dhbar_t = da_n * r_t                       back through r_t * hbar_t, to hbar_t = W_hn h_{t-1} ...
+    da_r  = da_n * hbar_t * r_t (1 - r_t)      ... and to r_t, then its sigmoid
+    dh_{t-1} = dh_t * z_t + W_h^T [da_r; da_z; dhbar_t]   the direct path, and through all three rows
+    dW_x += [da_r; da_z; da_n] x_t^T,  db += [da_r; da_z; da_n],  dW_h += [da_r; da_z; dhbar_t] h_{t-1}^T
 
 The direct path dh_{t-1} = dh_t * z_t has no weight matrix and no squashing derivative in it,
 as the LSTM's cell path: while z_t stays near 1, the gradient reaches far back unchanged.
@@ -214,7 +214,7 @@ def step_backward(params, dh_t, cache, *, return_dx=False):
     # back through h_t = z_t * h_{t-1} + (1 - z_t) * n_t
     dn = dh_t * (1.0 - z)
     dz = dh_t * (h_prev - n)
-    # back through n_t = tanh(a_n), a_n = W_xn x_t + r_t * m_t + b_n
+    # back through n_t = tanh(a_n), a_n = W_xn x_t + r_t * hbar_t + b_n (the cache's m is hbar_t)
     da_n = dn * (1.0 - n**2)
     dm = da_n * r
     dr = da_n * m

@@ -758,7 +758,7 @@ def test_the_grus_delta_n_where_the_gradient_of_m_belongs_is_named():
         grads = {"W_x": dW_x, "W_h": np.outer(delta, h_prev), "b": delta}  # δ⁽ⁿ⁾ where ∇m = δ⁽ⁿ⁾ r belongs
         return z * dh_t + params["W_h"].T @ delta, grads
 
-    assert_wrong("gru.step_backward", gru_step_backward, ["dh_prev", "W_h"], mistake="δ⁽ⁿ⁾ where ∇m belongs")
+    assert_wrong("gru.step_backward", gru_step_backward, ["dh_prev", "W_h"], mistake="δ⁽ⁿ⁾ where ∇h̄ belongs")
 
 
 def bptt(params, inputs, targets, h0, W_hh_reads=lambda hs, t: hs[t - 1], assigned=None):
