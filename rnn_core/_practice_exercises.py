@@ -2022,10 +2022,10 @@ EXERCISE_LIST = (
         diagnostics=(_nonfinite_remark,),
         where="notebook 09, section 2",
         hint="Start from h_t = z ⊙ h_{t−1} + (1 − z) ⊙ n: it sends dh_t ⊙ (1 − z) to n, dh_t ⊙ (h_{t−1} − n) "
-        "to z, and dh_t ⊙ z straight to h_{t−1}. Back through the candidate's tanh; then r ⊙ m splits "
-        "into a part for m (times r) and a part for r (times m). Multiply each gate by its sigmoid's "
+        "to z, and dh_t ⊙ z straight to h_{t−1}. Back through the candidate's tanh; then r ⊙ h̄ (h̄ = W_hn h_{t−1}) "
+        "splits into a part for h̄ (times r) and a part for r (times h̄). Multiply each gate by its sigmoid's "
         "slope. W_x and b receive the blocks r, z and the candidate's pre-activation; W_h receives r, z "
-        "and m's part; dh_{t−1} is the direct part plus W_h, transposed, times those three blocks.",
+        "and h̄'s part; dh_{t−1} is the direct part plus W_h, transposed, times those three blocks.",
     ),
     Exercise(
         "dropout_backward",

@@ -707,6 +707,20 @@ def grad_node(ax, cx, cy, label, fill, edge, w=1.5, h=0.75, size=13):
     ax.text(cx, cy, label, ha="center", va="center", fontsize=size, color=INK)
 
 
+def gated_path(ax, xs, y, gate, color):
+    """A gated cell's straight path backwards at height y through the steps at xs (and one step
+    beyond either end): between neighbours, a product by the gate of the later step."""
+    ends = [xs[0] - 2.9] + xs + [xs[-1] + 2.9]
+    for a, b, s in zip(ends[1:], ends[:-1], ["t-1", "t", "t+1", "t+2"]):
+        start = a - 0.75 if a in xs else a
+        stop = b + 0.75 if b in xs else b
+        mid = (start + stop) / 2
+        arrow(ax, (start, y), (mid + 0.32, y), color=color, lw=2.8, style="-")
+        op(ax, mid, y, "\u00d7", color)
+        arrow(ax, (mid - 0.32, y), (stop, y), color=color, lw=2.8)
+        ax.text(mid, y + 0.6, f"${gate}_{{{s}}}$", ha="center", va="center", fontsize=12, color=color)
+
+
 def fig_lstm_gradient_paths():
     """Three steps of the LSTM's backward pass: the cell path (one product by f per step) along the
     top, the path through h (a matrix and the gates' slopes per step) below it."""
@@ -726,15 +740,7 @@ def fig_lstm_gradient_paths():
         loss = f"from $L_{{{s}}}$: $W_{{yh}}^\\top(\\hat y - \\mathbf{{y}})$"
         ax.text(x, yl - 0.35, loss, ha="center", fontsize=10, color=MUTED)
     # the cell path: c_k -> c_{k-1}, one product by f_k
-    ends = [xs[0] - 2.9] + xs + [xs[-1] + 2.9]
-    for a, b, s in zip(ends[1:], ends[:-1], ["t-1", "t", "t+1", "t+2"]):
-        start = a - 0.75 if a in xs else a
-        stop = b + 0.75 if b in xs else b
-        mid = (start + stop) / 2
-        arrow(ax, (start, yc), (mid + 0.32, yc), color=C_EDGE, lw=2.8, style="-")
-        op(ax, mid, yc, "\u00d7", C_EDGE)
-        arrow(ax, (mid - 0.32, yc), (stop, yc), color=C_EDGE, lw=2.8)
-        ax.text(mid, yc + 0.6, f"$f_{{{s}}}$", ha="center", va="center", fontsize=12, color=C_EDGE)
+    gated_path(ax, xs, yc, "f", C_EDGE)
     # the path through h: c_k and h_k -> delta_k (the four gates' slopes) -> W_h^T -> h_{k-1}
     for x, s in zip(xs, steps):
         xd = x - 2.5
@@ -773,15 +779,7 @@ def fig_gru_gradient_paths():
         loss = f"from $L_{{{s}}}$: $W_{{yh}}^\\top(\\hat y - \\mathbf{{y}})$"
         ax.text(x, yl, loss, ha="center", fontsize=10, color=MUTED)
     # the direct path: h_k -> h_{k-1}, one product by z_k
-    ends = [xs[0] - 2.9] + xs + [xs[-1] + 2.9]
-    for a, b, s in zip(ends[1:], ends[:-1], ["t-1", "t", "t+1", "t+2"]):
-        start = a - 0.75 if a in xs else a
-        stop = b + 0.75 if b in xs else b
-        mid = (start + stop) / 2
-        arrow(ax, (start, yh), (mid + 0.32, yh), color=H_EDGE, lw=2.8, style="-")
-        op(ax, mid, yh, "\u00d7", H_EDGE)
-        arrow(ax, (mid - 0.32, yh), (stop, yh), color=H_EDGE, lw=2.8)
-        ax.text(mid, yh + 0.6, f"$z_{{{s}}}$", ha="center", va="center", fontsize=12, color=H_EDGE)
+    gated_path(ax, xs, yh, "z", H_EDGE)
     # the rest: h_k -> delta^h_k (through n, z and r, with their slopes) -> W_h^T -> h_{k-1}
     for x, s in zip(xs, steps):
         xd = x - 2.5
