@@ -269,8 +269,8 @@ def main(argv=None):
     engines = ["rnn_core"] + (["torch"] if torch is not None else [])
 
     def run(engine, race, lr, seconds, seed):
-        cell, L, p = race
-        config = race_config(cell, lr, args, num_layers=L, dropout=p, seed=seed)
+        cell, L, rate = race
+        config = race_config(cell, lr, args, num_layers=L, dropout=rate, seed=seed)
         config = rnn_core.TrainConfig(**{**config.to_dict(), "max_seconds": seconds})
         with limit():
             if engine == "rnn_core":
@@ -286,7 +286,7 @@ def main(argv=None):
 
     rows = []
     for cell in args.cells:
-        for race in ((cell, L, p) for L, p in zip(args.layers, dropouts)):
+        for race in ((cell, L, rate) for L, rate in zip(args.layers, dropouts)):
             for engine in engines:
                 first, *more = args.seeds
                 sweep = {lr: run(engine, race, lr, args.sweep_seconds or args.seconds, first) for lr in args.rates}
@@ -321,9 +321,9 @@ def _limit_threads(torch, threads):
 
 
 def _label(race):
-    """'lstm', or 'lstm L=2 p=0.2' for a stack (and dropout)."""
-    cell, L, p = race
-    return cell + ("" if L == 1 else f" L={L}") + ("" if p == 0 else f" p={p:g}")
+    """'lstm', or 'lstm L=2 dropout=0.2' for a stack (and dropout)."""
+    cell, L, rate = race
+    return cell + ("" if L == 1 else f" L={L}") + ("" if rate == 0 else f" dropout={rate:g}")
 
 
 def _table(rows, args, torch):
@@ -338,13 +338,13 @@ def _table(rows, args, torch):
         "| the sweep: val bpc at each rate |",
         "|---|---:|---:|---|---:|---:|---|---:|---:|---|",
     ]
-    for (cell, L, p), engine, best, finals, sweep in rows:
+    for (cell, L, rate), engine, best, finals, sweep in rows:
         label = f"`{cell}`" if engine == "rnn_core" else f"`nn.{TORCH_LAYERS[cell]}`"
         swept = ", ".join(f"{lr:g}: {result[0]:.3f}" for lr, result in sweep.items())
         bpc, each = np.mean([f[0] for f in finals]), ", ".join(f"{f[0]:.4f}" for f in finals)
         steps, seconds = finals[0][1], finals[0][2]
         lines.append(
-            f"| {label} | {L} | {p:g} | {name[engine]} | {best:g} | {bpc:.4f} | {each} | {steps:,} | "
+            f"| {label} | {L} | {rate:g} | {name[engine]} | {best:g} | {bpc:.4f} | {each} | {steps:,} | "
             f"{steps / seconds:.1f} | {swept} |"
         )
     best = min(rows, key=lambda row: np.mean([f[0] for f in row[3]]))
