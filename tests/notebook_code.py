@@ -67,3 +67,10 @@ def define_functions(namespace, notebook, *names):
                 found.add(node.name)
     assert found == set(names), f"{notebook} does not define {sorted(set(names) - found)}"
     return namespace
+
+
+def capture_display(namespace):
+    """Make the notebook's ``display`` collect what a slider's cell would show, in ``namespace["shown"]``."""
+    namespace["shown"] = shown = []
+    namespace["display"] = shown.append
+    return namespace

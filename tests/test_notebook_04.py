@@ -17,7 +17,7 @@ import numpy as np
 import plain_my_rnn  # tests/plain_my_rnn.py: a reader's answers, in plain loops
 import pytest
 from matplotlib.figure import Figure
-from notebook_code import run_up_to  # tests/notebook_code.py; it draws with matplotlib's Agg backend
+from notebook_code import capture_display, run_up_to  # tests/notebook_code.py; it draws with matplotlib's Agg backend
 
 from rnn_core import practice
 
@@ -26,11 +26,7 @@ NOTEBOOK = "04-backpropagation-through-time.ipynb"
 
 @pytest.fixture(scope="module")
 def notebook():
-    namespace = run_up_to(NOTEBOOK, "show_training")
-    shown = []
-    namespace["display"] = shown.append  # what the slider's cell would show
-    namespace["shown"] = shown
-    return namespace
+    return capture_display(run_up_to(NOTEBOOK, "show_training"))
 
 
 @pytest.mark.parametrize("learning_rate", [0.01, 0.3, 10.0])  # the slider's ends and its start

@@ -13,18 +13,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
-from notebook_code import run_up_to  # tests/notebook_code.py; it draws with matplotlib's Agg backend
+from notebook_code import capture_display, run_up_to  # tests/notebook_code.py; it draws with matplotlib's Agg backend
 
 NOTEBOOK = "05-bptt-in-practice.ipynb"
 
 
 @pytest.fixture(scope="module")
 def notebook():
-    namespace = run_up_to(NOTEBOOK, "show_gradient_flow")
-    shown = []
-    namespace["display"] = shown.append  # what the slider's cell would show
-    namespace["shown"] = shown
-    return namespace
+    return capture_display(run_up_to(NOTEBOOK, "show_gradient_flow"))
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pytest
 from matplotlib.figure import Figure
-from notebook_code import define_functions, run_up_to  # tests/notebook_code.py
+from notebook_code import capture_display, define_functions, run_up_to  # tests/notebook_code.py
 
 NOTEBOOK = "10-deeper-networks-and-overfitting.ipynb"
 RATES = (0.0, 0.3, 0.6)  # the slider's start (the notebook's DROPOUT), and one rate either side
@@ -27,10 +27,7 @@ def notebook():
     seed = namespace["SEEDS"][0]
     namespace["by_rate"] = {rate: namespace["train_on_piece"](rate, seed) for rate in RATES}
     define_functions(namespace, NOTEBOOK, "show_rate")
-    shown = []
-    namespace["display"] = shown.append  # what the slider's cell would show
-    namespace["shown"] = shown
-    return namespace
+    return capture_display(namespace)
 
 
 @pytest.mark.parametrize("rate", RATES)
