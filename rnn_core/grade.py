@@ -96,6 +96,8 @@ __all__ = [
 # 14 exercises x 20 s = 280 s at worst for a whole series, inside Gradescope's default 10 minutes
 EXERCISE_TIMEOUT = 20.0  # seconds for an exercise: its cells and every call (right answers take about 1 s)
 MEMORY_MB = 2048  # the address space of an exercise's process (numpy and a right answer need about 300 MB)
+_MAX_FILE = 64 << 20  # bytes of any file an exercise's process writes, its printed output included
+_MAX_PROCESSES = 64  # processes of the unprivileged user at once (root is not held to it)
 _CALL_MARGIN = 0.5  # seconds past the checker's per-call limit before the grader stops waiting
 _SHOWN_ERRORS = 5  # cells that raised, named in an exercise's feedback
 GIVENS = ("PARAM_NAMES", "softmax", "sigmoid", "one_hot", "forward")  # defined in _grade_child, plain numpy
@@ -355,10 +357,21 @@ class _Wire:
     def __init__(self, rfd, wfd):
         self.rfd, self.wfd = rfd, wfd
 
-    def send(self, header, blobs=()):
-        from ._grade_child import send
-
-        send(self.wfd, header, blobs)
+    def send(self, header, blobs=(), deadline=None):
+        """Write one message; a child that stops reading its pipe cannot make the grader wait past ``deadline``."""
+        header = dict(header, blobs=len(blobs))
+        frames = [json.dumps(header).encode(), *blobs]
+        data = memoryview(b"".join(struct.pack(">I", len(f)) + f for f in frames))
+        os.set_blocking(self.wfd, False)
+        while data:
+            left = (deadline - time.monotonic()) if deadline is not None else None
+            if left is not None and (left <= 0 or not select.select([], [self.wfd], [], left)[1]):
+                raise TimeoutError
+            try:
+                data = data[os.write(self.wfd, data) :]
+            except BlockingIOError:
+                if deadline is None:
+                    select.select([], [self.wfd], [])
 
     def _exact(self, n, deadline):
         chunks = []
@@ -563,12 +576,12 @@ class _Child:
             _CHILDREN.add(self.proc.pid)
         os.close(from_parent)
         os.close(to_parent)
-        _limit(self.proc.pid, limits)
+        _limit(self.proc.pid, limits, user is not None)
         self.ready = self._start(job)
 
     def _start(self, job):
         try:
-            self.wire.send({"job": job})
+            self.wire.send({"job": job}, deadline=self.deadline)
             header, _ = self.wire.receive(self.deadline)
             ready = header.get("ready")
             if not isinstance(ready, dict):
@@ -587,8 +600,9 @@ class _Child:
         by_path = {path: obj for path, obj in paths.values()}
         started = time.monotonic()
         try:
-            self.wire.send(message, blobs)
-            header, reply = self.wire.receive(min(self.deadline, started + TIME_LIMIT + _CALL_MARGIN))
+            limit = min(self.deadline, started + TIME_LIMIT + _CALL_MARGIN)
+            self.wire.send(message, blobs, deadline=limit)
+            header, reply = self.wire.receive(limit)
             decoder = _Decoder(reply, by_path, self.kept)
             if "raised" in header:
                 return self._raise(header["raised"])
@@ -605,7 +619,7 @@ class _Child:
                 ran_out = f"the exercise's time limit ({self.limits.exercise:g} s) ran out during this call"
                 raise _Ended(ran_out) from None
             raise _CallTimedOut(f"still running after {TIME_LIMIT:g} s") from None
-        except (OSError, EOFError, ValueError, struct.error, json.JSONDecodeError) as e:
+        except (OSError, EOFError, ValueError, RecursionError, struct.error) as e:
             self.stop()
             raise _Ended(self.ended or f"its reply could not be read ({e})") from None
 
@@ -669,7 +683,7 @@ def _child_env(work):
     }
 
 
-def _limit(pid, limits):
+def _limit(pid, limits, own_user):
     """Memory (address space) and CPU time of the child, set from outside before it runs any cell."""
     with contextlib.suppress(ImportError, OSError, ValueError, AttributeError):
         import resource
@@ -678,6 +692,9 @@ def _limit(pid, limits):
         resource.prlimit(pid, resource.RLIMIT_AS, (memory, memory))
         cpu = math.ceil(limits.exercise) + 2
         resource.prlimit(pid, resource.RLIMIT_CPU, (cpu, cpu))
+        resource.prlimit(pid, resource.RLIMIT_FSIZE, (_MAX_FILE, _MAX_FILE))  # what it prints, and any file it writes
+        if own_user:  # counted over the user's processes: only where the child has a user of its own
+            resource.prlimit(pid, resource.RLIMIT_NPROC, (_MAX_PROCESSES, _MAX_PROCESSES))
 
 
 _CHILDREN = set()  # pids of the children being graded now (threads grade at once): never swept as strays
@@ -786,9 +803,9 @@ def _sandbox_user(places):
             capture_output=True,
             timeout=60,
         )
+        places.user = uid if probe.returncode == 0 else None
     except (KeyError, OSError, subprocess.SubprocessError, ImportError):
-        return None
-    places.user = uid if probe.returncode == 0 else None
+        places.user = None
     if places.user is None:
         places.note = (
             f"The grader runs as root, but the user nobody cannot run {sys.executable} with numpy, so each "

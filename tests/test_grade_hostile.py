@@ -312,3 +312,21 @@ def test_the_child_has_numpy_and_the_standard_library_only(tmp_path):
     finally:
         shutil.rmtree(places.folder, ignore_errors=True)
     assert found == [] and not any("site-packages" in p for p in path), path
+
+
+def test_as_root_the_child_runs_as_nobody_or_the_results_say_why_not():
+    places = grade._places()
+    try:
+        user = grade._sandbox_user(places)
+        job = {"cells": [["<probe>", "import os\n\ndef f():\n    return os.getuid()\n"]], "function": "f", "givens": []}
+        child = grade._Child(job, grade._Limits(), places)
+        uid = child.call(())
+        child.close()
+    finally:
+        shutil.rmtree(places.folder, ignore_errors=True)
+    if os.geteuid() != 0:
+        assert user is None and uid == os.getuid()
+    elif user is not None:
+        assert uid == user != 0
+    else:  # root, and nobody cannot run this Python (here: a Python under /root): said in every result
+        assert uid == 0 and "cannot run" in places.note
