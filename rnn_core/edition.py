@@ -26,9 +26,14 @@ the withholding with it wherever it is copied, as long as the marker file travel
 notebooks (a zip of the folder, nbgrader's release, a JupyterHub home folder); nothing needs
 configuring. Where notebooks travel alone (uploaded one by one to Colab, say), an instructor who
 controls the environment can set ``RNN_CORE_SOLUTIONS=withheld`` instead (on a JupyterHub, for
-every user). This keeps the answers out of sight; it is not a lock: rnn_core's own functions and
-its sources hold the reference answers, and the grader (``rnn_core.grade``) is what tells a
-student's work from rnn_core's.
+every user). This keeps the answers out of sight; it is not a lock while the full package is
+installed. ``--wheel`` (``build_wheel``) builds rnn_core without the answers' module
+(``_practice_solutions``) for the students to install instead; there ``practice.solution`` withholds
+wherever it runs. rnn_core's own functions are still in it, and the grader (``rnn_core.grade``),
+which runs each exercise without rnn_core, is what tells a student's work from rnn_core's.
+
+The edition's first code cell, which in the series says where rnn_core comes from (the series'
+zip or repository), names the class's package instead (``EDITION_IMPORT``).
 """
 
 from __future__ import annotations
