@@ -48,6 +48,7 @@ Results: ``SubmissionResult`` per submission, one ``ExerciseResult`` per exercis
 from __future__ import annotations
 
 import argparse
+import builtins
 import contextlib
 import csv
 import hashlib
@@ -139,6 +140,7 @@ class SubmissionResult:
     notes: list = field(default_factory=list)  # the notebooks read, and what could not be
     seconds: float = 0.0
     student: str = ""  # the submission's file or folder name: the CSV's student column
+    drawn_seed: int | None = None  # the seed drawn when none was given: the instructor's, never in the feedback
 
     @property
     def score(self):
@@ -333,9 +335,8 @@ class _CallTimedOut(BaseException):
 def _exception_type(name):
     """The class to raise for an exception the student's code raised in the child: builtins' own, or a look-alike."""
     if isinstance(name, str) and name.isidentifier():
-        found = getattr(__builtins__ if isinstance(__builtins__, dict) else vars(__builtins__), "get", None)
-        kind = found(name) if found else None
-        if isinstance(kind, type) and issubclass(kind, BaseException) and kind not in (GeneratorExit,):
+        kind = getattr(builtins, name, None)
+        if isinstance(kind, type) and issubclass(kind, (Exception, SystemExit, KeyboardInterrupt)):
             return kind
     text = name if isinstance(name, str) and name else "Exception"
     module, _, short = text.rpartition(".")
@@ -1108,33 +1109,39 @@ def grade(
 ):
     """Grade ``submissions`` (paths: notebooks, or folders of one student's notebooks); a list of SubmissionResult.
 
-    seed: the instructor's secret seed of the hidden cases (an int); None draws one, recorded in every
-      result's notes. points: {exercise: points}, default 1 each.
+    seed: the instructor's secret seed of the hidden cases (an int); None draws one, written to ``log``
+      and kept as each result's ``drawn_seed`` (never in the students' feedback).
+    points: {exercise: points}, default 1 each.
     exercises: the exercises to grade (names, or two-digit notebook numbers); default: every exercise that
       any submission holds or ``points`` names, so that every submission is scored on the same list.
     exercise_timeout: seconds for an exercise (its cells and every call); memory_mb: its address space;
     jobs: exercises graded at once; log: a stream for one line per exercise.
     Raises GradeError only for the arguments, never for what a submission holds.
+
+    It makes the calling process a subreaper (Linux) and, as each exercise ends, kills every process
+    that has come to it since grading began, other than the exercises' own: call it from a process that
+    starts no processes of its own meanwhile (the command line is one).
     """
     known = _exercises()
     paths = _checked_arguments(submissions, points, seed, known)
     limits = _Limits(float(exercise_timeout), int(memory_mb))
-    seed_note = f"Hidden cases drawn from the instructor's seed{'' if seed is None else ' (given)'}"
-    if seed is None:
-        seed = secrets.randbelow(2**63)
-        seed_note = f"Hidden cases drawn from seed {seed} (drawn for this run: --seed {seed} grades alike)."
-    else:
-        seed_note += "."
+    drawn = secrets.randbelow(2**63) if seed is None else None  # for the instructor only: never in the feedback
+    seed = drawn if seed is None else seed
+    if drawn is not None and log is not None:
+        log.write(f"hidden cases drawn from seed {drawn} (drawn for this run: --seed {drawn} grades alike)\n")
     read = [_read_submission(p) for p in paths]
     graded = _graded_names(read, exercises, points, known)
     plans = [_plan(sub, graded, known) for sub in read]
     outcomes, places = _run_all(plans, read, int(seed), limits, jobs, log)
     weights = _points(points, graded)
-    notes = [seed_note] + ([places.note] if getattr(places, "note", "") else [])
-    return [
+    notes = ["Hidden cases drawn from the instructor's seed."] + ([places.note] if places.note else [])
+    results = [
         _collect(sub, items, plan_notes + notes, outcomes, known, weights)
         for sub, (items, plan_notes) in zip(read, plans)
     ]
+    for result in results:
+        result.drawn_seed = drawn
+    return results
 
 
 def _run_all(plans, read, seed, limits, jobs, log):
@@ -1301,8 +1308,10 @@ def results_json(results):
     """What ``--json`` writes: Gradescope's results.json for one submission; for several, each under its name."""
     if len(results) == 1:
         return gradescope_results(results[0])
+    drawn = {"seed": results[0].drawn_seed} if results and results[0].drawn_seed is not None else {}
     return {
         "grader": f"rnn_core {__version__}",
+        **drawn,
         "submissions": [{"submission": r.name, "results": gradescope_results(r)} for r in results],
     }
 
