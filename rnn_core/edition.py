@@ -26,9 +26,14 @@ the withholding with it wherever it is copied, as long as the marker file travel
 notebooks (a zip of the folder, nbgrader's release, a JupyterHub home folder); nothing needs
 configuring. Where notebooks travel alone (uploaded one by one to Colab, say), an instructor who
 controls the environment can set ``RNN_CORE_SOLUTIONS=withheld`` instead (on a JupyterHub, for
-every user). This keeps the answers out of sight; it is not a lock: rnn_core's own functions and
-its sources hold the reference answers, and the grader (``rnn_core.grade``) is what tells a
-student's work from rnn_core's.
+every user). This keeps the answers out of sight; it is not a lock while the full package is
+installed. ``--wheel`` (``build_wheel``) builds rnn_core without the answers' module
+(``_practice_solutions``) for the students to install instead; there ``practice.solution`` withholds
+wherever it runs. rnn_core's own functions are still in it, and the grader (``rnn_core.grade``),
+which runs each exercise without rnn_core, is what tells a student's work from rnn_core's.
+
+The edition's first code cell, which in the series says where rnn_core comes from (the series'
+zip or repository), names the class's package instead (``EDITION_IMPORT``).
 """
 
 from __future__ import annotations
@@ -37,7 +42,10 @@ import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 import tempfile
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
@@ -62,6 +70,11 @@ __all__ = [
 MARKER = "STUDENT-EDITION.md"  # written beside the notebooks of a student edition
 MARKER_LINE = "<!-- rnn_core student edition -->"  # its first line: what makes it the marker
 WITHHELD_ENV = "RNN_CORE_SOLUTIONS"  # "withheld": practice.solution withholds wherever it runs
+
+# the notebooks' first code cell says where rnn_core comes from: the full series; the edition's says the class's
+_FULL_SERIES = re.compile(r"^import rnn_core  # in rnn-from-scratch\.zip[^\n]*", re.M)
+EDITION_IMPORT = "import rnn_core  # your class's package: pip install the rnn_core wheel your instructor gives you"
+_SOLUTIONS_MODULE = "_practice_solutions"  # left out of the edition's wheel
 
 NOTE_ID = "student-edition"
 NOTE = (
@@ -97,6 +110,7 @@ class EditionSummary:
     cells_dropped: int = 0  # Markdown cells left empty by that, and dropped
     files_copied: list = field(default_factory=list)  # other files the notebooks link to, relative paths
     outside_links: list = field(default_factory=list)  # (notebook, target): links that leave the source folder
+    wheel: str = ""  # the file name of rnn_core's wheel without the answers, when one was built beside them
 
 
 # -- notebooks as files ---------------------------------------------------------------------------
@@ -127,6 +141,8 @@ def solutions_withheld(folder=None):
     working folder) or a folder above it, or ``$RNN_CORE_SOLUTIONS`` set to "withheld"."""
     if os.environ.get(WITHHELD_ENV, "").strip().lower() == "withheld":
         return f"${WITHHELD_ENV}=withheld"
+    if not Path(__file__).with_name(f"{_SOLUTIONS_MODULE}.py").is_file():
+        return "this rnn_core is the student edition's package, built without the answers"
     try:
         start = Path.cwd() if folder is None else Path(folder)
         start = start.resolve()
@@ -265,6 +281,8 @@ def _student_notebook(nb, name):
     removed = dropped = 0
     cells = []
     for cell in nb.get("cells", []):
+        if cell.get("cell_type") == "code" and _FULL_SERIES.match(notebook_source(cell)):
+            cell["source"] = _FULL_SERIES.sub(EDITION_IMPORT, notebook_source(cell)).splitlines(keepends=True)
         if cell.get("cell_type") == "markdown":
             text, n = strip_answers(notebook_source(cell))
             if n:
@@ -298,11 +316,47 @@ def _note_position(cells):
     return position
 
 
-def write_student_edition(outdir, source=None, *, force=False):
+def build_wheel(outdir, project=None):
+    """Build rnn_core's wheel without its answers (``_practice_solutions``) in ``outdir``; the wheel's path.
+
+    project: the repository (default: the one holding this package). The package is copied without the
+    answers' module and built by ``pip wheel`` (which fetches the build backend, setuptools, once).
+    Raises EditionError when there is no repository or the build fails."""
+    project = Path(project) if project is not None else Path(__file__).resolve().parent.parent
+    if not (project / "pyproject.toml").is_file() or not (project / "rnn_core").is_dir():
+        raise EditionError(f"{project} is not the rnn-from-scratch repository (no pyproject.toml and rnn_core/)")
+    outdir = Path(outdir)
+    with tempfile.TemporaryDirectory(prefix="rnn_core_wheel_") as tmp:
+        tree = Path(tmp) / "rnn_core_edition"
+        tree.mkdir()
+        for name in ("pyproject.toml", "LICENSE"):
+            shutil.copy2(project / name, tree / name)
+        ignore = shutil.ignore_patterns("__pycache__", "*.pyc", f"{_SOLUTIONS_MODULE}.py")
+        shutil.copytree(project / "rnn_core", tree / "rnn_core", ignore=ignore)
+        built = Path(tmp) / "wheel"
+        done = subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", str(built), str(tree)],
+            capture_output=True,
+            text=True,
+        )
+        wheels = sorted(built.glob("rnn_core-*.whl"))
+        if done.returncode != 0 or len(wheels) != 1:
+            last = " ".join((done.stderr or done.stdout).strip().splitlines()[-2:])
+            raise EditionError(f"pip could not build the edition's wheel ({last or 'no wheel written'})")
+        with zipfile.ZipFile(wheels[0]) as wheel:
+            if any(n.endswith(f"/{_SOLUTIONS_MODULE}.py") for n in wheel.namelist()):
+                raise EditionError("the edition's wheel holds the answers: not written")
+        outdir.mkdir(parents=True, exist_ok=True)
+        return Path(shutil.copy2(wheels[0], outdir / wheels[0].name))
+
+
+def write_student_edition(outdir, source=None, *, force=False, wheel=False):
     """Write the student edition of the notebooks in ``source`` (default: the repository's notebooks/) to ``outdir``.
 
     outdir: a folder that does not exist yet or is empty; with ``force``, also a student edition
       written before (a folder holding ``STUDENT-EDITION.md``), which is replaced.
+    wheel: also build rnn_core's wheel without the answers beside the notebooks (``build_wheel``), for
+      students to install (offline too): ``pip install rnn_core-*.whl``.
     Returns an ``EditionSummary``. The edition is written to a temporary folder beside ``outdir`` and
     renamed into place, so a failure leaves nothing half-written. Raises ``EditionError``.
     """
@@ -361,6 +415,8 @@ def write_student_edition(outdir, source=None, *, force=False):
                 shutil.copy2(file, staging / relative)
                 summary.files_copied.append(str(relative))
         (staging / MARKER).write_text(_MARKER_TEXT.format(version=__version__), encoding="utf-8")
+        if wheel:
+            summary.wheel = build_wheel(staging).name
         _put_in_place(staging, outdir)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -422,13 +478,19 @@ def add_parser(sub):
         "when rnn_core is installed from a checkout)",
     )
     p.add_argument("--force", action="store_true", help="replace OUTDIR if it holds a student edition written before")
+    p.add_argument(
+        "--wheel",
+        action="store_true",
+        help="also build rnn_core's wheel without the answers in OUTDIR, for students to pip install (pip fetches "
+        "setuptools to build it)",
+    )
     p.set_defaults(run=_run)
     return p
 
 
 def _run(args, out, err):
     try:
-        summary = write_student_edition(args.outdir, args.source, force=args.force)
+        summary = write_student_edition(args.outdir, args.source, force=args.force, wheel=args.wheel)
     except EditionError as e:
         print(f"error: {e}", file=err)
         return 1
@@ -438,6 +500,8 @@ def _run(args, out, err):
         f"practice.solution is withheld there ({MARKER})",
         file=out,
     )
+    if summary.wheel:
+        print(f"built rnn_core without the answers beside them: {summary.wheel} (pip install it)", file=out)
     if summary.files_copied:
         print(f"copied beside them, as the notebooks link to them: {', '.join(summary.files_copied)}", file=out)
     for notebook, target in summary.outside_links:

@@ -3,72 +3,88 @@
     python -m rnn_core grade SUBMISSION ... --json results.json --csv grades.csv --seed 2024
 
 A SUBMISSION is a notebook, or a folder holding one student's notebooks (searched in subfolders
-too, skipping hidden ones such as ``.ipynb_checkpoints``). For each exercise of
-``practice.EXERCISES`` that a submitted notebook holds, the grader
+too, skipping hidden ones such as ``.ipynb_checkpoints``), and perhaps the student's ``my_rnn.py``.
+For each exercise of ``practice.EXERCISES`` the grader
 
 1. finds the exercise's cell: the code cell tagged ``exercise:<name>`` (the stub the student filled
    in; the last one if the tag was copied onto several cells), or, where the tags were lost, the
-   code cell before the one that starts ``practice.check("<name>", ...)``;
-2. runs the notebook's code cells before it, in order, in one namespace, as *Run All* would (going
-   on past a cell that raises, and leaving out the ``practice.check(...)`` cells), then that cell.
-   So the function sees exactly the imports, helpers and constants it would see in the student's
-   own kernel, its helpers in earlier cells included, and nothing that comes later: a later
-   ``from rnn_core import softmax`` cannot replace it;
-3. checks the function it defines (``softmax`` for "softmax", ``lstm_step_forward`` for
-   "lstm.step_forward": the name in the stub) with ``practice.check(name, fn, seed=s)`` right there,
-   on cases drawn from ``s``, a seed made from the instructor's ``--seed``, the exercise's name and
-   the submission's code (every cell's source): hidden cases, the same each time the same code is
-   graded, fresh for any other code, never the public ones;
+   code cell before the one that starts ``practice.check("<name>", ...)``. The function checked is
+   the one that call names (``loss_and_grads_char_rnn`` in 11), else the stub's (``softmax``,
+   ``lstm_step_forward`` for "lstm.step_forward");
+2. runs that cell alone in a fresh child process (``rnn_core/_grade_child.py``, a script run by
+   ``python -I -S``): numpy and the standard library, nothing of rnn_core, torch or the other
+   cells, except the cells before it that the student tagged ``helper`` (or ``helper:<name>``)
+   and the notebook's earlier exercise cells, run first; and, as the notebooks import them,
+   plain-numpy ``PARAM_NAMES``, ``softmax``, ``sigmoid``, ``one_hot`` and ``forward`` (``GIVENS``:
+   each withheld from the exercise that asks for it, and ``forward`` from step_forward);
+3. checks the function in this process with ``practice.check(name, proxy, seed=s)``, where
+   ``proxy`` sends each call's arguments to the child over a pipe (framed; arrays as numpy.save
+   bytes, never pickle), and returns the child's raw outputs, writing back the arguments as the
+   child left them. ``s`` comes from the instructor's ``--seed`` (or one drawn and recorded) and the
+   exercise's name, never from the submission. The cases, the expected outputs and the verdict stay
+   here, where nothing the submission runs can reach them;
 4. scores it: full points for "passed", zero for anything else, with the checker's message as
-   feedback: "wrong" (what is wrong, the mistake it repeats), "delegated" (it is, or calls,
-   rnn_core's own version of the exercise), "error" (it raised, or a call ran past the checker's
-   3 s), "not attempted" (still the stub), and the grader's own: "timed out", "missing".
+   feedback: "wrong", "delegated" (rnn_core's own version, or a cell that imports rnn_core),
+   "error" (it raised, ended its process, or a call ran past the checker's 3 s), "not attempted"
+   (still the stub), "timed out" (the exercise's time limit), "missing".
 
-Each notebook runs in a child process (``rnn_core._grade_child``) in a fresh temporary working
-folder, with one BLAS thread, ``practice.solution`` withheld, and matplotlib drawing nowhere, under
-three time limits: each exercise (its cell and its check, ``--exercise-timeout``), each other cell
-(``--cell-timeout``), and the whole notebook (``--notebook-timeout``). A cell or a check that hangs or
-kills the process is recorded, and the notebook runs again without it, so that the other exercises
-are still graded; whatever happens, the grader writes a score for every exercise and says why.
+Each child runs under limits set from outside: wall time (``--exercise-timeout``, for its cells
+and every call), address space (``--memory``) and CPU time (rlimits); in a session of its own; as
+the user ``nobody`` when the grader is root (and nobody can run this Python). The grader is a
+subreaper: whatever a child starts, even in a new session, comes back to it and is killed and
+reaped when the exercise ends, before any result is written. A crash, a signal, a closed stdout or
+a hang costs only that exercise, and its feedback says so.
+
+Where an exercise's cell is still the stub, or missing, and the submission holds a ``my_rnn.py``
+defining the function, the function is graded from ``my_rnn.py`` (run alone, as a cell would be).
 
 Results: ``SubmissionResult`` per submission, one ``ExerciseResult`` per exercise;
 ``gradescope_results`` gives Gradescope's ``results.json`` (its documented fields: a top-level
 ``score``, ``execution_time`` and ``output``, and ``tests``, one per exercise, with ``name``,
 ``number``, ``score``, ``max_score``, ``status``, ``output``, ``tags`` and ``extra_data``);
 ``write_csv`` one row per submission, the columns a gradebook imports.
-
-This is not a sandbox: a notebook's code runs with the grader's permissions, as under nbgrader or
-otter. Grade untrusted submissions in a container or a throw-away account (Gradescope does).
 """
 
 from __future__ import annotations
 
 import argparse
+import builtins
 import contextlib
 import csv
 import hashlib
 import io
+import itertools
 import json
+import linecache
 import math
 import os
 import re
+import secrets
+import select
+import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import types
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from . import __version__
+from ._practice_run import TIME_LIMIT
 from .edition import notebook_source
 from .files import write_atomically
 
 __all__ = [
-    "CELL_TIMEOUT",
     "EXERCISE_TIMEOUT",
-    "NOTEBOOK_TIMEOUT",
+    "GIVENS",
+    "MEMORY_MB",
     "ExerciseResult",
     "GradeError",
     "SubmissionResult",
@@ -78,11 +94,16 @@ __all__ = [
     "write_csv",
 ]
 
-EXERCISE_TIMEOUT = 60.0  # seconds for an exercise: its cell and its check (the right answers take well under 1 s)
-CELL_TIMEOUT = 300.0  # seconds for any other cell (07's longest, a training run, takes about 20 s on 2 cores)
-NOTEBOOK_TIMEOUT = 1200.0  # seconds for one notebook, every cell, check and rerun included
-_POLL = 0.05  # seconds between looks at a running notebook
-_SHOWN_ERRORS = 5  # earlier cells that raised, named in an exercise's feedback
+# 14 exercises x 20 s = 280 s at worst for a whole series, inside Gradescope's default 10 minutes
+EXERCISE_TIMEOUT = 20.0  # seconds for an exercise: its cells and every call (right answers take about 1 s)
+MEMORY_MB = 2048  # the address space of an exercise's process (numpy and a right answer need about 300 MB)
+_MAX_FILE = 64 << 20  # bytes of any file an exercise's process writes, its printed output included
+_MAX_PROCESSES = 64  # processes of the unprivileged user at once (root is not held to it)
+_CALL_MARGIN = 0.5  # seconds past the checker's per-call limit before the grader stops waiting
+_SHOWN_ERRORS = 5  # cells that raised, named in an exercise's feedback
+GIVENS = ("PARAM_NAMES", "softmax", "sigmoid", "one_hot", "forward")  # defined in _grade_child, plain numpy
+_WITHHELD = {"one_hot": ("one_hot",), "softmax": ("softmax",), "step_forward": ("forward",)}
+MY_RNN = "my_rnn.py"
 
 
 class GradeError(ValueError):
@@ -118,6 +139,8 @@ class SubmissionResult:
     exercises: list
     notes: list = field(default_factory=list)  # the notebooks read, and what could not be
     seconds: float = 0.0
+    student: str = ""  # the submission's file or folder name: the CSV's student column
+    drawn_seed: int | None = None  # the seed drawn when none was given: the instructor's, never in the feedback
 
     @property
     def score(self):
@@ -142,7 +165,7 @@ class _Notebook:
     stubs: dict = field(default_factory=dict)  # exercise -> index of its cell
     problem: str = ""  # why it could not be read
     notes: list = field(default_factory=list)
-    digest: str = ""
+    helpers: dict = field(default_factory=dict)  # index of a cell tagged helper -> the exercises it is for (None: all)
 
 
 def _exercises():
@@ -195,13 +218,14 @@ def _read(path, label):
         if from_meta in series
         else _series_from_name(path.name, series) or _series_from_title(nb.cells, series)
     )
-    nb.digest = hashlib.sha256(json.dumps([notebook_source(c) for c in nb.cells]).encode()).hexdigest()
     tagged = {}
     for index, cell in enumerate(nb.cells):
         if cell.get("cell_type") != "code":
             continue
         tags = cell.get("metadata", {}).get("tags", []) if isinstance(cell.get("metadata"), dict) else []
         for tag in tags if isinstance(tags, list) else []:
+            if tag == "helper" or (isinstance(tag, str) and tag.startswith("helper:")):
+                nb.helpers.setdefault(index, set()).add(tag.partition(":")[2] or None)
             if isinstance(tag, str) and tag.startswith("exercise:"):
                 name = tag[len("exercise:") :]
                 if name in exercises:
@@ -242,6 +266,16 @@ def _check_call(name):
     return re.compile(r"\s*practice\.check\(\s*[\"']" + re.escape(name) + r"[\"']")
 
 
+def _checked_function(cells, name):
+    """The function a ``practice.check("name", fn)`` cell names (``loss_and_grads_char_rnn`` in 11), or None."""
+    pattern = re.compile(r"\s*practice\.check\(\s*[\"']" + re.escape(name) + r"[\"']\s*,\s*([A-Za-z_]\w*)\s*[,)]")
+    for cell in cells:
+        m = pattern.match(notebook_source(cell)) if cell.get("cell_type") == "code" else None
+        if m:
+            return m.group(1)
+    return None
+
+
 def _checked_in(cells, name):
     pattern = _check_call(name)
     return any(c.get("cell_type") == "code" and pattern.match(notebook_source(c)) for c in cells)
@@ -273,46 +307,6 @@ def _submission_notebooks(path):
     return found
 
 
-# -- running a notebook -------------------------------------------------------------------------------
-
-
-@dataclass
-class _Limits:
-    exercise: float = EXERCISE_TIMEOUT
-    cell: float = CELL_TIMEOUT
-    notebook: float = NOTEBOOK_TIMEOUT
-
-
-def _seed(seed, name, digest):
-    """The seed of an exercise's hidden cases: from the instructor's seed, the exercise and the submission's code."""
-    return int(hashlib.sha256(f"{seed}\0{name}\0{digest}".encode()).hexdigest()[:16], 16) >> 1
-
-
-def _child_env(work):
-    env = dict(os.environ)
-    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        env.setdefault(name, "1")
-    env.update(
-        MPLBACKEND="Agg",
-        TQDM_DISABLE="1",
-        PYTHONDONTWRITEBYTECODE="1",
-        PYTHONHASHSEED="0",
-        RNN_CORE_SOLUTIONS="withheld",
-        RNN_CORE_MY_RNN=str(work / "my_rnn.py"),
-    )
-    return env
-
-
-def _kill(proc):
-    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
-        if os.name == "posix":
-            os.killpg(proc.pid, signal.SIGKILL)
-        else:
-            proc.kill()
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(timeout=10)
-
-
 def _how_it_ended(code):
     if code is None:
         return "it did not end"
@@ -323,183 +317,734 @@ def _how_it_ended(code):
     return f"exit code {code}"
 
 
-def _attempt(tmp, n, cells, exercises, skip_cells, skip_checks, limits, deadline):
-    """Run the notebook once in a child process: (events, phase when it stopped, why it stopped, exit code)."""
-    work = tmp / f"run-{n}"
-    work.mkdir()
-    events_path = tmp / f"events-{n}.jsonl"
-    events_path.touch()
-    job = {
-        "cells": cells,
-        "exercises": {str(k): v for k, v in exercises.items()},
-        "skip_cells": sorted(skip_cells),
-        "skip_checks": sorted(skip_checks),
-        "events": str(events_path),
-    }
-    job_path = tmp / f"job-{n}.json"
-    job_path.write_text(json.dumps(job), encoding="utf-8")
-    stubs = set(exercises)
-    events, buffer, phase, stopped = [], "", ("start", None, time.monotonic()), ""
-    with open(tmp / f"stderr-{n}.txt", "wb") as errors, open(events_path, encoding="utf-8") as reader:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "rnn_core._grade_child", str(job_path)],
-            cwd=work,
-            env=_child_env(work),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=errors,
-            start_new_session=os.name == "posix",
-        )
-        while True:
+# -- the child process: one exercise's cells, alone, serving calls ------------------------------------
+
+
+class _Ended(Exception):
+    """The child process ended, or went silent past its time limit, in the middle of a call."""
+
+
+_Ended.__name__ = _Ended.__qualname__ = "EndedItsProcess"  # as the checker's feedback names it
+_Ended.__module__ = "builtins"
+
+
+class _CallTimedOut(BaseException):
+    """A call ran past the checker's time limit: raised after it, so that the checker counts it as timed out."""
+
+
+def _exception_type(name):
+    """The class to raise for an exception the student's code raised in the child: builtins' own, or a look-alike."""
+    if isinstance(name, str) and name.isidentifier():
+        kind = getattr(builtins, name, None)
+        if isinstance(kind, type) and issubclass(kind, (Exception, SystemExit, KeyboardInterrupt)):
+            return kind
+    text = name if isinstance(name, str) and name else "Exception"
+    module, _, short = text.rpartition(".")
+    return type(short[:80] or "Exception", (Exception,), {"__module__": module[:80] or "builtins"})
+
+
+def _odd_type(name):
+    """An object whose type has the name the child reported: the checker names it, as it would the original."""
+    text = name if isinstance(name, str) and name else "object"
+    module, _, short = text.rpartition(".")
+    return type(short[:80] or "object", (), {"__module__": module[:80] or "builtins"})()
+
+
+class _Wire:
+    """Framed messages over two pipes (see _grade_child); reading is bounded in time and size."""
+
+    MAX_BYTES = 1 << 28  # what one reply may hold: a right answer's outputs are kilobytes
+
+    def __init__(self, rfd, wfd):
+        self.rfd, self.wfd = rfd, wfd
+
+    def send(self, header, blobs=(), deadline=None):
+        """Write one message; a child that stops reading its pipe cannot make the grader wait past ``deadline``."""
+        header = dict(header, blobs=len(blobs))
+        frames = [json.dumps(header).encode(), *blobs]
+        data = memoryview(b"".join(struct.pack(">I", len(f)) + f for f in frames))
+        os.set_blocking(self.wfd, False)
+        while data:
+            left = (deadline - time.monotonic()) if deadline is not None else None
+            if left is not None and (left <= 0 or not select.select([], [self.wfd], [], left)[1]):
+                raise TimeoutError
             try:
-                proc.wait(timeout=_POLL)
-                finished = True
-            except subprocess.TimeoutExpired:
-                finished = False
-            buffer += reader.read()
-            *lines, buffer = buffer.split("\n")
-            for line in lines:
-                event = _parse_event(line)
-                if event is None:
-                    continue
-                events.append(event)
-                if event["event"] == "cell":
-                    phase = ("cell", event.get("cell"), time.monotonic())
-                elif event["event"] == "check":
-                    phase = ("check", event.get("name"), time.monotonic())
-                elif event["event"] == "result":
-                    phase = ("between", None, time.monotonic())
-            if finished:
-                break
-            now = time.monotonic()
-            kind, what, since = phase
-            limit = limits.exercise if kind == "check" or (kind == "cell" and what in stubs) else limits.cell
-            if now > deadline:
-                stopped = "notebook"
-            elif now - since > limit:
-                stopped = "timeout"
-            if stopped:
-                _kill(proc)
-                break
-        buffer += reader.read()
-        events.extend(e for e in map(_parse_event, buffer.split("\n")) if e is not None)
-        if proc.returncode is not None:  # what the notebook may have started in the process group goes too
-            _kill(proc)
-    tail = (tmp / f"stderr-{n}.txt").read_bytes()[-2000:].decode("utf-8", "replace")
-    return events, phase, stopped, proc.returncode, tail
+                data = data[os.write(self.wfd, data) :]
+            except BlockingIOError:
+                if deadline is None:
+                    select.select([], [self.wfd], [])
+
+    def _exact(self, n, deadline):
+        chunks = []
+        while n:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.rfd], [], [], left)[0]:
+                raise TimeoutError
+            chunk = os.read(self.rfd, min(n, 1 << 20))
+            if not chunk:
+                raise EOFError
+            chunks.append(chunk)
+            n -= len(chunk)
+        return b"".join(chunks)
+
+    def receive(self, deadline):
+        budget = self.MAX_BYTES
+
+        def frame():
+            nonlocal budget
+            (n,) = struct.unpack(">I", self._exact(4, deadline))
+            budget -= n
+            if budget < 0:
+                raise ValueError("a reply larger than the grader reads")
+            return self._exact(n, deadline)
+
+        header = json.loads(frame())
+        if not isinstance(header, dict):
+            raise ValueError("a reply that is not a message")
+        count = header.pop("blobs", 0)
+        if not isinstance(count, int) or not 0 <= count <= 100_000:
+            raise ValueError("a reply with a bad number of arrays")
+        return header, [frame() for _ in range(count)]
 
 
-def _parse_event(line):
-    try:
-        event = json.loads(line)
-    except json.JSONDecodeError:
-        return None
-    return event if isinstance(event, dict) and isinstance(event.get("event"), str) else None
+def _encode(value, blobs, paths, path=()):
+    """The checker's arguments as a message (arrays as numpy.save bytes); an object met twice, by reference."""
+    seen = paths.get(id(value))
+    if seen is not None and seen[1] is value:
+        return {"t": "arg", "path": list(seen[0])}
+    if isinstance(value, (np.ndarray, dict, list)):
+        paths[id(value)] = (path, value)
+    if value is None or type(value) in (bool, int, str):
+        return {"t": "plain", "v": value}
+    if isinstance(value, (float, np.floating)) and np.ndim(value) == 0 and not isinstance(value, np.ndarray):
+        if type(value) is float:
+            return {"t": "float", "v": repr(value)}
+    if isinstance(value, (np.generic, np.ndarray)):
+        buffer = io.BytesIO()
+        np.save(buffer, np.asarray(value), allow_pickle=False)
+        blobs.append(buffer.getvalue())
+        return {"t": "nd", "i": len(blobs) - 1, **({"scalar": True} if isinstance(value, np.generic) else {})}
+    if isinstance(value, dict):
+        keys = list(value)
+        return {
+            "t": "dict",
+            "k": [_encode(k, blobs, {}) for k in keys],
+            "v": [_encode(value[k], blobs, paths, (*path, k)) for k in keys],
+        }
+    if isinstance(value, (tuple, list)):
+        kind = "tuple" if isinstance(value, tuple) else "list"
+        return {"t": kind, "v": [_encode(v, blobs, paths, (*path, i)) for i, v in enumerate(value)]}
+    raise TypeError(f"the grader cannot send a {type(value).__name__} to the child")
 
 
-def _run_notebook(nb, names, seed, limits):
-    """Grade exercises ``names`` of the notebook ``nb``: ({name: partial result dict}, cell errors, notes)."""
-    stubs = {nb.stubs[name]: name for name in names}
-    last = max(stubs)
-    cells = [
-        [i, notebook_source(c)]
-        for i, c in enumerate(nb.cells[: last + 1])
-        if c.get("cell_type") == "code" and not _is_check_cell(notebook_source(c))
-    ]
-    exercises = {i: [name, _function_name(name), _seed(seed, name, nb.digest)] for i, name in stubs.items()}
-    results, cell_errors, notes = {}, {}, []
-    skip_cells, skip_checks = set(), set()
-    deadline = time.monotonic() + limits.notebook
-    with tempfile.TemporaryDirectory(prefix="rnn_core_grade_") as tmp:
-        for n in range(len(cells) + len(names) + 1):  # each rerun leaves out one more cell or check
-            events, (kind, what, _), stopped, code, tail = _attempt(
-                Path(tmp), n, cells, exercises, skip_cells, skip_checks | set(results), limits, deadline
+class _Decoder:
+    """The child's raw values as objects, the identities kept: arguments, and what earlier calls returned."""
+
+    def __init__(self, blobs, paths, kept):
+        self.blobs, self.paths, self.kept = blobs, paths, kept  # paths: (path) -> the checker's argument object
+
+    def array(self, index):
+        if not isinstance(index, int) or not 0 <= index < len(self.blobs):
+            raise ValueError("a reply naming an array it does not hold")
+        return np.load(io.BytesIO(self.blobs[index]), allow_pickle=False)
+
+    def value(self, enc, depth=0):
+        if not isinstance(enc, dict) or depth > 12:
+            raise ValueError("a reply that is not a value")
+        t = enc.get("t")
+        if t == "plain" and (enc.get("v") is None or type(enc.get("v")) in (bool, int, str)):
+            return enc["v"]
+        if t == "float" and isinstance(enc.get("v"), str) and len(enc["v"]) < 40:
+            return float(enc["v"])
+        if t == "complex" and isinstance(enc.get("v"), list) and len(enc["v"]) == 2:
+            return complex(*(float(str(x)[:40]) for x in enc["v"]))
+        if t == "nd":
+            array = self.array(enc.get("i"))
+            return self._same(enc, array[()] if enc.get("scalar") and array.ndim == 0 else array)
+        if t == "arg":
+            return self._argument(enc)
+        if t in ("dict", "list", "tuple"):
+            return self._container(t, enc, depth)
+        if t == "odd":
+            return _odd_type(enc.get("type"))
+        raise ValueError("a reply holding an unknown kind of value")
+
+    def _argument(self, enc):
+        path = tuple(tuple(p) if isinstance(p, list) else p for p in enc.get("path") or [])
+        if path not in self.paths:
+            raise ValueError("a reply naming an argument that was not sent")
+        obj = self.paths[path]
+        if isinstance(obj, np.ndarray) and "i" in enc:
+            _write_into(obj, self.array(enc["i"]))
+        return obj
+
+    def _container(self, t, enc, depth):
+        values = enc.get("v")
+        if not isinstance(values, list):
+            raise ValueError("a reply holding a broken container")
+        items = [self.value(v, depth + 1) for v in values]
+        if t == "tuple":
+            return tuple(items)
+        if t == "list":
+            return self._same(enc, items)
+        keys = enc.get("k")
+        if not isinstance(keys, list) or len(keys) != len(items):
+            raise ValueError("a reply holding a broken dict")
+        out = {}
+        for k, v in zip(keys, items):
+            key = self.value(k, depth + 1)
+            out[key if isinstance(key, (str, int, float, bool, type(None))) else repr(key)] = v
+        return self._same(enc, out)
+
+    def _same(self, enc, value):
+        """The object the child returned before under this id, updated in place; or this one, remembered."""
+        kid = enc.get("kid")
+        if not isinstance(kid, int) or isinstance(value, np.generic):
+            return value
+        earlier = self.kept.get(kid)
+        if earlier is None or type(earlier) is not type(value):
+            self.kept[kid] = value
+            return value
+        if isinstance(value, np.ndarray) and _write_into(earlier, value):
+            return earlier
+        if isinstance(value, dict):
+            earlier.clear()
+            earlier.update(value)
+            return earlier
+        if isinstance(value, list):
+            earlier[:] = value
+            return earlier
+        self.kept[kid] = value
+        return value
+
+    def apply(self, obj, enc, path):
+        """Write an argument as the child left it into the checker's copy of it (the same objects kept)."""
+        if not isinstance(enc, dict) or enc.get("t") != "same":
+            return self.value(enc)
+        if isinstance(obj, np.ndarray):
+            if "i" in enc:
+                _write_into(obj, self.array(enc["i"]))
+            return obj
+        if isinstance(obj, dict):
+            keys = [self.value(k) for k in enc.get("k") or []]
+            values = enc.get("v") or []
+            new = {k: self.apply(obj.get(k), v, (*path, k)) for k, v in zip(keys, values)}
+            for key in [k for k in obj if k not in new]:
+                del obj[key]
+            obj.update(new)
+            return obj
+        if isinstance(obj, list):
+            obj[:] = [self.apply(obj[i] if i < len(obj) else None, v, (*path, i)) for i, v in enumerate(enc["v"])]
+            return obj
+        return obj
+
+
+def _write_into(target, source):
+    """Copy ``source`` into ``target`` when they have the same shape and dtype; whether it could."""
+    if target.shape == source.shape and target.dtype == source.dtype and target.flags.writeable:
+        np.copyto(target, source)
+        return True
+    return False
+
+
+class _Child:
+    """One exercise's child process: started with its cells, then called through ``proxy``."""
+
+    def __init__(self, job, limits, places):
+        self.limits, self.deadline = limits, time.monotonic() + limits.exercise
+        self.kept, self.ended, self.proc = {}, None, None
+        self.log = tempfile.TemporaryFile()
+        self.work = tempfile.mkdtemp(prefix="rnn_core_grade_child_")
+        from_parent, to_child = os.pipe()
+        from_child, to_parent = os.pipe()
+        self.wire = _Wire(from_child, to_child)
+        user = _sandbox_user(places)
+        if user is not None:
+            os.chown(self.work, user, user)
+        kwargs = {"user": user, "group": user, "extra_groups": []} if user is not None else {}
+        with _CHILDREN_LOCK:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-I", "-S", places.script, places.numpy, str(from_parent), str(to_parent)],
+                cwd=self.work,
+                env=_child_env(self.work),
+                stdin=subprocess.DEVNULL,
+                stdout=self.log,
+                stderr=self.log,
+                pass_fds=(from_parent, to_parent),
+                start_new_session=True,
+                **kwargs,
             )
-            done = False
-            for event in events:
-                if event["event"] == "cell error":
-                    cell_errors[event.get("cell")] = (event.get("error", ""), bool(event.get("syntax")))
-                elif event["event"] == "result" and event.get("name") in names:
-                    results[event["name"]] = event
-                elif event["event"] == "done":
-                    done = True
-                elif event["event"] == "fatal":
-                    return _grader_failed(names, results, event.get("error", "")), cell_errors, notes
-            if done:
-                break
-            if stopped == "notebook":
-                notes.append(
-                    f"{nb.label} ran past the time limit for a notebook ({limits.notebook:g} s)"
-                    + (f", in cell {what + 1}" if kind == "cell" else f", checking {what}" if kind == "check" else "")
-                    + "."
-                )
-                for name in names:
-                    results.setdefault(name, _timed_out_notebook(name, limits))
-                break
-            how = (
-                f"ran past the time limit of {limits.exercise if kind == 'check' or what in stubs else limits.cell:g} s"
-                if stopped
-                else f"ended the grader's process ({_how_it_ended(code)})"
+            _CHILDREN.add(self.proc.pid)
+        os.close(from_parent)
+        os.close(to_parent)
+        _limit(self.proc.pid, limits, user is not None)
+        self.ready = self._start(job)
+
+    def _start(self, job):
+        try:
+            self.wire.send({"job": job}, deadline=self.deadline)
+            header, _ = self.wire.receive(self.deadline)
+            ready = header.get("ready")
+            if not isinstance(ready, dict):
+                raise ValueError("no ready message")
+            return ready
+        except (OSError, EOFError, TimeoutError, ValueError) as e:
+            self.stop(timed_out=isinstance(e, TimeoutError))
+            return None
+
+    def call(self, args):
+        """The function's raw outputs on ``args`` (the checker's copies, changed in place as the child changed them)."""
+        if self.ended is not None:
+            raise _Ended(f"not called: {self.ended}")
+        blobs, paths = [], {}
+        message = {"call": [_encode(a, blobs, paths, (i,)) for i, a in enumerate(args)]}
+        by_path = {path: obj for path, obj in paths.values()}
+        started = time.monotonic()
+        try:
+            limit = min(self.deadline, started + TIME_LIMIT + _CALL_MARGIN)
+            self.wire.send(message, blobs, deadline=limit)
+            header, reply = self.wire.receive(limit)
+            decoder = _Decoder(reply, by_path, self.kept)
+            if "raised" in header:
+                return self._raise(header["raised"])
+            for i, enc in enumerate(header.get("args") or []):
+                if i < len(args):
+                    decoder.apply(args[i], enc, (i,))
+            for kid, index in header.get("updates") or []:
+                if kid in self.kept and isinstance(self.kept[kid], np.ndarray):
+                    _write_into(self.kept[kid], decoder.array(index))
+            return decoder.value(header.get("returned"))
+        except TimeoutError:
+            self.stop(timed_out=True)
+            if time.monotonic() >= self.deadline:
+                ran_out = f"the exercise's time limit ({self.limits.exercise:g} s) ran out during this call"
+                raise _Ended(ran_out) from None
+            raise _CallTimedOut(f"still running after {TIME_LIMIT:g} s") from None
+        except (OSError, EOFError, ValueError, RecursionError, struct.error) as e:
+            self.stop()
+            raise _Ended(self.ended or f"its reply could not be read ({e})") from None
+
+    def _raise(self, raised):
+        raised = raised if isinstance(raised, dict) else {}
+        kind = _exception_type(raised.get("type"))
+        message = str(raised.get("message") or "")[:400]
+        text = message.partition(": ")[2] if ": " in message else ""
+        try:
+            exc = kind(text) if text else kind()
+        except Exception:
+            exc = Exception(message)
+        at = raised.get("at")
+        if isinstance(at, list) and len(at) == 3 and self.raise_from is not None:
+            self.raise_from(exc, *at)
+        raise exc
+
+    raise_from = None  # set by the proxy: raises an exception from a frame named as the child's was
+
+    def stop(self, timed_out=False):
+        """Kill the child and every process it started; say how it ended."""
+        if self.proc is None:
+            return
+        code = self.proc.poll()
+        if code is None and not timed_out:  # its pipe closed: it is ending, or it closed the pipe and goes on
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                code = self.proc.wait(timeout=1)
+        _kill_tree(self.proc)
+        if self.ended is None:
+            limit = f"{self.limits.exercise:g} s" if time.monotonic() >= self.deadline else f"{TIME_LIMIT:g} s a call"
+            self.ended = (
+                f"it ran past its time limit ({limit})"
+                if timed_out
+                else "it closed the grader's pipe"
+                if code is None
+                else f"it ended its process ({_how_it_ended(code)})"
             )
-            if kind == "check":
-                results[what] = _stopped_check(what, how, stopped, tail)
-            elif kind == "cell" and what in stubs:
-                results[stubs[what]] = _stopped_stub(stubs[what], what, how, stopped)
-                skip_cells.add(what)
-            elif kind == "cell":
-                cell_errors[what] = (f"it {how}; the grader went on without it", False)
-                skip_cells.add(what)
-            else:  # the child ended before running any cell: the grader's environment, not the notebook
-                return _grader_failed(names, results, tail or how), cell_errors, notes
-    for name in names:
-        results.setdefault(name, _timed_out_notebook(name, limits))
-    return results, cell_errors, notes
+
+    def close(self):
+        self.stop()
+        for fd in (self.wire.rfd, self.wire.wfd):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.log.seek(0, os.SEEK_END)
+        size = self.log.tell()
+        self.log.seek(max(0, size - 2000))
+        tail = self.log.read().decode("utf-8", "replace")
+        self.log.close()
+        shutil.rmtree(self.work, ignore_errors=True)
+        return tail
 
 
-def _grader_failed(names, results, error):
-    last = " ".join(error.strip().splitlines()[-1:]) if error.strip() else "no message"
-    for name in names:
-        results.setdefault(
-            name,
-            {
-                "status": "error",
-                "message": f"{name}: not graded: the grader itself failed ({last}). This is a problem of the grading "
-                "machine or of rnn_core's grader, not of the notebook: tell your instructor.",
-                "stopped": True,
-            },
-        )
-    return results
-
-
-def _stopped_check(name, how, stopped, tail):
-    if stopped:
-        message = (
-            f"{name}: checking your function {how} for one exercise, so it scores zero. The check calls it on a "
-            "few dozen cases and the right answers take milliseconds: does it loop forever, or wait for something?"
-        )
-    else:
-        last = " ".join(tail.strip().splitlines()[-1:]) if tail.strip() else ""
-        message = f"{name}: checking your function {how}, so it scores zero"
-        message += f" (its last words: {last})" if last else ""
-        message += ". Does it call os._exit, crash Python or use up the memory?"
-    return {"status": "timed out" if stopped else "error", "message": message, "stopped": True}
-
-
-def _stopped_stub(name, cell, how, stopped):
-    message = (
-        f"{name}: running its cell (cell {cell + 1}) {how}, so its function could not be checked and it scores zero. "
-        "Does the cell call something that never returns, or end the process?"
-    )
-    return {"status": "timed out" if stopped else "error", "message": message, "stopped": True}
-
-
-def _timed_out_notebook(name, limits):
+def _child_env(work):
     return {
-        "status": "timed out",
-        "message": f"{name}: not graded: the notebook ran past the grader's time limit for a notebook "
-        f"({limits.notebook:g} s) before this exercise's turn, so it scores zero.",
-        "stopped": True,
+        "PATH": "/usr/bin:/bin",
+        "HOME": work,
+        "LANG": "C.UTF-8",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
     }
+
+
+def _limit(pid, limits, own_user):
+    """Memory (address space) and CPU time of the child, set from outside before it runs any cell."""
+    with contextlib.suppress(ImportError, OSError, ValueError, AttributeError):
+        import resource
+
+        memory = int(limits.memory_mb) << 20
+        resource.prlimit(pid, resource.RLIMIT_AS, (memory, memory))
+        cpu = math.ceil(limits.exercise) + 2
+        resource.prlimit(pid, resource.RLIMIT_CPU, (cpu, cpu))
+        resource.prlimit(pid, resource.RLIMIT_FSIZE, (_MAX_FILE, _MAX_FILE))  # what it prints, and any file it writes
+        if own_user:  # counted over the user's processes: only where the child has a user of its own
+            resource.prlimit(pid, resource.RLIMIT_NPROC, (_MAX_PROCESSES, _MAX_PROCESSES))
+
+
+_CHILDREN = set()  # pids of the children being graded now (threads grade at once): never swept as strays
+_CHILDREN_LOCK = threading.Lock()
+_CHECKING = threading.Lock()
+
+
+def _kill_tree(proc):
+    """Kill the child, its process group, and every stray process that came to the grader (a subreaper)."""
+    with contextlib.suppress(OSError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        proc.kill()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=10)
+    with _CHILDREN_LOCK:
+        _CHILDREN.discard(proc.pid)
+    _reap_strays()
+
+
+def _become_subreaper():
+    """Orphans of the submissions' processes (even in new sessions) become the grader's, to be reaped."""
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+
+
+_SPARED = set()  # children the grader's process had before grading (not the submissions')
+
+
+def _strays():
+    me, found = os.getpid(), []
+    with contextlib.suppress(OSError):
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            fields = stat[stat.rfind(b")") + 2 :].split()
+            if len(fields) > 1 and int(fields[1]) == me:
+                found.append(int(entry))
+    with _CHILDREN_LOCK:
+        return [pid for pid in found if pid not in _CHILDREN and pid not in _SPARED]
+
+
+def _reap_strays():
+    """Kill and reap every process that came to the grader and is not a child being graded."""
+    for _ in range(100):
+        strays = _strays()
+        if not strays:
+            return
+        for pid in strays:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(pid, 0)
+        time.sleep(0.01)
+
+
+@dataclass
+class _Places:
+    """Where the child's script and a folder holding only numpy are (readable by the child's user)."""
+
+    script: str
+    numpy: str
+    folder: str
+    user: object = "unknown"  # the unprivileged uid, None when there is none to use (not root), or "unknown"
+    note: str = ""  # why the child could not run as an unprivileged user, where the grader is root
+
+
+def _places():
+    folder = tempfile.mkdtemp(prefix="rnn_core_grade_site_")
+    os.chmod(folder, 0o755)
+    real = Path(np.__file__).resolve().parent
+    for name in (real.name, real.name + ".libs"):
+        if (real.parent / name).exists():
+            os.symlink(real.parent / name, Path(folder) / name)
+    script = Path(folder) / "_grade_child.py"
+    shutil.copyfile(Path(__file__).with_name("_grade_child.py"), script)
+    os.chmod(script, 0o644)
+    return _Places(str(script), folder, folder)
+
+
+def _sandbox_user(places):
+    """The uid the child runs as: ``nobody`` when the grader is root and nobody can run Python with numpy."""
+    if places.user != "unknown":
+        return places.user
+    places.user = None
+    if os.name != "posix" or os.geteuid() != 0:
+        return None
+    try:
+        import pwd
+
+        uid = pwd.getpwnam("nobody").pw_uid
+        probe = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", f"import sys; sys.path.append({places.numpy!r}); import numpy"],
+            user=uid,
+            group=uid,
+            extra_groups=[],
+            cwd="/",
+            env=_child_env("/"),
+            capture_output=True,
+            timeout=60,
+        )
+        places.user = uid if probe.returncode == 0 else None
+    except (KeyError, OSError, subprocess.SubprocessError, ImportError):
+        places.user = None
+    if places.user is None:
+        places.note = (
+            f"The grader runs as root, but the user nobody cannot run {sys.executable} with numpy, so each "
+            "exercise's process ran as root (install Python where every user can read it, e.g. /usr or /opt)."
+        )
+    return places.user
+
+
+def _proxy(child, function, label):
+    """A function named as the student's that forwards each call to the child and returns its raw outputs.
+
+    Its code is given the cell's name for a file, so that the checker's questions about where an
+    exception came from ("its own NotImplementedError?") are answered as for the student's function."""
+    template = compile("def f(*args):\n    return _call(args)\n", label, "exec")
+    code = next(c for c in template.co_consts if isinstance(c, types.CodeType))
+    first = child.ready.get("first") if isinstance(child.ready.get("first"), int) else 1
+    proxy = types.FunctionType(
+        code.replace(co_name=function, co_qualname=function, co_firstlineno=max(first - 1, 1)), {"_call": child.call}
+    )
+    proxy.__name__ = proxy.__qualname__ = function
+
+    def raise_from(exc, filename, name, lineno):
+        raiser = compile("def f(e):\n    raise e\n", str(filename)[:200], "exec")
+        inner = next(c for c in raiser.co_consts if isinstance(c, types.CodeType))
+        line = lineno if isinstance(lineno, int) and 1 < lineno < 10**6 else 2
+        named = str(name)[:100] or "f"
+        types.FunctionType(inner.replace(co_name=named, co_qualname=named, co_firstlineno=line - 1), {})(exc)
+
+    child.raise_from = raise_from
+    return proxy
+
+
+# -- grading one exercise -------------------------------------------------------------------------------
+
+
+@dataclass
+class _Limits:
+    exercise: float = EXERCISE_TIMEOUT  # seconds: its cells and every call of the check
+    memory_mb: int = MEMORY_MB  # the child's address space
+
+
+@dataclass
+class _Exercise:
+    """One exercise of one submission, as it is graded: the cells sent to its child, and its function's name."""
+
+    name: str
+    function: str
+    where: str  # the notebook (or my_rnn.py) as a path within the submission
+    cell: int | None  # the index of its cell in that notebook; None for my_rnn.py
+    sources: list  # [[label, source], ...]: helper cells and earlier exercise cells, then its own
+    labels: dict  # label -> "cell 12" / "my_rnn.py", for the feedback
+
+
+_LABELS = itertools.count(1)
+
+
+def _label(what):
+    """A file name for a cell's code, unique in this process (the checker reads lines back through linecache)."""
+    return f"<{what} #{next(_LABELS)}>"
+
+
+def _seed(seed, name):
+    """The seed of an exercise's hidden cases: from the instructor's seed and the exercise, never the submission."""
+    return int(hashlib.sha256(f"{seed}\0{name}".encode()).hexdigest()[:16], 16) >> 1
+
+
+def _grade_exercise(ex, seed, limits, places):
+    """Check one exercise's function, run alone in a child process: a result dict (status, message, ...)."""
+    for label, source in ex.sources:
+        lines = source.splitlines(keepends=True)
+        linecache.cache[label] = (len(source), None, lines, label)
+    job = {"cells": ex.sources, "function": ex.function, "givens": _givens(ex.name)}
+    child = _Child(job, limits, places)
+    try:
+        outcome = _outcome_of_cells(ex, child)
+        if outcome is None:
+            outcome = _check_through(ex, child, seed)
+    finally:
+        tail = child.close()
+        for label, _ in ex.sources:
+            linecache.cache.pop(label, None)
+    if outcome.pop("tail", False) and tail.strip():
+        outcome["message"] += f" Its last words: {' '.join(tail.strip().splitlines()[-1:])[:300]}"
+    return outcome
+
+
+def _givens(name):
+    """The names the notebooks hand this exercise's function besides numpy (plain numpy, defined in the child)."""
+    return [g for g in GIVENS if g not in _WITHHELD.get(name, ())]
+
+
+def _outcome_of_cells(ex, child):
+    """The result when the cells did not leave a function to check (they hung, ended, or defined none); else None."""
+    ready, here = child.ready, ex.labels[ex.sources[-1][0]]
+    if ready is None:
+        how = child.ended or "it ended before saying it was ready"
+        return {
+            "status": "timed out" if "time limit" in how else "error",  # its cells ran past the exercise's limit
+            "message": f"{ex.name}: running its cell ({here}), {how}, so its function could not "
+            "be checked and it scores zero. Does the cell call something that never returns, or end the process?",
+            "stopped": True,
+            "tail": True,
+        }
+    errors = [(ex.labels.get(label, label), text, syntax) for label, text, syntax in ready.get("errors") or []]
+    notes = [f"Cells that raised when they ran: {'; '.join(f'{w}: {t}' for w, t, _ in errors[:_SHOWN_ERRORS])}."]
+    notes = notes if errors else []
+    if any("without rnn_core" in text for _, text, _ in errors) and not ready.get("callable"):
+        message = (
+            f"{ex.name}: not your own. Its cell imports rnn_core, which the grader does not give your code (numpy "
+            "and Python's standard library only): write the computation yourself."
+        )
+        return {"status": "delegated", "message": message, "notes": notes}
+    own = [e for e in errors if e[0] == here]
+    if own and own[0][2]:
+        message = (
+            f"{ex.name}: your cell ({here}) has a syntax error, so {ex.function} could not be defined and it "
+            f"scores zero: {own[0][1]}."
+        )
+        return {"status": "error", "message": message, "notes": notes}
+    if not ready.get("defined"):
+        message = f"{ex.name}: no function named {ex.function} is defined when its cell has run, so it scores zero."
+        return {"status": "missing", "message": message, "notes": notes}
+    if not ready.get("callable"):
+        kind = ready.get("kind") if isinstance(ready.get("kind"), str) else "object"
+        message = f"{ex.name}: {ex.function} is not a function when its cell has run: it is a {kind[:80]}."
+        return {"status": "error", "message": message, "notes": notes}
+    child.notes = notes
+    return None
+
+
+def _check_through(ex, child, seed):
+    """The checker's verdict on the proxy of the child's function, on the hidden cases of ``seed``."""
+    proxy = _proxy(child, ex.function, ex.sources[-1][0])
+    with _CHECKING:  # one check at a time: the checker watches process-wide state (profile hooks, modules)
+        result = _practice().check(ex.name, proxy, seed=_seed(seed, ex.name))
+    status = result.status
+    if status == "error" and child.ended and f"({child.limits.exercise:g} s)" in child.ended:
+        status = "timed out"  # the exercise's own limit, not the checker's per call
+    return {
+        "status": status,
+        "message": result.message,
+        "wrong": [str(w) for w in result.wrong],
+        "errata": [int(r) for r in result.errata],
+        "notes": getattr(child, "notes", []),
+        "tail": status == "error" and child.ended is not None,
+    }
+
+
+def _practice():
+    from . import practice  # imported when grading, so that the command line stays light
+
+    return practice
+
+
+# -- what is graded, from where ---------------------------------------------------------------------------
+
+
+@dataclass
+class _Submission:
+    name: str  # as given on the command line
+    student: str  # its file or folder name, for the CSV's student column
+    notebooks: list
+    my_rnn: Path | None = None
+
+
+def _read_submission(path):
+    notebooks = [_read_notebook(p, label) for p, label in _submission_notebooks(path)]
+    mine = None
+    if path.is_dir():
+        found = sorted(p for p in path.rglob(MY_RNN) if not any(x.startswith(".") for x in p.relative_to(path).parts))
+        mine = found[0] if found else None
+    elif path.name == MY_RNN:
+        mine = path
+    student = path.stem if path.is_file() else path.resolve().name
+    return _Submission(os.path.normpath(str(path)), student, notebooks, mine)
+
+
+def _from_notebook(nb, name):
+    """The exercise as its notebook holds it: its cell, after its helper cells and the earlier exercise cells."""
+    cell = nb.stubs[name]
+    function = _checked_function(nb.cells[cell + 1 :], name) or _function_name(name)
+    exercise_cells = set(nb.stubs.values())
+    earlier = [
+        i
+        for i in range(cell)
+        if nb.cells[i].get("cell_type") == "code"
+        and (i in exercise_cells or (i in nb.helpers and ({None, name} & nb.helpers[i])))
+    ]
+    sources, labels = [], {}
+    for i in [*earlier, cell]:
+        source = notebook_source(nb.cells[i])
+        if i == cell or not _is_check_cell(source):
+            label = _label(f"cell {i + 1} of {nb.label}")
+            sources.append([label, source])
+            labels[label] = f"cell {i + 1}"
+    return _Exercise(name, function, nb.label, cell, sources, labels)
+
+
+def _from_my_rnn(sub, name):
+    """The exercise as the submission's my_rnn.py defines it, or None."""
+    if sub.my_rnn is None:
+        return None
+    try:
+        source = sub.my_rnn.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    function = _function_name(name)
+    if not re.search(rf"^def {re.escape(function)}\(", source, re.M):
+        return None
+    label = _label(MY_RNN)
+    where = sub.my_rnn.name if Path(sub.name).is_file() else sub.my_rnn.relative_to(sub.name).as_posix()
+    return _Exercise(name, function, where, None, [[label, source]], {label: MY_RNN})
+
+
+def _plan(sub, graded, known):
+    """[(name, the exercise from its notebook or None, from my_rnn.py or None)], and notes on the choice."""
+    owner, notes = _owners(sub.notebooks, graded, known)
+    return [
+        (name, _from_notebook(owner[name], name) if name in owner else None, _from_my_rnn(sub, name)) for name in graded
+    ], notes
+
+
+def _grade_item(item, seed, limits, places):
+    """(the exercise graded, its outcome): from its notebook; from my_rnn.py where the cell is still the stub."""
+    name, in_notebook, in_my_rnn = item
+    if in_notebook is not None:
+        outcome = _grade_exercise(in_notebook, seed, limits, places)
+        if outcome["status"] not in ("not attempted", "missing") or in_my_rnn is None:
+            return in_notebook, outcome
+    if in_my_rnn is not None:
+        outcome = _grade_exercise(in_my_rnn, seed, limits, places)
+        outcome.setdefault("notes", []).insert(
+            0,
+            f"Its notebook's cell is {'still the stub' if in_notebook else 'not in this submission'}: {MY_RNN}'s "
+            f"{in_my_rnn.function} was graded instead.",
+        )
+        return in_my_rnn, outcome
+    return None, None
 
 
 # -- grading ----------------------------------------------------------------------------------------------
@@ -525,28 +1070,8 @@ def _selection(exercises, known):
     return [n for n in known if n in chosen]
 
 
-def grade(
-    submissions,
-    *,
-    seed=0,
-    points=None,
-    exercises=None,
-    exercise_timeout=EXERCISE_TIMEOUT,
-    cell_timeout=CELL_TIMEOUT,
-    notebook_timeout=NOTEBOOK_TIMEOUT,
-    jobs=1,
-    log=None,
-):
-    """Grade ``submissions`` (paths: notebooks, or folders of one student's notebooks); a list of SubmissionResult.
-
-    seed: the instructor's seed of the hidden cases (an int). points: {exercise: points}, default 1 each.
-    exercises: the exercises to grade (names, or two-digit notebook numbers); default: every exercise that
-      any submission holds or ``points`` names, so that every submission is scored on the same list.
-    The limits are in seconds; jobs: notebooks graded at once; log: a stream for one line per notebook.
-    Raises GradeError only for the arguments (a path that does not exist, an unknown exercise), never for
-    what a submission holds.
-    """
-    known = _exercises()
+def _checked_arguments(submissions, points, seed, known):
+    """The submissions' paths, having checked every argument (GradeError for a wrong one)."""
     paths = [Path(p) for p in submissions]
     for path in paths:
         if not path.exists():
@@ -557,61 +1082,118 @@ def grade(
     for name, value in (points or {}).items():
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
             raise GradeError(f"--points {name}: must be a number >= 0, got {value!r}")
-    limits = _Limits(float(exercise_timeout), float(cell_timeout), float(notebook_timeout))
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise GradeError(f"--seed: must be an integer >= 0 or None, got {seed!r}")
+    return paths
 
-    read = []  # per submission: (name, [notebooks], notes)
-    for path in paths:
-        notebooks = [_read_notebook(p, label) for p, label in _submission_notebooks(path)]
-        read.append((os.path.normpath(str(path)), notebooks))
+
+def _graded_names(read, exercises, points, known):
+    """The exercises every submission is scored on: those named, else every one any submission holds."""
     if exercises:
-        graded = _selection(exercises, known)
-    else:
-        present = {n for _, nbs in read for nb in nbs for n in (*nb.stubs, *_expected(nb, known))}
-        present |= set(points or {})  # an exercise given points is expected, even where no submission has it
-        graded = [n for n in known if n in present]
+        return _selection(exercises, known)
+    present = {n for sub in read for nb in sub.notebooks for n in (*nb.stubs, *_expected(nb, known))}
+    present |= set(points or {})  # an exercise given points is expected, even where no submission has it
+    return [n for n in known if n in present]
+
+
+def grade(
+    submissions,
+    *,
+    seed=None,
+    points=None,
+    exercises=None,
+    exercise_timeout=EXERCISE_TIMEOUT,
+    memory_mb=MEMORY_MB,
+    jobs=1,
+    log=None,
+):
+    """Grade ``submissions`` (paths: notebooks, or folders of one student's notebooks); a list of SubmissionResult.
+
+    seed: the instructor's secret seed of the hidden cases (an int); None draws one, written to ``log``
+      and kept as each result's ``drawn_seed`` (never in the students' feedback).
+    points: {exercise: points}, default 1 each.
+    exercises: the exercises to grade (names, or two-digit notebook numbers); default: every exercise that
+      any submission holds or ``points`` names, so that every submission is scored on the same list.
+    exercise_timeout: seconds for an exercise (its cells and every call); memory_mb: its address space;
+    jobs: exercises graded at once; log: a stream for one line per exercise.
+    Raises GradeError only for the arguments, never for what a submission holds.
+
+    It makes the calling process a subreaper (Linux) and, as each exercise ends, kills every process
+    that has come to it since grading began, other than the exercises' own: call it from a process that
+    starts no processes of its own meanwhile (the command line is one).
+    """
+    known = _exercises()
+    paths = _checked_arguments(submissions, points, seed, known)
+    limits = _Limits(float(exercise_timeout), int(memory_mb))
+    drawn = secrets.randbelow(2**63) if seed is None else None  # for the instructor only: never in the feedback
+    seed = drawn if seed is None else seed
+    if drawn is not None and log is not None:
+        log.write(f"hidden cases drawn from seed {drawn} (drawn for this run: --seed {drawn} grades alike)\n")
+    read = [_read_submission(p) for p in paths]
+    graded = _graded_names(read, exercises, points, known)
+    plans = [_plan(sub, graded, known) for sub in read]
+    outcomes, places = _run_all(plans, read, int(seed), limits, jobs, log)
     weights = _points(points, graded)
+    notes = ["Hidden cases drawn from the instructor's seed."] + ([places.note] if places.note else [])
+    results = [
+        _collect(sub, items, plan_notes + notes, outcomes, known, weights)
+        for sub, (items, plan_notes) in zip(read, plans)
+    ]
+    for result in results:
+        result.drawn_seed = drawn
+    return results
 
-    plans, work = [], []  # plans: per submission {name: (notebook, ...)}; work: notebooks to run
-    for sub_name, notebooks in read:
-        owner, notes = _owners(notebooks, graded, known)
-        plans.append((sub_name, notebooks, owner, notes))
-        for nb in notebooks:
-            names = [n for n in graded if owner.get(n) is nb]
-            if names:
-                work.append((sub_name, nb, names))
 
-    def run(item):
-        sub_name, nb, names = item
+def _run_all(plans, read, seed, limits, jobs, log):
+    """Every exercise of every submission graded (in threads, ``jobs`` at once): {(submission, name): outcome}."""
+    _become_subreaper()
+    _SPARED.update(_strays())
+    places = _places()
+    work = [(sub, item) for sub, (items, _) in zip(read, plans) for item in items]
+
+    def run(entry):
+        sub, item = entry
         if log is not None:
-            log.write(f"grading {sub_name}: {nb.label} ({', '.join(names)})\n")  # one write: jobs run in threads
+            log.write(f"grading {sub.name}: {item[0]}\n")  # one write: jobs run in threads
             log.flush()
         t0 = time.monotonic()
         try:
-            outcome = _run_notebook(nb, names, seed, limits)
-        except Exception as e:  # a bug of the grader's: every exercise of the notebook says so, the others go on
-            outcome = _grader_failed(names, {}, f"{type(e).__name__}: {e}"), {}, []
-        return outcome, time.monotonic() - t0
+            graded = _grade_item(item, seed, limits, places)
+        except Exception as e:  # a bug of the grader's: this exercise says so, the others go on
+            graded = item[1] or item[2], _grader_failed(item[0], f"{type(e).__name__}: {e}")
+        return graded, time.monotonic() - t0
 
-    with ThreadPoolExecutor(max_workers=max(1, int(jobs))) as pool:
-        outcomes = dict(zip([(s, id(nb)) for s, nb, _ in work], pool.map(run, work)))
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), ThreadPoolExecutor(max_workers=max(1, int(jobs))) as pool:
+            done = list(pool.map(run, work))
+    finally:
+        _reap_strays()
+        shutil.rmtree(places.folder, ignore_errors=True)
+    return {(id(sub), item[0]): result for (sub, item), result in zip(work, done)}, places
 
-    results = []
-    for sub_name, notebooks, _, notes in plans:
-        seconds, graded_results = 0.0, {}
-        for nb in notebooks:
-            if (sub_name, id(nb)) in outcomes:
-                (partial, cell_errors, nb_notes), took = outcomes[(sub_name, id(nb))]
-                seconds += took
-                notes.extend(nb_notes)
-                for name, event in partial.items():
-                    graded_results[name] = _result(name, event, nb, cell_errors, weights[name])
-        exercise_results = [
-            graded_results.get(name) or _missing(name, notebooks, known, weights[name]) for name in graded
-        ]
-        read_notes = [f"Notebooks read: {', '.join(nb.label for nb in notebooks) or 'none'}."]
-        read_notes += [nb.problem for nb in notebooks if nb.problem] + [m for nb in notebooks for m in nb.notes]
-        results.append(SubmissionResult(sub_name, exercise_results, read_notes + notes, seconds))
-    return results
+
+def _grader_failed(name, error):
+    return {
+        "status": "error",
+        "message": f"{name}: not graded: the grader itself failed ({error}). This is a problem of the grading "
+        "machine or of rnn_core's grader, not of the notebook: tell your instructor.",
+        "stopped": True,
+    }
+
+
+def _collect(sub, items, notes, outcomes, known, weights):
+    seconds, results = 0.0, []
+    for name, *_ in items:
+        (exercise, outcome), took = outcomes[(id(sub), name)]
+        seconds += took
+        if outcome is None:
+            results.append(_missing(name, sub.notebooks, known, weights[name]))
+        else:
+            results.append(_result(name, outcome, exercise, weights[name]))
+    read_notes = [f"Notebooks read: {', '.join(nb.label for nb in sub.notebooks) or 'none'}."]
+    read_notes += [f"{MY_RNN} read: {sub.my_rnn.name}."] if sub.my_rnn else []
+    read_notes += [nb.problem for nb in sub.notebooks if nb.problem] + [m for nb in sub.notebooks for m in nb.notes]
+    return SubmissionResult(sub.name, results, read_notes + notes, seconds, sub.student)
 
 
 def _expected(nb, known):
@@ -633,33 +1215,17 @@ def _owners(notebooks, graded, known):
     return owner, notes
 
 
-def _result(name, event, nb, cell_errors, points):
-    status = event.get("status", "error")
-    message = event.get("message") or f"{name}: {status}"
-    cell = nb.stubs[name]
-    stub_error = cell_errors.get(cell)
-    if stub_error and stub_error[1]:  # a syntax error: the function was never defined by its cell
-        status = "error"
-        message = (
-            f"{name}: your cell (cell {cell + 1}) has a syntax error, so {_function_name(name)} could not be defined "
-            f"and it scores zero: {stub_error[0]}."
-        )
-    notes = (
-        []
-        if event.get("stopped")
-        else [
-            f"Graded: {_function_name(name)} as it stands right after its cell (cell {cell + 1} of {nb.label}, "
-            f"counting every cell from 1 at the top; tagged exercise:{name}), with the notebook's code cells before "
-            "it run first, on hidden cases drawn for this submission (not the notebook's public ones)."
-        ]
-    )
-    if stub_error and not stub_error[1]:
-        notes.append(f"Its cell raised {stub_error[0]} when it ran; the function it had defined by then was checked.")
-    earlier = [(i, e) for i, (e, _) in sorted(cell_errors.items()) if i is not None and i < cell]
-    if earlier:
-        shown = "; ".join(f"cell {i + 1}: {e}" for i, e in earlier[:_SHOWN_ERRORS])
-        more = f"; and {len(earlier) - _SHOWN_ERRORS} more" if len(earlier) > _SHOWN_ERRORS else ""
-        notes.append(f"Earlier cells that raised (the grader went on past them): {shown}{more}.")
+def _result(name, outcome, exercise, points):
+    status = outcome.get("status", "error")
+    message = outcome.get("message") or f"{name}: {status}"
+    where = "" if exercise.cell is None else f"cell {exercise.cell + 1} of "
+    notes = [] if outcome.get("stopped") else [
+        f"Graded: {exercise.function} from its cell ({where}{exercise.where}, counting every cell from 1 at the "
+        "top), run alone with numpy" + (" after " + ", ".join(exercise.labels[label] for label, _ in
+        exercise.sources[:-1]) if len(exercise.sources) > 1 else "") + ", on hidden cases (not the notebook's "
+        "public ones)."
+    ]  # fmt: skip
+    notes += outcome.get("notes") or []
     if status == "not attempted":
         notes.append("A definition in a later cell is not seen: write your answer in the exercise's own cell.")
     return ExerciseResult(
@@ -668,11 +1234,11 @@ def _result(name, event, nb, cell_errors, points):
         points if status == "passed" else 0.0,
         points,
         message,
-        nb.label,
-        cell,
+        exercise.where,
+        exercise.cell,
         notes,
-        list(event.get("wrong") or []),
-        list(event.get("errata") or []),
+        list(outcome.get("wrong") or []),
+        list(outcome.get("errata") or []),
     )
 
 
@@ -742,21 +1308,25 @@ def results_json(results):
     """What ``--json`` writes: Gradescope's results.json for one submission; for several, each under its name."""
     if len(results) == 1:
         return gradescope_results(results[0])
+    drawn = {"seed": results[0].drawn_seed} if results and results[0].drawn_seed is not None else {}
     return {
         "grader": f"rnn_core {__version__}",
+        **drawn,
         "submissions": [{"submission": r.name, "results": gradescope_results(r)} for r in results],
     }
 
 
 def write_csv(results, f):
-    """One row per submission: submission, score, max_score, each exercise's points, then each one's status."""
+    """One row per submission: student (the submission's file or folder name), submission, score, max_score,
+    each exercise's points, then each one's status."""
     names = [r.name for r in results[0].exercises] if results else []
     writer = csv.writer(f)
-    writer.writerow(["submission", "score", "max_score", *names, *(f"{n} status" for n in names)])
+    writer.writerow(["student", "submission", "score", "max_score", *names, *(f"{n} status" for n in names)])
     for result in results:
         by_name = {r.name: r for r in result.exercises}
         writer.writerow(
             [
+                result.student or Path(result.name).stem,
                 result.name,
                 _num(result.score),
                 _num(result.max_score),
@@ -847,9 +1417,10 @@ def add_parser(sub):
     p.add_argument(
         "--seed",
         type=_seed_arg,
-        default=0,
+        default=None,
         metavar="N",
-        help="your seed of the hidden cases; keep it to yourself (default: 0)",
+        help="your secret seed of the hidden cases; keep it to yourself (default: one drawn and recorded in the "
+        "results, so that the same cases can be drawn again)",
     )
     p.add_argument(
         "--points",
@@ -874,23 +1445,17 @@ def add_parser(sub):
         type=_positive,
         default=EXERCISE_TIMEOUT,
         metavar="S",
-        help=f"seconds for one exercise, its cell and its check (default: {EXERCISE_TIMEOUT:g})",
+        help=f"seconds for one exercise, its cells and every call of the check (default: {EXERCISE_TIMEOUT:g}; "
+        "14 exercises then take at most 280 s, inside Gradescope's 10 minutes)",
     )
     p.add_argument(
-        "--cell-timeout",
-        type=_positive,
-        default=CELL_TIMEOUT,
-        metavar="S",
-        help=f"seconds for any other cell (default: {CELL_TIMEOUT:g})",
+        "--memory",
+        type=_jobs,
+        default=MEMORY_MB,
+        metavar="MB",
+        help=f"megabytes of address space for one exercise's process (default: {MEMORY_MB})",
     )
-    p.add_argument(
-        "--notebook-timeout",
-        type=_positive,
-        default=NOTEBOOK_TIMEOUT,
-        metavar="S",
-        help=f"seconds for one notebook, all its cells and checks (default: {NOTEBOOK_TIMEOUT:g})",
-    )
-    p.add_argument("--jobs", type=_jobs, default=1, metavar="N", help="notebooks graded at once (default: 1)")
+    p.add_argument("--jobs", type=_jobs, default=1, metavar="N", help="exercises graded at once (default: 1)")
     p.set_defaults(run=_run)
     return p
 
@@ -903,8 +1468,7 @@ def _run(args, out, err):
             points=dict(args.points),
             exercises=args.exercises,
             exercise_timeout=args.exercise_timeout,
-            cell_timeout=args.cell_timeout,
-            notebook_timeout=args.notebook_timeout,
+            memory_mb=args.memory,
             jobs=args.jobs,
             log=err,
         )

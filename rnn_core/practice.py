@@ -125,8 +125,12 @@ from . import _practice_reference as reference
 from ._practice_exercises import ALIASING_ROWS, EXERCISE_LIST, public_seed_rng
 from ._practice_model import ANSWER, Mistake
 from ._practice_run import CHECKER, TIME_LIMIT, Odd, Seq, read, run, safe_str, type_name
-from ._practice_solutions import SOLUTIONS, plain_text
 from .edition import solutions_withheld
+
+try:
+    from ._practice_solutions import SOLUTIONS, plain_text
+except ModuleNotFoundError:  # the student edition's wheel is built without the answers (edition.build_wheel)
+    SOLUTIONS, plain_text = {}, None
 
 __all__ = ["ERRATA_ROWS", "ERRATA_TABLE", "EXERCISES", "TIME_LIMIT", "Result", "check", "hint", "solution"]
 

@@ -2,11 +2,10 @@
 
 Each mock submission is the student edition of the series with its tagged exercise cells filled in:
 right answers from tests/plain_my_rnn.py (written independently of rnn_core), wrong ones, one that
-calls rnn_core, ones that hang or end the process, one half done. So the tests follow the notebooks:
-a notebook whose exercise cells or earlier cells change is graded as it now is. Notebook 07 is left
-out of the right answers' submission: its cells before the exercise train networks for about 40 s,
-and its exercise is graded the same way as every other (each notebook was graded 14/14 by hand
-while writing this: python -m rnn_core grade on a copy of every notebook).
+imports rnn_core, ones that hang or end the process, one half done. So the tests follow the
+notebooks: a notebook whose exercise cells change is graded as it now is. Each exercise's cell runs
+alone in a child process, so every notebook, 07 included, takes a few seconds an exercise.
+tests/test_grade_hostile.py holds the submissions written to fool the grader.
 """
 
 import csv
@@ -112,6 +111,9 @@ def fill(edition, notebook, answers, insert_before=None):
             cell = {**cell, "source": answers[name], "outputs": []}
         cells.append(cell)
     nb["cells"] = cells
+    for cell in cells:
+        if cell.get("id", "").startswith("mine-"):
+            cell["metadata"] = {"tags": ["helper"]}
     return nb
 
 
@@ -129,11 +131,9 @@ def submissions(tmp_path_factory):
     for name, notebook in practice.EXERCISES.items():
         by_notebook.setdefault(notebook, []).append(name)
 
-    # every right answer but 07's; the LSTM's steps call a helper the student wrote in a cell of their own
+    # every right answer; the LSTM's steps call a helper the student wrote in a cell of their own, tagged helper
     good = base / "right"
     for notebook, names in by_notebook.items():
-        if notebook.startswith("07"):
-            continue
         answers = {name: right(name) for name in names}
         helper = {}
         if notebook.startswith("08"):
@@ -191,14 +191,13 @@ def test_right_answers_score_full_marks(submissions, graded):
     _, good, _, _ = submissions
     data, _, _ = graded
     results, tests = by_name(data, good)
-    graded_here = [n for n, book in practice.EXERCISES.items() if not book.startswith("07")]
-    assert {n for n, t in tests.items() if t["extra_data"]["status"] == "passed"} == set(graded_here)
-    assert "global_norm" not in tests  # 07 is in no submission, so it is not among the graded exercises
-    assert results["score"] == len(graded_here)
-    # the helper in a cell of the student's own, before the exercise's cell, was there when it was checked
+    assert {n for n, t in tests.items() if t["extra_data"]["status"] == "passed"} == set(practice.EXERCISES)
+    assert results["score"] == len(practice.EXERCISES)
+    # the helper in a cell of the student's own, tagged helper, before the exercise's cell, ran before it
     assert tests["lstm.step_forward"]["score"] == 1
+    assert "after cell" in tests["lstm.step_forward"]["output"]
     # softmax is graded as the student wrote it, though 01 later runs `from rnn_core import softmax`
-    assert "Graded: softmax as it stands right after its cell" in tests["softmax"]["output"]
+    assert "Graded: softmax from its cell" in tests["softmax"]["output"]
 
 
 def test_wrong_delegating_hanging_and_broken_answers_score_zero_with_the_reason(submissions, graded):
@@ -209,9 +208,9 @@ def test_wrong_delegating_hanging_and_broken_answers_score_zero_with_the_reason(
     expected = {
         "one_hot": ("error", "still running after 3 s"),  # the checker stops each call after 3 s
         "softmax": ("wrong", '"no shift by the largest score"'),
-        "softmax_jacobian": ("delegated", "rnn_core's own version of this exercise"),
-        "cross_entropy_grad": ("timed out", f"ran past the time limit of {TIMEOUT} s"),
-        "step_forward": ("error", "ended the grader's process (exit code 3)"),
+        "softmax_jacobian": ("delegated", "Its cell imports rnn_core"),
+        "cross_entropy_grad": ("timed out", f"it ran past its time limit ({TIMEOUT} s)"),
+        "step_forward": ("error", "it ended its process (exit code 3)"),
         "step_backward": ("missing", "could not be read as a notebook"),
         "loss_and_grads": ("missing", "could not be read as a notebook"),
         "clip_global_norm": ("error", "syntax error"),
@@ -252,6 +251,7 @@ def test_the_csv_has_one_row_per_submission(submissions, graded):
     _, good, bad, half = submissions
     data, rows, _ = graded
     assert [r["submission"] for r in rows] == [str(good), str(bad), str(half)]
+    assert [r["student"] for r in rows] == ["right", "wrong", "half"]  # the folders' names
     for row, submission in zip(rows, data["submissions"]):
         tests = submission["results"]["tests"]
         assert float(row["score"]) == submission["results"]["score"]
@@ -274,15 +274,18 @@ def test_one_submission_writes_gradescope_s_results_json_itself(submissions, tmp
     assert "2/5" in capsys.readouterr().out
 
 
-def test_hidden_cases_are_fresh_per_submission_and_the_same_for_the_same_code(submissions):
+def test_hidden_cases_come_from_the_instructor_s_seed_never_the_submission(submissions):
     _, _, bad, _ = submissions
     first = grade.grade([bad / "01-softmax-and-its-derivative.ipynb"], seed=7, exercises=["softmax"])
     again = grade.grade([bad / "01-softmax-and-its-derivative.ipynb"], seed=7, exercises=["softmax"])
     assert first[0].exercises[0].message == again[0].exercises[0].message
-    digest = "0" * 64
-    seeds = {grade._seed(7, "softmax", digest), grade._seed(8, "softmax", digest)}
-    seeds |= {grade._seed(7, "softmax", "1" + digest[1:]), grade._seed(7, "one_hot", digest)}
-    assert len(seeds) == 4 and all(0 <= s < 2**63 for s in seeds)
+    seeds = {grade._seed(7, "softmax"), grade._seed(8, "softmax"), grade._seed(7, "one_hot")}
+    assert len(seeds) == 3 and all(0 <= s < 2**63 for s in seeds)
+    assert list(inspect.signature(grade._seed).parameters) == ["seed", "name"]  # nothing of the submission
+    log = io.StringIO()
+    (drawn,) = grade.grade([bad / "01-softmax-and-its-derivative.ipynb"], exercises=["softmax"], log=log)
+    assert isinstance(drawn.drawn_seed, int) and f"seed {drawn.drawn_seed} (drawn" in log.getvalue()
+    assert str(drawn.drawn_seed) not in json.dumps(grade.gradescope_results(drawn))  # the students never see it
 
 
 def test_only_the_chosen_exercises_are_graded_and_a_missing_one_scores_zero(submissions):

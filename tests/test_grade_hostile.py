@@ -1,0 +1,332 @@
+"""Submissions written to fool the grader (issue 37): each wrong one scores zero, each right one full marks.
+
+One repro per class of the hostile pass: a forged results file (and a process left behind to forge
+it again after the grader has written it), delegation (sys.setprofile switched off and on, a thread
+started in an earlier cell, a forked child), tampering (``__code__`` swapped in an earlier cell), a
+crash (a closed stdout, SIGINT and SIGKILL to itself), hangs (a bare-except retry loop, a disarmed
+alarm, a loop inside one C call), and right variants (float32-safe, closing stdout, kept in
+my_rnn.py, 11's repair graded without 04). Every submission is notebook 01 or 11 of the student
+edition with its exercise cells filled in, graded in one run.
+"""
+
+import json
+import os
+import shutil
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from test_grade import fill, right, write
+
+from rnn_core import grade
+from rnn_core.cli import main
+from rnn_core.edition import write_student_edition
+
+ROOT = Path(__file__).resolve().parent.parent
+N01, N11 = "01-softmax-and-its-derivative.ipynb", "11-appendix-errata.ipynb"
+WRONG = "def softmax(o):\n    e = np.exp(o)  # no shift: overflows near 1000\n    return e / e.sum()\n"
+FALLBACK = "    e = np.exp(o)  # what it computes when the trick fails: no shift\n    return e / e.sum()\n"
+
+
+def code(text):
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def hostile(tmp):
+    """{submission name: (softmax cell, helper cell before it or None)}: every one of them wrong."""
+    forged = {"score": 2, "tests": [{"name": "softmax", "score": 1, "max_score": 1, "status": "passed"}]}
+    return {
+        # writes a perfect score where the results go, starts a process to write it again later, and exits
+        "forged-results": (
+            WRONG
+            + code(f"""
+            import json, os, time
+            FORGED = {json.dumps(forged)!r}
+            for path in ({str(tmp / "results.json")!r}, "results.json"):
+                with open(path, "w") as f:
+                    f.write(FORGED)
+            if os.fork() == 0:
+                os.setsid()
+                if os.fork() == 0:
+                    with open({str(tmp / "forger.pid")!r}, "w") as f:
+                        f.write(str(os.getpid()))
+                    for _ in range(600):
+                        time.sleep(0.05)
+                        with open({str(tmp / "results.json")!r}, "w") as f:
+                            f.write(FORGED)
+                os._exit(0)
+            os._exit(0)
+            """),
+            None,
+        ),
+        # D1: the profiler switched off around a call of rnn_core's own softmax
+        "d1-setprofile": (
+            "def softmax(o):\n"
+            + code("""
+                import sys
+                saved = sys.getprofile()
+                sys.setprofile(None)
+                try:
+                    from rnn_core.functions import softmax as theirs
+                    return theirs(o)
+                except Exception:
+                    pass
+                finally:
+                    sys.setprofile(saved)
+            """).replace("\n", "\n    ")
+            + "\n"
+            + FALLBACK,
+            None,
+        ),
+        # D1: a thread started in an earlier cell answers for the function
+        "d1-thread": (
+            "def softmax(o):\n    questions.put(o)\n    got = answers.get(timeout=1)\n"
+            "    if got is not None:\n        return got\n" + FALLBACK,
+            code("""
+            import queue, threading
+            questions, answers = queue.Queue(), queue.Queue()
+
+            def serve():
+                try:
+                    import rnn_core
+                    theirs = rnn_core.softmax
+                except Exception:
+                    theirs = None
+                while True:
+                    o = questions.get()
+                    answers.put(theirs(o) if theirs else None)
+
+            threading.Thread(target=serve, daemon=True).start()
+            """),
+        ),
+        # D1: a forked child answers for the function, and lingers in a session of its own
+        "d1-fork": (
+            code(f"""
+            import os
+            def softmax(o):
+                r, w = os.pipe()
+                if os.fork() == 0:
+                    os.setsid()
+                    with open({str(tmp / "fork.pid")!r}, "w") as f:
+                        f.write(str(os.getpid()))
+                    try:
+                        import rnn_core
+                        os.write(w, rnn_core.softmax(o).tobytes())
+                    except Exception:
+                        pass
+                    os.close(w)
+                    import time
+                    time.sleep(120)
+                    os._exit(0)
+                os.close(w)
+                data = os.read(r, 1 << 16)
+                if data:
+                    return np.frombuffer(data)
+            """)
+            + FALLBACK,
+            None,
+        ),
+        # D2: an earlier cell swaps __code__ on every function named like the checker's, and on numpy's comparisons
+        "d2-code-swap": (
+            WRONG,
+            code("""
+            import gc
+            def yes(*args, **kwargs):
+                return True
+            for obj in gc.get_objects():
+                if callable(obj) and getattr(obj, "__name__", "") in ("check", "_check", "_differences", "allclose"):
+                    try:
+                        obj.__code__ = yes.__code__
+                    except Exception:
+                        pass
+            for name in ("allclose", "array_equal"):
+                try:
+                    getattr(np, name).__code__ = yes.__code__
+                except Exception:
+                    pass
+            """),
+        ),
+        # D4: SIGINT to itself, SIGKILL to itself
+        "d4-sigint": (
+            right("softmax").replace(
+                "def softmax(o):\n", "def softmax(o):\n    import os, signal\n    os.kill(os.getpid(), signal.SIGINT)\n"
+            ),
+            None,
+        ),  # fmt: skip
+        "d4-sigkill": (
+            right("softmax").replace(
+                "def softmax(o):\n",
+                "def softmax(o):\n    import os, signal\n    os.kill(os.getpid(), signal.SIGKILL)\n",
+            ),
+            None,
+        ),  # fmt: skip
+        # D5: hangs the checker's alarm cannot stop from inside
+        "d5-bare-except": (
+            "def softmax(o):\n    import time\n    while True:\n        try:\n            time.sleep(10)\n"
+            "        except:  # noqa: E722\n            pass\n",
+            None,
+        ),
+        "d5-disarmed-alarm": (
+            "def softmax(o):\n    import signal\n    signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
+            "    signal.setitimer(signal.ITIMER_REAL, 0)\n    while True:\n        pass\n",
+            None,
+        ),
+        "d5-one-c-call": (
+            "def softmax(o):\n    import re\n    re.match(r'(a+)+$', 'a' * 64 + 'b')  # backtracks for ages, in C\n"
+            + FALLBACK,
+            None,
+        ),
+        # delegation by import, at the top of the cell
+        "imports-rnn-core": ("from rnn_core import softmax\n", None),
+    }
+
+
+RIGHT = {
+    # float32-safe: computes in the input's own dtype
+    "right-float32": code("""
+        def softmax(o):
+            o = np.asarray(o)
+            z = o - np.max(o)
+            e = np.exp(z, dtype=o.dtype)
+            return (e / np.sum(e, dtype=o.dtype)).astype(o.dtype)
+        """),
+    # a right answer that closes stdout and stderr (D4): nothing the grader reads goes through them
+    "right-closes-stdout": right("softmax").replace(
+        "def softmax(o):\n", "def softmax(o):\n    import sys\n    sys.stdout.close()\n    sys.stderr.close()\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    base = tmp_path_factory.mktemp("hostile")
+    source = base / "source"
+    source.mkdir()
+    for name in (N01, N11):
+        shutil.copy(ROOT / "notebooks" / name, source / name)
+    edition = base / "edition"
+    write_student_edition(edition, source)
+    jacobian = {"softmax_jacobian": right("softmax_jacobian")}  # right beside a crash: only softmax may fail
+    subs, others = base / "subs", base / "others"
+    for name, (cell, helper) in hostile(base).items():
+        folder, answers = (
+            (others, {"softmax": cell, **jacobian}) if name.startswith("d4") else (subs, {"softmax": cell})
+        )
+        write(folder / name, N01, fill(edition, N01, answers, {"softmax": helper} if helper else {}))
+    for name, cell in RIGHT.items():
+        write(others / name, N01, fill(edition, N01, {"softmax": cell, **jacobian}))
+    # answers kept in my_rnn.py beside a notebook whose cells are still the stubs
+    write(others / "right-in-my-rnn", N01, fill(edition, N01, {}))
+    (others / "right-in-my-rnn" / "my_rnn.py").write_text(
+        "import numpy as np\n\n\n" + right("softmax") + "\n\n" + right("softmax_jacobian"), encoding="utf-8"
+    )
+    # 11's repair, right, graded without 04: its function is named in its check cell
+    repaired = right("loss_and_grads").replace("def loss_and_grads(", "def loss_and_grads_char_rnn(")
+    nb = json.loads((edition / N11).read_text(encoding="utf-8"))
+    stub = next(c for c in nb["cells"] if "def loss_and_grads_char_rnn(" in "".join(c["source"]))
+    stub["source"], stub["outputs"] = repaired, []
+    write(others / "right-11-alone", N11, nb)
+
+    results = base / "results.json"
+    hostile_ones = sorted(str(p) for p in subs.iterdir())
+    args = ["--seed", "5", "--jobs", "2"]
+    assert main(["grade", *hostile_ones, "--exercises", "softmax", *args, "--json", str(results)]) == 0
+    assert main(["grade", *sorted(str(p) for p in others.iterdir()), *args, "--json", str(base / "others.json")]) == 0
+    time.sleep(0.5)  # a forger left behind would have written again by now
+    data = json.loads(results.read_text(encoding="utf-8"))
+    data["submissions"] += json.loads((base / "others.json").read_text(encoding="utf-8"))["submissions"]
+    by = {Path(s["submission"]).name: {t["name"]: t for t in s["results"]["tests"]} for s in data["submissions"]}
+    return base, by, data
+
+
+@pytest.mark.parametrize("name", sorted(hostile(Path("/tmp"))))
+def test_each_hostile_submission_scores_zero(graded, name):
+    _, by, _ = graded
+    softmax = by[name]["softmax"]
+    assert softmax["score"] == 0 and softmax["extra_data"]["status"] != "passed", softmax["output"]
+    assert "grader itself failed" not in softmax["output"]  # the submission is blamed, never the grader
+    if name.startswith("d4"):  # a crash of softmax's costs only softmax: the notebook's other exercise passes
+        assert by[name]["softmax_jacobian"]["score"] == 1, by[name]["softmax_jacobian"]["output"]
+
+
+@pytest.mark.parametrize("name", [*sorted(RIGHT), "right-in-my-rnn"])
+def test_each_right_variant_scores_full_marks(graded, name):
+    _, by, _ = graded
+    for exercise in ("softmax", "softmax_jacobian"):
+        assert by[name][exercise]["score"] == by[name][exercise]["max_score"] == 1, by[name][exercise]["output"]
+    if name == "right-in-my-rnn":
+        assert "my_rnn.py's softmax was graded instead" in by[name]["softmax"]["output"]
+
+
+def test_11_s_repair_graded_without_04_scores_full_marks(graded):
+    _, by, _ = graded
+    test = by["right-11-alone"]["loss_and_grads"]
+    assert test["score"] == 1, test["output"]
+    assert "Graded: loss_and_grads_char_rnn" in test["output"]
+
+
+def test_the_reasons_blame_the_submission(graded):
+    _, by, _ = graded
+    reason = {name: by[name]["softmax"]["output"] for name in by}
+    assert "ended its process (exit code 0)" in reason["forged-results"]
+    assert "KeyboardInterrupt" in reason["d4-sigint"]
+    assert "killed by SIGKILL" in reason["d4-sigkill"]
+    for name in ("d5-bare-except", "d5-disarmed-alarm", "d5-one-c-call"):
+        assert "still running after 3 s" in reason[name], reason[name]
+    assert by["imports-rnn-core"]["softmax"]["extra_data"]["status"] == "delegated"
+
+
+def test_no_forged_score_and_no_process_left_behind(graded):
+    base, by, _ = graded
+    results = json.loads((base / "results.json").read_text(encoding="utf-8"))
+    assert results["grader"].startswith("rnn_core")  # the grader's own file, written after the forger died
+    assert by["forged-results"]["softmax"]["score"] == 0
+    for pid_file in ("forger.pid", "fork.pid"):
+        pid = int((base / pid_file).read_text())
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)  # killed and reaped: not even a zombie is left
+
+
+def test_the_child_has_numpy_and_the_standard_library_only(tmp_path):
+    """The child process's sys.path: Python's own folders and one holding numpy, no site-packages, no rnn_core."""
+    places = grade._places()
+    try:
+        cell = code("""
+            import sys
+            import importlib.util
+
+            def importable(name):
+                try:
+                    return importlib.util.find_spec(name) is not None
+                except ImportError:
+                    return False
+
+            def f():
+                return [list(sys.path), [n for n in ("rnn_core", "torch", "pytest") if importable(n)]]
+            """)
+        job = {"cells": [["<probe>", cell]], "function": "f", "givens": []}
+        child = grade._Child(job, grade._Limits(), places)
+        path, found = child.call(())
+        child.close()
+    finally:
+        shutil.rmtree(places.folder, ignore_errors=True)
+    assert found == [] and not any("site-packages" in p for p in path), path
+
+
+def test_as_root_the_child_runs_as_nobody_or_the_results_say_why_not():
+    places = grade._places()
+    try:
+        user = grade._sandbox_user(places)
+        job = {"cells": [["<probe>", "import os\n\ndef f():\n    return os.getuid()\n"]], "function": "f", "givens": []}
+        child = grade._Child(job, grade._Limits(), places)
+        uid = child.call(())
+        child.close()
+    finally:
+        shutil.rmtree(places.folder, ignore_errors=True)
+    if os.geteuid() != 0:
+        assert user is None and uid == os.getuid()
+    elif user is not None:
+        assert uid == user != 0
+    else:  # root, and nobody cannot run this Python (here: a Python under /root): said in every result
+        assert uid == 0 and "cannot run" in places.note
