@@ -47,14 +47,6 @@ def pytest_collection_modifyitems(config, items):
     trained networks achieve (tests/notebook_checks.py), run in the notebook's own kernel."""
     if not any(type(item).__name__ == "IPyNbCell" for item in items):
         return
-    import importlib.util
-    import sys
-    from pathlib import Path
+    import notebook_checks  # tests/notebook_checks.py (tests/ is on the tests' path: pyproject.toml)
 
-    checks = sys.modules.get("notebook_checks")
-    if checks is None:  # registered before it runs: its dataclass looks itself up there
-        path = Path(__file__).parent / "tests" / "notebook_checks.py"
-        spec = importlib.util.spec_from_file_location("notebook_checks", path)
-        checks = sys.modules["notebook_checks"] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(checks)
-    checks.insert_checks(items)
+    notebook_checks.insert_checks(items)
