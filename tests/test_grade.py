@@ -6,7 +6,9 @@ calls rnn_core, ones that hang or end the process, one half done. So the tests f
 a notebook whose exercise cells or earlier cells change is graded as it now is. Notebook 07 is left
 out of the right answers' submission: its cells before the exercise train networks for about 40 s,
 and its exercise is graded the same way as every other (each notebook was graded 14/14 by hand
-while writing this: python -m rnn_core grade on a copy of every notebook).
+while writing this: python -m rnn_core grade on a copy of every notebook). The grader runs every code
+cell before an exercise, so the submissions' long runs are shortened as the browser test shortens them
+(tests/browser/quick_parameters.py): what those runs learn is nbval's to check, not the grader's.
 """
 
 import csv
@@ -21,6 +23,7 @@ import nbformat
 import plain_my_rnn  # tests/plain_my_rnn.py
 import pytest
 
+from quick_parameters import QUICK, apply_quick_parameters  # tests/browser/quick_parameters.py
 from rnn_core import grade, practice
 from rnn_core.cli import main
 from rnn_core.edition import write_student_edition
@@ -102,6 +105,8 @@ def fill(edition, notebook, answers, insert_before=None):
 
     insert_before: {name: source}: a code cell of the student's own, put before that exercise's cell."""
     nb = nbformat.read(edition / notebook, as_version=4)
+    if notebook in QUICK:
+        apply_quick_parameters(nb, QUICK[notebook])
     cells = []
     for cell in nb["cells"]:
         tags = cell.get("metadata", {}).get("tags", [])
