@@ -42,19 +42,43 @@ def pytest_configure(config):
     config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
 
 
+# The files that take longest, longest first (measured on the 2-core machine: README, Tests). The
+# default command runs two processes (-n 2, pyproject.toml), each taking the next whole file when it
+# is free (--dist loadfile); started first, the long files run beside the many short ones instead of
+# leaving one process working alone at the end. Every other file keeps its place after these.
+LONGEST_FIRST = (
+    "tests/test_other_cpu.py",  # every notebook again, itself in two processes
+    # xdist hands a process holding one test a second file at once (xdist's LoadScopeScheduling): a
+    # short one here, so that no long file waits behind the pass above
+    "tests/test_citation.py",
+    "tests/browser/test_sliders.py",  # every notebook's Run All in JupyterLab
+    # nbval's longest notebooks, longest first (their cells' times summed, measured under -n 2)
+    "notebooks/09-gated-cells-gru.ipynb",
+    "notebooks/06-training-on-pride-and-prejudice.ipynb",
+    "notebooks/07-what-the-network-learned.ipynb",
+    "notebooks/08-gated-cells-lstm.ipynb",
+    "tests/site/test_site.py",
+    "notebooks/10-deeper-networks-and-overfitting.ipynb",
+    "tests/test_grade.py",
+    "tests/test_edition.py",
+)
+
+
 def pytest_collection_modifyitems(config, items):
     """nbval's notebook cells get, right after the cells they follow, the checks of what the notebooks'
-    trained networks achieve (tests/notebook_checks.py), run in the notebook's own kernel."""
-    if not any(type(item).__name__ == "IPyNbCell" for item in items):
-        return
-    import importlib.util
-    import sys
-    from pathlib import Path
+    trained networks achieve (tests/notebook_checks.py), run in the notebook's own kernel. Then the
+    files of LONGEST_FIRST go first, each file's items in their order."""
+    if any(type(item).__name__ == "IPyNbCell" for item in items):
+        import notebook_checks  # tests/notebook_checks.py (tests/ is on the tests' path: pyproject.toml)
 
-    checks = sys.modules.get("notebook_checks")
-    if checks is None:  # registered before it runs: its dataclass looks itself up there
-        path = Path(__file__).parent / "tests" / "notebook_checks.py"
-        spec = importlib.util.spec_from_file_location("notebook_checks", path)
-        checks = sys.modules["notebook_checks"] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(checks)
-    checks.insert_checks(items)
+        notebook_checks.insert_checks(items)
+    rank = {name: k for k, name in enumerate(LONGEST_FIRST)}
+
+    def place(item):
+        try:
+            name = item.path.relative_to(config.rootpath).as_posix()
+        except ValueError:  # a file outside the repository (pytester's)
+            return len(rank)
+        return rank.get(name, len(rank))
+
+    items.sort(key=place)  # stable: the order within a file, and among the others, is kept

@@ -10,10 +10,10 @@ from __future__ import annotations
 import ast
 import contextlib
 import io
-import json
 from pathlib import Path
 
 import matplotlib
+import nbformat
 
 matplotlib.use("Agg")  # the notebook cells draw figures: no window
 import matplotlib.pyplot as plt  # noqa: E402
@@ -23,8 +23,8 @@ NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
 def code_cells(notebook):
     """(index in the notebook's cells, source) of each code cell, in order."""
-    cells = json.loads((NOTEBOOKS / notebook).read_text(encoding="utf-8"))["cells"]
-    return [(i, "".join(c["source"])) for i, c in enumerate(cells) if c["cell_type"] == "code"]
+    cells = nbformat.read(NOTEBOOKS / notebook, as_version=4).cells
+    return [(i, c.source) for i, c in enumerate(cells) if c.cell_type == "code"]
 
 
 def defined_names(source):

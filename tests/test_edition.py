@@ -10,13 +10,13 @@ notebooks that take seconds (00-05 and 11, about 20 s); 06-09 would add about 3 
 the same code run again.
 """
 
-import json
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from rnn_core import edition, practice
@@ -36,11 +36,11 @@ def student(tmp_path_factory):
 
 
 def cells_of(path):
-    return json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
+    return nbformat.read(path, as_version=4).cells
 
 
 def text(cell):
-    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+    return cell.source
 
 
 FOLD = re.compile(r"<details\b[^>]*>\s*(?:>\s*)*<summary\b[^>]*>(.*?)</summary>", re.IGNORECASE | re.DOTALL)
@@ -180,7 +180,7 @@ def test_code_cells_and_other_prose_are_the_series_own(student):
 def test_each_notebook_says_it_is_the_student_edition(student):
     out, _ = student
     for path in sorted(out.glob("*.ipynb")):
-        nb = json.loads(path.read_text(encoding="utf-8"))
+        nb = nbformat.read(path, as_version=4)
         assert nb["metadata"]["rnn_core"]["edition"] == "student"
         assert nb["metadata"]["rnn_core"]["notebook"] == path.name
         notes = [n for n, c in enumerate(nb["cells"]) if c.get("id") == edition.NOTE_ID]
@@ -287,7 +287,7 @@ def test_without_the_repository_the_command_asks_for_the_notebooks(tmp_path, mon
 def test_an_unreadable_notebook_leaves_nothing_behind(tmp_path):
     source = tmp_path / "src"
     source.mkdir()
-    (source / "00-a.ipynb").write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4}), encoding="utf-8")
+    nbformat.write(nbformat.v4.new_notebook(), source / "00-a.ipynb")
     (source / "01-b.ipynb").write_text("{ not json", encoding="utf-8")
     with pytest.raises(EditionError, match="01-b.ipynb"):
         write_student_edition(tmp_path / "out", source)
@@ -298,9 +298,8 @@ def test_files_the_notebooks_link_to_are_copied(tmp_path):
     source = tmp_path / "src"
     (source / "figs").mkdir(parents=True)
     (source / "figs" / "a.png").write_bytes(b"\x89PNG")
-    cell = {"cell_type": "markdown", "id": "x", "metadata": {}, "source": "![a](figs/a.png) [up](../README.md)"}
-    nb = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
-    (source / "00-a.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("![a](figs/a.png) [up](../README.md)", id="x")])
+    nbformat.write(nb, source / "00-a.ipynb")
     summary = write_student_edition(tmp_path / "out", source)
     assert (tmp_path / "out" / "figs" / "a.png").read_bytes() == b"\x89PNG"
     assert summary.files_copied == ["figs/a.png"] and summary.outside_links == [("00-a.ipynb", "../README.md")]

@@ -12,9 +12,9 @@ statement that binds the stub's name.
 from __future__ import annotations
 
 import ast
-import json
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from rnn_core import practice
@@ -39,7 +39,7 @@ def _bound_names(tree):
 
 
 def _code(cell):
-    source = "".join(cell["source"])
+    source = cell.source
     # IPython's magics and shell escapes are not Python: leave those lines out
     return "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
 
@@ -49,7 +49,7 @@ def test_no_later_cell_replaces_the_exercise_stub(name, notebook):
     path = NOTEBOOKS / notebook
     if not path.exists():
         pytest.skip(f"notebooks/{notebook} does not exist")
-    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    cells = nbformat.read(path, as_version=4).cells
     stubs = [i for i, c in enumerate(cells) if f"exercise:{name}" in c.get("metadata", {}).get("tags", [])]
     assert len(stubs) == 1, f"{notebook}: expected one cell tagged exercise:{name}, found {len(stubs)}"
     function = name.replace(".", "_")

@@ -5,20 +5,17 @@ it takes from rnn_core) without running ``python tools/make_figures.py``.
 """
 
 import base64
-import importlib.util
-import json
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 
+import make_figures  # tools/make_figures.py (tools/ is on the tests' path: pyproject.toml)
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))  # make_figures imports its neighbour notebook_files
-_spec = importlib.util.spec_from_file_location("make_figures", ROOT / "tools" / "make_figures.py")
-make_figures = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(make_figures)
 NAMES = [
     "rnn-4-black-boxes",
     "rnn-4-black-boxes-connected",
@@ -74,8 +71,8 @@ def test_figures_are_figure_cells_with_pngs_of_the_figures_of_img_and_no_attachm
     (whose attachment: addresses JupyterLab's browser tries to load, logging an error)."""
     seen = set()
     for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb")):
-        for index, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
-            text = "".join(cell.get("source", ""))
+        for index, cell in enumerate(nbformat.read(path, as_version=4).cells):
+            text = cell.source
             assert "attachments" not in cell and "attachment:" not in text, f"{path.name}, cell {index}"
             if "data:image/" not in text:
                 continue

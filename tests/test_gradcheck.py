@@ -1,27 +1,11 @@
-"""The gradient checker (rnn_core.gradcheck) and the exactness of every gradient of loss_and_grads."""
+"""The gradient checker (rnn_core.gradcheck). Every cell's gradients against finite differences:
+tests/test_every_cell.py."""
 
 import numpy as np
 import pytest
 
 import rnn_core
 from rnn_core import GRADCHECK_TOL, check_gradients, gru, init_params, lstm, rnn
-
-SIZES = [(2, 1, 1), (5, 3, 4), (7, 6, 9), (11, 8, 3)]  # (V, H, T)
-
-
-@pytest.mark.parametrize("V, H, T", SIZES)
-@pytest.mark.parametrize("batch", [None, 3])
-def test_gradients_match_finite_differences(V, H, T, batch):
-    rng = np.random.default_rng(V * 100 + H * 10 + T)
-    params = init_params(V, H, seed=T)
-    params["b_h"] = rng.standard_normal(H) * 0.2
-    params["b_o"] = rng.standard_normal(V) * 0.2
-    shape = (T,) if batch is None else (batch, T)
-    inputs, targets = rng.integers(0, V, shape), rng.integers(0, V, shape)
-    h0 = rng.uniform(-0.9, 0.9, shape[:-1] + (H,))
-    errors = check_gradients(params, inputs, targets, h0)
-    assert set(errors) == {"W_xh", "W_hh", "W_yh", "b_h", "b_o", "h0"}
-    assert max(errors.values()) < 1e-7, errors
 
 
 def test_gradients_of_a_larger_batch():

@@ -16,9 +16,11 @@ import math
 import re
 from pathlib import Path
 
+import nbformat
 import plain_my_rnn  # tests/plain_my_rnn.py
 import pytest
 
+from quick_parameters import QUICK, apply_quick_parameters  # tests/browser/quick_parameters.py
 from rnn_core import grade, practice
 from rnn_core.cli import main
 from rnn_core.edition import write_student_edition
@@ -96,19 +98,20 @@ def right(name):
 
 
 def fill(edition, notebook, answers, insert_before=None):
-    """The edition's notebook with the cells tagged exercise:<name> replaced by ``answers[name]``; a dict.
+    """The edition's notebook (nbformat's) with the cells tagged exercise:<name> replaced by ``answers[name]``.
 
     insert_before: {name: source}: a code cell of the student's own, put before that exercise's cell."""
-    nb = json.loads((edition / notebook).read_text(encoding="utf-8"))
+    nb = nbformat.read(edition / notebook, as_version=4)
+    if notebook in QUICK:
+        apply_quick_parameters(nb, QUICK[notebook])
     cells = []
     for cell in nb["cells"]:
         tags = cell.get("metadata", {}).get("tags", [])
         name = next((t[len("exercise:") :] for t in tags if t.startswith("exercise:")), None)
         if name in (insert_before or {}):
-            cells.append({"cell_type": "code", "id": f"mine-{len(cells)}", "metadata": {}, "outputs": [],
-                          "execution_count": None, "source": insert_before[name]})  # fmt: skip
+            cells.append(nbformat.v4.new_code_cell(insert_before[name], id=f"mine-{len(cells)}"))
         if name in answers:
-            cell = {**cell, "source": answers[name], "outputs": []}
+            cell = nbformat.v4.new_code_cell(answers[name], id=cell.id, metadata=cell.metadata)
         cells.append(cell)
     nb["cells"] = cells
     for cell in cells:
@@ -119,7 +122,7 @@ def fill(edition, notebook, answers, insert_before=None):
 
 def write(folder, notebook, nb):
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / notebook).write_text(json.dumps(nb), encoding="utf-8")
+    nbformat.write(nb, folder / notebook)
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
 """What only the GRU (rnn_core.gru) does: its gates at work, its initial update bias, its parameters' checks.
-What every cell does is tests/test_every_cell.py; stacks, dropout and the agreement with PyTorch's nn.GRU,
-tests/test_stacked.py."""
+What every cell does is tests/test_every_cell.py; stacks and dropout, tests/test_stacked.py; the agreement
+with PyTorch's nn.GRU, tests/test_torch_oracle.py."""
 
 import numpy as np
 import pytest

@@ -4,7 +4,6 @@ tools/nbnav.py generates all three; this fails when someone edits a title or a n
 metadata ``nbnav`` (or adds a notebook) without running ``python tools/nbnav.py``.
 """
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -13,11 +12,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
+import nbnav  # tools/nbnav.py (tools/ is on the tests' path: pyproject.toml)
+
 ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("nbnav", ROOT / "tools" / "nbnav.py")
-nbnav = importlib.util.module_from_spec(_spec)
-sys.modules["nbnav"] = nbnav  # dataclasses look their module up there
-_spec.loader.exec_module(nbnav)
 
 README = """# demo
 
@@ -103,11 +100,11 @@ def test_rewrite_changes_only_the_navigation_source(repo):
     paths = [repo / "notebooks" / name for name in ("01-a.ipynb", "02-b.ipynb")]
     make_notebook(paths[0], "01", "A")
     make_notebook(paths[1], "02", "B", nav_text="stale text")
-    before = [json.loads(p.read_text(encoding="utf-8")) for p in paths]
+    before = [nbformat.read(p, as_version=4) for p in paths]
     nbnav.write(repo)
     for path, old in zip(paths, before):
         text = path.read_text(encoding="utf-8")
-        new = json.loads(text)
+        new = nbformat.reads(text, as_version=4)
         old["cells"][1]["source"] = new["cells"][1]["source"]
         assert new == old  # nothing but the navigation source differs
         # and the layout is nbformat's own, so a later nbformat save changes no byte
@@ -279,7 +276,7 @@ def test_readme_notation_table_is_notebook_01s():
     # the notation is declared once, in notebook 01, and repeated verbatim in the README
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     block = readme.split("<!-- notation -->")[1].split("<!-- /notation -->")[0]
-    nb = json.loads((ROOT / "notebooks" / "01-softmax-and-its-derivative.ipynb").read_text(encoding="utf-8"))
+    nb = nbformat.read(ROOT / "notebooks" / "01-softmax-and-its-derivative.ipynb", as_version=4)
     tables = [
         _table_lines(nbnav._source(c))
         for c in nb["cells"]

@@ -8,10 +8,10 @@ The browser test moves the sliders themselves in JupyterLab.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import matplotlib
+import nbformat
 
 matplotlib.use("Agg")  # before pyplot: draw without a display
 
@@ -29,10 +29,10 @@ WEIGHT_SCALES = (0.1, 1.0, 3.0, 10.0)  # the slider's range is 0.1 to 10
 
 
 def _cell_defining(name):
-    cells = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
-    found = [c for c in cells if c["cell_type"] == "code" and f"def {name}(" in "".join(c["source"])]
+    cells = nbformat.read(NOTEBOOK, as_version=4).cells
+    found = [c for c in cells if c.cell_type == "code" and f"def {name}(" in c.source]
     assert len(found) == 1, f"expected one code cell of {NOTEBOOK.name} defining {name}, found {len(found)}"
-    return "".join(found[0]["source"])
+    return found[0].source
 
 
 @pytest.fixture(scope="module")

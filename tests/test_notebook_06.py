@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import shutil
 from pathlib import Path
 
+import nbformat
 from notebook_code import NOTEBOOKS, run_up_to  # tests/notebook_code.py
 
 from rnn_core import practice
@@ -27,10 +27,10 @@ PIECES = ("loss_and_grads", "clip_global_norm", "adam_update", "step_forward", "
 
 def stored_cell(cell_id):
     """(source, stored stream text) of the notebook's cell with this id."""
-    cells = json.loads((NOTEBOOKS / NOTEBOOK).read_text(encoding="utf-8"))["cells"]
+    cells = nbformat.read(NOTEBOOKS / NOTEBOOK, as_version=4).cells
     (cell,) = (c for c in cells if c.get("id") == cell_id)
-    text = "".join("".join(o["text"]) for o in cell["outputs"] if o["output_type"] == "stream")
-    return "".join(cell["source"]), text
+    text = "".join(o.text for o in cell.outputs if o.output_type == "stream")
+    return cell.source, text
 
 
 def test_right_pieces_of_the_reader_print_what_the_stored_run_prints(tmp_path, monkeypatch):

@@ -10,18 +10,13 @@ elsewhere: what they print names what they draw, and what they draw is what they
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import nbformat
 import numpy as np
 import pytest
 from notebook_code import NOTEBOOKS, defined_names, run_code  # tests/notebook_code.py
 
 import rnn_core
-
-sys.path.insert(0, str(Path(__file__).resolve().parent / "browser"))
-from quick_parameters import QUICK, apply_quick_parameters  # noqa: E402
+from quick_parameters import QUICK, apply_quick_parameters  # tests/browser/quick_parameters.py
 
 NOTEBOOK = "07-what-the-network-learned.ipynb"
 

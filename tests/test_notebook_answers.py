@@ -11,10 +11,10 @@ with the blanks filled in, line for line; so is the answer of its exercise 4, a 
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
+import nbformat
 import numpy as np
 import pytest
 
@@ -26,11 +26,11 @@ FENCED = re.compile(r"```python\n(.*?)```", re.DOTALL)
 
 
 def _cells(notebook):
-    return json.loads((NOTEBOOKS / notebook).read_text(encoding="utf-8"))["cells"]
+    return nbformat.read(NOTEBOOKS / notebook, as_version=4).cells
 
 
 def _source(cell):
-    return "".join(cell["source"])
+    return cell.source
 
 
 def _exercise(notebook, name):

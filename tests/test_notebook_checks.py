@@ -28,19 +28,17 @@ def test_checks_run_in_the_notebook_s_kernel_right_after_their_cell(pytester):
     nb.cells = [nbformat.v4.new_code_cell(s) for s in ("x = 1", "x = 2", "y = 3")]
     nbformat.write(nb, pytester.path / "demo.ipynb")
     pytester.makeconftest(
-        f"""
-import sys
-sys.path.insert(0, {str(HERE)!r})
+        """
 from notebook_checks import Check, insert_checks
 
 def pytest_collection_modifyitems(config, items):
-    insert_checks(items, {{"demo.ipynb": [
+    insert_checks(items, {"demo.ipynb": [
         Check("x is 1 after the first cell", "assert x == 1", after="x = 1"),
         Check("x is still 1 there", "assert x != 2", after="x = 1"),
         Check("y is 3 at the end", "assert y == 3 and x == 2"),
         Check("a wrong claim", "assert x == 5"),
         Check("a lost cell", "assert True", after="z = 0"),
-    ]}})
+    ]})
 """
     )
     result = pytester.inline_run("--nbval-lax", "demo.ipynb", "-v", "-p", "no:randomly", "-p", "no:cacheprovider")

@@ -13,11 +13,11 @@ import ast
 import builtins
 import contextlib
 import io
-import json
 import linecache
 import re
 from pathlib import Path
 
+import nbformat
 import numpy as np
 import pytest
 from practice_answers import (
@@ -539,9 +539,9 @@ def tagged_cell(tag):
     notebook: their sources in order, joined (05 writes its slips and backward pass in a few short cells)."""
     found = {}
     for path in sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb")):
-        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
-            if tag in cell["metadata"].get("tags", []):
-                found.setdefault(path.name, []).append("".join(cell["source"]))
+        for cell in nbformat.read(path, as_version=4).cells:
+            if tag in cell.metadata.get("tags", []):
+                found.setdefault(path.name, []).append(cell.source)
     assert len(found) == 1, f"expected the cells tagged {tag!r} in one notebook of notebooks/, found {sorted(found)}"
     ((notebook, sources),) = found.items()
     return notebook, "\n\n\n".join(sources)
@@ -814,9 +814,9 @@ GENERAL = {
 
 def markdown_cells():
     for path in sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb")):
-        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
-            if cell["cell_type"] == "markdown":
-                yield path.name, cell.get("id"), "".join(cell["source"])
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == "markdown":
+                yield path.name, cell.get("id"), cell.source
 
 
 def test_every_mistake_the_notebooks_promise_is_named():

@@ -152,13 +152,3 @@ def test_the_starting_state_has_one_name_state0():
     ):
         with pytest.raises(TypeError, match="unexpected keyword argument"):
             call()
-
-
-def test_init_params_is_seeded_and_sized():
-    a, b = init_params(7, 5, seed=1), init_params(7, 5, seed=1)
-    assert all(np.array_equal(a[k], b[k]) for k in a)
-    assert not np.array_equal(a["W_hh"], init_params(7, 5, seed=2)["W_hh"])
-    assert rnn_core.count_params(7, 5) == sum(v.size for v in a.values()) == 5 * 7 + 25 + 7 * 5 + 5 + 7
-    # orthogonal recurrence: all singular values equal the scale
-    s = np.linalg.svd(init_params(7, 6, recurrent_scale=0.9)["W_hh"], compute_uv=False)
-    assert np.allclose(s, 0.9)

@@ -1,69 +1,14 @@
-"""Stacks of layers and dropout, for every cell: PyTorch's autograd as an oracle, finite differences,
-what dropout touches and what it leaves alone, the names and shapes of a stack, checkpoints."""
+"""Stacks of layers and dropout, for every cell: finite differences, what dropout touches and what it
+leaves alone, the names and shapes of a stack, checkpoints. PyTorch's stacked cells as an oracle:
+tests/test_torch_oracle.py."""
 
 import numpy as np
 import pytest
 from cases import random_case
 
 import rnn_core
-from rnn_core import CELLS, GRADCHECK_TOL, check_gradients, dropout_masks, rel_error
+from rnn_core import CELLS, GRADCHECK_TOL, check_gradients, dropout_masks
 from rnn_core.cells import num_layers, state_arrays, state_from_arrays
-
-TORCH_LAYERS = {"rnn": "RNN", "lstm": "LSTM", "gru": "GRU"}
-
-
-# -- PyTorch's nn.RNN, nn.LSTM and nn.GRU with num_layers=L: the same numbers -------------------------
-
-
-@pytest.mark.parametrize("cell", CELLS)
-@pytest.mark.parametrize("L", [1, 2, 3])
-def test_loaded_into_pytorch_it_is_the_same_network(cell, L):
-    """Our weights in torch.nn.RNN/LSTM/GRU(num_layers=L), float64 (weight_ih_lk = W_x_k, weight_hh_lk = W_h_k,
-    bias_ih_lk = b_k, bias_hh_lk = 0: one bias per gate row, as rnn_core's): the same loss, every layer's
-    gradients, the last state and the starting state's gradient, to 1e-12."""
-    torch = pytest.importorskip("torch")
-    module, V, H, B = CELLS[cell], 7, 5, 3
-    params, inputs, targets, state0 = random_case(cell, V, H, 6, B, seed=30 + L, num_layers=L)
-    loss, grads, last, dstate0 = module.loss_and_grads(params, inputs, targets, state0, return_dstate0=True)
-    net = getattr(torch.nn, TORCH_LAYERS[cell])(V, H, num_layers=L, batch_first=True).double()
-    head = torch.nn.Linear(H, V).double()
-    W_x, W_h, b = module.LAYER_NAMES
-    pairs = [(head.weight, "W_yh"), (head.bias, "b_o")]
-    for k in range(L):
-        suffix = "" if k == 0 else f"_{k}"
-        pairs += [
-            (getattr(net, f"{w}_l{k}"), f"{ours}{suffix}") for w, ours in zip(("weight_ih", "weight_hh"), (W_x, W_h))
-        ]
-        pairs.append((getattr(net, f"bias_ih_l{k}"), f"{b}{suffix}"))
-    with torch.no_grad():
-        for theirs, ours in pairs:
-            theirs.copy_(torch.from_numpy(params[ours]))
-        for k in range(L):
-            getattr(net, f"bias_hh_l{k}").zero_()
-    # the starting state as PyTorch holds it: (L, B, H) each
-    start = {
-        k: torch.from_numpy(a if L > 1 else a[None]).clone().requires_grad_(True)
-        for k, a in state_arrays(cell, state0).items()
-    }
-    out, theirs_last = net(
-        torch.nn.functional.one_hot(torch.from_numpy(inputs), V).double(), state_from_arrays(cell, start)
-    )
-    total = torch.nn.functional.cross_entropy(
-        head(out).reshape(-1, V), torch.from_numpy(targets).reshape(-1), reduction="sum"
-    )
-    total.backward()
-    assert abs(total.item() - loss) < 1e-12 * loss
-    top = module.forward(params, inputs, state0)["h"]
-    assert rel_error(out.detach().numpy(), top if L == 1 else top[-1]) < 1e-12
-    theirs_last = state_arrays(cell, theirs_last)
-    for name, a in state_arrays(cell, last).items():
-        assert rel_error(theirs_last[name].detach().numpy().reshape(a.shape), a) < 1e-12, name
-    for name, d in state_arrays(cell, dstate0).items():
-        assert rel_error(start[name].grad.numpy().reshape(d.shape), d) < 1e-12, f"d{name}0"
-    assert {ours for _, ours in pairs} == set(grads)
-    for theirs, ours in pairs:
-        assert rel_error(theirs.grad.numpy(), grads[ours]) < 1e-12, ours
-
 
 # -- finite differences: every layer's arrays and the layered state, with and without dropout ----------
 

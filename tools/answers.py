@@ -29,15 +29,15 @@ Usage (from the repository root, in the environment rnn_core is installed in):
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # notebook_files, this script's neighbour
-from notebook_files import dumps, source  # noqa: E402
-from rnn_core import practice  # noqa: E402
-from rnn_core._practice_solutions import SOLUTIONS  # noqa: E402
+import nbformat
+
+from notebook_files import dumps, reads, source  # tools/, this script's folder
+from rnn_core import practice
+from rnn_core._practice_solutions import SOLUTIONS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -76,10 +76,6 @@ def answer_text(name):
     # the prose first, the code last: inside a fold a paragraph under a code block is glued to it
     body = f"{solution.notes.strip()}\n\n```python\n{solution.code.strip(chr(10))}\n```"
     return quote(FOLD.format(body=body))
-
-
-def _lines(text):
-    return text.splitlines(keepends=True)
 
 
 def _check_cell(cells, name, notebook):
@@ -137,17 +133,12 @@ def rewrite(nb, notebook, names):
         line_end = text.find("\n", closed) if closed >= 0 else -1
         rest = text[line_end:].strip("\n") if line_end >= 0 else ""
         if rest:  # the lesson goes on after the fold: a cell of its own
-            after = {
-                "cell_type": "markdown",
-                "id": f"after-answer-{slug(name)}",
-                "metadata": {},
-                "source": _lines(rest),
-            }
+            after = nbformat.v4.new_markdown_cell(rest, id=f"after-answer-{slug(name)}")
             cells.insert(i + 2, after)
             changed = True
         wanted = answer_text(name)
         if text != wanted:
-            answer["source"] = _lines(wanted)
+            answer["source"] = wanted
             changed = True
         changed |= _set_tag(answer, f"answer:{name}") | _set_id(cells, answer, f"answer-{slug(name)}", notebook)
     return changed
@@ -161,7 +152,7 @@ def plan(root=ROOT):
     changes = {}
     for notebook, names in by_notebook.items():
         path = Path(root) / "notebooks" / notebook
-        nb = json.loads(path.read_text(encoding="utf-8"))
+        nb = reads(path.read_text(encoding="utf-8"))
         if rewrite(nb, notebook, names):
             changes[path] = dumps(nb)
     return changes

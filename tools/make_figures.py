@@ -57,7 +57,6 @@ from __future__ import annotations
 import argparse
 import base64
 import io
-import json
 import re
 import sys
 from pathlib import Path
@@ -71,7 +70,7 @@ from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch  # noqa: 
 from matplotlib.path import Path as MplPath  # noqa: E402
 
 import rnn_core  # noqa: E402
-from notebook_files import dumps, notebook_paths, source  # noqa: E402  (tools/, this script's folder)
+from notebook_files import dumps, notebook_paths, reads, source  # noqa: E402  (tools/, this script's folder)
 
 ROOT = Path(__file__).resolve().parent.parent
 ATTACHMENT_RE = re.compile(r"\(attachment:([^)\s]+)\)")  # ![alt](attachment:NAME.png)
@@ -919,7 +918,7 @@ def embed_in_notebooks(pngs, notebooks_dir):
     written = []
     for path in notebook_paths(notebooks_dir):
         text = path.read_text(encoding="utf-8")
-        nb = json.loads(text)
+        nb = reads(text)
         embedded_notebook(nb, pngs, path.name)
         new = dumps(nb)
         if new != text:
