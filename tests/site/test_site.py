@@ -155,7 +155,9 @@ def site(tmp_path_factory):
         [sys.executable, str(ROOT / "tools" / "build_site.py"), "--out", str(out)],
         capture_output=True,
         text=True,
-        timeout=600,
+        # the first build runs the notebooks with sliders to compute their positions (then cached
+        # in build/.site-sliders/): minutes, as long as running those notebooks
+        timeout=3600,
     )
     assert result.returncode == 0, f"the site build failed:\n{result.stdout}{result.stderr}"
     print(f"site built in {time.monotonic() - t0:.1f} s")
