@@ -266,7 +266,7 @@ def static_sentence(cell: dict | None, note: str) -> str:
     if "Train" in note:
         return (
             f"In JupyterLab this cell shows {what} and a Train button, which trains a network with those "
-            "settings while a progress bar follows it (■ stops it), then draws the run. A static page "
+            "settings while a progress bar follows it (the toolbar's ■ stops it), then draws the run. A static page "
             "cannot train: the runs stored on this page, above and below, show what such training "
             "gives; download the series to train your own."
         )
