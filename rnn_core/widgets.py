@@ -316,6 +316,16 @@ class _Live(widgets.VBox):
         bundle[BEFORE_RUN_MIME] = {"outputs": [note, *shown]}
         return bundle
 
+    def sliders(self):
+        """The widget's sliders, in order (the static site's build moves them to draw each position:
+        site/rnn_sliders.py)."""
+        kinds = (widgets.IntSlider, widgets.FloatSlider, widgets.FloatLogSlider, widgets.SelectionSlider)
+        return [child for child in self.children if isinstance(child, kinds)]
+
+    def shown(self):
+        """What the widget's panes show now, as notebook outputs (none for a widget without panes)."""
+        return [dict(output) for pane in self._panes for output in pane.outputs]
+
 
 WIDGET_NOTE = "The widget appears when this cell runs (Run All, or Shift+Enter here)."
 _REPR = re.compile(r"^\w+\((children|value|layout|description|options|outputs)=")  # "VBox(children=(..."

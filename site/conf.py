@@ -2,17 +2,20 @@
 
 The sources are the repository itself: README.md is the home page, every notebooks/NN-*.ipynb a
 page, in the order of their numbers. Notebooks are rendered from their committed outputs (MyST-NB,
-no execution). Everything a page loads is served from the site: MathJax, RequireJS and the Jupyter
-widgets' HTML manager are copied from site/node_modules by the build script (the folder named by
-$RNN_SITE_STATIC), so the site works offline, from file:// or from any static server.
+no execution). Everything a page loads is served from the site: MathJax is copied from
+site/node_modules by the build script (the folder named by $RNN_SITE_STATIC), so the site works
+offline, from file:// or from any static server.
 
-What the site adds to Sphinx and the Jupyter Book theme (site/rnn_site.py, site/_static/site.css
-and site.js, site/_templates):
+What the site adds to Sphinx and the Jupyter Book theme (site/rnn_site.py, site/rnn_sliders.py,
+site/_static/site.css and sliders.js, site/_templates):
+- sliders that work without a kernel: the positions the build computed ($RNN_SITE_SLIDERS, a JSON
+  file; their figures in the static folder's sliders/), switched between by sliders.js;
 - the series as a download: the archive the build script makes ($RNN_SITE_ARCHIVE), linked from
   the home page, the sidebar, every page's download menu and every notebook's glance line;
-- pages that work on a phone: the sidebar buttons open the sidebars on every screen (a workaround
-  for pydata-sphinx-theme#2451), long equations are broken into lines, code scrolls with a shadow
-  at the edge that is cut off, and the column holds 88 characters of code at 1300 px;
+- pages that work on a phone: long equations are broken into lines, inline code breaks rather than
+  widen the page, code scrolls with a shadow at the edge that is cut off, and the column holds 88
+  characters of code at 1300 px; no header bar (the theme's empty one, with a second search field
+  at 992 px and wider: sphinx-book-theme#986);
 - a copy button on code, a 404 page, search excerpts without TeX or the theme's menus (also from
   file://), a description and Open Graph tags on every page, a favicon, alt text on every figure.
 $RNN_SITE_URL, when set, is the address the site will be published at (og:url, and the 404
@@ -36,6 +39,8 @@ import rnn_site  # noqa: E402
 
 STATIC = Path(os.environ.get("RNN_SITE_STATIC", ROOT / "build" / ".site-work" / "static"))
 ARCHIVE = Path(os.environ["RNN_SITE_ARCHIVE"]) if os.environ.get("RNN_SITE_ARCHIVE") else None
+SLIDERS = Path(os.environ["RNN_SITE_SLIDERS"]) if os.environ.get("RNN_SITE_SLIDERS") else None
+SLIDER_POSITIONS = json.loads(SLIDERS.read_text(encoding="utf-8")) if SLIDERS and SLIDERS.is_file() else None
 SITE_URL = os.environ.get("RNN_SITE_URL", "")
 if SITE_URL and not SITE_URL.endswith("/"):
     SITE_URL += "/"
@@ -66,19 +71,13 @@ myst_heading_anchors = 4  # links to headings (README.md#browser-test, 05-...ipy
 # served from the site itself: the npm packages (copied by tools/build_site.py) and site/_static
 html_static_path = [str(STATIC), "_static"]
 html_css_files = ["site.css"]
-html_js_files = ["site.js"]
+html_js_files = ["sliders.js"]
 html_favicon = "_static/favicon.svg"
 html_extra_path = [str(ARCHIVE.parent)] if ARCHIVE and ARCHIVE.is_file() else []
 mathjax_path = "mathjax/tex-mml-chtml.js"
 mathjax_config_path = "mathjax-config.js"  # MathJax's configuration (it holds functions, so a script)
 myst_update_mathjax = False  # which elements MathJax reads is set in that script
-nb_ipywidgets_js = {  # in this order: RequireJS, where the manager is, the manager
-    "requirejs/require.js": {},
-    "widgets-paths.js": {},
-    # the manager holds ipywidgets' own controls; any other widget library would be looked for
-    # beside the page (never on a CDN), and missing: the series uses none
-    "html-manager/embed-amd.js": {"data-jupyter-widgets-cdn": "./", "data-jupyter-widgets-cdn-only": "true"},
-}
+nb_ipywidgets_js = {}  # no widget manager: no notebook stores a widget (sliders.js draws the sliders)
 
 html_theme = "sphinx_book_theme"
 html_title = "rnn-from-scratch"
@@ -87,6 +86,9 @@ html_theme_options = {
     "use_download_button": True,  # the page's source: the notebook itself, to run locally
     "use_fullscreen_button": False,
     "show_toc_level": 2,
+    # no header bar: at 992 px and wider the theme draws an empty one with a second search field
+    # (sphinx-book-theme#986); the sidebar keeps its own search and buttons
+    "navbar_persistent": [],
 }
 # the book theme's sidebar, with the series' download above the table of contents
 html_sidebars = {
@@ -126,7 +128,7 @@ suppress_warnings = ["myst.header"]  # notebooks start at '#', then jump to '##'
 
 # What the pages are made from besides their sources: the site's own files and the archive. A
 # change to either rebuilds every page (Sphinx tracks only the sources and this file).
-rnn_site_inputs = rnn_site.inputs_digest(Path(__file__).resolve().parent, ARCHIVE)
+rnn_site_inputs = rnn_site.inputs_digest(Path(__file__).resolve().parent, ARCHIVE, SLIDERS)
 
 
 # -- what the pages need on the way in and out ------------------------------------------------
@@ -142,7 +144,10 @@ def _archive(depth: int) -> dict | None:
 
 def _on_source_read(app, docname, source):
     if docname.startswith("notebooks/"):
-        source[0] = rnn_site.notebook_for_site(source[0], _archive(docname.count("/")))
+        stem = docname.split("/")[-1]
+        sliders = None if SLIDER_POSITIONS is None else SLIDER_POSITIONS.get(stem, {})
+        figures = "../" * docname.count("/") + f"_static/sliders/{stem}"
+        source[0] = rnn_site.notebook_for_site(source[0], _archive(docname.count("/")), sliders, figures)
     elif docname == root_doc:
         source[0] = rnn_site.readme_for_site(source[0])
         archive = _archive(0)

@@ -6,7 +6,9 @@ Each function below serves one thing a reader sees:
   attachments become HTML images (MyST's Markdown refuses data: URLs for SVG); heading links as
   JupyterLab writes them (``#The-errata-table``) become the site's anchors (``#the-errata-table``);
   links to notebooks inside stored HTML outputs point at their pages; every figure a cell draws
-  gets alt text (``figure_alt``); and the glance line under the title links the series' archive.
+  gets alt text (``figure_alt``); the glance line under the title links the series' archive; and
+  a widget cell's output becomes its sliders at the positions the build computed, or a sentence
+  saying what the cell does in JupyterLab (site/rnn_sliders.py).
 - ``readme_for_site``: the README's links to a notebook's heading, likewise.
 - ``figure_alt``: what a figure shows, in words, from the project's own descriptions: the
   docstring of the ``rnn_core.plots`` function that draws it, found through the names the cell
@@ -27,18 +29,22 @@ import re
 from functools import cache
 from pathlib import Path
 
+import rnn_sliders
 from myst_parser.slugs import github_slugify
 
 ROOT = Path(__file__).resolve().parent.parent
 PLOTS = ROOT / "rnn_core" / "plots.py"
 WIDGETS = ROOT / "rnn_core" / "widgets.py"
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 GLANCE_TAG = "glance"
 
 ATTACHMENT = re.compile(r"!\[([^\]]*)\]\(attachment:([^)\s]+)\)")
 HEADING_LINK = re.compile(r"\]\(((?:[0-9][0-9]-[^)#\s]*\.ipynb)?)#([^)\s]+)\)")
 README_HEADING_LINK = re.compile(r"\]\((notebooks/[0-9][0-9]-[^)#\s]*\.ipynb)#([^)\s]+)\)")
 OUTPUT_LINK = re.compile(r'href="([0-9][0-9]-[^"#\s]*)\.ipynb(?:#([^"\s]+))?"')  # in an output's HTML
+# the checker's markers in the answers (``<!-- practice:mistake name -->``, read by the tests), with
+# the line break and blockquote marks before one that starts a line: to MyST such a line opens an
+# HTML block, which leaves the rest of the line (maths included) raw and splits the paragraph
+MARKER_COMMENT = re.compile(r"[ \t]*(?:\n[ \t]*(?:>[ \t]?)*)?<!--[\s>]*practice:mistake\b.*?-->", re.S)
 
 
 def _text(value) -> str:
@@ -46,31 +52,39 @@ def _text(value) -> str:
     return "".join(value) if isinstance(value, list) else value
 
 
-def inputs_digest(site_dir: Path, archive: Path | None) -> str:
-    """A digest of the site's own files (configuration, scripts, styles, templates) and of the
-    archive's size: what the pages are made from besides their sources."""
+def inputs_digest(site_dir: Path, archive: Path | None, sliders: Path | None = None) -> str:
+    """A digest of the site's own files (configuration, scripts, styles, templates), of the
+    archive's size and of the sliders' positions: what the pages are made from besides their sources."""
     digest = hashlib.sha256()
     for path in sorted(p for p in Path(site_dir).rglob("*") if p.is_file() and "node_modules" not in p.parts):
         if "__pycache__" not in path.parts:
             digest.update(path.relative_to(site_dir).as_posix().encode() + b"\0" + path.read_bytes())
     if archive is not None and archive.is_file():
         digest.update(str(archive.stat().st_size).encode())
+    if sliders is not None and sliders.is_file():
+        digest.update(sliders.read_bytes())
     return digest.hexdigest()
 
 
 # -- a notebook as the site reads it ------------------------------------------------------
 
 
-def notebook_for_site(text: str, archive: dict | None = None) -> str:
+def notebook_for_site(text: str, archive: dict | None = None, sliders: dict | None = None, figures: str = "") -> str:
     """The notebook's JSON as the site renders it (see the module's docstring).
 
     archive: {"href": the archive's URL from the notebook's page, "label": its name and size} to
-    link from the glance line, or None.
+    link from the glance line, or None. sliders: the positions of the notebook's widget cells,
+    {cell index (str): data} (rnn_sliders.precompute), or None when the build computed none;
+    figures: the URL of the folder of their figures, from the notebook's page.
     """
     nb = json.loads(text)
     defined = _notebook_functions(nb)
     heading = ""
-    for cell in nb.get("cells", []):
+    widget_cells = set(rnn_sliders.widget_cells(nb))
+    for index, cell in enumerate(nb.get("cells", [])):
+        if index in widget_cells:
+            data = (sliders or {}).get(str(index))
+            _widget_for_site(cell, data, figures, figure_alt(_text(cell.get("source", "")), defined, heading), index)
         for output in cell.get("outputs", []):
             data = output.get("data", {})
             if "text/html" in data:
@@ -94,6 +108,7 @@ def notebook_for_site(text: str, archive: dict | None = None) -> str:
             return f'<img src="data:{mime};base64,{_text(data)}" alt="{alt}" class="attachment-figure">'
 
         src = ATTACHMENT.sub(image, src)
+        src = MARKER_COMMENT.sub("", src)
         src = HEADING_LINK.sub(lambda m: f"]({m.group(1)}#{github_slugify(m.group(2))})", src)
         if archive and GLANCE_TAG in cell.get("metadata", {}).get("tags", []):
             src += (
@@ -102,6 +117,28 @@ def notebook_for_site(text: str, archive: dict | None = None) -> str:
             )
         cell["source"] = src
     return json.dumps(nb)
+
+
+def _widget_for_site(cell, data, figures, alt, index):
+    """A widget cell's outputs on the site: its sliders at the computed positions, or, where there
+    are none (a widget that trains, or a build without them), the stored outputs with the note that
+    running the cell brings the sliders replaced by what the cell does in JupyterLab."""
+    if data and data["mode"] != "none" and data["states"]:
+        page = rnn_sliders.slider_html(data, figures, alt, f"rnn-slider-{index}")
+        cell["outputs"] = [{"output_type": "display_data", "metadata": {}, "data": {"text/html": page}}]
+        return
+    outputs = []
+    for output in cell.get("outputs", []):
+        note = _text(output.get("data", {}).get("text/plain", ""))
+        if rnn_sliders.WIDGET_NOTE.match(note):
+            sentence = html.escape(rnn_sliders.static_sentence(data, note))
+            output = {
+                "output_type": "display_data",
+                "metadata": {},
+                "data": {"text/html": f'<p class="rnn-sliders-static">{sentence}</p>'},
+            }
+        outputs.append(output)
+    cell["outputs"] = outputs
 
 
 def readme_for_site(text: str) -> str:
@@ -117,21 +154,13 @@ def _output_link(m):
 
 
 def _give_figures_alt_text(cell, defined, heading):
-    """Alt text for the figures of a code cell: for its image outputs through MyST-NB's cell-level
-    image options, and for the figures its widgets draw (which the widget manager shows without
-    alt text) as a hidden element that the site's script reads (site/_static/site.js)."""
+    """Alt text for the figures of a code cell, through MyST-NB's cell-level image options (the
+    sliders' figures get theirs from _widget_for_site)."""
     outputs = cell.get("outputs", [])
-    images = any(k.startswith("image/") for o in outputs for k in o.get("data", {}))
-    widgets = any(WIDGET_VIEW in o.get("data", {}) for o in outputs)
-    if not images and not widgets:
+    if not any(k.startswith("image/") for o in outputs for k in o.get("data", {})):
         return
     options = cell.setdefault("metadata", {}).setdefault("mystnb", {}).setdefault("image", {})
-    alt = options.get("alt") or figure_alt(_text(cell.get("source", "")), defined, heading)
-    if images:
-        options["alt"] = alt
-    if widgets:
-        span = f'<span class="rnn-figure-alt" hidden>{html.escape(alt)}</span>'
-        outputs.append({"output_type": "display_data", "metadata": {}, "data": {"text/html": span}})
+    options["alt"] = options.get("alt") or figure_alt(_text(cell.get("source", "")), defined, heading)
 
 
 # -- alt text from the project's own descriptions -------------------------------------------
@@ -274,7 +303,7 @@ def plain_maths(tex: str) -> str:
 
 # -- a page's text for search excerpts ------------------------------------------------------------
 
-_NOT_TEXT = "script, style, .headerlink, button, .copybtn, .rnn-figure-alt, .toctree-wrapper"
+_NOT_TEXT = "script, style, template, .headerlink, button, .copybtn, .toctree-wrapper"
 _BLOCKS = {"p", "div", "section", "li", "pre", "tr", "td", "th", "dt", "dd", "table", "blockquote", "br"}
 _BLOCKS |= {f"h{i}" for i in range(1, 7)}
 

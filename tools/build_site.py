@@ -7,13 +7,20 @@ Then open build/site/index.html in a browser (file:// works), or serve the folde
 ``.venv/bin/python -m http.server --directory build/site``.
 
 What it needs: the site tools of requirements-site.txt (Sphinx, MyST-NB, the book theme; the
-README's test command installs them) and Node.js's npm. The pages load MathJax, RequireJS and the
-Jupyter widgets' HTML manager from the site itself, never from the web: they come from the npm
-registry, pinned in site/package-lock.json, and this script runs ``npm ci`` in site/ when
-site/node_modules is missing or older than the lock file, then copies what the pages load into
-the build's static folder. The notebooks are rendered from their committed outputs (no kernel
-runs); cells tagged ``remove-cell`` are left out; widgets show their stored state. The Sphinx
-configuration is site/conf.py.
+README's test command installs them) and Node.js's npm. The pages load MathJax from the site
+itself, never from the web: it comes from the npm registry, pinned in site/package-lock.json, and
+this script runs ``npm ci`` in site/ when site/node_modules is missing or older than the lock
+file, then copies what the pages load into the build's static folder. The notebooks are rendered
+from their committed outputs; cells tagged ``remove-cell`` are left out. The Sphinx configuration
+is site/conf.py.
+
+The sliders work on the site without a kernel: for each notebook with a slider cell, the build
+runs the notebook in a kernel up to its last slider cell and computes what each slider cell shows
+at a handful of positions (site/rnn_sliders.py says which), which a small script on the page
+switches between. That needs what running the notebooks needs (the novel: $RNN_CORE_TEXT, or a
+download once) and takes minutes; it is cached in build/.site-sliders/ and redone only for a
+notebook whose code, or rnn_core, changed. ``--no-slider-positions`` leaves it out: the slider
+cells then show where they start, and say so.
 
 The site also offers the series as a download, rnn-from-scratch.zip at its root, which every
 page links: the repository's files as a clone has them (what git tracks, as they are in the
@@ -28,11 +35,15 @@ is missing.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
+import io
+import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import zipfile
 from pathlib import Path
@@ -52,9 +63,8 @@ ASSETS = [
     ("mathjax", "mathjax", ("*-svg.js", "*-svg-nofont.js", "node-main*", "*.cjs", "*.mjs", "*.d.mts")),
     # its font, which it fetches piece by piece (site/mathjax-config.js says where): the CHTML parts
     ("@mathjax/mathjax-newcm-font", "mathjax/fonts/mathjax-newcm-font", ("cjs", "mjs", "svg*", "tex-*", "def")),
-    ("requirejs", "requirejs", ("bin",)),  # require.js, which the widget manager needs
-    ("@jupyter-widgets/html-manager/dist", "html-manager", ()),  # embed-amd.js and its fonts
 ]
+SLIDER_CACHE = ROOT / "build" / ".site-sliders"  # the sliders' positions, kept between builds (site/rnn_sliders.py)
 ASSET_SKIP = ("*.map", "*.md", "*.ts", "package.json", "tsconfig*", "examples", "README*")
 
 
@@ -73,7 +83,7 @@ def npm_ci(force=False):
     npm = shutil.which("npm")
     if npm is None:
         raise BuildError(
-            "npm (Node.js) is not installed: it fetches MathJax and the widget manager for the site; "
+            "npm (Node.js) is not installed: it fetches MathJax for the site; "
             "install it (Debian/Ubuntu: `sudo apt-get install npm`) and run this again"
         )
     command = [npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"]
@@ -147,11 +157,67 @@ def make_archive(path, root=ROOT):
     return path
 
 
-def sphinx_build(out, doctrees, static_dir, fresh=False, archive=None):
+def _rnn_sliders():
+    sys.path.insert(0, str(SITE))
+    try:
+        import rnn_sliders
+    finally:
+        sys.path.remove(str(SITE))
+    return rnn_sliders
+
+
+def slider_positions(static_dir, work, cache=SLIDER_CACHE):
+    """Compute (or take from the cache) every slider cell's positions; copy their figures into
+    static_dir/sliders/<notebook>/ and write them all to work/sliders.json, which it returns."""
+    rnn_sliders = _rnn_sliders()
+    try:
+        from rnn_core import practice
+    except ImportError as e:
+        raise BuildError(
+            f"the sliders' positions need rnn_core and its extra ({e}): `pip install -e .[notebooks]`"
+        ) from e
+    found = {}
+    with tempfile.TemporaryDirectory(prefix="rnn_core_my_rnn_") as folder:
+        with contextlib.redirect_stdout(io.StringIO()):
+            practice.my_rnn(Path(folder) / "my_rnn.py")  # the reader's file as first made (execute_notebooks.py)
+        saved = os.environ.get(practice.MY_RNN_ENV)
+        os.environ[practice.MY_RNN_ENV] = str(Path(folder) / "my_rnn.py")  # the kernels inherit it
+        try:
+            for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb")):
+                t0 = time.monotonic()
+                try:
+                    data = rnn_sliders.precompute(path, cache)
+                except Exception as e:
+                    raise BuildError(
+                        f"{path.name} could not run to compute its sliders' positions ({type(e).__name__}: {e}); "
+                        "the notebooks need the novel ($RNN_CORE_TEXT, or an internet connection once), "
+                        "or build with --no-slider-positions"
+                    ) from e
+                if data is None:
+                    continue
+                if time.monotonic() - t0 > 5:
+                    print(f"{path.name}: the sliders' positions computed in {time.monotonic() - t0:.0f} s")
+                shutil.copytree(Path(cache) / data["folder"], Path(static_dir) / "sliders" / path.stem)
+                (Path(static_dir) / "sliders" / path.stem / "sliders.json").unlink()
+                found[path.stem] = data["cells"]
+        finally:
+            if saved is None:
+                os.environ.pop(practice.MY_RNN_ENV, None)
+            else:
+                os.environ[practice.MY_RNN_ENV] = saved
+    target = Path(work) / "sliders.json"
+    target.write_text(json.dumps(found), encoding="utf-8")
+    return target
+
+
+def sphinx_build(out, doctrees, static_dir, fresh=False, archive=None, sliders=None):
     """Run Sphinx (HTML) on the repository with site/conf.py; raise BuildError on any warning.
 
-    archive: the series' archive, which the site serves at its root and links from every page."""
+    archive: the series' archive, which the site serves at its root and links from every page.
+    sliders: the file of the sliders' positions (slider_positions), or None."""
     env = dict(os.environ, RNN_SITE_STATIC=str(static_dir))
+    if sliders is not None:
+        env["RNN_SITE_SLIDERS"] = str(sliders)
     if archive is not None:
         env["RNN_SITE_ARCHIVE"] = str(archive)
     command = [
@@ -193,17 +259,20 @@ def write_index(out):
     )
 
 
-def build(out=DEFAULT_OUT, fresh=False):
-    """Build the whole site into `out`; returns the path of its index.html."""
+def build(out=DEFAULT_OUT, fresh=False, sliders=True):
+    """Build the whole site into `out`; returns the path of its index.html.
+
+    sliders: compute the sliders' positions (False: the slider cells show where they start)."""
     out = Path(out).resolve()
     work = out.parent / f".{out.name}-work"  # Sphinx's doctrees and the staged assets, kept for rebuilds
     npm_ci()
     stage_assets(work / "static")
+    positions = slider_positions(work / "static", work) if sliders else None
     archive = make_archive(work / "archive" / ARCHIVE_NAME)
     # Sphinx copies the static files on every build but never deletes one: start from none, so that
     # nothing an older build copied (MathJax 3's files, say) stays on the site
     shutil.rmtree(out / "_static", ignore_errors=True)
-    sphinx_build(out, work / "doctrees", work / "static", fresh=fresh, archive=archive)
+    sphinx_build(out, work / "doctrees", work / "static", fresh=fresh, archive=archive, sliders=positions)
     write_index(out)
     return out / "index.html"
 
@@ -212,10 +281,15 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(DEFAULT_OUT), help="output folder (default: build/site)")
     parser.add_argument("--fresh", action="store_true", help="rebuild every page, not only the changed ones")
+    parser.add_argument(
+        "--no-slider-positions",
+        action="store_true",
+        help="run no notebook: the slider cells show where they start (quicker; no novel needed)",
+    )
     args = parser.parse_args(argv)
     t0 = time.monotonic()
     try:
-        index = build(args.out, fresh=args.fresh)
+        index = build(args.out, fresh=args.fresh, sliders=not args.no_slider_positions)
     except BuildError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2 if "not installed" in str(e) else 1

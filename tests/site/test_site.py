@@ -9,11 +9,15 @@ On every screen, on every page: the sidebar opens from the button a reader sees 
 "Contents" one, where it is shown; at 1300 px, where the button folds the sidebar away, on the home
 page), the page does not scroll sideways as a whole, every display
 equation fits its column or scrolls with a shadow at the edge that is cut off (so does code), every
-code cell has a copy button (always shown where nothing can hover), and no script fails. At 1300
-px also: the maths is typeset (no raw ``$$``, ``\\(`` or ``\\[`` left), no image is broken and
-every one has alt text that says something, every link inside the site resolves (to a file, and
-to an element when it names an #anchor), a stored slider is shown, and a code cell whose lines
-fit 88 characters does not scroll. Then: every notebook has its page; the series' archive is
+code cell has a copy button (always shown where nothing can hover), every slider cell shows its
+sliders (or, for one that trains, a sentence saying what it does) and no page says that sliders
+appear when a cell runs, and no script fails. "Sideways" is measured against the page's
+``clientWidth``: a phone's emulation stretches ``innerWidth`` to the content. At 1300 px also: the
+maths is typeset (no raw ``$$``, ``$...$``, ``\\(`` or ``\\[`` left), no image is broken and every
+one has alt text that says something, every link inside the site resolves (to a file, and to an
+element when it names an #anchor), and a code cell whose lines fit 88 characters does not scroll.
+Then: each slider moved, at 1300 and at 375 px, changes its readout and its figure or text, whose
+images load; every notebook has its page; the series' archive is
 there, holds what a reader needs and nothing else, and every page links it; the metadata (one
 viewport tag, a description, Open Graph tags, a favicon, the home page's title once); the 404
 page; search finds pages and its excerpts hold no TeX or theme menus, over http and from file://;
@@ -50,7 +54,6 @@ pytestmark = pytest.mark.site
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
 PAGES = ["README.html"] + [f"notebooks/{p.stem}.html" for p in NOTEBOOKS]
-SLIDER_MODELS = ("IntSliderModel", "FloatSliderModel", "FloatLogSliderModel", "SelectionSliderModel")
 LOCAL_SCHEMES = ("data:", "blob:", "about:", "file:")
 ARCHIVE = "rnn-from-scratch.zip"
 # the screens: a laptop, a tablet (below 992 px the sidebars are dialogs), a phone (touch, no hover)
@@ -76,14 +79,26 @@ def _chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-def _stored_sliders(path: Path) -> int:
+def _widget_cells(path: Path) -> tuple[int, int]:
+    """(slider cells the site moves, widget cells it cannot: one that trains) of a stored notebook:
+    the cells whose stored outputs hold the widgets' note that running the cell brings them."""
     nb = json.loads(path.read_text(encoding="utf-8"))
-    state = nb["metadata"].get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
-    return sum(1 for model in state.values() if model.get("model_name") in SLIDER_MODELS)
+    moved = fixed = 0
+    for cell in nb["cells"]:
+        for output in cell.get("outputs", []):
+            text = output.get("data", {}).get("text/plain", "")
+            text = "".join(text) if isinstance(text, list) else text
+            if re.match(r"The sliders\b.* appears? when this cell runs", text):
+                fixed, moved = (fixed + 1, moved) if "Train" in text else (fixed, moved + 1)
+                break
+    return moved, fixed
 
 
-def _sliders_on(rel: str) -> int:
-    return _stored_sliders(ROOT / "notebooks" / f"{Path(rel).stem}.ipynb") if rel.startswith("notebooks") else 0
+def _sliders_on(rel: str) -> tuple[int, int]:
+    return _widget_cells(ROOT / "notebooks" / f"{Path(rel).stem}.ipynb") if rel.startswith("notebooks") else (0, 0)
+
+
+SLIDER_PAGES = [rel for rel in PAGES if _sliders_on(rel)[0]]
 
 
 def _removed_sources(path: Path) -> list[str]:
@@ -131,7 +146,7 @@ def site(tmp_path_factory):
         )
     if shutil.which("npm") is None:
         _missing(
-            "npm is not installed (the site's MathJax and widget manager come from the npm registry)",
+            "npm is not installed (the site's MathJax comes from the npm registry)",
             "install it with `sudo apt-get install npm` (Debian/Ubuntu)",
         )
     out = tmp_path_factory.mktemp("site") / "html"
@@ -140,7 +155,9 @@ def site(tmp_path_factory):
         [sys.executable, str(ROOT / "tools" / "build_site.py"), "--out", str(out)],
         capture_output=True,
         text=True,
-        timeout=600,
+        # the first build runs the notebooks with sliders to compute their positions (then cached
+        # in build/.site-sliders/): minutes, as long as running those notebooks
+        timeout=3600,
     )
     assert result.returncode == 0, f"the site build failed:\n{result.stdout}{result.stderr}"
     print(f"site built in {time.monotonic() - t0:.1f} s")
@@ -272,9 +289,9 @@ def raw_maths(page) -> list[str]:
             .forEach(e => e.remove());
         return copy.innerText;
     }""")
-    return [
-        text[max(0, m.start() - 30) : m.end() + 30].replace("\n", " ") for m in re.finditer(r"\$\$|\\\(|\\\[", text)
-    ][:5]
+    # $$, \( or \[, or $...$ around something that is not a space (a price would be "$5", alone)
+    raw = r"\$\$|\\\(|\\\[|\$[^\s$][^$\n]{0,200}?\$"
+    return [text[max(0, m.start() - 30) : m.end() + 30].replace("\n", " ") for m in re.finditer(raw, text)][:5]
 
 
 def broken_images(page) -> list[str]:
@@ -331,12 +348,15 @@ LAYOUT_JS = r"""(touch) => {
         return ['auto', 'scroll'].includes(c.overflowX) && c.backgroundImage.includes('gradient'); };
     const first = e => (e.textContent || '').trim().split('\n')[0].slice(0, 60);
     const width = document.documentElement.scrollWidth;
-    if (width > innerWidth + 1) {
+    const screen = document.documentElement.clientWidth;  // innerWidth grows with the content on a phone
+    if (width > screen + 1) {
         const wide = Array.from(document.querySelectorAll('.bd-page-width *'))
-            .filter(e => e.getBoundingClientRect().right > innerWidth + 1).slice(-3)
+            .filter(e => e.getBoundingClientRect().right > screen + 1).slice(-3)
             .map(e => `${e.tagName.toLowerCase()}.${String(e.className).split(' ')[0]}`);
-        problems.push(`the page scrolls sideways: ${width} px wide on a ${innerWidth} px screen (${wide.join(', ')})`);
+        problems.push(`the page scrolls sideways: ${width} px wide on a ${screen} px screen (${wide.join(', ')})`);
     }
+    if (/appears? when this cell runs/.test(document.body.innerText))
+        problems.push('the page says sliders appear when a cell runs, which a static page cannot do');
     document.querySelectorAll('mjx-container[display="true"]').forEach(m => {
         if (m.scrollWidth > m.clientWidth + 1 && !signed(m))
             problems.push(`an equation is cut off with no sign that it scrolls: ${first(m)}`);
@@ -404,7 +424,7 @@ def sidebar_problems(page, width: int) -> list[str]:
 
 
 def check_page(
-    reader: Reader, site: Path, base: str, rel: str, sliders: int = 0, width: int = 1300, started=None
+    reader: Reader, site: Path, base: str, rel: str, sliders=(0, 0), width: int = 1300, started=None
 ) -> list[str]:
     """Every problem a reader would see on the page site/rel, opened from `base` on a screen `width`
     px wide (or already on its way there: `started`, from reader.start)."""
@@ -412,11 +432,12 @@ def check_page(
     try:
         reader.settle(page)
         problems = []
-        if sliders:  # widgets are drawn after the page loads: wait for them before looking
-            try:
-                page.locator(".widget-slider").first.wait_for(state="visible", timeout=20_000)
-            except Exception:
-                problems.append(f"the notebook stores {sliders} slider(s) but the page shows none")
+        moved, fixed = sliders
+        shown = page.locator(".rnn-sliders:has(input[type=range])").count()
+        if shown != moved:
+            problems.append(f"the notebook has {moved} slider cell(s) but the page shows {shown} with sliders")
+        if page.locator(".rnn-sliders-static").count() != fixed:
+            problems.append(f"{fixed} widget cell(s) that train, but not as many sentences saying what they do")
         if width == 1300:
             problems += [f"raw maths: ...{m}..." for m in raw_maths(page)]
             untypeset = page.evaluate("""() => Array.from(document.querySelectorAll('.math'))
@@ -464,6 +485,53 @@ def test_page_on_every_screen(reader, site, server, rel):
         for page, _ in started.values():
             page.close()
     assert not problems, f"{rel}:\n  " + "\n  ".join(problems)
+    assert not reader.blocked, f"pages asked the web for: {sorted(set(reader.blocked))[:10]}"
+
+
+def _seen(page, box: int, slider: int) -> dict:
+    return page.evaluate(
+        """([box, slider]) => {
+            const cell = document.querySelectorAll('.rnn-sliders')[box];
+            const input = cell.querySelectorAll('input[type=range]')[slider];
+            const view = cell.querySelector('.rnn-sliders-view');
+            return {view: view.innerHTML, value: input.value, max: input.max,
+                    readout: cell.querySelector(`output[for="${input.id}"]`).textContent};
+        }""",
+        [box, slider],
+    )
+
+
+@pytest.mark.parametrize("width", [1300, 375])
+@pytest.mark.parametrize("rel", SLIDER_PAGES, ids=_page_id)
+def test_sliders_move_on_the_site(reader, server, rel, width):
+    """Every slider of the page, moved to its other end, changes its readout and what the cell
+    shows (a figure or text), and the figures shown load; on a phone too, where the page still
+    does not scroll sideways."""
+    page, errors = reader.open(f"{server}/{rel}", width)
+    problems = []
+    try:
+        boxes = page.locator(".rnn-sliders")
+        for box in range(boxes.count()):
+            inputs = boxes.nth(box).locator("input[type=range]")
+            for slider in range(inputs.count()):
+                before = _seen(page, box, slider)
+                inputs.nth(slider).scroll_into_view_if_needed()
+                inputs.nth(slider).focus()
+                page.keyboard.press("Home" if before["value"] == before["max"] else "End")
+                after = _seen(page, box, slider)
+                where = f"slider cell {box + 1}, slider {slider + 1}"
+                if after["value"] == before["value"]:
+                    problems.append(f"{where}: the key did not move the slider")
+                elif after["readout"] == before["readout"]:
+                    problems.append(f"{where}: the readout stayed {before['readout']!r}")
+                elif after["view"] == before["view"]:
+                    problems.append(f"{where}: moved to {after['readout']}, the cell shows the same as before")
+        problems += [f"a slider's figure did not load: {src}" for src in broken_images(page)]
+        problems += [p for p in page.evaluate(LAYOUT_JS, width < 992) if "sideways" in p]
+        problems += [f"script error: {e}" for e in errors]
+    finally:
+        page.close()
+    assert not problems, f"{rel} at {width} px:\n  " + "\n  ".join(problems)
     assert not reader.blocked, f"pages asked the web for: {sorted(set(reader.blocked))[:10]}"
 
 
