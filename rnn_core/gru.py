@@ -9,8 +9,8 @@ vectors in the maths, one row per sequence in the code. One step, for the input 
 
     r_t = sigmoid(W_xr x_t + W_hr h_{t-1} + b_r)          reset gate: how much of h_{t-1} the candidate sees
     z_t = sigmoid(W_xz x_t + W_hz h_{t-1} + b_z)          update gate: how much of h_{t-1} to keep
-    hbar_t = W_hn h_{t-1}                                 the old state, as the candidate reads it
-    n_t = tanh(W_xn x_t + r_t * hbar_t + b_n)             candidate state
+    h_bar_t = W_hn h_{t-1}                                 the old state, as the candidate reads it
+    n_t = tanh(W_xn x_t + r_t * h_bar_t + b_n)             candidate state
     h_t = z_t * h_{t-1} + (1 - z_t) * n_t                 hidden state, (H,)  (* is the elementwise product)
     o_t = W_yh h_t + b_o                                  the scores (logits), (V,); yhat_t = softmax(o_t)
     L   = sum_t -log yhat_t[y_t]                          cross-entropy in nats
@@ -24,13 +24,14 @@ each step. With B sequences at once every vector becomes a row: h_t is (B, H).
 
 The backward pass, with dh_t everything reaching h_t (from o_t and from step t+1):
 
-    dn_t  = dh_t * (1 - z_t)                   back through h_t = z h_{t-1} + (1 - z) n
-    da_z  = dh_t * (h_{t-1} - n_t) * z_t (1 - z_t)
-    da_n  = dn_t * (1 - n_t^2)                 back through the tanh
-    dhbar_t = da_n * r_t                       back through r_t * hbar_t, to hbar_t = W_hn h_{t-1} ...
-    da_r  = da_n * hbar_t * r_t (1 - r_t)      ... and to r_t, then its sigmoid
-    dh_{t-1} = dh_t * z_t + W_h^T [da_r; da_z; dhbar_t]   the direct path, and through all three rows
-    dW_x += [da_r; da_z; da_n] x_t^T,  db += [da_r; da_z; da_n],  dW_h += [da_r; da_z; dhbar_t] h_{t-1}^T
+    dn_t     = dh_t * (1 - z_t)                   back through h_t = z h_{t-1} + (1 - z) n
+    delta_z  = dh_t * (h_{t-1} - n_t) * z_t (1 - z_t)
+    delta_n  = dn_t * (1 - n_t^2)                 back through the tanh
+    dh_bar_t = delta_n * r_t                      back through r_t * h_bar_t, to h_bar_t = W_hn h_{t-1} ...
+    delta_r  = delta_n * h_bar_t * r_t (1 - r_t)  ... and to r_t, then its sigmoid
+    dh_{t-1} = dh_t * z_t + W_h^T [delta_r; delta_z; dh_bar_t]   the direct path, and through all three rows
+    dW_x += [delta_r; delta_z; delta_n] x_t^T,  db += [delta_r; delta_z; delta_n],
+    dW_h += [delta_r; delta_z; dh_bar_t] h_{t-1}^T
 
 The direct path dh_{t-1} = dh_t * z_t has no weight matrix and no squashing derivative in it,
 as the LSTM's cell path: while z_t stays near 1, the gradient reaches far back unchanged.
@@ -64,13 +65,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _fast, _fast_gru
+from . import _cell, _fast_gru
 from ._cell import (
     INPUT_SCALE,
+    ReferenceEngine,
     add_layers,
-    as_state,
-    check_cell_params,
     check_dtype,
+    check_param_dict,
     check_window,
     count,
     draw_layer,
@@ -79,11 +80,12 @@ from ._cell import (
     input_weight_grad,
     results,
     stack_forward,
+    stack_loss,
     stack_loss_and_grads,
     stack_names,
     stack_shapes,
 )
-from ._cell import advance as _advance
+from ._fast import GatedEngine
 from ._validation import check_int, check_number
 from .functions import sigmoid  # 1 / (1 + exp(-a)), computed as (1 + tanh(a/2)) / 2: never overflows
 
@@ -193,10 +195,10 @@ def step_forward(params, x_t, h_prev):
     a_h = h_prev @ params["W_h"].T
     r = sigmoid(a_x[..., 0:H] + a_h[..., 0:H])
     z = sigmoid(a_x[..., H : 2 * H] + a_h[..., H : 2 * H])
-    m = a_h[..., 2 * H : 3 * H]  # W_hn h_{t-1}
-    n = np.tanh(a_x[..., 2 * H : 3 * H] + r * m)
+    h_bar = a_h[..., 2 * H : 3 * H]  # W_hn h_{t-1}
+    n = np.tanh(a_x[..., 2 * H : 3 * H] + r * h_bar)
     h = z * h_prev + (1.0 - z) * n
-    cache = {"x": x_t, "h_prev": h_prev, "r": r, "z": z, "n": n, "m": m}
+    cache = {"x": x_t, "h_prev": h_prev, "r": r, "z": z, "n": n, "m": h_bar}  # notebook 09's cache calls h_bar m
     return h, cache
 
 
@@ -208,45 +210,39 @@ def step_backward(params, dh_t, cache, *, return_dx=False):
     cache: from step_forward.
     Returns (dh_prev, grads): dL/dh_{t-1} through this step, and this step's share of
     dW_x (3H, V), dW_h (3H, H) and db (3H,); with return_dx, (dh_prev, grads, dx_t), dx_t =
-    W_x^T [da_r; da_z; da_n], what reaches the input: in a stack, the layer below's h_t.
+    W_x^T [delta_r; delta_z; delta_n], what reaches the input: in a stack, the layer below's h_t.
     """
-    r, z, n, m, h_prev = (cache[k] for k in ("r", "z", "n", "m", "h_prev"))
+    r, z, n, h_bar, h_prev = (cache[k] for k in ("r", "z", "n", "m", "h_prev"))
     # back through h_t = z_t * h_{t-1} + (1 - z_t) * n_t
     dn = dh_t * (1.0 - z)
     dz = dh_t * (h_prev - n)
-    # back through n_t = tanh(a_n), a_n = W_xn x_t + r_t * hbar_t + b_n (the cache's m is hbar_t)
-    da_n = dn * (1.0 - n**2)
-    dm = da_n * r
-    dr = da_n * m
+    # back through n_t = tanh(a_n), a_n = W_xn x_t + r_t * h_bar_t + b_n (the cache's m is h_bar_t)
+    delta_n = dn * (1.0 - n**2)
+    dh_bar = delta_n * r
+    dr = delta_n * h_bar
     # back through the gates' sigmoids: sigmoid' = s (1 - s)
-    da_r, da_z = dr * r * (1.0 - r), dz * z * (1.0 - z)
-    da_x = np.concatenate([da_r, da_z, da_n], axis=-1)  # what reaches W_x x_t + b, (B, 3H)
-    da_h = np.concatenate([da_r, da_z, dm], axis=-1)  # what reaches W_h h_{t-1}, (B, 3H)
-    dx2, dh2, hp2 = np.atleast_2d(da_x), np.atleast_2d(da_h), np.atleast_2d(h_prev)
-    dW_x = input_weight_grad(dx2.T, cache["x"], params["W_x"].shape[1])  # column x_t of W_x received da_x
-    grads = {"W_x": dW_x, "W_h": dh2.T @ hp2, "b": dx2.sum(axis=0)}  # da_h h_{t-1}^T: (3H, B) @ (B, H)
-    dh_prev = dh_t * z + da_h @ params["W_h"]  # the direct path, and W_h^T da_h as rows: (B, 3H) @ (3H, H)
+    delta_r, delta_z = dr * r * (1.0 - r), dz * z * (1.0 - z)
+    delta = np.concatenate([delta_r, delta_z, delta_n], axis=-1)  # what reaches W_x x_t + b, (B, 3H)
+    delta_h = np.concatenate([delta_r, delta_z, dh_bar], axis=-1)  # what reaches W_h h_{t-1}, (B, 3H)
+    dx2, dh2, hp2 = np.atleast_2d(delta), np.atleast_2d(delta_h), np.atleast_2d(h_prev)
+    dW_x = input_weight_grad(dx2.T, cache["x"], params["W_x"].shape[1])  # column x_t of W_x received delta
+    grads = {"W_x": dW_x, "W_h": dh2.T @ hp2, "b": dx2.sum(axis=0)}  # delta_h h_{t-1}^T: (3H, B) @ (B, H)
+    dh_prev = dh_t * z + delta_h @ params["W_h"]  # the direct path, and W_h^T delta_h as rows: (B, 3H) @ (3H, H)
     if return_dx:
-        return dh_prev, grads, da_x @ params["W_x"]  # W_x^T da_x: (B, 3H) @ (3H, n_in)
+        return dh_prev, grads, delta @ params["W_x"]  # W_x^T delta: (B, 3H) @ (3H, n_in)
     return dh_prev, grads
 
 
-def _step(params, x_t, state):
-    """step_forward as the stack runs it: ((h_t,), the cache)."""
-    h, cache = step_forward(params, x_t, state[0])
-    return (h,), cache
-
-
-def _back_step(params, dstate, cache, return_dx):
-    """step_backward as the stack runs it: ((dh_prev,), grads, dx_t or None)."""
-    out = step_backward(params, dstate[0], cache, return_dx=return_dx)
-    return (out[0],), out[1], out[2] if return_dx else None
+# The reference engine, one layer's window as a loop over step_forward and step_backward; and the
+# fused loops of ``rnn_core._fast_gru``, the default.
+REFERENCE = ReferenceEngine(step_forward, step_backward, STATE_NAMES, LAYER_NAMES)
+FAST = GatedEngine(_fast_gru, STATE_NAMES)
 
 
 def advance(params, x_t, state):
     """Read one character (the sampler's step): returns (the state after x_t, the top layer's h_t).
     For one layer both are h_t; for a stack the state is every layer's h_t, (L, H) or (L, B, H)."""
-    return _advance(_step, LAYER_NAMES, params, x_t, state)
+    return _cell.advance(REFERENCE, params, x_t, state)
 
 
 # -- whole sequences, vectorised over the batch --------------------------------------------------
@@ -270,7 +266,7 @@ def forward(params, inputs, state0=None, *, dropout=0.0, seed=None, masks=None):
     window = check_window(
         params, inputs, None, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks, need_targets=False
     )
-    layers, top = stack_forward(_step, LAYER_NAMES, params, window)
+    layers, top = stack_forward(REFERENCE, LAYER_NAMES, params, window)
     return forward_output(params, window, layers, top, GATES, STATE_NAMES)
 
 
@@ -298,11 +294,8 @@ def loss_and_grads(
     """
     params = check_params(params)
     window = check_window(params, inputs, targets, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks)
-    if fast:
-        return results(window, _fast.loss_and_grads(_fast_gru, params, window), param_names, return_dstate0)
-    return results(
-        window, stack_loss_and_grads(_step, _back_step, LAYER_NAMES, params, window), param_names, return_dstate0
-    )
+    engine = FAST if fast else REFERENCE
+    return results(window, stack_loss_and_grads(engine, LAYER_NAMES, params, window), param_names, return_dstate0)
 
 
 def sequence_loss(params, inputs, targets, state0=None, *, dropout=0.0, seed=None, masks=None):
@@ -312,8 +305,7 @@ def sequence_loss(params, inputs, targets, state0=None, *, dropout=0.0, seed=Non
     """
     params = check_params(params)
     window = check_window(params, inputs, targets, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks)
-    loss, last = _fast.loss(_fast_gru, params, window)
-    return loss, as_state(last, window.single)
+    return stack_loss(FAST, LAYER_NAMES, params, window)
 
 
 # -- input checks: clear errors at the door, never an IndexError deep inside ----------------------
@@ -324,4 +316,4 @@ def check_params(params):
 
     Returns the dict (unchanged). Raises TypeError or ValueError naming the problem.
     """
-    return check_cell_params(params, PARAM_NAMES, LAYER_NAMES, param_shapes, "rnn_core.gru.init_params", GATES)
+    return check_param_dict(params, PARAM_NAMES, LAYER_NAMES, param_shapes, "rnn_core.gru.init_params", GATES)

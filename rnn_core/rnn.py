@@ -44,13 +44,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _fast_rnn
+from . import _cell
 from ._cell import (
     INPUT_SCALE,
+    ReferenceEngine,
     add_layers,
-    as_state,
-    check_cell_params,
     check_dtype,
+    check_param_dict,
     check_window,
     count,
     draw_layer,
@@ -58,14 +58,14 @@ from ._cell import (
     input_term,
     input_weight_grad,
     output_logits,
-    output_loss,
     results,
     stack_forward,
+    stack_loss,
     stack_loss_and_grads,
     stack_names,
     stack_shapes,
 )
-from ._cell import advance as _advance
+from ._fast_rnn import VanillaEngine
 from ._validation import check_int, check_number
 
 __all__ = [
@@ -145,7 +145,7 @@ def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, recurrent_sca
 
 
 def step_forward(params, x_t, h_prev):
-    """One step h_t = tanh(W_hh h_{t-1} + W_xh x_t + b_h): the only place this equation is written.
+    """One step h_t = tanh(W_hh h_{t-1} + W_xh x_t + b_h), the equation as notebook 03 writes it.
 
     x_t: a character index (int) or B indices, shape (B,); in a layer above the first, the
       layer below's h_t, (H,) or (B, H) (with that layer's arrays under these names).
@@ -166,38 +166,30 @@ def step_backward(params, dh_t, h_t, h_prev, x_t, *, return_dx=False):
     x_t: the input index (int) or indices (B,), or the layer below's h_t (as for step_forward).
     Returns (dh_prev, grads) where grads holds this step's share of
     dW_xh (H, V), dW_hh (H, H) and db_h (H,); with return_dx, (dh_prev, grads, dx_t), dx_t =
-    W_xh^T da, what reaches the input: in a stack, the layer below's h_t.
+    W_xh^T delta, what reaches the input: in a stack, the layer below's h_t.
     """
     W_hh = params["W_hh"]
-    # back through tanh: da = dh * (1 - h_t^2)
-    da = dh_t * (1.0 - h_t**2)
-    da2, hp2 = np.atleast_2d(da), np.atleast_2d(h_prev)
-    # column x_t of W_xh received da (x_t one-hot): (H, B) @ (B, V); or da x_t^T for a vector x_t
-    dW_xh = input_weight_grad(da2.T, x_t, params["W_xh"].shape[1])
-    grads = {"W_xh": dW_xh, "W_hh": da2.T @ hp2, "b_h": da2.sum(axis=0)}
-    dh_prev = da @ W_hh  # W_hh^T da as a column; (B, H) @ (H, H) -> (B, H)
+    # back through tanh: delta = dh * (1 - h_t^2)
+    delta = dh_t * (1.0 - h_t**2)
+    delta2, hp2 = np.atleast_2d(delta), np.atleast_2d(h_prev)
+    # column x_t of W_xh received delta (x_t one-hot): (H, B) @ (B, V); or delta x_t^T for a vector x_t
+    dW_xh = input_weight_grad(delta2.T, x_t, params["W_xh"].shape[1])
+    grads = {"W_xh": dW_xh, "W_hh": delta2.T @ hp2, "b_h": delta2.sum(axis=0)}
+    dh_prev = delta @ W_hh  # W_hh^T delta as a column; (B, H) @ (H, H) -> (B, H)
     if return_dx:
-        return dh_prev, grads, da @ params["W_xh"]  # W_xh^T da: (B, H) @ (H, n_in)
+        return dh_prev, grads, delta @ params["W_xh"]  # W_xh^T delta: (B, H) @ (H, n_in)
     return dh_prev, grads
 
 
-def _step(params, x_t, state):
-    """step_forward as the stack runs it: (the state, a tuple; what step_backward needs)."""
-    h = step_forward(params, x_t, state[0])
-    return (h,), (h, state[0], x_t)
-
-
-def _back_step(params, dstate, cache, return_dx):
-    """step_backward as the stack runs it: (dstate_prev, grads, dx_t or None)."""
-    h, h_prev, x_t = cache
-    out = step_backward(params, dstate[0], h, h_prev, x_t, return_dx=return_dx)
-    return (out[0],), out[1], out[2] if return_dx else None
+# The reference engine: one layer's window as a loop over step_forward and step_backward, in the
+# notebooks' form (h_t alone, and step_backward reading (h_t, h_prev, x_t) in place of a cache).
+REFERENCE = ReferenceEngine(step_forward, step_backward, STATE_NAMES, LAYER_NAMES, cached=False)
 
 
 def advance(params, x_t, state):
     """Read one character (the sampler's step): returns (the state after x_t, the top layer's h_t).
     For one layer both are h_t; for a stack the state is every layer's h_t, (L, H) or (L, B, H)."""
-    return _advance(_step, LAYER_NAMES, params, x_t, state)
+    return _cell.advance(REFERENCE, params, x_t, state)
 
 
 # -- whole sequences, vectorised over the batch --------------------------------------------------
@@ -220,7 +212,7 @@ def forward(params, inputs, state0=None, *, dropout=0.0, seed=None, masks=None):
     window = check_window(
         params, inputs, None, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks, need_targets=False
     )
-    layers, top = stack_forward(_step, LAYER_NAMES, params, window, keep_caches=False)
+    layers, top = stack_forward(REFERENCE, LAYER_NAMES, params, window, for_backward=False)
     return forward_output(params, window, layers, top, (), STATE_NAMES)
 
 
@@ -229,9 +221,9 @@ def loss_and_grads(
     inputs,
     targets,
     state0=None,
-    bptt_truncate=None,
     return_dstate0=False,
     *,
+    bptt_truncate=None,
     fast=True,
     dropout=0.0,
     seed=None,
@@ -273,14 +265,8 @@ def loss_and_grads(
     k = check_int(bptt_truncate, "bptt_truncate", 0, allow_none=True)
     if not fast and k is not None:
         raise ValueError("bptt_truncate needs the fast path: call loss_and_grads with fast=True")
-    if not fast:
-        return results(
-            window, stack_loss_and_grads(_step, _back_step, LAYER_NAMES, params, window), param_names, return_dstate0
-        )
-    layers, _ = stack_forward(_step, LAYER_NAMES, params, window, keep_caches=False)
-    loss, grads, dh0 = _fast_rnn.backward(params, window, layers, k)
-    last = np.stack([layer.last[0] for layer in layers])
-    return results(window, (loss, grads, [last], [dh0]), param_names, return_dstate0)
+    engine = VanillaEngine(REFERENCE, k) if fast else REFERENCE
+    return results(window, stack_loss_and_grads(engine, LAYER_NAMES, params, window), param_names, return_dstate0)
 
 
 def sequence_loss(params, inputs, targets, state0=None, *, dropout=0.0, seed=None, masks=None):
@@ -290,9 +276,7 @@ def sequence_loss(params, inputs, targets, state0=None, *, dropout=0.0, seed=Non
     """
     params = check_params(params)
     window = check_window(params, inputs, targets, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks)
-    layers, top = stack_forward(_step, LAYER_NAMES, params, window, keep_caches=False)
-    loss, _ = output_loss(params, top.reshape(window.X.size, -1), window.Y.reshape(-1), grad=False)
-    return loss, as_state([np.stack([layer.last[0] for layer in layers])], window.single)
+    return stack_loss(REFERENCE, LAYER_NAMES, params, window)
 
 
 # -- input checks: clear errors at the door, never an IndexError deep inside ----------------------
@@ -303,4 +287,4 @@ def check_params(params):
 
     Returns the dict (unchanged). Raises TypeError or ValueError naming the problem.
     """
-    return check_cell_params(params, PARAM_NAMES, LAYER_NAMES, param_shapes, "rnn_core.init_params")
+    return check_param_dict(params, PARAM_NAMES, LAYER_NAMES, param_shapes, "rnn_core.init_params")
