@@ -30,6 +30,7 @@ from ._validation import check_number, check_param_arrays, check_shapes, check_s
 from .functions import cross_entropy_and_grad, softmax
 
 __all__ = [
+    "INTERFACE",
     "INPUT_SCALE",
     "check_dtype",
     "random_orthogonal",
@@ -38,6 +39,7 @@ __all__ = [
     "count_layers",
     "stack_names",
     "stack_shapes",
+    "Names",
     "layer_params",
     "draw_layer",
     "add_layers",
@@ -53,6 +55,7 @@ __all__ = [
     "output_logits",
     "output_loss",
     "output_backward",
+    "Sequences",
     "Layer",
     "ReferenceEngine",
     "rows",
@@ -62,6 +65,25 @@ __all__ = [
     "forward_output",
     "advance",
 ]
+
+
+# What every cell's module defines (rnn_core.cells describes it), the start of each one's __all__.
+INTERFACE = (
+    "PARAM_NAMES",
+    "LAYER_NAMES",
+    "STATE_NAMES",
+    "param_names",
+    "param_shapes",
+    "count_params",
+    "init_params",
+    "check_params",
+    "step_forward",
+    "step_backward",
+    "advance",
+    "forward",
+    "loss_and_grads",
+    "sequence_loss",
+)
 
 
 # -- parameters -----------------------------------------------------------------------------------
@@ -129,6 +151,36 @@ def stack_shapes(names, layer_names, blocks, vocab_size, hidden_size, num_layers
     for k in range(1, num_layers):
         shapes.update({layer_name(W_x, k): (G, H), layer_name(W_h, k): (G, H), layer_name(b, k): (G,)})
     return {name: shapes[name] for name in stack_names(names, layer_names, num_layers)}
+
+
+class Names:
+    """A cell's parameter names and shapes, for a stack of layers: its modules' ``param_names`` and
+    ``param_shapes`` are these methods. names: layer 0's and the output layer's; layer_names: one
+    layer's (input weights, recurrent weights, bias); blocks: their blocks of H rows (the gates)."""
+
+    def __init__(self, names, layer_names, blocks):
+        self.names, self.layer_names, self.blocks = tuple(names), tuple(layer_names), blocks
+
+    def param_names(self, num_layers=1):
+        """Every parameter's name for a stack of ``num_layers`` layers: layer 0's and the output
+        layer's (PARAM_NAMES), then each further layer's, W_x_1, W_h_1, b_1, ... (or W_xh_1, ...)."""
+        return stack_names(self.names, self.layer_names, num_layers)
+
+    def param_shapes(self, vocab_size, hidden_size, num_layers=1):
+        """The shape of every parameter for V = vocab_size, H = hidden_size and L = num_layers."""
+        return stack_shapes(self.names, self.layer_names, self.blocks, vocab_size, hidden_size, num_layers)
+
+    def draw(self, seed, V, H, L, recurrent_scale, bias, dtype):
+        """A stack's random parameters, in ``dtype``, drawn in float64 with np.random.default_rng(seed):
+        layer 0 (``draw_layer``, input weights from N(0, INPUT_SCALE^2)) and its ``bias`` (H * blocks,),
+        then W_yh (V, H) from N(0, 1/H) and b_o zeros, then the further layers (``add_layers``), so
+        that layer 0 and W_yh are the same numbers whatever L."""
+        rng = np.random.default_rng(seed)
+        W_in, W_rec = draw_layer(rng, self.blocks, V, H, INPUT_SCALE, recurrent_scale)
+        W_yh = rng.standard_normal((V, H)) / np.sqrt(H)
+        params = dict(zip(self.layer_names, (W_in, W_rec, bias)), W_yh=W_yh, b_o=np.zeros(V))
+        add_layers(params, rng, self.layer_names, self.blocks, H, L, recurrent_scale, bias)
+        return {k: np.ascontiguousarray(params[k], dtype=dtype) for k in self.param_names(L)}
 
 
 def layer_params(params, layer_names, layer):
@@ -574,3 +626,38 @@ def _check_char(x_t, V):
         if a.dtype.kind not in "iu" or a.ndim > 1:
             raise TypeError(f"x_t must be a character index (an int) or a 1-D int array of them, got {x_t!r}")
     raise ValueError(f"x_t must be a character index in 0..{V - 1} (V={V}), got {x_t!r}")
+
+
+class Sequences:
+    """A cell's sequence-level functions (``forward``, ``loss_and_grads``, ``sequence_loss``) over
+    the stack, written once: each checks the parameters (``check_params``, the cell's) and the
+    window, then runs the stack with the engine the cell's function names."""
+
+    def __init__(self, check_params, state_names, layer_names, param_names):
+        self.check_params, self.param_names = check_params, param_names
+        self.state_names, self.layer_names = state_names, layer_names
+
+    def window(self, params, inputs, targets, state0, dropout, seed, masks, need_targets=True):
+        """The checked parameters and window."""
+        params = self.check_params(params)
+        names = self.state_names, self.layer_names
+        return params, check_window(
+            params, inputs, targets, state0, *names, dropout, seed, masks, need_targets=need_targets
+        )
+
+    def forward(self, engine, cache_names, params, inputs, state0, dropout, seed, masks):
+        """``forward``'s dict (see ``forward_output``), from the reference engine's records."""
+        params, window = self.window(params, inputs, None, state0, dropout, seed, masks, need_targets=False)
+        layers, top = stack_forward(engine, self.layer_names, params, window, for_backward=bool(cache_names))
+        return forward_output(params, window, layers, top, cache_names, self.state_names)
+
+    def loss_and_grads(self, engine, params, inputs, targets, state0, return_dstate0, dropout, seed, masks):
+        """``loss_and_grads``' (loss, grads, state) or (loss, grads, state, dstate0)."""
+        params, window = self.window(params, inputs, targets, state0, dropout, seed, masks)
+        out = stack_loss_and_grads(engine, self.layer_names, params, window)
+        return results(window, out, self.param_names, return_dstate0)
+
+    def sequence_loss(self, engine, params, inputs, targets, state0, dropout, seed, masks):
+        """``sequence_loss``' (loss, state)."""
+        params, window = self.window(params, inputs, targets, state0, dropout, seed, masks)
+        return stack_loss(engine, self.layer_names, params, window)
