@@ -1,16 +1,19 @@
 """What the three cells (rnn, lstm, gru) share: written once, used by each cell's module.
 
-- the parameters: the dtype check, random orthogonal blocks, counting, the names of a stack of
-  layers (layer 0's arrays keep their names; layer k >= 1 has the same names with the suffix
-  ``_k``), and ``check_param_dict``, each cell's check_params;
+- the parameters: the dtype check, random orthogonal blocks, counting, the names, shapes and
+  draw of a stack of layers (``Names``: layer 0's arrays keep their names; layer k >= 1 has the
+  same names with the suffix ``_k``), and ``check_param_dict``, each cell's check_params;
 - a window of inputs, its starting state and its dropout masks, checked and turned time-major
   (``check_window``), and the results turned back (``as_state``, ``forward_output``, ``results``);
 - the input of a layer: character indices (one-hot, layer 0) or the layer below's h_t
   (``input_term``; ``input_weight_grad``, the one place dW_x = sum_t delta_t x_t^T is written);
 - the output layer every cell ends in, logits = W_yh h + b_o, with its loss and backward pass;
-- the stack, as the reference loops run it: layer by layer, each a loop over the cell's step
-  functions, with dropout on the connections that do not recur (``stack_forward``,
-  ``stack_loss_and_grads``, ``advance``).
+- the stack, its one owner: the layers bottom to top, dropout on the connections that do not
+  recur, the output layer and the walk back down (``stack_forward``, ``stack_loss_and_grads``,
+  ``stack_loss``), over a per-layer engine (rnn_core.cells states the contract); the reference
+  engine, a loop over a cell's own step functions (``ReferenceEngine``), and the sampler's step
+  (``advance``);
+- each cell's sequence-level functions over the stack (``Sequences``).
 
 Shapes inside (time-major, as the loops read them): X, Y (T, B); a state (L, B, H) per name of
 the cell's STATE_NAMES ("h", or "h" and "c"); dropout masks (L, T, B, H), mask k multiplying
