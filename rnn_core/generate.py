@@ -17,7 +17,7 @@ from ._validation import check_int, check_number
 from .cells import cell_module, check_cell_params, zero_state
 from .functions import softmax
 
-__all__ = ["next_char_probs", "sample", "bits_per_char", "perplexity", "BPC_WINDOW"]
+__all__ = ["next_char_probs", "draw_index", "sample", "bits_per_char", "perplexity", "BPC_WINDOW"]
 
 BPC_WINDOW = 256  # bits_per_char reads a text this many characters at a time, the state carried
 
@@ -73,6 +73,12 @@ def next_char_probs(params, vocab, prime, temperature=1.0, top_k=None, *, cell=N
     return _probs(o.astype(np.float64), temperature, top_k)
 
 
+def draw_index(rng, probs):
+    """One index drawn from the probabilities ``probs`` (V,) with ``rng`` (one ``rng.random()``): the
+    inverse-CDF draw, the first index whose cumulative probability exceeds u * sum(probs)."""
+    return int(min(np.searchsorted(np.cumsum(probs), rng.random() * probs.sum(), side="right"), len(probs) - 1))
+
+
 def sample(params, vocab, prime, length, temperature=1.0, top_k=None, seed=0, *, cell=None):
     """Generate ``length`` characters that follow ``prime`` (the prime is not repeated).
 
@@ -95,8 +101,7 @@ def sample(params, vocab, prime, length, temperature=1.0, top_k=None, seed=0, *,
     for _ in range(length):
         state, h = advance(params, x, state)
         probs = _probs(output_logits(params, h).astype(np.float64), temperature, top_k)
-        # inverse-CDF draw: the first index whose cumulative probability exceeds u
-        x = int(min(np.searchsorted(np.cumsum(probs), rng.random() * probs.sum(), side="right"), len(probs) - 1))
+        x = draw_index(rng, probs)
         out.append(x)
     return vocab.decode(np.array(out, dtype=np.int64))
 
