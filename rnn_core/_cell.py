@@ -173,11 +173,15 @@ class Names:
         """The shape of every parameter for V = vocab_size, H = hidden_size and L = num_layers."""
         return stack_shapes(self.names, self.layer_names, self.blocks, vocab_size, hidden_size, num_layers)
 
-    def draw(self, seed, V, H, L, recurrent_scale, bias, dtype):
+    def draw(self, seed, V, H, L, recurrent_scale, dtype, gate_bias=0.0):
         """A stack's random parameters, in ``dtype``, drawn in float64 with np.random.default_rng(seed):
-        layer 0 (``draw_layer``, input weights from N(0, INPUT_SCALE^2)) and its ``bias`` (H * blocks,),
-        then W_yh (V, H) from N(0, 1/H) and b_o zeros, then the further layers (``add_layers``), so
-        that layer 0 and W_yh are the same numbers whatever L."""
+        layer 0 (``draw_layer``, input weights from N(0, INPUT_SCALE^2)) and its bias, zeros but the
+        second gate's block, ``gate_bias`` (the LSTM's forget gate, the GRU's update gate); then
+        W_yh (V, H) from N(0, 1/H) and b_o zeros; then the further layers (``add_layers``, each with
+        layer 0's bias), so that layer 0 and W_yh are the same numbers whatever L."""
+        bias = np.zeros(self.blocks * H)
+        if self.blocks > 1:
+            bias[H : 2 * H] = gate_bias
         rng = np.random.default_rng(seed)
         W_in, W_rec = draw_layer(rng, self.blocks, V, H, INPUT_SCALE, recurrent_scale)
         W_yh = rng.standard_normal((V, H)) / np.sqrt(H)

@@ -122,9 +122,7 @@ def init_params(
     dtype = _cell.check_dtype(dtype)
     check_number(recurrent_scale, "recurrent_scale", 0)
     check_number(update_bias, "update_bias")
-    b = np.zeros(3 * H)
-    b[H : 2 * H] = update_bias
-    return _NAMES.draw(seed, V, H, L, recurrent_scale, b, dtype)  # W_h: one random orthogonal block per gate
+    return _NAMES.draw(seed, V, H, L, recurrent_scale, dtype, update_bias)  # W_h: one orthogonal block per gate
 
 
 def count_params(vocab_size, hidden_size, num_layers=1):

@@ -89,7 +89,7 @@ def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, recurrent_sca
     L = check_int(num_layers, "num_layers")
     dtype = _cell.check_dtype(dtype)
     check_number(recurrent_scale, "recurrent_scale", 0)
-    return _NAMES.draw(seed, V, H, L, recurrent_scale, np.zeros(H), dtype)
+    return _NAMES.draw(seed, V, H, L, recurrent_scale, dtype)
 
 
 def count_params(vocab_size, hidden_size, num_layers=1):
