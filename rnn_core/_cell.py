@@ -1,16 +1,19 @@
 """What the three cells (rnn, lstm, gru) share: written once, used by each cell's module.
 
-- the parameters: the dtype check, random orthogonal blocks, counting, the names of a stack of
-  layers (layer 0's arrays keep their names; layer k >= 1 has the same names with the suffix
-  ``_k``), and ``check_cell_params``;
+- the parameters: the dtype check, random orthogonal blocks, counting, the names, shapes and
+  draw of a stack of layers (``Names``: layer 0's arrays keep their names; layer k >= 1 has the
+  same names with the suffix ``_k``), and ``check_param_dict``, each cell's check_params;
 - a window of inputs, its starting state and its dropout masks, checked and turned time-major
   (``check_window``), and the results turned back (``as_state``, ``forward_output``, ``results``);
 - the input of a layer: character indices (one-hot, layer 0) or the layer below's h_t
-  (``input_term``; ``input_weight_grad``, the one place dW_x = sum_t da_t x_t^T is written);
+  (``input_term``; ``input_weight_grad``, the one place dW_x = sum_t delta_t x_t^T is written);
 - the output layer every cell ends in, logits = W_yh h + b_o, with its loss and backward pass;
-- the stack, as the reference loops run it: layer by layer, each a loop over the cell's step
-  functions, with dropout on the connections that do not recur (``stack_forward``,
-  ``stack_loss_and_grads``, ``advance``).
+- the stack, its one owner: the layers bottom to top, dropout on the connections that do not
+  recur, the output layer and the walk back down (``stack_forward``, ``stack_loss_and_grads``,
+  ``stack_loss``), over a per-layer engine (rnn_core.cells states the contract); the reference
+  engine, a loop over a cell's own step functions (``ReferenceEngine``), and the sampler's step
+  (``advance``);
+- each cell's sequence-level functions over the stack (``Sequences``).
 
 Shapes inside (time-major, as the loops read them): X, Y (T, B); a state (L, B, H) per name of
 the cell's STATE_NAMES ("h", or "h" and "c"); dropout masks (L, T, B, H), mask k multiplying
@@ -30,6 +33,7 @@ from ._validation import check_number, check_param_arrays, check_shapes, check_s
 from .functions import cross_entropy_and_grad, softmax
 
 __all__ = [
+    "INTERFACE",
     "INPUT_SCALE",
     "check_dtype",
     "random_orthogonal",
@@ -38,10 +42,11 @@ __all__ = [
     "count_layers",
     "stack_names",
     "stack_shapes",
+    "Names",
     "layer_params",
     "draw_layer",
     "add_layers",
-    "check_cell_params",
+    "check_param_dict",
     "Window",
     "check_window",
     "mask_shape",
@@ -53,11 +58,35 @@ __all__ = [
     "output_logits",
     "output_loss",
     "output_backward",
+    "Sequences",
+    "Layer",
+    "ReferenceEngine",
+    "rows",
     "stack_forward",
     "stack_loss_and_grads",
+    "stack_loss",
     "forward_output",
     "advance",
 ]
+
+
+# What every cell's module defines (rnn_core.cells describes it), the start of each one's __all__.
+INTERFACE = (
+    "PARAM_NAMES",
+    "LAYER_NAMES",
+    "STATE_NAMES",
+    "param_names",
+    "param_shapes",
+    "count_params",
+    "init_params",
+    "check_params",
+    "step_forward",
+    "step_backward",
+    "advance",
+    "forward",
+    "loss_and_grads",
+    "sequence_loss",
+)
 
 
 # -- parameters -----------------------------------------------------------------------------------
@@ -127,6 +156,40 @@ def stack_shapes(names, layer_names, blocks, vocab_size, hidden_size, num_layers
     return {name: shapes[name] for name in stack_names(names, layer_names, num_layers)}
 
 
+class Names:
+    """A cell's parameter names and shapes, for a stack of layers: its modules' ``param_names`` and
+    ``param_shapes`` are these methods. names: layer 0's and the output layer's; layer_names: one
+    layer's (input weights, recurrent weights, bias); blocks: their blocks of H rows (the gates)."""
+
+    def __init__(self, names, layer_names, blocks):
+        self.names, self.layer_names, self.blocks = tuple(names), tuple(layer_names), blocks
+
+    def param_names(self, num_layers=1):
+        """Every parameter's name for a stack of ``num_layers`` layers: layer 0's and the output
+        layer's (PARAM_NAMES), then each further layer's, W_x_1, W_h_1, b_1, ... (or W_xh_1, ...)."""
+        return stack_names(self.names, self.layer_names, num_layers)
+
+    def param_shapes(self, vocab_size, hidden_size, num_layers=1):
+        """The shape of every parameter for V = vocab_size, H = hidden_size and L = num_layers."""
+        return stack_shapes(self.names, self.layer_names, self.blocks, vocab_size, hidden_size, num_layers)
+
+    def draw(self, seed, V, H, L, recurrent_scale, dtype, gate_bias=0.0):
+        """A stack's random parameters, in ``dtype``, drawn in float64 with np.random.default_rng(seed):
+        layer 0 (``draw_layer``, input weights from N(0, INPUT_SCALE^2)) and its bias, zeros but the
+        second gate's block, ``gate_bias`` (the LSTM's forget gate, the GRU's update gate); then
+        W_yh (V, H) from N(0, 1/H) and b_o zeros; then the further layers (``add_layers``, each with
+        layer 0's bias), so that layer 0 and W_yh are the same numbers whatever L."""
+        bias = np.zeros(self.blocks * H)
+        if self.blocks > 1:
+            bias[H : 2 * H] = gate_bias
+        rng = np.random.default_rng(seed)
+        W_in, W_rec = draw_layer(rng, self.blocks, V, H, INPUT_SCALE, recurrent_scale)
+        W_yh = rng.standard_normal((V, H)) / np.sqrt(H)
+        params = dict(zip(self.layer_names, (W_in, W_rec, bias)), W_yh=W_yh, b_o=np.zeros(V))
+        add_layers(params, rng, self.layer_names, self.blocks, H, L, recurrent_scale, bias)
+        return {k: np.ascontiguousarray(params[k], dtype=dtype) for k in self.param_names(L)}
+
+
 def layer_params(params, layer_names, layer):
     """Layer ``layer``'s arrays under layer 0's names, as the step functions read them."""
     if layer == 0:
@@ -159,7 +222,7 @@ def add_layers(params, rng, layer_names, blocks, hidden_size, num_layers, recurr
     return params
 
 
-def check_cell_params(params, names, layer_names, param_shapes, made_by, gates=None):
+def check_param_dict(params, names, layer_names, param_shapes, made_by, gates=None):
     """Check a cell's parameter dict: every layer's names, one float dtype, finite values, shapes that agree.
 
     ``names``: layer 0's and the output layer's names, the first the input weights, (k H, V) for a
@@ -307,18 +370,18 @@ def input_term(W_x, x_t):
     return W_x.T[x_t] if _is_index(x_t) else x_t @ W_x.T
 
 
-def input_weight_grad(da, x, n_in):
-    """dW_x = sum_n da_n x_n^T, (G, n_in): the input weights' gradient from the deltas da (G, N),
+def input_weight_grad(delta, x, n_in):
+    """dW_x = sum_n delta_n x_n^T, (G, n_in): the input weights' gradient from the deltas delta (G, N),
     one column per character, and their inputs x.
 
-    x: N character indices, (N,), one-hot: column x_n of dW_x receives da_n; or N vectors
+    x: N character indices, (N,), one-hot: column x_n of dW_x receives delta_n; or N vectors
     (N, n_in), the layer below's h. One product with the one-hot rows: measured faster than
     np.add.at (benchmarks/README.md).
     """
     x = np.asarray(x)
     if x.dtype.kind in "iu":
-        x = np.take(np.eye(n_in, dtype=da.dtype), x.reshape(-1), axis=0)  # one-hot rows, (N, V)
-    return da @ x.reshape(-1, n_in)  # (G, N) @ (N, n_in) -> (G, n_in)
+        x = np.take(np.eye(n_in, dtype=delta.dtype), x.reshape(-1), axis=0)  # one-hot rows, (N, V)
+    return delta @ x.reshape(-1, n_in)  # (G, N) @ (N, n_in) -> (G, n_in)
 
 
 # -- the output layer: logits = W_yh h + b_o, the same in every cell ------------------------------
@@ -354,89 +417,176 @@ def output_backward(params, h_flat, do, steps=None):
     return dW_yh, db_o, np.matmul(params["W_yh"].T, do.reshape(steps, B, V).transpose(0, 2, 1))  # (H, V) @ (V, B)
 
 
-# -- the stack, as the reference loops run it: layer by layer, a loop over the step functions ------
+# -- the stack: the layers, their dropout, the output layer and the walk down, over a layer engine ---
 
 
 class Layer(NamedTuple):
-    """One layer's record of a window: its input, its states, each step's cache, its last state."""
+    """The reference engine's record of one layer's window: its arrays, its input, its states, each
+    step's cache and its last state."""
 
+    params: dict  # the layer's arrays under layer 0's names
     x: np.ndarray  # (T, B) character indices (layer 0) or (T, B, H) vectors (the layer below's h_t)
     hs: np.ndarray  # h_0 .. h_T, (T+1, B, H)
-    caches: list | None  # what each step's backward pass needs (None when not kept)
+    caches: list | None  # each step's cache (None: not kept, or a cell whose steps keep none)
     last: tuple  # the state after the last step, one (B, H) array per state name
 
+    @property
+    def h(self):
+        """h_1 .. h_T, (T, B, H): what the layer hands up."""
+        return self.hs[1:]
 
-def stack_forward(step, layer_names, params, window, keep_caches=True):
-    """Every layer's loop over time, bottom to top: returns (the layers' ``Layer`` records, top),
-    top (T, B, H) being the top layer's h_1..h_T as the output layer reads them (after dropout).
 
-    step(params, x_t, state) -> (state_t, cache): one step of the cell, its state a tuple of
-    (B, H) arrays (h, or h and c). Layer k reads layer k-1's h_t times its dropout mask.
-    keep_caches: False when no backward step will read them (each step's arrays are then
-    freed as the loop goes on, and their memory reused: measurably faster).
+class ReferenceEngine:
+    """The reference engine of a cell: one layer's window as a loop over the cell's own step functions.
+
+    step_forward(params, x_t, *state) returns the new state followed by a cache, (h_t, cache) or
+    (h_t, c_t, cache), and step_backward(params, *dstate, cache, return_dx=...) returns
+    (*dstate_prev, grads) or, with return_dx, (*dstate_prev, grads, dx_t), dstate like the state
+    (dh_t, or dh_t and dc_t). ``cached=False`` is the vanilla cell's form, the notebooks' own:
+    step_forward returns h_t alone, and step_backward reads (h_t, h_{t-1}, x_t) in place of a
+    cache, which the loop keeps anyway (its states and its input).
     """
-    layers, x = [], window.X
-    for k in range(window.states0[0].shape[0]):
-        lp = layer_params(params, layer_names, k)
-        state = tuple(s[k] for s in window.states0)
-        hs = np.empty((len(x) + 1,) + state[0].shape, state[0].dtype)  # h_0..h_T
-        hs[0] = state[0]
-        caches = [] if keep_caches else None
-        for t in range(len(x)):  # the recurrence: layer k's loop over time
-            state, cache = step(lp, x[t], state)
+
+    columns = False  # the layout inside: rows, (T, B, H)
+
+    def __init__(self, step_forward, step_backward, state_names, layer_names, cached=True):
+        self.step_forward, self.step_backward, self.cached = step_forward, step_backward, cached
+        self.state_names, self.layer_names = tuple(state_names), tuple(layer_names)
+
+    def step(self, params, x_t, state):
+        """One step: (the state after x_t, a tuple; the step's cache, None for the vanilla cell)."""
+        out = self.step_forward(params, x_t, *state)
+        if not self.cached:
+            return (out,), None
+        n = len(self.state_names)
+        return tuple(out[:n]), out[n]
+
+    def forward(self, params, x, state0, *, layer=0, for_backward=True):
+        """One layer's loop over time from state0 (a tuple of (B, H) arrays): its ``Layer`` record.
+        for_backward False: no caches kept (each step's arrays freed as the loop goes on)."""
+        hs = np.empty((len(x) + 1,) + state0[0].shape, state0[0].dtype)  # h_0..h_T
+        hs[0] = state0[0]
+        caches, state = ([] if for_backward and self.cached else None), state0
+        for t in range(len(x)):  # the recurrence: the layer's loop over time
+            state, cache = self.step(params, x[t], state)
             hs[t + 1] = state[0]
-            if keep_caches:
+            if caches is not None:
                 caches.append(cache)
-        layers.append(Layer(x, hs, caches, state))
-        x = hs[1:] if window.masks is None else hs[1:] * window.masks[k]  # dropout, going up
-    return layers, x
+        return Layer(params, x, hs, caches, state)
+
+    def backward(self, record, dh):
+        """The loop over step_backward from t = T down to 1, each step's gradients added up.
+
+        dh (T, B, H): what reaches each h_t from above. Returns (grads, dx, dstate0): grads under
+        layer 0's names; dx (T, B, H), what reaches the layer below's h_t (None for layer 0,
+        whose input is characters); dstate0, what reaches the starting state, a tuple.
+        """
+        params, x, hs, n = record.params, record.x, record.hs, len(self.state_names)
+        need_dx = x.ndim == 3  # the layer below's h_t, not characters
+        grads = {name: np.zeros_like(params[name]) for name in self.layer_names}
+        dstate = tuple(np.zeros_like(dh[0]) for _ in range(n))  # what reaches h_t (and c_t) from step t+1
+        dx = [None] * len(dh)
+        for t in range(len(dh) - 1, -1, -1):
+            cache = (record.caches[t],) if self.cached else (hs[t + 1], hs[t], x[t])
+            out = self.step_backward(params, dh[t] + dstate[0], *dstate[1:], *cache, return_dx=need_dx)
+            dstate = tuple(out[:n])
+            for name, g in out[n].items():
+                grads[name] += g
+            if need_dx:
+                dx[t] = out[n + 1]
+        return grads, (np.stack(dx) if need_dx else None), dstate
 
 
-def stack_loss_and_grads(step, back_step, layer_names, params, window):
+def rows(states):
+    """(T, H, B) states, one column per sequence, as (T * B, H) rows in the order of X.reshape(-1)."""
+    T, H, B = states.shape
+    return states.transpose(0, 2, 1).reshape(T * B, H)  # a copy
+
+
+def _mask(engine, window, k):
+    """Layer k's dropout mask in the engine's layout: (T, B, H), or (T, H, B) for columns (a view)."""
+    return window.masks[k].transpose(0, 2, 1) if engine.columns else window.masks[k]
+
+
+def _down_through_mask(dh, mask):
+    """What reaches a layer's h_t from above, back through its dropout mask; in place. A list is
+    the truncated vanilla engine's, one array per age j, (T - j, ...) each."""
+    if isinstance(dh, list):
+        return [d * mask[: len(d)] for d in dh]
+    dh *= mask
+    return dh
+
+
+def stack_forward(engine, layer_names, params, window, for_backward=True):
+    """Every layer's run over the window, bottom to top: returns (the layers' records, top), top
+    being the top layer's h_1..h_T as the output layer reads them (after dropout), in the
+    engine's layout. Layer k reads layer k-1's h_t times its dropout mask.
+
+    engine: a per-layer engine, with ``forward(layer_params, x, state0, *, layer, for_backward)``
+    -> a record (its ``h``, h_1..h_T, and ``last``, the state after the last step) and
+    ``backward(record, dh)`` -> (grads, dx, dstate0); ``columns``, its layout (rnn_core.cells).
+    """
+    records, x = [], window.X
+    for k in range(window.states0[0].shape[0]):
+        state0 = tuple(s[k] for s in window.states0)
+        record = engine.forward(layer_params(params, layer_names, k), x, state0, layer=k, for_backward=for_backward)
+        records.append(record)
+        x = record.h if window.masks is None else record.h * _mask(engine, window, k)  # dropout, going up
+    return records, x
+
+
+def _top_rows(engine, top):
+    """The top layer's h_t as the output layer reads them, rows (T * B, H)."""
+    return rows(top) if engine.columns else top.reshape(-1, top.shape[-1])
+
+
+def _last(records, n):
+    """The state after the last step, one (L, B, H) array per state name."""
+    return [np.stack([record.last[i] for record in records]) for i in range(n)]
+
+
+def stack_loss_and_grads(engine, layer_names, params, window):
     """Loss, gradients, the last state and the starting state's gradient, as the notebooks derive them.
 
     ``stack_forward``; the output layer for every step at once; then each layer from the top
-    down, a loop over ``back_step`` from t = T down to 1, each step's gradients added up. What
-    reaches layer k's h_t from above is the output layer's W_yh^T do_t for the top layer, and
-    W_x^T da_t of the layer above (the input's gradient, dx_t) for the others, each times the
-    dropout mask it went through. back_step(params, dstate, cache, return_dx) ->
-    (dstate_prev, grads, dx_t or None), dstate a tuple like the state (dh_t, or dh_t and dc_t).
+    down, ``engine.backward``. What reaches layer k's h_t from above is the output layer's
+    W_yh^T do_t for the top layer, and the layer above's dx for the others, each times the
+    dropout mask it went through.
 
     Returns (loss, grads, last, dstate0): last and dstate0, one (L, B, H) array per state name.
     """
-    layers, top = stack_forward(step, layer_names, params, window)
-    T, B, H = top.shape
-    loss, do = output_loss(params, top.reshape(T * B, H), window.Y.reshape(-1))  # dL/do_t = yhat_t - onehot(y_t)
-    dW_yh, db_o, dh = output_backward(params, top.reshape(T * B, H), do)
-    dh = dh.reshape(T, B, H)  # W_yh^T do_t: what reaches the top layer's h_t from its logits
-    grads, dstate0, n = {"W_yh": dW_yh, "b_o": db_o}, [], len(window.states0)
-    for k in range(len(layers) - 1, -1, -1):
+    records, top = stack_forward(engine, layer_names, params, window)
+    h_rows = _top_rows(engine, top)
+    loss, do = output_loss(params, h_rows, window.Y.reshape(-1))  # dL/do_t = yhat_t - onehot(y_t)
+    dW_yh, db_o, dh = output_backward(params, h_rows, do, steps=len(top) if engine.columns else None)
+    dh = dh if engine.columns else dh.reshape(top.shape)  # W_yh^T do_t: what reaches the top layer's h_t
+    grads, dstate0 = {"W_yh": dW_yh, "b_o": db_o}, []
+    for k in range(len(records) - 1, -1, -1):
         if window.masks is not None:
-            dh = dh * window.masks[k]  # back through the dropout mask
-        lp = layer_params(params, layer_names, k)
-        layer_grads = {name: np.zeros_like(lp[name]) for name in layer_names}
-        dstate = tuple(np.zeros_like(dh[0]) for _ in range(n))  # what reaches h_t (and c_t) from step t+1
-        dx = [None] * T
-        for t in range(T - 1, -1, -1):
-            dstate, step_grads, dx[t] = back_step(lp, (dh[t] + dstate[0], *dstate[1:]), layers[k].caches[t], k > 0)
-            for name, g in step_grads.items():
-                layer_grads[name] += g
+            dh = _down_through_mask(dh, _mask(engine, window, k))  # back through the dropout mask
+        layer_grads, dh, dstate = engine.backward(records[k], dh)  # dh: what reaches layer k-1's h_t
         grads.update((layer_name(name, k), g) for name, g in layer_grads.items())
         dstate0.append(dstate)
-        dh = np.stack(dx) if k > 0 else None  # what reaches layer k-1's h_t (through its mask)
-    last = [np.stack([layer.last[i] for layer in layers]) for i in range(n)]
-    return loss, grads, last, [np.stack([d[i] for d in dstate0[::-1]]) for i in range(n)]
+    n = len(window.states0)
+    return loss, grads, _last(records, n), [np.stack([d[i] for d in dstate0[::-1]]) for i in range(n)]
+
+
+def stack_loss(engine, layer_names, params, window):
+    """The forward pass alone: ``sequence_loss``' (loss, the last state, in the cell's form)."""
+    records, top = stack_forward(engine, layer_names, params, window, for_backward=False)
+    loss, _ = output_loss(params, _top_rows(engine, top), window.Y.reshape(-1), grad=False)
+    return loss, as_state(_last(records, len(window.states0)), window.single)
 
 
 def forward_output(params, window, layers, top, cache_names, state_names):
-    """``forward``'s dict, from ``stack_forward``'s records: each name of ``cache_names`` (the
-    gates, and the LSTM's "c") from every step's cache, and "h", each (T, B, .) per layer with
-    the layers stacked in front for L > 1; the logits of ``top`` (T, B, H), the top layer's h_t
+    """``forward``'s dict, from ``stack_forward``'s records (the reference engine's ``Layer``s): each
+    name of ``cache_names`` (the gates, and the LSTM's "c") from every step's cache, and "h", each
+    (T, B, .) per layer with the layers stacked in front for L > 1; the logits of ``top`` (T, B, H), the top layer's h_t
     as the output layer reads them, and y_hat = softmax(logits); the starting state, h0 (and c0).
     Batch-first outside, (B, T, .), like the inputs; (T, .) for one sequence."""
     T, B, H = top.shape
     per_layer = {name: [np.stack([c[name] for c in layer.caches]) for layer in layers] for name in cache_names}
-    per_layer["h"] = [layer.hs[1:] for layer in layers]
+    per_layer["h"] = [layer.h for layer in layers]
     out = {name: arrays[0] if len(arrays) == 1 else np.stack(arrays) for name, arrays in per_layer.items()}
     out["logits"] = output_logits(params, top.reshape(T * B, H)).reshape(T, B, -1)
     out["y_hat"] = softmax(out["logits"])
@@ -447,22 +597,22 @@ def forward_output(params, window, layers, top, cache_names, state_names):
     return out
 
 
-def advance(step, layer_names, params, x_t, state):
+def advance(engine, params, x_t, state):
     """Read one character x_t (the sampler's step): (the state after it, the top layer's h_t).
 
-    x_t: a character index in 0..V-1 (an int), or B of them, (B,); step: as for ``stack_forward``;
-    state: the cell's, for one sequence (or a batch), h or (h, c), each with a layer axis in front
-    for L > 1 layers.
+    x_t: a character index in 0..V-1 (an int), or B of them, (B,); engine: the cell's
+    ``ReferenceEngine`` (its step functions); state: the cell's, for one sequence (or a batch),
+    h or (h, c), each with a layer axis in front for L > 1 layers.
     """
     _check_char(x_t, params["W_yh"].shape[0])
     parts = state if isinstance(state, tuple) else (state,)
-    L = count_layers(params, layer_names)
+    L = count_layers(params, engine.layer_names)
     if L == 1:
-        new, _ = step(params, x_t, parts)
+        new, _ = engine.step(params, x_t, parts)
     else:
         by_layer, x = [], x_t
         for k in range(L):
-            layer_state, _ = step(layer_params(params, layer_names, k), x, tuple(p[k] for p in parts))
+            layer_state, _ = engine.step(layer_params(params, engine.layer_names, k), x, tuple(p[k] for p in parts))
             by_layer.append(layer_state)
             x = layer_state[0]  # layer k's h_t is layer k+1's input
         new = tuple(np.stack([s[i] for s in by_layer]) for i in range(len(parts)))
@@ -483,3 +633,38 @@ def _check_char(x_t, V):
         if a.dtype.kind not in "iu" or a.ndim > 1:
             raise TypeError(f"x_t must be a character index (an int) or a 1-D int array of them, got {x_t!r}")
     raise ValueError(f"x_t must be a character index in 0..{V - 1} (V={V}), got {x_t!r}")
+
+
+class Sequences:
+    """A cell's sequence-level functions (``forward``, ``loss_and_grads``, ``sequence_loss``) over
+    the stack, written once: each checks the parameters (``check_params``, the cell's) and the
+    window, then runs the stack with the engine the cell's function names."""
+
+    def __init__(self, check_params, state_names, layer_names, param_names):
+        self.check_params, self.param_names = check_params, param_names
+        self.state_names, self.layer_names = state_names, layer_names
+
+    def window(self, params, inputs, targets, state0, dropout, seed, masks, need_targets=True):
+        """The checked parameters and window."""
+        params = self.check_params(params)
+        names = self.state_names, self.layer_names
+        return params, check_window(
+            params, inputs, targets, state0, *names, dropout, seed, masks, need_targets=need_targets
+        )
+
+    def forward(self, engine, cache_names, params, inputs, state0, dropout, seed, masks):
+        """``forward``'s dict (see ``forward_output``), from the reference engine's records."""
+        params, window = self.window(params, inputs, None, state0, dropout, seed, masks, need_targets=False)
+        layers, top = stack_forward(engine, self.layer_names, params, window, for_backward=bool(cache_names))
+        return forward_output(params, window, layers, top, cache_names, self.state_names)
+
+    def loss_and_grads(self, engine, params, inputs, targets, state0, return_dstate0, dropout, seed, masks):
+        """``loss_and_grads``' (loss, grads, state) or (loss, grads, state, dstate0)."""
+        params, window = self.window(params, inputs, targets, state0, dropout, seed, masks)
+        out = stack_loss_and_grads(engine, self.layer_names, params, window)
+        return results(window, out, self.param_names, return_dstate0)
+
+    def sequence_loss(self, engine, params, inputs, targets, state0, dropout, seed, masks):
+        """``sequence_loss``' (loss, state)."""
+        params, window = self.window(params, inputs, targets, state0, dropout, seed, masks)
+        return stack_loss(engine, self.layer_names, params, window)

@@ -4,34 +4,33 @@ Each gated cell's module of loops (``_fast_lstm``, ``_fast_gru``) holds its recu
 and backwards over one layer's window; this module holds the rest, written once:
 
 - the layout: inside the loops a state is a matrix with one column per sequence, h_t (H, B), and
-  a layer's states h_0..h_T are (T+1, H, B); ``rows`` turns them back into rows, (T * B, H), in the
-  order of X.reshape(-1), for the products over every step at once;
+  a layer's states h_0..h_T are (T+1, H, B); ``_cell.rows`` turns them back into rows, (T * B, H),
+  in the order of X.reshape(-1), for the products over every step at once;
 - the gates' scales: a sigmoid gate's rows of W_x, W_h and b are halved, so that one tanh over
   the pre-activations gives tanh(a/2) for the sigmoids (sigmoid(a) = (1 + tanh(a/2)) / 2) and
   tanh(a) for the tanh rows; the derivatives' constants are those scales squared (``gate_scales``);
 - the input of each step: a column of a table for the one-hot characters of layer 0, one product
   over all steps for a layer above (``input_terms``);
 - the arrays reused from call to call (``Workspace``);
-- the stack (``loss_and_grads``, ``loss``): the layers bottom to top with dropout between them and
-  before the output layer, the output layer (``_cell.output_loss``, ``_cell.output_backward``),
-  then each layer's loop backwards from the top down, and after each loop the weights' gradients
-  and what reaches the layer below (``_weight_grads``).
+- the per-layer engine (``GatedEngine``) that ``_cell``'s stack runs: a layer's loop forwards, and
+  its loop backwards followed by the weights' gradients and what reaches the layer below
+  (``_weight_grads``). The stack itself (the layers, dropout, the output layer, the walk down) is
+  ``_cell``'s, as for every engine.
 
 tests/test_fast_paths.py ties the result to the reference, the loops over each cell's step
-functions (``_cell.stack_loss_and_grads``). What each choice buys: benchmarks/README.md.
+functions (``_cell.ReferenceEngine``). What each choice buys: benchmarks/README.md.
 """
 
 from __future__ import annotations
 
 import threading
+from typing import NamedTuple
 
 import numpy as np
 
-from ._cell import input_weight_grad, layer_name, layer_params, output_backward, output_loss
+from ._cell import input_weight_grad, rows
 
-__all__ = ["Workspace", "rows", "gate_scales", "input_terms", "loss_and_grads", "loss"]
-
-GATED_LAYER_NAMES = ("W_x", "W_h", "b")  # a gated layer's arrays, layer 0's names
+__all__ = ["Workspace", "gate_scales", "input_terms", "Record", "GatedEngine"]
 
 
 class Workspace(threading.local):
@@ -39,21 +38,17 @@ class Workspace(threading.local):
 
     Training calls loss_and_grads with the same shapes thousands of times. Fresh arrays each
     time (megabytes at H=256, B=T=32) can come back from the allocator as untouched pages, and
-    first touches are slow. ``get(key, make)`` returns the arrays ``make()`` built for the same
-    ``key`` (the shapes and dtype) the last time, or builds them anew. Threads never share them;
+    first touches are slow. ``get(key, layer, make)`` returns the arrays ``make()`` built for the
+    same ``key`` (the shapes and dtype) and ``layer`` the last time, or builds them anew. Threads never share them;
     a caller must rewrite them in full and never hand out views of them.
     """
 
-    def get(self, key, make):
+    def get(self, key, layer, make):
         if getattr(self, "key", None) != key:
-            self.key, self.arrays = key, make()
-        return self.arrays
-
-
-def rows(states):
-    """(T, H, B) states, one column per sequence, as (T * B, H) rows in the order of X.reshape(-1)."""
-    T, H, B = states.shape
-    return states.transpose(0, 2, 1).reshape(T * B, H)  # a copy
+            self.key, self.arrays = key, {}
+        if layer not in self.arrays:
+            self.arrays[layer] = make()
+        return self.arrays[layer]
 
 
 def gate_scales(block_scales, H, dtype):
@@ -83,101 +78,89 @@ def input_terms(W_x, b, scale, x, run):
     return a_in.__getitem__
 
 
-def _workspace(cell, T, B, H, dtype, L):
-    """The training loops' arrays, one dict per layer, reused (see ``Workspace``)."""
+class Record(NamedTuple):
+    """A gated layer's record of a window: its arrays, its input, its loops' arrays (``run``)."""
 
-    def make():
-        return [cell.loop_arrays(T, B, H, dtype, for_backward=True, dense=k > 0) for k in range(L)]
+    state_names: tuple  # the cell's: ("h",) or ("h", "c")
+    params: dict  # the layer's arrays under layer 0's names
+    x: np.ndarray  # (T, B) character indices, or (T, H, B) the layer below's states
+    run: dict  # the loops' arrays: see the cell's forward_loop
 
-    return cell.WORKSPACE.get((T, B, H, np.dtype(dtype), L), make)
+    @property
+    def h(self):
+        """h_1 .. h_T, (T, H, B): what the layer hands up."""
+        return self.run["h"][1:]
 
-
-def _forward_stack(cell, params, window, for_backward):
-    """Every layer's recurrence, bottom to top. Returns (runs, inputs, top): each layer's record
-    (see the cell's ``forward_loop``), each layer's input (T, B) or (T, H, B), and the top layer's
-    h_1..h_T (T, H, B) as the output layer reads them (after dropout)."""
-    (T, B), L = window.X.shape, window.states0[0].shape[0]
-    H, dtype = params["W_yh"].shape[1], params["W_yh"].dtype
-    scale = gate_scales(cell.BLOCK_SCALES, H, dtype)[:, None]
-    if for_backward:
-        runs = _workspace(cell, T, B, H, dtype, L)
-    else:
-        runs = [cell.loop_arrays(T, B, H, dtype, for_backward=False, dense=k > 0) for k in range(L)]
-    inputs, x = [], window.X
-    for k, run in enumerate(runs):
-        lp = layer_params(params, GATED_LAYER_NAMES, k)
-        for name, s in zip(cell.STATE_NAMES, window.states0):
-            run[name][0] = s[k].T
-        cell.forward_loop(run, lp["W_h"] * scale, input_terms(lp["W_x"], lp["b"], scale, x, run), for_backward)
-        inputs.append(x)
-        x = run["h"][1:]
-        if window.masks is not None:  # dropout, going up: (T, H, B) times the masks (T, B, H) as columns
-            x = x * window.masks[k].transpose(0, 2, 1)
-    return runs, inputs, x
+    @property
+    def last(self):
+        """The state after the last step, one (B, H) array per state name (views)."""
+        return tuple(self.run[name][-1].T for name in self.state_names)
 
 
-def _last_states(cell, runs):
-    """The state after the last step, one (L, B, H) array per state name (new arrays)."""
-    return [np.stack([run[name][-1].T for run in runs]) for name in cell.STATE_NAMES]
+class GatedEngine:
+    """The per-layer engine of a gated cell's fused loops (``_fast_lstm`` or ``_fast_gru``), for
+    ``_cell``'s stack: one column per sequence inside (``columns``)."""
+
+    columns = True
+
+    def __init__(self, cell, state_names):
+        self.cell, self.state_names = cell, tuple(state_names)
+
+    def forward(self, params, x, state0, *, layer=0, for_backward=True):
+        """One layer's recurrence from state0 (a tuple of (B, H) arrays): its ``Record``. With
+        for_backward, into the arrays reused from call to call (``Workspace``), one set per layer."""
+        cell, (B, H) = self.cell, state0[0].shape
+        T, dtype, dense = len(x), params["W_h"].dtype, x.ndim == 3
+        scale = gate_scales(cell.BLOCK_SCALES, H, dtype)[:, None]
+
+        def make():
+            return cell.loop_arrays(T, B, H, dtype, for_backward=for_backward, dense=dense)
+
+        run = cell.WORKSPACE.get((T, B, H, np.dtype(dtype)), layer, make) if for_backward else make()
+        for name, s in zip(self.state_names, state0):
+            run[name][0] = s.T
+        input_at = input_terms(params["W_x"], params["b"], scale, x, run)
+        cell.forward_loop(run, params["W_h"] * scale, input_at, for_backward)
+        return Record(self.state_names, params, x, run)
+
+    def backward(self, record, dh):
+        """The loop backwards in time, then the weights' gradients: (grads, dx, dstate0).
+
+        dh (T, H, B): what reaches each h_t from above, overwritten. dx (T, H, B): what reaches
+        the layer below's h_t (None for layer 0); dstate0, a tuple of (B, H) arrays.
+        """
+        params, run = record.params, record.run
+        const = gate_scales(self.cell.BLOCK_SCALES, dh.shape[1], dh.dtype) ** 2  # the derivatives' constants
+        delta, delta_n, dstate = self.cell.backward_loop(run, params["W_h"] * const[:, None], dh)
+        grads, dx = _weight_grads(delta, delta_n, run["h"], record.x, params["W_x"], const)
+        return grads, dx, tuple(d.T.copy() for d in dstate)
 
 
-def loss_and_grads(cell, params, window):
-    """Loss, gradients, the last state and the starting state's gradient for a checked ``window``.
-
-    cell: the module of the cell's loops (``_fast_lstm`` or ``_fast_gru``). Returns (loss, grads,
-    last, dstate0), last and dstate0 one (L, B, H) array per state name.
-    """
-    runs, inputs, top = _forward_stack(cell, params, window, for_backward=True)
-    T, H, B = top.shape
-    h_rows = rows(top)  # (N, H): the top layer's h_1..h_T
-    # the output layer, for every step at once: dL/dlogits_t = yhat_t - onehot(y_t)
-    loss, dlogits = output_loss(params, h_rows, window.Y.reshape(-1))
-    dW_yh, db_o, dh = output_backward(params, h_rows, dlogits, steps=T)  # dh: (T, H, B)
-    const = gate_scales(cell.BLOCK_SCALES, H, params["W_yh"].dtype) ** 2  # the derivatives' constants
-    grads, dstate0 = {"W_yh": dW_yh, "b_o": db_o}, []
-    for k in range(len(runs) - 1, -1, -1):
-        if window.masks is not None:
-            dh *= window.masks[k].transpose(0, 2, 1)  # back through the dropout mask
-        lp = layer_params(params, GATED_LAYER_NAMES, k)
-        da, da_x_last, dstate = cell.backward_loop(runs[k], lp["W_h"] * const[:, None], dh)
-        layer_grads, dh = _weight_grads(da, da_x_last, runs[k]["h"], inputs[k], lp["W_x"], const)
-        grads.update((layer_name(name, k), g) for name, g in layer_grads.items())
-        dstate0.append([d.T.copy() for d in dstate])
-    last = _last_states(cell, runs)
-    return loss, grads, last, [np.stack([d[i] for d in dstate0[::-1]]) for i in range(len(last))]
-
-
-def loss(cell, params, window):
-    """The forward pass alone: (loss, last), last one (L, B, H) array per state name."""
-    runs, _, top = _forward_stack(cell, params, window, for_backward=False)
-    total, _ = output_loss(params, rows(top), window.Y.reshape(-1), grad=False)
-    return total, _last_states(cell, runs)
-
-
-def _weight_grads(da, da_x_last, h, x, W_x, const):
+def _weight_grads(delta, delta_n, h, x, W_x, const):
     """A layer's weight gradients after its loop backwards, and what reaches the layer below.
 
-    da (T, gH, B): each step's deltas without the derivatives' constants ``const`` (gH,), as the loop
-    leaves them, in the rows W_h h_{t-1} reads; da_x_last: None, or the last H rows' deltas where
-    W_x x_t reads other ones (the GRU's candidate: da_n, where W_hn h_{t-1} reads dm); h (T+1, H, B)
-    the layer's states; x its input, (T, B) indices or (T, H, B) states. Sums over every step:
-    dW_h = da_t h_{t-1}^T, dW_x = da_t x_t^T, db = da_t. Returns ({W_x, W_h, b}, dx), dx (T, H, B)
-    = W_x^T da_t for a layer above the first (what reaches the layer below's h_t), else None.
+    delta (T, gH, B): each step's deltas without the derivatives' constants ``const`` (gH,), as the
+    loop leaves them, in the rows W_h h_{t-1} reads; delta_n: None, or the last H rows' deltas
+    where W_x x_t reads other ones (the GRU's candidate: delta_n, where W_hn h_{t-1} reads the
+    gradient of h_bar); h (T+1, H, B) the layer's states; x its input, (T, B) indices or (T, H, B)
+    states. Sums over every step: dW_h = delta_t h_{t-1}^T, dW_x = delta_t x_t^T, db = delta_t.
+    Returns ({W_x, W_h, b}, dx), dx (T, H, B) = W_x^T delta_t for a layer above the first (what
+    reaches the layer below's h_t), else None.
     """
-    T, G, B = da.shape
-    da_flat = da.transpose(1, 0, 2).reshape(G, T * B)  # (gH, N), a copy: columns in the order of X.reshape(-1)
-    dW_h = da_flat @ rows(h[:-1])  # (gH, N) @ (N, H) -> (gH, H)
-    if da_x_last is not None:
-        H = da_x_last.shape[1]
-        da_flat[G - H :] = da_x_last.transpose(1, 0, 2).reshape(H, T * B)
-    if x.ndim == 2:  # one-hot characters: every da_t lands in exactly one column of dW_x
-        dW_x = input_weight_grad(da_flat, x, W_x.shape[1])  # (gH, N) @ (N, V) -> (gH, V)
+    T, G, B = delta.shape
+    delta_flat = delta.transpose(1, 0, 2).reshape(G, T * B)  # (gH, N), a copy: columns in the order of X.reshape(-1)
+    dW_h = delta_flat @ rows(h[:-1])  # (gH, N) @ (N, H) -> (gH, H)
+    if delta_n is not None:
+        H = delta_n.shape[1]
+        delta_flat[G - H :] = delta_n.transpose(1, 0, 2).reshape(H, T * B)
+    if x.ndim == 2:  # one-hot characters: every delta_t lands in exactly one column of dW_x
+        dW_x = input_weight_grad(delta_flat, x, W_x.shape[1])  # (gH, N) @ (N, V) -> (gH, V)
         db = dW_x.sum(axis=1)
         dx = None
     else:
-        dW_x = input_weight_grad(da_flat, rows(x), W_x.shape[1])  # the layer below's h_t: (gH, N) @ (N, H)
-        db = da_flat.sum(axis=1)
-        dx = (W_x * const[:, None]).T @ da_flat  # W_x^T da_t with the constants: (H, gH) @ (gH, N) -> (H, N)
+        dW_x = input_weight_grad(delta_flat, rows(x), W_x.shape[1])  # the layer below's h_t: (gH, N) @ (N, H)
+        db = delta_flat.sum(axis=1)
+        dx = (W_x * const[:, None]).T @ delta_flat  # W_x^T delta_t with the constants: (H, gH) @ (gH, N) -> (H, N)
         dx = np.ascontiguousarray(dx.reshape(-1, T, B).transpose(1, 0, 2))  # (T, H, B)
     dW_h *= const[:, None]
     dW_x *= const[:, None]

@@ -1,5 +1,5 @@
 """The LSTM's loops over time, fused for speed (private: ``lstm.loss_and_grads`` and ``lstm.sequence_loss``
-run them through ``rnn_core._fast``, which stacks the layers and adds the output layer).
+run them as ``rnn_core._fast.GatedEngine``, a per-layer engine of ``rnn_core._cell``'s stack).
 
 These are ``lstm.step_forward`` and ``lstm.step_backward`` run over one layer's window: the same
 equations, written with in-place operations on preallocated arrays and with two tricks, both
@@ -11,8 +11,8 @@ over the step functions, ``lstm.loss_and_grads(..., fast=False)``):
    one tanh over the whole (4H, B) block gives tanh(a/2) for i, f, q and g = tanh(a_g) at once.
 2. One derivative formula for all four gates. With u = tanh(a/2) (or g), a sigmoid's
    derivative is s (1 - s) = (1 - u^2) / 4 and tanh's is 1 - g^2: both (1 - u^2) times a
-   constant, 1/4 or 1. The loop backwards works without the constants (da' = da / scale) and
-   multiplies them in after it: dh_{t-1} = W_h^T da = (scale W_h)^T da', and the weight
+   constant, 1/4 or 1. The loop backwards works without the constants (delta' = delta / scale) and
+   multiplies them in after it: dh_{t-1} = W_h^T delta = (scale W_h)^T delta', and the weight
    gradients' rows once at the end.
 
 The layout is the maths' own: inside the loops a state is a matrix with one column per
@@ -28,10 +28,9 @@ import numpy as np
 
 from ._fast import Workspace
 
-__all__ = ["BLOCK_SCALES", "STATE_NAMES", "WORKSPACE", "loop_arrays", "forward_loop", "backward_loop"]
+__all__ = ["BLOCK_SCALES", "WORKSPACE", "loop_arrays", "forward_loop", "backward_loop"]
 
 BLOCK_SCALES = (0.5, 0.5, 1.0, 0.5)  # i, f, g, q: a/2 into the tanh for the sigmoid gates, a for g
-STATE_NAMES = ("h", "c")
 WORKSPACE = Workspace()
 
 
@@ -76,10 +75,10 @@ def forward_loop(run, W_hs, input_at, for_backward):
         np.tanh(c[t + 1], out=tanh_c)
         np.multiply(q, tanh_c, out=h[t + 1])  # h_t = q * tanh(c_t)
         if for_backward:
-            D[0:H] *= g  # dc -> da_i: g
-            D[H : 2 * H] *= c[t]  # dc -> da_f: c_{t-1}
-            D[2 * H : 3 * H] *= i  # dc -> da_g: i
-            D[3 * H :] *= tanh_c  # dh -> da_q: tanh(c_t)
+            D[0:H] *= g  # dc -> delta_i: g
+            D[H : 2 * H] *= c[t]  # dc -> delta_f: c_{t-1}
+            D[2 * H : 3 * H] *= i  # dc -> delta_g: i
+            D[3 * H :] *= tanh_c  # dh -> delta_q: tanh(c_t)
             dcell = run["dcell"][t]
             np.multiply(h[t + 1], tanh_c, out=dcell)  # q (1 - tanh^2 c) = q - h tanh(c)
             np.subtract(q, dcell, out=dcell)
@@ -89,8 +88,8 @@ def backward_loop(run, W_h_k, dh):
     """One layer's loop backwards in time, from the forward loop's record ``run``.
 
     W_h_k: W_h with the derivatives' constants folded in, (4H, H); dh (T, H, B): what reaches
-    each h_t from above (the output layer, or the layer above), overwritten. Returns (da, None,
-    (dh0, dc0)): da (T, 4H, B), each step's deltas without their constants (written over
+    each h_t from above (the output layer, or the layer above), overwritten. Returns (delta, None,
+    (dh0, dc0)): delta (T, 4H, B), each step's deltas without their constants (written over
     dgates), for W_h h_{t-1} and W_x x_t alike; dL/dh0 and dL/dc0, (H, B).
     """
     gates, D, dcell = run["gates"], run["dgates"], run["dcell"]
@@ -101,9 +100,9 @@ def backward_loop(run, W_h_k, dh):
         dh_t = dh[t]
         dh_t += dh_next  # everything reaching h_t
         dc += dh_t * dcell[t]  # dc_t += dh_t * q_t (1 - tanh(c_t)^2)
-        da = D[t]  # (4H, B): da_t (without the gates' constants) overwrites the local derivatives
-        da[0 : 3 * H].reshape(3, H, B)[...] *= dc  # da_i, da_f, da_g: from dc_t
-        da[3 * H :] *= dh_t  # da_q: from dh_t
+        delta = D[t]  # (4H, B): delta_t (without the gates' constants) overwrites the local derivatives
+        delta[0 : 3 * H].reshape(3, H, B)[...] *= dc  # delta_i, delta_f, delta_g: from dc_t
+        delta[3 * H :] *= dh_t  # delta_q: from dh_t
         dc *= gates[t, H : 2 * H]  # dc_{t-1} = dc_t * f_t
-        np.matmul(W_h_k.T, da, out=dh_next)  # W_h^T da_t: (H, 4H) @ (4H, B) -> (H, B)
+        np.matmul(W_h_k.T, delta, out=dh_next)  # W_h^T delta_t: (H, 4H) @ (4H, B) -> (H, B)
     return D, None, (dh_next, dc)

@@ -64,7 +64,17 @@ import numpy as np
 
 from . import functions as _functions
 from . import gru, lstm, optim, rnn
-from ._validation import check_int, check_number, check_state, prepare_sequences
+from ._cell import (
+    ReferenceEngine,
+    check_window,
+    count_layers,
+    forward_output,
+    results,
+    stack_forward,
+    stack_loss,
+    stack_loss_and_grads,
+)
+from ._validation import check_int, check_number
 from .data import StreamBatcher
 from .files import write_atomically
 from .vocab import Vocabulary
@@ -514,10 +524,13 @@ def your_cell(name, functions):
 
 
 class YourCell:
-    """An rnn_core cell's sequence-level functions, run with given step functions, one sequence at a time.
+    """An rnn_core cell's sequence-level functions, run with given step functions: an adapter of the stack.
 
     module: rnn_core.lstm or rnn_core.gru (its parameters, its state, its output layer);
-    step_forward, step_backward: with the arguments and return values of the module's.
+    step_forward, step_backward: with the arguments and return values of the module's, for one
+    sequence (an int x_t, (H,) states). The stack (``rnn_core._cell``) runs them as a per-layer
+    reference engine, through ``_rows_step_forward`` and ``_rows_step_backward``, which call them
+    one sequence (row) at a time. One layer: the reader's steps have no ``return_dx``.
     """
 
     def __init__(self, module, step_forward, step_backward):
@@ -527,6 +540,9 @@ class YourCell:
         self.PARAM_NAMES, self.STATE_NAMES = module.PARAM_NAMES, module.STATE_NAMES
         self.init_params, self.count_params = module.init_params, module.count_params
         self.check_params = module.check_params
+        self._engine = ReferenceEngine(
+            self._rows_step_forward, self._rows_step_backward, module.STATE_NAMES, module.LAYER_NAMES
+        )
 
     def __repr__(self):
         mine = [f.__name__ for f in (self.step_forward, self.step_backward) if not _is_rnn_core(f)]
@@ -534,86 +550,51 @@ class YourCell:
 
     def forward(self, params, inputs, state0=None):
         """As the module's forward: h, the gates, logits and y_hat, each (T, .) or (B, T, .)."""
-        rows, single = self._rows(params, inputs, None, state0)
-        outs = [self._forward_row(params, x, state)[0] for x, _, state in rows]
-        out = {k: np.stack([o[k] for o in outs]) for k in outs[0]}
-        return {k: v[0] for k, v in out.items()} if single else out
+        window = self._window(params, inputs, None, state0, need_targets=False)
+        layers, top = stack_forward(self._engine, self.module.LAYER_NAMES, params, window)
+        out = forward_output(params, window, layers, top, self._cache_names(), self.STATE_NAMES)
+        return {k: v for k, v in out.items() if k not in {f"{name}0" for name in self.STATE_NAMES}}
 
     def loss_and_grads(self, params, inputs, targets, state0=None):
         """As the module's loss_and_grads: (loss summed over steps and rows, grads, the last state)."""
-        rows, single = self._rows(params, inputs, targets, state0)
-        loss, grads, last = 0.0, {k: np.zeros_like(p) for k, p in params.items()}, []
-        for x, y, state in rows:
-            row_loss, row_grads, row_last = self._loss_and_grads_row(params, x, y, state)
-            loss += row_loss
-            grads = {k: grads[k] + row_grads[k] for k in grads}
-            last.append(row_last)
-        return loss, grads, self._state(last, single)
+        window = self._window(params, inputs, targets, state0)
+        out = stack_loss_and_grads(self._engine, self.module.LAYER_NAMES, params, window)
+        return results(window, out, self.module.param_names, False)
 
     def sequence_loss(self, params, inputs, targets, state0=None):
         """As the module's sequence_loss: (loss summed over steps and rows, the last state)."""
-        rows, single = self._rows(params, inputs, targets, state0)
-        loss, last = 0.0, []
-        for x, y, state in rows:
-            out, row_last = self._forward_row(params, x, state)
-            loss -= float(np.sum(np.log(out["y_hat"][np.arange(len(y)), y])))
-            last.append(row_last)
-        return loss, self._state(last, single)
+        return stack_loss(self._engine, self.module.LAYER_NAMES, params, self._window(params, inputs, targets, state0))
 
-    # one sequence: x, y (T,); a state, a tuple of (H,) arrays: (h,) or (h, c)
+    def _cache_names(self):
+        return (*self.module.GATES, *self.STATE_NAMES[1:])
 
-    def _forward_row(self, params, x, state, caches=None):
-        hs, rows = [], {}
-        for x_t in x:
-            *state, cache = self.step_forward(params, int(x_t), *state)
-            hs.append(state[0])
-            for k in (*self.module.GATES, *self.STATE_NAMES[1:]):
-                rows.setdefault(k, []).append(cache[k])
-            if caches is not None:
-                caches.append(cache)
-        out = {k: np.stack(v) for k, v in rows.items()}
-        out["h"] = np.stack(hs)
-        out["logits"] = rnn.output_logits(params, out["h"])  # o_t = W_yh h_t + b_o, (T, V)
-        out["y_hat"] = _functions.softmax(out["logits"])
-        return out, tuple(state)
-
-    def _loss_and_grads_row(self, params, x, y, state):
-        caches = []
-        out, last = self._forward_row(params, x, state, caches)
-        T = len(x)
-        loss = -float(np.sum(np.log(out["y_hat"][np.arange(T), y])))
-        do = out["y_hat"].copy()
-        do[np.arange(T), y] -= 1.0  # dL/do_t = y_hat_t - onehot(y_t), (T, V)
-        grads = {k: np.zeros_like(params[k]) for k in params}
-        grads["W_yh"], grads["b_o"] = do.T @ out["h"], do.sum(axis=0)
-        dh_out = do @ params["W_yh"]  # W_yh^T do_t: what reaches h_t from its logits, (T, H)
-        dstate = [np.zeros_like(s) for s in state]  # what reaches the state from step t + 1
-        for t in range(T - 1, -1, -1):
-            dstate[0] = dstate[0] + dh_out[t]
-            *dstate, step = self.step_backward(params, *dstate, caches[t])
-            for k, g in step.items():
-                grads[k] += g
-        return loss, grads, last
-
-    def _rows(self, params, inputs, targets, state0):
-        """[(x, y, state) per sequence], and whether inputs was one sequence; the arguments checked
-        as the module checks them."""
+    def _window(self, params, inputs, targets, state0, need_targets=True):
+        """The checked window, as the module checks its arguments; one layer."""
         self.module.check_params(params)
-        (V, H), dtype = params["W_yh"].shape, params["W_yh"].dtype
-        X, Y, single = prepare_sequences(inputs, targets, V)  # time-major (T, B)
-        B, n = X.shape[1], len(self.STATE_NAMES)
+        n = len(self.STATE_NAMES)
         if state0 is not None and n > 1 and not (isinstance(state0, (tuple, list)) and len(state0) == n):
             raise ValueError(f"state0 must be None or a pair ({', '.join(s + '0' for s in self.STATE_NAMES)})")
-        given = (None,) * n if state0 is None else (state0 if n > 1 else (state0,))
-        # one layer: check_state's (1, B, H), read as (B, H)
-        parts = [check_state(s, f"{name}0", H, B, single, dtype)[0] for s, name in zip(given, self.STATE_NAMES)]
-        return [(X[:, b], None if Y is None else Y[:, b], tuple(p[b] for p in parts)) for b in range(B)], single
+        if count_layers(params, self.module.LAYER_NAMES) > 1:
+            raise ValueError("your step functions run one layer: give the parameters of one layer (num_layers=1)")
+        names = self.STATE_NAMES, self.module.LAYER_NAMES
+        return check_window(params, inputs, targets, state0, *names, need_targets=need_targets)
 
-    def _state(self, last, single):
-        """The last states of the rows in the module's form: h, or (h, c); (H,) or (B, H) each."""
-        parts = [np.stack([row[i] for row in last]) for i in range(len(self.STATE_NAMES))]
-        parts = [p[0] for p in parts] if single else parts
-        return parts[0] if len(parts) == 1 else tuple(parts)
+    # the steps for a batch, as the engine calls them: x_t (B,), each state (B, H); one row at a time
+
+    def _rows_step_forward(self, params, x_t, *state):
+        n = len(self.STATE_NAMES)
+        outs = [self.step_forward(params, int(x), *(s[b] for s in state)) for b, x in enumerate(x_t)]
+        caches = [out[n] for out in outs]
+        cache = {k: np.stack([c[k] for c in caches]) for k in self._cache_names()}  # what forward reports
+        cache["rows"] = caches  # what step_backward reads, one row's each
+        return (*(np.stack([out[i] for out in outs]) for i in range(n)), cache)
+
+    def _rows_step_backward(self, params, *args, return_dx=False):
+        *dstate, cache = args
+        outs = [self.step_backward(params, *(d[b] for d in dstate), c) for b, c in enumerate(cache["rows"])]
+        n = len(dstate)
+        grads = {k: np.sum([out[n][k] for out in outs], axis=0) for k in outs[0][n]}
+        return (*(np.stack([out[i] for out in outs]) for i in range(n)), grads)
 
 
 # -- your network, trained -------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ looks the cell up here and never asks which one it is:
   at least "h", "logits" and "y_hat";
 - ``loss_and_grads(params, inputs, targets, state0=None, return_dstate0=False, *, fast=True,
   dropout=0.0, seed=None, masks=None)`` -> (loss, grads, state), or (loss, grads, state, dstate0)
-  (the vanilla cell takes ``bptt_truncate`` before ``return_dstate0``: pass that by name);
+  (the vanilla cell also takes ``bptt_truncate=k``, keyword-only);
 - ``sequence_loss(params, inputs, targets, state0=None, *, dropout=0.0, seed=None, masks=None)``
   -> (loss, state);
 - ``advance(params, x_t, state)`` -> (the state after the character x_t, the top layer's h_t):
@@ -40,6 +40,30 @@ to cell in what they take and return (tests/test_cells.py checks each signature)
 
 In a stack, x_t of a layer above the first is the layer below's h_t, and each step_backward
 takes ``return_dx=True`` to also return dx_t, what reaches that input.
+
+The contract, decided once: the vanilla cell keeps the step form notebooks 03 and 04 derive (and
+the reader writes), with no cache; the gated cells return one. No adapter sits between a step
+and the loops: ``rnn_core._cell.ReferenceEngine`` calls each cell's steps as they are, told only
+whether they keep a cache (the vanilla cell's step_backward reads (h_t, h_{t-1}, x_t), which the
+loop holds anyway).
+
+Engines. One owner runs the stack for every cell and every path (``_cell.stack_forward``,
+``stack_loss_and_grads``, ``stack_loss``): the layers bottom to top, the dropout masks, the output
+layer and the walk back down. It runs them over a per-layer engine with two functions:
+
+- ``forward(layer_params, x, state0, *, layer=0, for_backward=True) -> record``: one layer over
+  the window; x is (T, B) character indices (layer 0) or the layer below's h_t; state0 a tuple
+  of (B, H) arrays; the record holds ``h`` (h_1..h_T, what goes up) and ``last`` (the state
+  after the last step, a tuple of (B, H) arrays);
+- ``backward(record, dh_above) -> (grads, dx, dstate0)``: grads under layer 0's names, dx what
+  reaches the layer below's h_t (None for layer 0), dstate0 a tuple like state0;
+
+and ``columns``, its layout: False for (T, B, H), True for one column per sequence, (T, H, B).
+Four engines plug in: each cell's reference loop over its steps (``REFERENCE`` in its module);
+the fused LSTM and GRU loops (``_fast.GatedEngine``, ``FAST``); the vanilla cell's vectorised
+backward pass, with truncation (``_fast_rnn.VanillaEngine``); and the reader's own steps
+(``practice.your_cell``'s ``YourCell``). The cell of a set of parameters is named by the caller or
+read from a checkpoint's record (``check_cell_params``).
 """
 
 from __future__ import annotations
@@ -55,7 +79,6 @@ from ._validation import check_number, prepare_sequences
 __all__ = [
     "CELLS",
     "cell_module",
-    "cell_of",
     "check_cell_params",
     "num_layers",
     "zero_state",
@@ -74,37 +97,36 @@ def cell_module(cell):
     return CELLS[cell]
 
 
-def cell_of(params):
-    """Which cell ``params`` belong to, told from their names and shapes (the LSTM and the GRU share
-    their names; W_x has 4H rows in one, 3H in the other). Not a check: ``check_cell_params`` is.
-
-    For a dict that fits no cell exactly, the cell it comes closest to (most names present, then
-    most shapes right, then the first in ``CELLS``), so that its check names what is wrong.
-    """
-    if not isinstance(params, Mapping):
-        return next(iter(CELLS))
-
-    def fit(name):
-        module = CELLS[name]
-        present = [k for k in module.PARAM_NAMES if k in params]
-        W_yh = params.get("W_yh")
-        shapes = module.param_shapes(*W_yh.shape) if isinstance(W_yh, np.ndarray) and W_yh.ndim == 2 else {}
-        right = sum(1 for k in present if k in shapes and np.shape(params[k]) == shapes[k])
-        return len(present), right
-
-    return max(CELLS, key=fit)  # max keeps the first of equals
-
-
 def check_cell_params(params, cell=None):
-    """Check ``params`` as the cell ``cell`` (default: the one ``cell_of`` tells); returns the cell's name."""
-    cell = cell_of(params) if cell is None else cell
-    cell_module(cell).check_params(params)
-    return cell
+    """Check ``params`` as the parameters of the cell named ``cell``; returns the cell's name.
+
+    cell None (callers that hold no record of the cell, as the notebooks' calls of ``sample`` and
+    ``bits_per_char``): the one cell whose check ``params`` pass in full. Nothing is guessed: a
+    cell's parameters pass no other cell's check (the vanilla RNN's names are its own; the LSTM's
+    and the GRU's W_x has 4H and 3H rows for the H of W_yh), and a dict that passes none raises,
+    each cell's complaint in the message. A checkpoint records its cell (``Checkpoint.cell``).
+    """
+    if cell is not None:
+        cell_module(cell).check_params(params)
+        return cell
+    if not isinstance(params, Mapping):
+        raise TypeError(f"params must be a dict of arrays (one cell's), got {type(params).__name__}")
+    errors = {}
+    for name, module in CELLS.items():
+        try:
+            module.check_params(params)
+        except (TypeError, ValueError) as e:
+            errors[name] = e
+        else:
+            return name
+    kind = TypeError if all(isinstance(e, TypeError) for e in errors.values()) else ValueError
+    said = "; ".join(f"as the {name}'s, {e}" for name, e in errors.items())
+    raise kind(f"params are no cell's parameters ({said}); name the cell, cell='rnn', 'lstm' or 'gru'")
 
 
 def num_layers(params, cell=None):
-    """L, the number of layers of ``params`` (of the cell ``cell``; default: the one ``cell_of`` tells)."""
-    cell = cell_of(params) if cell is None else cell
+    """L, the number of layers of ``params``, the parameters of ``cell`` (None: see ``check_cell_params``)."""
+    cell = check_cell_params(params) if cell is None else cell
     return count_layers(params, cell_module(cell).LAYER_NAMES)
 
 
@@ -128,7 +150,7 @@ def state_from_arrays(cell, arrays):
     return parts[0] if len(parts) == 1 else parts
 
 
-def dropout_masks(params, inputs, rate, seed):
+def dropout_masks(params, inputs, rate, seed, *, cell=None):
     """Dropout masks for a window of ``inputs`` ((T,) or (B, T) character indices), as ``loss_and_grads``,
     ``sequence_loss`` and ``forward`` take them (``masks=``): drawn as they draw their own with
     ``dropout=rate, seed=seed``, so the same seed gives the same masks.
@@ -139,8 +161,9 @@ def dropout_masks(params, inputs, rate, seed):
     unchanged, and nothing needs rescaling when nothing is dropped). Mask k multiplies layer k's
     h_t where it leaves the layer: into layer k+1, or into the output layer for the top one.
     seed: an int, a sequence of ints (as ``train`` passes [seed, step]), or a np.random.Generator.
+    cell: the cell's name (None: the one whose parameters these are, ``check_cell_params``).
     """
-    cell = check_cell_params(params)
+    cell = check_cell_params(params, cell)
     (V, H), L = params["W_yh"].shape, num_layers(params, cell)
     X, _, single = prepare_sequences(inputs, None, V)
     (T, B), rate = X.shape, check_number(rate, "rate", 0, 1, include_low=True, include_high=False)

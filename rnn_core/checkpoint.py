@@ -6,7 +6,7 @@ allow_pickle=False)`` opens; every entry is an array:
 =====================  ==========================================================
 ``W_xh, W_hh, W_yh,``  the parameters, under the names of the equations: the vanilla
 ``b_h, b_o``           RNN's, or the LSTM's or the GRU's ``W_x, W_h, b, W_yh, b_o``
-                       (``meta``'s ``cell`` says which; without it, the vanilla RNN's);
+                       (``meta``'s ``cell`` says which);
                        a stack of layers adds each further layer's (``W_xh_1``, ... or ``W_x_1``, ...)
 ``vocab``              the vocabulary's characters as Unicode code points (uint32, V)
 ``h``                  the hidden state carried into the next window, (B, H), or (L, B, H)
@@ -15,13 +15,10 @@ allow_pickle=False)`` opens; every entry is an array:
 ``opt.<name>[.<key>]`` the optimizer state, e.g. ``opt.t``, ``opt.m.W_hh``, ``opt.v.W_hh``
                        (Adam), ``opt.G.W_hh`` (Adagrad), nothing for SGD
 ``history.<field>``    the training history (step, train_bpc, ..., val_bpc)
-``rng_state``          optional: a random generator's state, JSON stored as uint8 bytes
-                       (``rnn_core.train`` draws no random numbers and writes none;
-                       files written before it stopped storing one still load)
 ``meta``               JSON as uint8 bytes: format and version, step, position in the
                        data (``epoch``: passes done; ``window``: the next window),
-                       the cell ("rnn", "lstm" or "gru"), optimizer name, the training configuration, a fingerprint of
-                       the training text, elapsed time
+                       the cell ("rnn", "lstm" or "gru"; required), optimizer name, the training
+                       configuration, a fingerprint of the training text, elapsed time
 =====================  ==========================================================
 
 Only the parameters and the vocabulary are needed to sample text; the rest
@@ -44,14 +41,13 @@ import numpy as np
 
 from ._validation import check_checkpoint_path, check_int
 from .cells import cell_module, check_cell_params, num_layers
-from .config import current_names
 from .files import write_atomically
 from .vocab import Vocabulary
 
 __all__ = ["CheckpointError", "Checkpoint", "save_checkpoint", "load_checkpoint", "FORMAT", "VERSION"]
 
 FORMAT = "rnn_core-checkpoint"
-VERSION = 1
+VERSION = 2  # 2: the cell always recorded, no rng_state, config fields under today's names (CHANGES.md)
 
 
 class CheckpointError(ValueError):
@@ -68,28 +64,25 @@ class Checkpoint:
     optimizer: "adam", "adagrad", "momentum", "sgd" or None; opt_state: the state dict that
     optimizer's update function takes (or None); step: optimizer steps done;
     h: the carried hidden state (B, H) (a stack: (L, B, H)) or None; c: the LSTM's carried cell
-    state, shaped like h, or None; rng_state: dict for
-    ``np.random.Generator.bit_generator.state`` or None; history: dict of
-    arrays (may be empty); meta: the rest of the JSON metadata (config, data
-    position, text fingerprint, elapsed seconds).
+    state, shaped like h, or None; history: dict of arrays (may be empty); meta: the rest of the
+    JSON metadata (config, data position, text fingerprint, elapsed seconds).
     """
 
     params: dict
     vocab: Vocabulary
+    cell: str
     optimizer: str | None = None
     opt_state: dict | None = None
     step: int = 0
     h: np.ndarray | None = None
-    rng_state: dict | None = None
     history: dict = field(default_factory=dict)
     meta: dict = field(default_factory=dict)
-    cell: str = "rnn"
     c: np.ndarray | None = None
 
     @property
     def config(self):
         """The training configuration stored with the checkpoint, a dict (empty if none)."""
-        return current_names(self.meta.get("config", {}))
+        return dict(self.meta.get("config", {}))
 
     @property
     def carried(self):
@@ -148,26 +141,27 @@ def save_checkpoint(
     params,
     vocab,
     *,
+    cell=None,
     optimizer=None,
     opt_state=None,
     step=0,
     h=None,
     c=None,
-    rng_state=None,
     history=None,
     meta=None,
 ):
     """Write a checkpoint to ``path`` atomically; returns the Path.
 
     params: dict W_xh, W_hh, W_yh, b_h, b_o, or an LSTM's or a GRU's W_x, W_h,
-    b, W_yh, b_o, and a stack's further layers' arrays (checked; the file records which
-    cell); vocab: Vocabulary of size V; h: the carried hidden state; c: the LSTM's cell
+    b, W_yh, b_o, and a stack's further layers' arrays, checked as the parameters of ``cell``
+    (None: the one cell whose parameters they are, ``rnn_core.cells.check_cell_params``), which
+    the file records; vocab: Vocabulary of size V; h: the carried hidden state; c: the LSTM's cell
     state, carried like h. The keyword arguments are optional training state (see ``Checkpoint``);
     meta: extra JSON-serialisable metadata. The folder of
     ``path`` must exist.
     """
     path = Path(path)
-    cell = check_cell_params(params)
+    cell = check_cell_params(params, cell)
     if not isinstance(vocab, Vocabulary):
         raise TypeError(f"vocab must be a rnn_core.Vocabulary, got {type(vocab).__name__}")
     if vocab.size != params["W_yh"].shape[0]:
@@ -185,8 +179,6 @@ def save_checkpoint(
         arrays.update(_flatten_opt_state(opt_state))
     for name, values in (history or {}).items():
         arrays[f"history.{name}"] = np.asarray(values)
-    if rng_state is not None:
-        arrays["rng_state"] = _json_bytes(rng_state)
     info = dict(meta or {})
     info.update({"format": FORMAT, "version": VERSION, "cell": cell, "step": int(step), "optimizer": optimizer})
     arrays["meta"] = _json_bytes(info)
@@ -208,12 +200,17 @@ def load_checkpoint(path):
     def bad(msg):
         return CheckpointError(f"checkpoint {path} is unusable: {msg}")
 
-    meta = _read_json(arrays, "meta", bad) or {}
-    if meta and meta.get("format") != FORMAT:
-        raise bad(f"'meta' does not describe an {FORMAT} file")
-    if meta and meta.get("version", 0) > VERSION:
-        raise bad(f"written by a newer rnn_core (format version {meta.get('version')}); upgrade rnn_core")
-    cell = meta.get("cell", "rnn")  # files from before the LSTM hold a vanilla RNN and say nothing
+    meta = _read_json(arrays, "meta", bad)
+    if meta is None or meta.get("format") != FORMAT:
+        raise bad(f"it has no 'meta' describing an {FORMAT} file")
+    version = meta.get("version")
+    if version != VERSION:
+        newer = isinstance(version, int) and version > VERSION
+        raise bad(
+            f"written by a {'newer' if newer else 'earlier'} rnn_core (file format {version}, this one reads "
+            f"{VERSION}): {'upgrade rnn_core' if newer else 'train it again with this rnn_core (CHANGES.md)'}"
+        )
+    cell = meta.get("cell")
     try:
         cell_module(cell)
     except ValueError as e:
@@ -231,7 +228,6 @@ def load_checkpoint(path):
         step=step,
         **{name: _read_state(arrays, name, params, cell, bad) for name in cell_module(cell).STATE_NAMES},
         cell=cell,
-        rng_state=_read_json(arrays, "rng_state", bad),
         history={k[len("history.") :]: v for k, v in arrays.items() if k.startswith("history.")},
         meta=meta,
     )

@@ -5,8 +5,8 @@ For instructors, two more subcommands: ``student-edition`` (``rnn_core.edition``
 
     python -m rnn_core train --max-seconds 120           # train, save checkpoints/rnn.npz
     python -m rnn_core train --steps 40000 --resume      # continue the same run to 40000 steps
-    python -m rnn_core train --cell lstm --max-seconds 120 --checkpoint checkpoints/lstm.npz   # the LSTM
-    python -m rnn_core train --cell gru --max-seconds 120 --checkpoint checkpoints/gru.npz     # the GRU
+    python -m rnn_core train --cell lstm --max-seconds 120   # the LSTM, saved in checkpoints/lstm.npz
+    python -m rnn_core train --cell gru --max-seconds 120    # the GRU, saved in checkpoints/gru.npz
     python -m rnn_core train --cell lstm --num-layers 2 --dropout 0.2 --checkpoint checkpoints/lstm2.npz
     python -m rnn_core sample --prime "Elizabeth" --length 300 --temperature 0.7
     python -m rnn_core sample --checkpoint checkpoints/rnn.best.npz   # the best validation's parameters
@@ -39,7 +39,8 @@ from .trainer import best_checkpoint_path, train
 
 __all__ = ["main", "build_parser"]
 
-DEFAULT_CHECKPOINT = Path("checkpoints") / "rnn.npz"
+DEFAULT_FOLDER = Path("checkpoints")  # train saves CELL.npz there: rnn.npz, lstm.npz or gru.npz
+DEFAULT_CHECKPOINT = DEFAULT_FOLDER / "rnn.npz"  # what sample reads by default
 _DEFAULTS = TrainConfig()
 
 
@@ -89,7 +90,8 @@ def _add_train_arguments(sub):
         "train",
         help="train a model and save a checkpoint",
         description=(
-            "Train a character-level RNN with Adam and global-norm gradient clipping, in float32. The first 90% "
+            "Train a character-level RNN in float32, with the optimizer of --optimizer and the gradient clipping "
+            "of --clip-norm. The first 90% "
             "of the text is for training, the last 10% for validation. Ends with one summary line holding "
             "val_bpc, the validation bits per character, and the best val_bpc seen. Two checkpoints: the last "
             "(--checkpoint) and, beside it, the best (NAME.best.npz: the step with the lowest val_bpc). With "
@@ -155,7 +157,7 @@ def _add_train_arguments(sub):
         "--checkpoint",
         metavar="PATH",
         help=f"checkpoint file, saved every {d.checkpoint_every} steps and at the end; its folder must exist, except "
-        f"the default folder, which is created (default: {DEFAULT_CHECKPOINT})",
+        f"the default folder, which is created (default: {DEFAULT_FOLDER}/CELL.npz, e.g. {DEFAULT_CHECKPOINT})",
     )
     t.add_argument(
         "--resume", action="store_true", help="continue training from --checkpoint instead of starting afresh"
@@ -266,7 +268,7 @@ def _flag_message(error, values):
 
 def _cmd_train(args, out, err, started, given):
     if args.checkpoint is None:
-        path = DEFAULT_CHECKPOINT
+        path = DEFAULT_FOLDER / f"{given.get('cell', _DEFAULTS.cell)}.npz"
         if not args.resume:
             path.parent.mkdir(parents=True, exist_ok=True)
     else:
@@ -332,9 +334,8 @@ def _cmd_sample(args, out, err):
         raise ValueError(
             f"--prime holds character(s) the model never saw: {shown}; use only characters of its vocabulary"
         )
-    text = sample(
-        ck.params, ck.vocab, prime, args.length, temperature=args.temperature, top_k=args.top_k, seed=args.seed
-    )
+    settings = {"temperature": args.temperature, "top_k": args.top_k, "seed": args.seed}
+    text = sample(ck.params, ck.vocab, prime, args.length, **settings, cell=ck.cell)  # the cell the file records
     out.write((prime if show_prime else "") + text + "\n")
     out.flush()
     return 0

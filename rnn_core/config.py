@@ -105,16 +105,7 @@ class TrainConfig:
     def from_dict(cls, d):
         """A config from a dict such as ``to_dict()`` gives; unknown keys are ignored."""
         names = {f.name for f in fields(cls)}
-        # a config saved before there was a cell: "rnn" (the field's default)
-        return cls(**{k: v for k, v in current_names(d).items() if k in names})
-
-
-RENAMED = {"init_scale": "recurrent_scale"}  # fields' earlier names, as older checkpoints store them
-
-
-def current_names(d):
-    """A config dict (as ``to_dict()`` gives, or as an older checkpoint stored it) with today's field names."""
-    return {RENAMED.get(k, k): v for k, v in d.items()}
+        return cls(**{k: v for k, v in d.items() if k in names})
 
 
 def learning_rate_at(config, step, seconds=None):

@@ -17,7 +17,7 @@ from ._validation import check_int, check_number
 from .cells import cell_module, check_cell_params, zero_state
 from .functions import softmax
 
-__all__ = ["next_char_probs", "sample", "bits_per_char", "perplexity", "BPC_WINDOW"]
+__all__ = ["next_char_probs", "draw_index", "sample", "bits_per_char", "perplexity", "BPC_WINDOW"]
 
 BPC_WINDOW = 256  # bits_per_char reads a text this many characters at a time, the state carried
 
@@ -59,20 +59,27 @@ def _check_sampling_args(temperature, top_k):
     check_int(top_k, "top_k", 1, allow_none=True)
 
 
-def next_char_probs(params, vocab, prime, temperature=1.0, top_k=None):
+def next_char_probs(params, vocab, prime, temperature=1.0, top_k=None, *, cell=None):
     """Probabilities of the character after ``prime``: an array of shape (V,).
 
     Index i is the probability of vocab.chars[i], after dividing the logits by
-    ``temperature`` (and keeping only the ``top_k`` most likely, if given).
+    ``temperature`` (and keeping only the ``top_k`` most likely, if given). cell: the cell's name
+    (None: the one whose parameters these are, ``rnn_core.cells.check_cell_params``).
     """
-    cell = check_cell_params(params)
+    cell = check_cell_params(params, cell)
     _check_sampling_args(temperature, top_k)
     x, state = _read_prime(params, cell, vocab, prime)
     o = output_logits(params, cell_module(cell).advance(params, x, state)[1])
     return _probs(o.astype(np.float64), temperature, top_k)
 
 
-def sample(params, vocab, prime, length, temperature=1.0, top_k=None, seed=0):
+def draw_index(rng, probs):
+    """One index drawn from the probabilities ``probs`` (V,) with ``rng`` (one ``rng.random()``): the
+    inverse-CDF draw, the first index whose cumulative probability exceeds u * sum(probs)."""
+    return int(min(np.searchsorted(np.cumsum(probs), rng.random() * probs.sum(), side="right"), len(probs) - 1))
+
+
+def sample(params, vocab, prime, length, temperature=1.0, top_k=None, seed=0, *, cell=None):
     """Generate ``length`` characters that follow ``prime`` (the prime is not repeated).
 
     The network first reads the prime, carrying its state, then draws
@@ -81,9 +88,10 @@ def sample(params, vocab, prime, length, temperature=1.0, top_k=None, seed=0):
     repetitive), above 1 flattens it (more surprising, more mistakes); 0 takes
     the most likely character every time. top_k: if given, draw only among
     the k most likely characters. seed: for np.random.default_rng, so the same
-    call gives the same text.
+    call gives the same text. cell: the cell's name (None: the one whose parameters these are,
+    ``rnn_core.cells.check_cell_params``).
     """
-    cell = check_cell_params(params)
+    cell = check_cell_params(params, cell)
     _check_sampling_args(temperature, top_k)
     length = check_int(length, "length", 0)
     rng = np.random.default_rng(seed)
@@ -93,13 +101,12 @@ def sample(params, vocab, prime, length, temperature=1.0, top_k=None, seed=0):
     for _ in range(length):
         state, h = advance(params, x, state)
         probs = _probs(output_logits(params, h).astype(np.float64), temperature, top_k)
-        # inverse-CDF draw: the first index whose cumulative probability exceeds u
-        x = int(min(np.searchsorted(np.cumsum(probs), rng.random() * probs.sum(), side="right"), len(probs) - 1))
+        x = draw_index(rng, probs)
         out.append(x)
     return vocab.decode(np.array(out, dtype=np.int64))
 
 
-def bits_per_char(params, ids, n_streams=1, window=BPC_WINDOW):
+def bits_per_char(params, ids, n_streams=1, window=BPC_WINDOW, *, cell=None):
     """Mean bits per character of predicting ids[1:] from ids[:-1], state carried.
 
     ids: int array (N,) of character indices, N >= 2. The stream is cut into
@@ -108,9 +115,10 @@ def bits_per_char(params, ids, n_streams=1, window=BPC_WINDOW):
     are left out so the pieces have equal length); within a piece the hidden
     state is carried from each ``window`` of steps to the next (a length in
     characters), so every prediction sees the whole text before it. Returns a
-    float: the average cross-entropy in bits (nats / ln 2).
+    float: the average cross-entropy in bits (nats / ln 2). cell: the cell's name (None: the one
+    whose parameters these are, ``rnn_core.cells.check_cell_params``).
     """
-    sequence_loss = cell_module(check_cell_params(params)).sequence_loss
+    sequence_loss = cell_module(check_cell_params(params, cell)).sequence_loss
     ids = np.asarray(ids)
     if ids.ndim != 1 or ids.size < 2:
         raise ValueError(f"ids must be a 1-D array of at least 2 character indices, got shape {ids.shape}")

@@ -66,12 +66,13 @@ def numerical_gradient(f, x, eps=1e-5):
 
 
 def check_gradients(
-    params, inputs, targets, state0=None, eps=1e-5, bptt_truncate=None, *, dropout=0.0, seed=None, masks=None
+    params, inputs, targets, state0=None, eps=1e-5, *, bptt_truncate=None, dropout=0.0, seed=None, masks=None, cell=None
 ):
     """Relative error of every analytic gradient from ``loss_and_grads`` against finite differences.
 
     params: any cell's parameters (the vanilla RNN's, the LSTM's, the GRU's, one layer or a
-    stack: ``rnn_core.cells`` tells which), float64. state0: the starting state, None for zeros.
+    stack), float64; cell: its name (None: the one whose parameters these are,
+    ``rnn_core.cells.check_cell_params``). state0: the starting state, None for zeros.
     Returns a dict {name: relative error} for every parameter (every layer's) and every part
     of the starting state: W_xh, W_hh, W_yh, b_h, b_o and h0 for the vanilla RNN; W_x, W_h, b,
     W_yh, b_o, h0 and c0 for the LSTM (h0 alone for the GRU); a stack's layer k adds its arrays
@@ -82,7 +83,7 @@ def check_gradients(
     truncated result at k >= T - 1; for smaller k the truncated gradient is an
     approximation and will not match (notebook 05 measures by how much).
     """
-    cell = check_cell_params(params)
+    cell = check_cell_params(params, cell)
     module = cell_module(cell)
     if params["W_yh"].dtype != np.float64:
         raise TypeError("check gradients in float64: float32 roundoff makes finite differences meaningless")
@@ -92,7 +93,7 @@ def check_gradients(
     if dropout:  # the masks, drawn once
         if masks is not None:
             raise TypeError("give dropout (with seed) or masks, not both")
-        masks = dropout_masks(params, inputs, dropout, seed)
+        masks = dropout_masks(params, inputs, dropout, seed, cell=cell)
     if state0 is None:  # zeros, one per sequence (and layer)
         state0 = zero_state(params, cell, inputs.shape[:-1])
     # copies, in float64: the finite differences nudge them in place

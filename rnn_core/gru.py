@@ -9,8 +9,8 @@ vectors in the maths, one row per sequence in the code. One step, for the input 
 
     r_t = sigmoid(W_xr x_t + W_hr h_{t-1} + b_r)          reset gate: how much of h_{t-1} the candidate sees
     z_t = sigmoid(W_xz x_t + W_hz h_{t-1} + b_z)          update gate: how much of h_{t-1} to keep
-    hbar_t = W_hn h_{t-1}                                 the old state, as the candidate reads it
-    n_t = tanh(W_xn x_t + r_t * hbar_t + b_n)             candidate state
+    h_bar_t = W_hn h_{t-1}                                 the old state, as the candidate reads it
+    n_t = tanh(W_xn x_t + r_t * h_bar_t + b_n)             candidate state
     h_t = z_t * h_{t-1} + (1 - z_t) * n_t                 hidden state, (H,)  (* is the elementwise product)
     o_t = W_yh h_t + b_o                                  the scores (logits), (V,); yhat_t = softmax(o_t)
     L   = sum_t -log yhat_t[y_t]                          cross-entropy in nats
@@ -24,13 +24,14 @@ each step. With B sequences at once every vector becomes a row: h_t is (B, H).
 
 The backward pass, with dh_t everything reaching h_t (from o_t and from step t+1):
 
-    dn_t  = dh_t * (1 - z_t)                   back through h_t = z h_{t-1} + (1 - z) n
-    da_z  = dh_t * (h_{t-1} - n_t) * z_t (1 - z_t)
-    da_n  = dn_t * (1 - n_t^2)                 back through the tanh
-    dhbar_t = da_n * r_t                       back through r_t * hbar_t, to hbar_t = W_hn h_{t-1} ...
-    da_r  = da_n * hbar_t * r_t (1 - r_t)      ... and to r_t, then its sigmoid
-    dh_{t-1} = dh_t * z_t + W_h^T [da_r; da_z; dhbar_t]   the direct path, and through all three rows
-    dW_x += [da_r; da_z; da_n] x_t^T,  db += [da_r; da_z; da_n],  dW_h += [da_r; da_z; dhbar_t] h_{t-1}^T
+    dn_t     = dh_t * (1 - z_t)                   back through h_t = z h_{t-1} + (1 - z) n
+    delta_z  = dh_t * (h_{t-1} - n_t) * z_t (1 - z_t)
+    delta_n  = dn_t * (1 - n_t^2)                 back through the tanh
+    dh_bar_t = delta_n * r_t                      back through r_t * h_bar_t, to h_bar_t = W_hn h_{t-1} ...
+    delta_r  = delta_n * h_bar_t * r_t (1 - r_t)  ... and to r_t, then its sigmoid
+    dh_{t-1} = dh_t * z_t + W_h^T [delta_r; delta_z; dh_bar_t]   the direct path, and through all three rows
+    dW_x += [delta_r; delta_z; delta_n] x_t^T,  db += [delta_r; delta_z; delta_n],
+    dW_h += [delta_r; delta_z; dh_bar_t] h_{t-1}^T
 
 The direct path dh_{t-1} = dh_t * z_t has no weight matrix and no squashing derivative in it,
 as the LSTM's cell path: while z_t stays near 1, the gradient reaches far back unchanged.
@@ -64,46 +65,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _fast, _fast_gru
-from ._cell import (
-    INPUT_SCALE,
-    add_layers,
-    as_state,
-    check_cell_params,
-    check_dtype,
-    check_window,
-    count,
-    draw_layer,
-    forward_output,
-    input_term,
-    input_weight_grad,
-    results,
-    stack_forward,
-    stack_loss_and_grads,
-    stack_names,
-    stack_shapes,
-)
-from ._cell import advance as _advance
+from . import _cell, _fast_gru
+from ._fast import GatedEngine
 from ._validation import check_int, check_number
 from .functions import sigmoid  # 1 / (1 + exp(-a)), computed as (1 + tanh(a/2)) / 2: never overflows
 
-__all__ = [
-    "PARAM_NAMES",
-    "LAYER_NAMES",
-    "STATE_NAMES",
-    "GATES",
-    "param_names",
-    "param_shapes",
-    "count_params",
-    "init_params",
-    "check_params",
-    "step_forward",
-    "step_backward",
-    "advance",
-    "forward",
-    "loss_and_grads",
-    "sequence_loss",
-]
+__all__ = [*_cell.INTERFACE, "GATES"]
 
 PARAM_NAMES = ("W_x", "W_h", "b", "W_yh", "b_o")  # one layer's network
 LAYER_NAMES = ("W_x", "W_h", "b")  # the arrays of one layer: layer k >= 1 adds W_x_k, W_h_k, b_k
@@ -111,20 +78,10 @@ STATE_NAMES = ("h",)  # the state the recurrence carries
 GATES = ("r", "z", "n")  # the order of the three H-row blocks of W_x, W_h and b
 
 
-def param_names(num_layers=1):
-    """Every parameter's name for a stack of ``num_layers`` layers: PARAM_NAMES, then W_x_1, W_h_1, b_1, ..."""
-    return stack_names(PARAM_NAMES, LAYER_NAMES, num_layers)
-
-
-def param_shapes(vocab_size, hidden_size, num_layers=1):
-    """The shape of every parameter for V = vocab_size, H = hidden_size and L = num_layers."""
-    return stack_shapes(PARAM_NAMES, LAYER_NAMES, len(GATES), vocab_size, hidden_size, num_layers)
-
-
-def count_params(vocab_size, hidden_size, num_layers=1):
-    """Number of trainable numbers: 3H*V + 3H*H + 3H + V*H + V, three quarters of an LSTM's,
-    and 3H*(2H + 1) for each further layer."""
-    return count(param_shapes(vocab_size, hidden_size, num_layers))
+# param_names(num_layers=1): PARAM_NAMES, then each further layer's names; param_shapes(vocab_size,
+# hidden_size, num_layers=1): {name: shape} for every one of them
+_NAMES = _cell.Names(PARAM_NAMES, LAYER_NAMES, len(GATES))
+param_names, param_shapes = _NAMES.param_names, _NAMES.param_shapes
 
 
 def init_params(
@@ -162,17 +119,30 @@ def init_params(
     V = check_int(vocab_size, "vocab_size")
     H = check_int(hidden_size, "hidden_size")
     L = check_int(num_layers, "num_layers")
-    dtype = check_dtype(dtype)
+    dtype = _cell.check_dtype(dtype)
     check_number(recurrent_scale, "recurrent_scale", 0)
     check_number(update_bias, "update_bias")
-    rng = np.random.default_rng(seed)
-    W_x, W_h = draw_layer(rng, len(GATES), V, H, INPUT_SCALE, recurrent_scale)  # W_h: one block per gate
-    b = np.zeros(3 * H)
-    b[H : 2 * H] = update_bias
-    W_yh = rng.standard_normal((V, H)) / np.sqrt(H)
-    params = {"W_x": W_x, "W_h": W_h, "b": b, "W_yh": W_yh, "b_o": np.zeros(V)}
-    add_layers(params, rng, LAYER_NAMES, len(GATES), H, L, recurrent_scale, b)
-    return {k: np.ascontiguousarray(params[k], dtype=dtype) for k in param_names(L)}
+    return _NAMES.draw(seed, V, H, L, recurrent_scale, dtype, update_bias)  # W_h: one orthogonal block per gate
+
+
+def count_params(vocab_size, hidden_size, num_layers=1):
+    """Number of trainable numbers: 3H*V + 3H*H + 3H + V*H + V, three quarters of an LSTM's,
+    and 3H*(2H + 1) for each further layer."""
+    return _cell.count(param_shapes(vocab_size, hidden_size, num_layers))
+
+
+# -- input checks: clear errors at the door, never an IndexError deep inside ----------------------
+
+
+def check_params(params):
+    """Check a GRU parameter dict: keys (every layer's), one float dtype, finite values, and shapes that agree.
+
+    Returns the dict (unchanged). Raises TypeError or ValueError naming the problem.
+    """
+    return _cell.check_param_dict(params, PARAM_NAMES, LAYER_NAMES, param_shapes, "rnn_core.gru.init_params", GATES)
+
+
+_SEQUENCES = _cell.Sequences(check_params, STATE_NAMES, LAYER_NAMES, param_names)
 
 
 # -- one time step: the equations as written --------------------------------------------------------
@@ -189,14 +159,14 @@ def step_forward(params, x_t, h_prev):
     """
     H = params["W_h"].shape[1]
     # W_x x_t + b, with one-hot x_t: column x_t of W_x, plus b; and W_h h_{t-1}: (B, H) @ (H, 3H) -> (B, 3H)
-    a_x = input_term(params["W_x"], x_t) + params["b"]
+    a_x = _cell.input_term(params["W_x"], x_t) + params["b"]
     a_h = h_prev @ params["W_h"].T
     r = sigmoid(a_x[..., 0:H] + a_h[..., 0:H])
     z = sigmoid(a_x[..., H : 2 * H] + a_h[..., H : 2 * H])
-    m = a_h[..., 2 * H : 3 * H]  # W_hn h_{t-1}
-    n = np.tanh(a_x[..., 2 * H : 3 * H] + r * m)
+    h_bar = a_h[..., 2 * H : 3 * H]  # W_hn h_{t-1}
+    n = np.tanh(a_x[..., 2 * H : 3 * H] + r * h_bar)
     h = z * h_prev + (1.0 - z) * n
-    cache = {"x": x_t, "h_prev": h_prev, "r": r, "z": z, "n": n, "m": m}
+    cache = {"x": x_t, "h_prev": h_prev, "r": r, "z": z, "n": n, "m": h_bar}  # notebook 09's cache calls h_bar m
     return h, cache
 
 
@@ -208,45 +178,39 @@ def step_backward(params, dh_t, cache, *, return_dx=False):
     cache: from step_forward.
     Returns (dh_prev, grads): dL/dh_{t-1} through this step, and this step's share of
     dW_x (3H, V), dW_h (3H, H) and db (3H,); with return_dx, (dh_prev, grads, dx_t), dx_t =
-    W_x^T [da_r; da_z; da_n], what reaches the input: in a stack, the layer below's h_t.
+    W_x^T [delta_r; delta_z; delta_n], what reaches the input: in a stack, the layer below's h_t.
     """
-    r, z, n, m, h_prev = (cache[k] for k in ("r", "z", "n", "m", "h_prev"))
+    r, z, n, h_bar, h_prev = (cache[k] for k in ("r", "z", "n", "m", "h_prev"))
     # back through h_t = z_t * h_{t-1} + (1 - z_t) * n_t
     dn = dh_t * (1.0 - z)
     dz = dh_t * (h_prev - n)
-    # back through n_t = tanh(a_n), a_n = W_xn x_t + r_t * hbar_t + b_n (the cache's m is hbar_t)
-    da_n = dn * (1.0 - n**2)
-    dm = da_n * r
-    dr = da_n * m
+    # back through n_t = tanh(a_n), a_n = W_xn x_t + r_t * h_bar_t + b_n (the cache's m is h_bar_t)
+    delta_n = dn * (1.0 - n**2)
+    dh_bar = delta_n * r
+    dr = delta_n * h_bar
     # back through the gates' sigmoids: sigmoid' = s (1 - s)
-    da_r, da_z = dr * r * (1.0 - r), dz * z * (1.0 - z)
-    da_x = np.concatenate([da_r, da_z, da_n], axis=-1)  # what reaches W_x x_t + b, (B, 3H)
-    da_h = np.concatenate([da_r, da_z, dm], axis=-1)  # what reaches W_h h_{t-1}, (B, 3H)
-    dx2, dh2, hp2 = np.atleast_2d(da_x), np.atleast_2d(da_h), np.atleast_2d(h_prev)
-    dW_x = input_weight_grad(dx2.T, cache["x"], params["W_x"].shape[1])  # column x_t of W_x received da_x
-    grads = {"W_x": dW_x, "W_h": dh2.T @ hp2, "b": dx2.sum(axis=0)}  # da_h h_{t-1}^T: (3H, B) @ (B, H)
-    dh_prev = dh_t * z + da_h @ params["W_h"]  # the direct path, and W_h^T da_h as rows: (B, 3H) @ (3H, H)
+    delta_r, delta_z = dr * r * (1.0 - r), dz * z * (1.0 - z)
+    delta = np.concatenate([delta_r, delta_z, delta_n], axis=-1)  # what reaches W_x x_t + b, (B, 3H)
+    delta_h = np.concatenate([delta_r, delta_z, dh_bar], axis=-1)  # what reaches W_h h_{t-1}, (B, 3H)
+    dx2, dh2, hp2 = np.atleast_2d(delta), np.atleast_2d(delta_h), np.atleast_2d(h_prev)
+    dW_x = _cell.input_weight_grad(dx2.T, cache["x"], params["W_x"].shape[1])  # column x_t of W_x received delta
+    grads = {"W_x": dW_x, "W_h": dh2.T @ hp2, "b": dx2.sum(axis=0)}  # delta_h h_{t-1}^T: (3H, B) @ (B, H)
+    dh_prev = dh_t * z + delta_h @ params["W_h"]  # the direct path, and W_h^T delta_h as rows: (B, 3H) @ (3H, H)
     if return_dx:
-        return dh_prev, grads, da_x @ params["W_x"]  # W_x^T da_x: (B, 3H) @ (3H, n_in)
+        return dh_prev, grads, delta @ params["W_x"]  # W_x^T delta: (B, 3H) @ (3H, n_in)
     return dh_prev, grads
 
 
-def _step(params, x_t, state):
-    """step_forward as the stack runs it: ((h_t,), the cache)."""
-    h, cache = step_forward(params, x_t, state[0])
-    return (h,), cache
-
-
-def _back_step(params, dstate, cache, return_dx):
-    """step_backward as the stack runs it: ((dh_prev,), grads, dx_t or None)."""
-    out = step_backward(params, dstate[0], cache, return_dx=return_dx)
-    return (out[0],), out[1], out[2] if return_dx else None
+# The reference engine, one layer's window as a loop over step_forward and step_backward; and the
+# fused loops of ``rnn_core._fast_gru``, the default.
+REFERENCE = _cell.ReferenceEngine(step_forward, step_backward, STATE_NAMES, LAYER_NAMES)
+FAST = GatedEngine(_fast_gru, STATE_NAMES)
 
 
 def advance(params, x_t, state):
     """Read one character (the sampler's step): returns (the state after x_t, the top layer's h_t).
     For one layer both are h_t; for a stack the state is every layer's h_t, (L, H) or (L, B, H)."""
-    return _advance(_step, LAYER_NAMES, params, x_t, state)
+    return _cell.advance(REFERENCE, params, x_t, state)
 
 
 # -- whole sequences, vectorised over the batch --------------------------------------------------
@@ -266,12 +230,7 @@ def forward(params, inputs, state0=None, *, dropout=0.0, seed=None, masks=None):
       logits: W_yh h_t + b_o, (.., V);  y_hat: softmax of the logits, (.., V)
       h0: the initial state used, shaped like state0
     """
-    params = check_params(params)
-    window = check_window(
-        params, inputs, None, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks, need_targets=False
-    )
-    layers, top = stack_forward(_step, LAYER_NAMES, params, window)
-    return forward_output(params, window, layers, top, GATES, STATE_NAMES)
+    return _SEQUENCES.forward(REFERENCE, GATES, params, inputs, state0, dropout, seed, masks)
 
 
 def loss_and_grads(
@@ -296,32 +255,11 @@ def loss_and_grads(
       grads: dict with the same keys and shapes as params (dW_x etc.)
       h_last: the state after the last step, shaped like h0
     """
-    params = check_params(params)
-    window = check_window(params, inputs, targets, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks)
-    if fast:
-        return results(window, _fast.loss_and_grads(_fast_gru, params, window), param_names, return_dstate0)
-    return results(
-        window, stack_loss_and_grads(_step, _back_step, LAYER_NAMES, params, window), param_names, return_dstate0
-    )
+    engine = FAST if fast else REFERENCE
+    return _SEQUENCES.loss_and_grads(engine, params, inputs, targets, state0, return_dstate0, dropout, seed, masks)
 
 
 def sequence_loss(params, inputs, targets, state0=None, *, dropout=0.0, seed=None, masks=None):
-    """Forward only: (total cross-entropy in nats, h_last). No gradients.
-
-    Same arguments and shapes as ``loss_and_grads``; cheaper, for evaluation.
-    """
-    params = check_params(params)
-    window = check_window(params, inputs, targets, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks)
-    loss, last = _fast.loss(_fast_gru, params, window)
-    return loss, as_state(last, window.single)
-
-
-# -- input checks: clear errors at the door, never an IndexError deep inside ----------------------
-
-
-def check_params(params):
-    """Check a GRU parameter dict: keys (every layer's), one float dtype, finite values, and shapes that agree.
-
-    Returns the dict (unchanged). Raises TypeError or ValueError naming the problem.
-    """
-    return check_cell_params(params, PARAM_NAMES, LAYER_NAMES, param_shapes, "rnn_core.gru.init_params", GATES)
+    """Forward only, for evaluation: (total cross-entropy in nats, h_last), by the fused loops
+    without what their backward pass needs. Same arguments and shapes as ``loss_and_grads``."""
+    return _SEQUENCES.sequence_loss(FAST, params, inputs, targets, state0, dropout, seed, masks)

@@ -28,14 +28,14 @@ The backward pass, derived in notebooks/08-gated-cells-lstm.ipynb: with dh_t,
 everything reaching h_t (from o_t and from step t+1), and dc_t, what
 reaches c_t from step t+1,
 
-    dc_t  += dh_t * q_t * (1 - tanh(c_t)^2)     the cell also reaches the loss through h_t
-    da_q   = dh_t * tanh(c_t) * q_t (1 - q_t)   back through h_t = q_t tanh(c_t), then the sigmoid
-    da_i   = dc_t * g_t * i_t (1 - i_t)         back through c_t = ... + i_t g_t
-    da_g   = dc_t * i_t * (1 - g_t^2)
-    da_f   = dc_t * c_{t-1} * f_t (1 - f_t)     back through c_t = f_t c_{t-1} + ...
-    dc_{t-1} = dc_t * f_t                       the cell path: one elementwise product per step
-    dh_{t-1} = W_h^T da_t                       the hidden path: through all four gates
-    dW_x += da_t x_t^T,  dW_h += da_t h_{t-1}^T,  db += da_t
+    dc_t     += dh_t * q_t * (1 - tanh(c_t)^2)     the cell also reaches the loss through h_t
+    delta_q   = dh_t * tanh(c_t) * q_t (1 - q_t)   back through h_t = q_t tanh(c_t), then the sigmoid
+    delta_i   = dc_t * g_t * i_t (1 - i_t)         back through c_t = ... + i_t g_t
+    delta_g   = dc_t * i_t * (1 - g_t^2)
+    delta_f   = dc_t * c_{t-1} * f_t (1 - f_t)     back through c_t = f_t c_{t-1} + ...
+    dc_{t-1}  = dc_t * f_t                         the cell path: one elementwise product per step
+    dh_{t-1}  = W_h^T delta_t                      the hidden path: through all four gates
+    dW_x += delta_t x_t^T,  dW_h += delta_t h_{t-1}^T,  db += delta_t
 
 The cell path dc_{t-1} = f_t * dc_t has no weight matrix and no squashing
 derivative in it: while the forget gate stays near 1, the gradient reaches far
@@ -56,46 +56,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _fast, _fast_lstm
-from ._cell import (
-    INPUT_SCALE,
-    add_layers,
-    as_state,
-    check_cell_params,
-    check_dtype,
-    check_window,
-    count,
-    draw_layer,
-    forward_output,
-    input_term,
-    input_weight_grad,
-    results,
-    stack_forward,
-    stack_loss_and_grads,
-    stack_names,
-    stack_shapes,
-)
-from ._cell import advance as _advance
+from . import _cell, _fast_lstm
+from ._fast import GatedEngine
 from ._validation import check_int, check_number
 from .functions import sigmoid
 
-__all__ = [
-    "PARAM_NAMES",
-    "LAYER_NAMES",
-    "STATE_NAMES",
-    "GATES",
-    "param_names",
-    "param_shapes",
-    "count_params",
-    "init_params",
-    "check_params",
-    "step_forward",
-    "step_backward",
-    "advance",
-    "forward",
-    "loss_and_grads",
-    "sequence_loss",
-]
+__all__ = [*_cell.INTERFACE, "GATES"]
 
 PARAM_NAMES = ("W_x", "W_h", "b", "W_yh", "b_o")  # one layer's network
 LAYER_NAMES = ("W_x", "W_h", "b")  # the arrays of one layer: layer k >= 1 adds W_x_k, W_h_k, b_k
@@ -103,20 +69,10 @@ STATE_NAMES = ("h", "c")  # the state the recurrence carries: the hidden state a
 GATES = ("i", "f", "g", "q")  # the order of the four H-row blocks of W_x, W_h and b
 
 
-def param_names(num_layers=1):
-    """Every parameter's name for a stack of ``num_layers`` layers: PARAM_NAMES, then W_x_1, W_h_1, b_1, ..."""
-    return stack_names(PARAM_NAMES, LAYER_NAMES, num_layers)
-
-
-def param_shapes(vocab_size, hidden_size, num_layers=1):
-    """The shape of every parameter for V = vocab_size, H = hidden_size and L = num_layers."""
-    return stack_shapes(PARAM_NAMES, LAYER_NAMES, len(GATES), vocab_size, hidden_size, num_layers)
-
-
-def count_params(vocab_size, hidden_size, num_layers=1):
-    """Number of trainable numbers: 4H*V + 4H*H + 4H + V*H + V, about four vanilla RNNs' worth,
-    and 4H*(2H + 1) for each further layer."""
-    return count(param_shapes(vocab_size, hidden_size, num_layers))
+# param_names(num_layers=1): PARAM_NAMES, then each further layer's names; param_shapes(vocab_size,
+# hidden_size, num_layers=1): {name: shape} for every one of them
+_NAMES = _cell.Names(PARAM_NAMES, LAYER_NAMES, len(GATES))
+param_names, param_shapes = _NAMES.param_names, _NAMES.param_shapes
 
 
 def init_params(
@@ -158,17 +114,30 @@ def init_params(
     V = check_int(vocab_size, "vocab_size")
     H = check_int(hidden_size, "hidden_size")
     L = check_int(num_layers, "num_layers")
-    dtype = check_dtype(dtype)
+    dtype = _cell.check_dtype(dtype)
     check_number(forget_bias, "forget_bias")
     check_number(recurrent_scale, "recurrent_scale", 0)
-    rng = np.random.default_rng(seed)
-    W_x, W_h = draw_layer(rng, len(GATES), V, H, INPUT_SCALE, recurrent_scale)  # W_h: one block per gate
-    b = np.zeros(4 * H)
-    b[H : 2 * H] = forget_bias
-    W_yh = rng.standard_normal((V, H)) / np.sqrt(H)
-    params = {"W_x": W_x, "W_h": W_h, "b": b, "W_yh": W_yh, "b_o": np.zeros(V)}
-    add_layers(params, rng, LAYER_NAMES, len(GATES), H, L, recurrent_scale, b)
-    return {k: np.ascontiguousarray(params[k], dtype=dtype) for k in param_names(L)}
+    return _NAMES.draw(seed, V, H, L, recurrent_scale, dtype, forget_bias)  # W_h: one orthogonal block per gate
+
+
+def count_params(vocab_size, hidden_size, num_layers=1):
+    """Number of trainable numbers: 4H*V + 4H*H + 4H + V*H + V, about four vanilla RNNs' worth,
+    and 4H*(2H + 1) for each further layer."""
+    return _cell.count(param_shapes(vocab_size, hidden_size, num_layers))
+
+
+# -- input checks: clear errors at the door, never an IndexError deep inside ----------------------
+
+
+def check_params(params):
+    """Check an LSTM parameter dict: keys (every layer's), one float dtype, finite values, and shapes that agree.
+
+    Returns the dict (unchanged). Raises TypeError or ValueError naming the problem.
+    """
+    return _cell.check_param_dict(params, PARAM_NAMES, LAYER_NAMES, param_shapes, "rnn_core.lstm.init_params", GATES)
+
+
+_SEQUENCES = _cell.Sequences(check_params, STATE_NAMES, LAYER_NAMES, param_names)
 
 
 # -- one time step: the equations as written --------------------------------------------------------
@@ -185,7 +154,7 @@ def step_forward(params, x_t, h_prev, c_prev):
     """
     H = params["W_h"].shape[1]
     # a_t = W_x x_t + W_h h_{t-1} + b; with one-hot x_t, W_x x_t is column x_t of W_x
-    a = input_term(params["W_x"], x_t) + h_prev @ params["W_h"].T + params["b"]  # (B, H) @ (H, 4H) -> (B, 4H)
+    a = _cell.input_term(params["W_x"], x_t) + h_prev @ params["W_h"].T + params["b"]  # (B, H) @ (H, 4H) -> (B, 4H)
     i = sigmoid(a[..., 0:H])
     f = sigmoid(a[..., H : 2 * H])
     g = np.tanh(a[..., 2 * H : 3 * H])
@@ -206,7 +175,7 @@ def step_backward(params, dh_t, dc_t, cache, *, return_dx=False):
     cache: from step_forward.
     Returns (dh_prev, dc_prev, grads): dL/dh_{t-1} and dL/dc_{t-1} through this
     step, and this step's share of dW_x (4H, V), dW_h (4H, H) and db (4H,); with return_dx,
-    (dh_prev, dc_prev, grads, dx_t), dx_t = W_x^T da_t, what reaches the input: in a stack,
+    (dh_prev, dc_prev, grads, dx_t), dx_t = W_x^T delta_t, what reaches the input: in a stack,
     the layer below's h_t.
     """
     i, f, g, q, c = (cache[k] for k in ("i", "f", "g", "q", "c"))
@@ -218,31 +187,25 @@ def step_backward(params, dh_t, dc_t, cache, *, return_dx=False):
     di, df, dg = dc * g, dc * cache["c_prev"], dc * i
     dc_prev = dc * f
     # back through the squashing functions: sigmoid' = s (1 - s), tanh' = 1 - tanh^2
-    da = np.concatenate([di * i * (1 - i), df * f * (1 - f), dg * (1 - g**2), dq * q * (1 - q)], axis=-1)  # (B, 4H)
-    da2, hp2 = np.atleast_2d(da), np.atleast_2d(cache["h_prev"])
-    dW_x = input_weight_grad(da2.T, cache["x"], params["W_x"].shape[1])  # column x_t of W_x received da_t
-    grads = {"W_x": dW_x, "W_h": da2.T @ hp2, "b": da2.sum(axis=0)}  # da_t h_{t-1}^T: (4H, B) @ (B, H)
-    dh_prev = da @ params["W_h"]  # W_h^T da_t as rows: (B, 4H) @ (4H, H) -> (B, H)
+    delta = np.concatenate([di * i * (1 - i), df * f * (1 - f), dg * (1 - g**2), dq * q * (1 - q)], axis=-1)  # (B, 4H)
+    delta2, hp2 = np.atleast_2d(delta), np.atleast_2d(cache["h_prev"])
+    dW_x = _cell.input_weight_grad(delta2.T, cache["x"], params["W_x"].shape[1])  # column x_t of W_x received delta_t
+    grads = {"W_x": dW_x, "W_h": delta2.T @ hp2, "b": delta2.sum(axis=0)}  # delta_t h_{t-1}^T: (4H, B) @ (B, H)
+    dh_prev = delta @ params["W_h"]  # W_h^T delta_t as rows: (B, 4H) @ (4H, H) -> (B, H)
     if return_dx:
-        return dh_prev, dc_prev, grads, da @ params["W_x"]  # W_x^T da_t: (B, 4H) @ (4H, n_in)
+        return dh_prev, dc_prev, grads, delta @ params["W_x"]  # W_x^T delta_t: (B, 4H) @ (4H, n_in)
     return dh_prev, dc_prev, grads
 
 
-def _step(params, x_t, state):
-    """step_forward as the stack runs it: ((h_t, c_t), the cache)."""
-    h, c, cache = step_forward(params, x_t, *state)
-    return (h, c), cache
-
-
-def _back_step(params, dstate, cache, return_dx):
-    """step_backward as the stack runs it: ((dh_prev, dc_prev), grads, dx_t or None)."""
-    out = step_backward(params, *dstate, cache, return_dx=return_dx)
-    return out[:2], out[2], out[3] if return_dx else None
+# The reference engine, one layer's window as a loop over step_forward and step_backward; and the
+# fused loops of ``rnn_core._fast_lstm``, the default.
+REFERENCE = _cell.ReferenceEngine(step_forward, step_backward, STATE_NAMES, LAYER_NAMES)
+FAST = GatedEngine(_fast_lstm, STATE_NAMES)
 
 
 def advance(params, x_t, state):
     """Read one character (the sampler's step): returns (the state (h_t, c_t) after x_t, the top layer's h_t)."""
-    return _advance(_step, LAYER_NAMES, params, x_t, state)
+    return _cell.advance(REFERENCE, params, x_t, state)
 
 
 # -- whole sequences, vectorised over the batch --------------------------------------------------
@@ -262,12 +225,7 @@ def forward(params, inputs, state0=None, *, dropout=0.0, seed=None, masks=None):
       logits: W_yh h_t + b_o, (.., V);  y_hat: softmax of the logits, (.., V)
       h0, c0: the initial state used, shaped like state0
     """
-    params = check_params(params)
-    window = check_window(
-        params, inputs, None, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks, need_targets=False
-    )
-    layers, top = stack_forward(_step, LAYER_NAMES, params, window)
-    return forward_output(params, window, layers, top, (*GATES, "c"), STATE_NAMES)
+    return _SEQUENCES.forward(REFERENCE, (*GATES, "c"), params, inputs, state0, dropout, seed, masks)
 
 
 def loss_and_grads(
@@ -294,32 +252,11 @@ def loss_and_grads(
       grads: dict with the same keys and shapes as params (dW_x etc.)
       h_last, c_last: the state after the last step, shaped like h0 and c0
     """
-    params = check_params(params)
-    window = check_window(params, inputs, targets, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks)
-    if fast:
-        return results(window, _fast.loss_and_grads(_fast_lstm, params, window), param_names, return_dstate0)
-    return results(
-        window, stack_loss_and_grads(_step, _back_step, LAYER_NAMES, params, window), param_names, return_dstate0
-    )
+    engine = FAST if fast else REFERENCE
+    return _SEQUENCES.loss_and_grads(engine, params, inputs, targets, state0, return_dstate0, dropout, seed, masks)
 
 
 def sequence_loss(params, inputs, targets, state0=None, *, dropout=0.0, seed=None, masks=None):
-    """Forward only: (total cross-entropy in nats, (h_last, c_last)). No gradients.
-
-    Same arguments and shapes as ``loss_and_grads``; cheaper, for evaluation.
-    """
-    params = check_params(params)
-    window = check_window(params, inputs, targets, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks)
-    loss, last = _fast.loss(_fast_lstm, params, window)
-    return loss, as_state(last, window.single)
-
-
-# -- input checks: clear errors at the door, never an IndexError deep inside ----------------------
-
-
-def check_params(params):
-    """Check an LSTM parameter dict: keys (every layer's), one float dtype, finite values, and shapes that agree.
-
-    Returns the dict (unchanged). Raises TypeError or ValueError naming the problem.
-    """
-    return check_cell_params(params, PARAM_NAMES, LAYER_NAMES, param_shapes, "rnn_core.lstm.init_params", GATES)
+    """Forward only, for evaluation: (total cross-entropy in nats, (h_last, c_last)), by the fused
+    loops without what their backward pass needs. Same arguments and shapes as ``loss_and_grads``."""
+    return _SEQUENCES.sequence_loss(FAST, params, inputs, targets, state0, dropout, seed, masks)

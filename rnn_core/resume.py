@@ -30,7 +30,6 @@ RESUME_FIXED = (
 def check_resume_config(old, config, where):
     """Raise ValueError if the stored config dict ``old`` and the TrainConfig ``config`` differ in a
     field of RESUME_FIXED; ``where`` says what is resumed (e.g. "from ck.npz")."""
-    old = {"cell": "rnn", "num_layers": 1, "dropout": 0.0, **old}  # saved before cells, layers, dropout
     for name in RESUME_FIXED:
         if old.get(name) != getattr(config, name):
             raise ValueError(
@@ -44,8 +43,7 @@ def checkpoint_to_resume(path, config, vocab, fingerprint):
 
     config: the run's TrainConfig; vocab, fingerprint: its text's vocabulary and
     ``text_fingerprint``. Raises CheckpointError (or ValueError, for a config that differs)
-    naming the mismatch. A checkpoint written before rnn_core stopped storing a random
-    generator's state (an unused ``rng_state`` entry) passes the same way: that entry is ignored.
+    naming the mismatch.
     """
     ck = load_checkpoint(path)
     where = f"from {path}"

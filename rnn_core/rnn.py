@@ -44,66 +44,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _fast_rnn
-from ._cell import (
-    INPUT_SCALE,
-    add_layers,
-    as_state,
-    check_cell_params,
-    check_dtype,
-    check_window,
-    count,
-    draw_layer,
-    forward_output,
-    input_term,
-    input_weight_grad,
-    output_logits,
-    output_loss,
-    results,
-    stack_forward,
-    stack_loss_and_grads,
-    stack_names,
-    stack_shapes,
-)
-from ._cell import advance as _advance
+from . import _cell
+from ._cell import output_logits  # the output layer every cell ends in: o = W_yh h + b_o
+from ._fast_rnn import VanillaEngine
 from ._validation import check_int, check_number
 
-__all__ = [
-    "PARAM_NAMES",
-    "LAYER_NAMES",
-    "STATE_NAMES",
-    "param_names",
-    "init_params",
-    "param_shapes",
-    "count_params",
-    "check_params",
-    "step_forward",
-    "output_logits",
-    "step_backward",
-    "forward",
-    "loss_and_grads",
-    "sequence_loss",
-    "advance",
-]
+__all__ = [*_cell.INTERFACE, "output_logits"]
 
 PARAM_NAMES = ("W_xh", "W_hh", "W_yh", "b_h", "b_o")  # one layer's network
 LAYER_NAMES = ("W_xh", "W_hh", "b_h")  # the arrays of one layer: layer k >= 1 adds W_xh_k, W_hh_k, b_h_k
 STATE_NAMES = ("h",)  # the state the recurrence carries from one step to the next
 
 
-def param_names(num_layers=1):
-    """Every parameter's name for a stack of ``num_layers`` layers: PARAM_NAMES, then W_xh_1, W_hh_1, b_h_1, ..."""
-    return stack_names(PARAM_NAMES, LAYER_NAMES, num_layers)
-
-
-def param_shapes(vocab_size, hidden_size, num_layers=1):
-    """The shape of every parameter for V = vocab_size, H = hidden_size and L = num_layers."""
-    return stack_shapes(PARAM_NAMES, LAYER_NAMES, 1, vocab_size, hidden_size, num_layers)
-
-
-def count_params(vocab_size, hidden_size, num_layers=1):
-    """Number of trainable numbers: H*V + H*H + V*H + H + V, and (2H*H + H) for each further layer."""
-    return count(param_shapes(vocab_size, hidden_size, num_layers))
+# param_names(num_layers=1): PARAM_NAMES, then each further layer's names; param_shapes(vocab_size,
+# hidden_size, num_layers=1): {name: shape} for every one of them
+_NAMES = _cell.Names(PARAM_NAMES, LAYER_NAMES, 1)
+param_names, param_shapes = _NAMES.param_names, _NAMES.param_shapes
 
 
 def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, recurrent_scale=1.0, *, num_layers=1):
@@ -131,21 +87,35 @@ def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, recurrent_sca
     """
     V, H = check_int(vocab_size, "vocab_size"), check_int(hidden_size, "hidden_size")
     L = check_int(num_layers, "num_layers")
-    dtype = check_dtype(dtype)
+    dtype = _cell.check_dtype(dtype)
     check_number(recurrent_scale, "recurrent_scale", 0)
-    rng = np.random.default_rng(seed)
-    W_xh, W_hh = draw_layer(rng, 1, V, H, INPUT_SCALE, recurrent_scale)
-    W_yh = rng.standard_normal((V, H)) / np.sqrt(H)
-    params = {"W_xh": W_xh, "W_hh": W_hh, "W_yh": W_yh, "b_h": np.zeros(H), "b_o": np.zeros(V)}
-    add_layers(params, rng, LAYER_NAMES, 1, H, L, recurrent_scale, np.zeros(H))
-    return {k: np.ascontiguousarray(params[k], dtype=dtype) for k in param_names(L)}
+    return _NAMES.draw(seed, V, H, L, recurrent_scale, dtype)
+
+
+def count_params(vocab_size, hidden_size, num_layers=1):
+    """Number of trainable numbers: H*V + H*H + V*H + H + V, and (2H*H + H) for each further layer."""
+    return _cell.count(param_shapes(vocab_size, hidden_size, num_layers))
+
+
+# -- input checks: clear errors at the door, never an IndexError deep inside ----------------------
+
+
+def check_params(params):
+    """Check a parameter dict: keys (every layer's), one float dtype, finite values, and shapes that agree.
+
+    Returns the dict (unchanged). Raises TypeError or ValueError naming the problem.
+    """
+    return _cell.check_param_dict(params, PARAM_NAMES, LAYER_NAMES, param_shapes, "rnn_core.init_params")
+
+
+_SEQUENCES = _cell.Sequences(check_params, STATE_NAMES, LAYER_NAMES, param_names)
 
 
 # -- one time step: the equations as written --------------------------------------------------
 
 
 def step_forward(params, x_t, h_prev):
-    """One step h_t = tanh(W_hh h_{t-1} + W_xh x_t + b_h): the only place this equation is written.
+    """One step h_t = tanh(W_hh h_{t-1} + W_xh x_t + b_h), the equation as notebook 03 writes it.
 
     x_t: a character index (int) or B indices, shape (B,); in a layer above the first, the
       layer below's h_t, (H,) or (B, H) (with that layer's arrays under these names).
@@ -155,7 +125,7 @@ def step_forward(params, x_t, h_prev):
     W_xh, W_hh, b_h = params["W_xh"], params["W_hh"], params["b_h"]
     # W_hh h_{t-1} with one column per sequence, turned back into rows: (H, H) @ (H, B) -> (H, B).
     # W_xh x_t with one-hot x_t is column x_t of W_xh; rows of W_xh.T when batched.
-    return np.tanh((W_hh @ h_prev.T).T + input_term(W_xh, x_t) + b_h)
+    return np.tanh((W_hh @ h_prev.T).T + _cell.input_term(W_xh, x_t) + b_h)
 
 
 def step_backward(params, dh_t, h_t, h_prev, x_t, *, return_dx=False):
@@ -166,38 +136,30 @@ def step_backward(params, dh_t, h_t, h_prev, x_t, *, return_dx=False):
     x_t: the input index (int) or indices (B,), or the layer below's h_t (as for step_forward).
     Returns (dh_prev, grads) where grads holds this step's share of
     dW_xh (H, V), dW_hh (H, H) and db_h (H,); with return_dx, (dh_prev, grads, dx_t), dx_t =
-    W_xh^T da, what reaches the input: in a stack, the layer below's h_t.
+    W_xh^T delta, what reaches the input: in a stack, the layer below's h_t.
     """
     W_hh = params["W_hh"]
-    # back through tanh: da = dh * (1 - h_t^2)
-    da = dh_t * (1.0 - h_t**2)
-    da2, hp2 = np.atleast_2d(da), np.atleast_2d(h_prev)
-    # column x_t of W_xh received da (x_t one-hot): (H, B) @ (B, V); or da x_t^T for a vector x_t
-    dW_xh = input_weight_grad(da2.T, x_t, params["W_xh"].shape[1])
-    grads = {"W_xh": dW_xh, "W_hh": da2.T @ hp2, "b_h": da2.sum(axis=0)}
-    dh_prev = da @ W_hh  # W_hh^T da as a column; (B, H) @ (H, H) -> (B, H)
+    # back through tanh: delta = dh * (1 - h_t^2)
+    delta = dh_t * (1.0 - h_t**2)
+    delta2, hp2 = np.atleast_2d(delta), np.atleast_2d(h_prev)
+    # column x_t of W_xh received delta (x_t one-hot): (H, B) @ (B, V); or delta x_t^T for a vector x_t
+    dW_xh = _cell.input_weight_grad(delta2.T, x_t, params["W_xh"].shape[1])
+    grads = {"W_xh": dW_xh, "W_hh": delta2.T @ hp2, "b_h": delta2.sum(axis=0)}
+    dh_prev = delta @ W_hh  # W_hh^T delta as a column; (B, H) @ (H, H) -> (B, H)
     if return_dx:
-        return dh_prev, grads, da @ params["W_xh"]  # W_xh^T da: (B, H) @ (H, n_in)
+        return dh_prev, grads, delta @ params["W_xh"]  # W_xh^T delta: (B, H) @ (H, n_in)
     return dh_prev, grads
 
 
-def _step(params, x_t, state):
-    """step_forward as the stack runs it: (the state, a tuple; what step_backward needs)."""
-    h = step_forward(params, x_t, state[0])
-    return (h,), (h, state[0], x_t)
-
-
-def _back_step(params, dstate, cache, return_dx):
-    """step_backward as the stack runs it: (dstate_prev, grads, dx_t or None)."""
-    h, h_prev, x_t = cache
-    out = step_backward(params, dstate[0], h, h_prev, x_t, return_dx=return_dx)
-    return (out[0],), out[1], out[2] if return_dx else None
+# The reference engine: one layer's window as a loop over step_forward and step_backward, in the
+# notebooks' form (h_t alone, and step_backward reading (h_t, h_prev, x_t) in place of a cache).
+REFERENCE = _cell.ReferenceEngine(step_forward, step_backward, STATE_NAMES, LAYER_NAMES, cached=False)
 
 
 def advance(params, x_t, state):
     """Read one character (the sampler's step): returns (the state after x_t, the top layer's h_t).
     For one layer both are h_t; for a stack the state is every layer's h_t, (L, H) or (L, B, H)."""
-    return _advance(_step, LAYER_NAMES, params, x_t, state)
+    return _cell.advance(REFERENCE, params, x_t, state)
 
 
 # -- whole sequences, vectorised over the batch --------------------------------------------------
@@ -216,12 +178,7 @@ def forward(params, inputs, state0=None, *, dropout=0.0, seed=None, masks=None):
       y_hat: probabilities ŷ_1..ŷ_T (softmax of the logits), same shape as the logits
       h0: the initial state used, shaped like state0
     """
-    params = check_params(params)
-    window = check_window(
-        params, inputs, None, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks, need_targets=False
-    )
-    layers, top = stack_forward(_step, LAYER_NAMES, params, window, keep_caches=False)
-    return forward_output(params, window, layers, top, (), STATE_NAMES)
+    return _SEQUENCES.forward(REFERENCE, (), params, inputs, state0, dropout, seed, masks)
 
 
 def loss_and_grads(
@@ -229,9 +186,9 @@ def loss_and_grads(
     inputs,
     targets,
     state0=None,
-    bptt_truncate=None,
     return_dstate0=False,
     *,
+    bptt_truncate=None,
     fast=True,
     dropout=0.0,
     seed=None,
@@ -268,19 +225,11 @@ def loss_and_grads(
       grads: dict with the same keys and shapes as params (dW_xh etc.)
       h_last: h_T, the state after the last step, shaped like state0
     """
-    params = check_params(params)
-    window = check_window(params, inputs, targets, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks)
     k = check_int(bptt_truncate, "bptt_truncate", 0, allow_none=True)
     if not fast and k is not None:
         raise ValueError("bptt_truncate needs the fast path: call loss_and_grads with fast=True")
-    if not fast:
-        return results(
-            window, stack_loss_and_grads(_step, _back_step, LAYER_NAMES, params, window), param_names, return_dstate0
-        )
-    layers, _ = stack_forward(_step, LAYER_NAMES, params, window, keep_caches=False)
-    loss, grads, dh0 = _fast_rnn.backward(params, window, layers, k)
-    last = np.stack([layer.last[0] for layer in layers])
-    return results(window, (loss, grads, [last], [dh0]), param_names, return_dstate0)
+    engine = VanillaEngine(REFERENCE, k) if fast else REFERENCE
+    return _SEQUENCES.loss_and_grads(engine, params, inputs, targets, state0, return_dstate0, dropout, seed, masks)
 
 
 def sequence_loss(params, inputs, targets, state0=None, *, dropout=0.0, seed=None, masks=None):
@@ -288,19 +237,4 @@ def sequence_loss(params, inputs, targets, state0=None, *, dropout=0.0, seed=Non
 
     Same arguments and shapes as ``loss_and_grads``; cheaper, for evaluation.
     """
-    params = check_params(params)
-    window = check_window(params, inputs, targets, state0, STATE_NAMES, LAYER_NAMES, dropout, seed, masks)
-    layers, top = stack_forward(_step, LAYER_NAMES, params, window, keep_caches=False)
-    loss, _ = output_loss(params, top.reshape(window.X.size, -1), window.Y.reshape(-1), grad=False)
-    return loss, as_state([np.stack([layer.last[0] for layer in layers])], window.single)
-
-
-# -- input checks: clear errors at the door, never an IndexError deep inside ----------------------
-
-
-def check_params(params):
-    """Check a parameter dict: keys (every layer's), one float dtype, finite values, and shapes that agree.
-
-    Returns the dict (unchanged). Raises TypeError or ValueError naming the problem.
-    """
-    return check_cell_params(params, PARAM_NAMES, LAYER_NAMES, param_shapes, "rnn_core.init_params")
+    return _SEQUENCES.sequence_loss(REFERENCE, params, inputs, targets, state0, dropout, seed, masks)

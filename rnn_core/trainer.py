@@ -459,6 +459,7 @@ def _save(run, state, history, best=False):
         best_checkpoint_path(run.path) if best else run.path,
         state.params,
         run.vocab,
+        cell=run.config.cell,
         optimizer=run.config.optimizer,
         opt_state=state.opt_state,
         step=state.step,

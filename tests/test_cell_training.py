@@ -149,18 +149,13 @@ def _rewrite_meta(path, change):
     np.savez(path, **arrays)
 
 
-def test_a_vanilla_checkpoint_without_a_cell_entry_loads_as_vanilla(tmp_path):
-    """Files written before the LSTM say nothing about the cell: they hold a vanilla RNN."""
+def test_a_checkpoint_without_a_cell_entry_is_refused_not_guessed(tmp_path):
+    """The cell comes from the file's record: a file that has none is refused (file format 2, CHANGES.md)."""
     path = tmp_path / "old.npz"
-    r = run(cell="rnn", steps=10, checkpoint=path)
+    run(cell="rnn", steps=10, checkpoint=path)
     _rewrite_meta(path, lambda meta: (meta.pop("cell"), meta["config"].pop("cell")))
-    ck = load_checkpoint(path)
-    assert ck.cell == "rnn" and ck.c is None and same_params(ck.params, r.params)
-    resumed = run(cell="rnn", steps=20, checkpoint=path, resume=True)  # and it resumes
-    assert resumed.step == 20
-    assert rnn_core.sample(ck.params, ck.vocab, "It", 20, seed=1) == rnn_core.sample(
-        r.params, r.vocab, "It", 20, seed=1
-    )
+    with pytest.raises(CheckpointError, match="cell must be one of 'rnn', 'lstm', 'gru', got None"):
+        load_checkpoint(path)
 
 
 @pytest.mark.parametrize(

@@ -18,8 +18,6 @@ def model():
     opt = adam_init(params)
     opt["t"] = 7
     opt["m"]["W_hh"] += 0.25
-    rng = np.random.default_rng(5)
-    rng.random(3)
     return {
         "params": params,
         "vocab": vocab,
@@ -27,7 +25,6 @@ def model():
         "opt_state": opt,
         "step": 7,
         "h": np.full((2, 8), 0.5, dtype=np.float32),
-        "rng_state": rng.bit_generator.state,
         "history": {"step": np.arange(1, 8), "train_bpc": np.linspace(4, 3, 7)},
         "meta": {"epoch": 1, "window": 2, "config": {"hidden_size": 8}},
     }
@@ -51,11 +48,7 @@ def test_round_trip(tmp_path, model):
         assert np.array_equal(ck.opt_state["m"][k], model["opt_state"]["m"][k])
         assert np.array_equal(ck.opt_state["v"][k], model["opt_state"]["v"][k])
     assert np.array_equal(ck.h, model["h"])
-    assert ck.rng_state == model["rng_state"]
-    # the restored generator continues exactly where the saved one was
-    g1, g2 = np.random.default_rng(), np.random.default_rng()
-    g1.bit_generator.state, g2.bit_generator.state = model["rng_state"], ck.rng_state
-    assert g1.random() == g2.random()
+    assert ck.cell == "rnn" and ck.meta["cell"] == "rnn" and ck.meta["version"] == 2
     assert np.array_equal(ck.history["train_bpc"], model["history"]["train_bpc"])
     assert ck.meta["epoch"] == 1 and ck.config == {"hidden_size": 8}
 
@@ -67,7 +60,7 @@ def test_plain_npz_with_named_arrays(tmp_path, model):
         assert set(PARAM_NAMES) <= names
         assert z["vocab"].dtype == np.uint32
         assert "".join(map(chr, z["vocab"])) == model["vocab"].chars
-        assert json.loads(z["rng_state"].tobytes())["bit_generator"] == "PCG64"
+        assert "rng_state" not in names
         assert json.loads(z["meta"].tobytes())["step"] == 7
         assert {"opt.t", "opt.m.W_hh", "opt.v.b_o", "h"} <= names
 
@@ -142,15 +135,21 @@ def test_pickled_object_is_refused(tmp_path):
 def test_not_an_rnn_checkpoint(tmp_path):
     p = tmp_path / "other.npz"
     np.savez(p, weights=np.zeros(3))
+    with pytest.raises(CheckpointError, match="no 'meta' describing an rnn_core-checkpoint file"):
+        load_checkpoint(p)
+    meta = json.dumps({"format": "rnn_core-checkpoint", "version": 2, "cell": "rnn"}).encode()
+    np.savez(p, weights=np.zeros(3), meta=np.frombuffer(meta, dtype=np.uint8))
     with pytest.raises(CheckpointError, match="missing W_xh"):
         load_checkpoint(p)
 
 
 def _hand_made_checkpoint(tmp_path, model, chars=None, **changes):
-    """A minimal .npz written without save_checkpoint: the weights, a vocabulary, and ``changes``."""
+    """A minimal .npz written without save_checkpoint: the weights, a vocabulary, the least 'meta', and ``changes``."""
     arrays = {k: model["params"][k].copy() for k in PARAM_NAMES}
     chars = model["vocab"].chars if chars is None else chars
     arrays["vocab"] = np.array([ord(c) for c in chars], dtype=np.uint32)
+    meta = json.dumps({"format": "rnn_core-checkpoint", "version": 2, "cell": "rnn"}).encode()
+    arrays["meta"] = np.frombuffer(meta, dtype=np.uint8)
     arrays.update(changes)
     p = tmp_path / "m.npz"
     np.savez(p, **arrays)
@@ -202,29 +201,29 @@ OLD_TEXT = (
 
 
 @pytest.mark.parametrize("cell", ["rnn", "lstm"])
-def test_a_checkpoint_written_before_the_cell_registry_loads_samples_and_resumes(cell, tmp_path):
-    """tests/data/{cell}-cecd393.npz: written by rnn_core at commit cecd393 (tests/data/README.md), with the
-    ``rng_state`` entry trainers wrote before they stopped storing a random generator's state."""
+def test_a_checkpoint_of_the_first_file_format_is_refused_with_what_to_do(cell, tmp_path):
+    """tests/data/{cell}-cecd393.npz: written by rnn_core at commit cecd393 (tests/data/README.md), format 1,
+    with an ``rng_state`` entry and a config holding ``init_scale``: format 2 reads neither (CHANGES.md)."""
     import shutil
     from pathlib import Path
 
-    import rnn_core
-
     path = tmp_path / "old.npz"
     shutil.copy(Path(__file__).parent / "data" / f"{cell}-cecd393.npz", path)
-    ck = load_checkpoint(path)
-    assert ck.cell == cell and ck.step == 10 and ck.optimizer == "adam" and ck.hidden_size == 8
-    assert ck.rng_state["bit_generator"] == "PCG64"  # read, and unused
-    assert set(ck.params) == set(rnn_core.CELLS[cell].PARAM_NAMES)
-    assert list(ck.carried) == list(rnn_core.CELLS[cell].STATE_NAMES) and ck.carried["h"].shape == (2, 8)
-    assert ck.vocab == Vocabulary.from_text(OLD_TEXT)
-    text = rnn_core.sample(ck.params, ck.vocab, "It is", 40, seed=1)
-    assert len(text) == 40 and set(text) <= set(ck.vocab.chars)
-    # the stored validation figure is what this version measures for the stored parameters
-    val_ids = rnn_core.split_train_val(ck.vocab.encode(OLD_TEXT), 0.1)[1]
-    assert np.isclose(rnn_core.bits_per_char(ck.params, val_ids, n_streams=4), ck.history["val_bpc"][-1], rtol=1e-5)
-    # and training continues from it, the history with it; the new file has no rng_state
-    config = {**ck.config, "steps": 14, "progress": False}
-    resumed = rnn_core.train(OLD_TEXT, checkpoint=path, resume=True, **config)
-    assert resumed.step == 14 and resumed.history.step == list(range(1, 15)) and resumed.config.cell == cell
-    assert load_checkpoint(path).rng_state is None
+    with pytest.raises(CheckpointError, match=r"earlier rnn_core \(file format 1, this one reads 2\): train it again"):
+        load_checkpoint(path)
+
+
+def test_a_checkpoint_without_its_cell_is_refused(tmp_path, model):
+    path = save(tmp_path / "ck.npz", model)
+    with np.load(path) as z:
+        arrays = dict(z)
+    meta = json.loads(arrays["meta"].tobytes())
+    del meta["cell"]
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    np.savez(path, **arrays)
+    with pytest.raises(CheckpointError, match="cell must be one of 'rnn', 'lstm', 'gru', got None"):
+        load_checkpoint(path)
+    del arrays["meta"]
+    np.savez(path, **arrays)
+    with pytest.raises(CheckpointError, match="no 'meta'"):
+        load_checkpoint(path)

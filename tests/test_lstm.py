@@ -126,10 +126,12 @@ def test_a_batch_needs_both_states_batched():
         lstm.loss_and_grads(_p(), np.zeros((2, 2), int), np.zeros((2, 2), int), (np.zeros((2, 4)), np.zeros(4)))
 
 
-def test_the_cell_is_told_from_the_parameters_names():
-    from rnn_core.cells import cell_of, check_cell_params
+def test_the_cell_is_the_one_whose_check_the_parameters_pass():
+    from rnn_core.cells import check_cell_params
 
-    assert cell_of(lstm.init_params(5, 3)) == "lstm" and cell_of(rnn_core.init_params(5, 3)) == "rnn"
+    assert (
+        check_cell_params(lstm.init_params(5, 3)) == "lstm" and check_cell_params(rnn_core.init_params(5, 3)) == "rnn"
+    )
     with pytest.raises(ValueError, match="missing W_h"):  # an LSTM missing a part: the LSTM's message
         rnn_core.sample(
             {k: v for k, v in lstm.init_params(5, 3).items() if k != "W_h"}, rnn_core.Vocabulary("abcde"), "a", 3

@@ -792,12 +792,12 @@ def test_the_fast_path_behind_an_exercise_counts_as_its_own_version():
         from rnn_core import _cell, rnn
 
         window = _cell.check_window(params, inputs, targets, h0, rnn.STATE_NAMES, rnn.LAYER_NAMES)
-        layers, _ = _cell.stack_forward(rnn._step, rnn.LAYER_NAMES, params, window, keep_caches=False)
-        loss, grads, _ = rnn_core._fast_rnn.backward(params, window, layers, None)
-        return loss, grads, layers[0].last[0]
+        engine = rnn_core._fast_rnn.VanillaEngine(rnn.REFERENCE)
+        loss, grads, last, _ = _cell.stack_loss_and_grads(engine, rnn.LAYER_NAMES, params, window)
+        return loss, grads, _cell.as_state(last, window.single)
 
     result, _ = check("loss_and_grads", fast)
-    assert result.status == "delegated" and "rnn_core._fast_rnn.backward" in result.message
+    assert result.status == "delegated" and "rnn_core._cell.stack_loss_and_grads" in result.message
 
 
 def test_reading_the_answer_off_the_checker_through_its_frames_is_delegation():

@@ -140,9 +140,11 @@ def test_the_starting_state_has_one_name_state0():
     rng = np.random.default_rng(7)
     params = init_params(5, 4, seed=1)
     inputs, targets, h0 = rng.integers(0, 5, (2, 6)), rng.integers(0, 5, (2, 6)), rng.uniform(-0.5, 0.5, (2, 4))
-    by_position = loss_and_grads(params, inputs, targets, h0, None, True)
+    by_position = loss_and_grads(params, inputs, targets, h0, True)  # return_dstate0 fifth, as in every cell
     loss, grads, h_last, dh0 = loss_and_grads(params, inputs, targets, state0=h0, return_dstate0=True)
     assert loss == by_position[0] and np.array_equal(dh0, by_position[3]) and np.array_equal(h_last, by_position[2])
+    with pytest.raises(TypeError, match="positional"):  # bptt_truncate is keyword-only
+        loss_and_grads(params, inputs, targets, h0, False, 2)
     for call in (
         lambda: loss_and_grads(params, inputs, targets, h0=h0),
         lambda: loss_and_grads(params, inputs, targets, return_dh0=True),

@@ -1,6 +1,5 @@
 """The trainer (rnn_core.train): learning, history, determinism, bit-identical resume, clean stops."""
 
-import json
 import math
 
 import numpy as np
@@ -126,21 +125,6 @@ def test_resume_from_checkpoint_is_bit_identical(tmp_path):
     assert straight.history.train_bpc == resumed.history.train_bpc  # history continues too
     assert straight.history.step == resumed.history.step
     assert same_params(load_checkpoint(path).params, straight.params)
-
-
-def test_resume_from_a_checkpoint_with_an_rng_state(tmp_path):
-    """Checkpoints written before train() stopped storing an (unused) rng_state still resume, bit for bit."""
-    straight = run(steps=40)
-    path = tmp_path / "ck.npz"
-    run(steps=40, checkpoint=path, callback=lambda res: res.step >= 20, callback_every=20)
-    with np.load(path) as z:  # rewritten as the earlier trainer wrote it: a generator's state beside the rest
-        arrays = dict(z)
-    state = json.dumps(np.random.default_rng(0).bit_generator.state).encode()
-    np.savez(path, rng_state=np.frombuffer(state, dtype=np.uint8), **arrays)
-    assert load_checkpoint(path).rng_state["bit_generator"] == "PCG64"
-    resumed = run(steps=40, checkpoint=path, resume=True)
-    assert same_params(straight.params, resumed.params)
-    assert load_checkpoint(path).rng_state is None  # saved again without it
 
 
 def test_resume_with_a_larger_step_budget_constant_schedule(tmp_path):
@@ -312,13 +296,6 @@ def test_truncate_history_to_the_state():
     )
     h.truncate(2)
     assert h.step == [1, 2] and h.train_bpc == [3.0, 2.0] and h.val_step == [2] and h.val_bpc == [2.5]
-
-
-def test_a_config_saved_with_init_scale_reads_as_recurrent_scale():
-    """Checkpoints written before the rename keep ρ under its old name."""
-    old = TrainConfig(recurrent_scale=2.5).to_dict()
-    old["init_scale"] = old.pop("recurrent_scale")
-    assert TrainConfig.from_dict(old).recurrent_scale == 2.5
 
 
 # -- a stack of layers, dropout, the best checkpoint and early stopping --------------------------------
