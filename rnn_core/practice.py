@@ -456,7 +456,7 @@ def _repeated(ex, fn, runs, notes):
     done = list(runs)
     for first in order:
         r = _Run(first.case, first.want_raw, run(fn, first.case.args, ex.watch, echo=False))
-        problem = _repeat_problem(ex, r, notes, "on fresh copies of the cases, in another order")
+        problem = _repeat_problem(ex, r, notes, "again on fresh copies of the cases, in another order")
         if problem:
             return problem
         done.append(r)
@@ -470,7 +470,8 @@ def _repeated(ex, fn, runs, notes):
             _vary(ex, args)
         case = Case(f"{first.case.about}{', ' + when if when else ''}", tuple(args))
         r = _Run(case, _reference(ex, case), run(fn, args, ex.watch, echo=False, fresh=False))
-        problem = _repeat_problem(ex, r, notes, f"twice on the same {_join(ex.varied)}, changed in between")
+        how = f"on the same {_join(ex.varied)} twice, changed in place in between (as a training loop does)"
+        problem = _repeat_problem(ex, r, notes, how)
         if problem:
             return problem
     return None
@@ -485,7 +486,7 @@ def _repeat_problem(ex, r, notes, how):
         return _patching(ex, r, notes)
     if call.error is not None:
         lines = [
-            f"{ex.name}: error. Right on every case, but called again {how}, your function raised "
+            f"{ex.name}: error. Right on every case, but called {how}, your function raised "
             f"{safe_str(call.error)}, on {r.case.about}."
         ]
         return _report("error", [], lines, notes)
@@ -499,7 +500,7 @@ def _repeat_problem(ex, r, notes, how):
         return None
     names = list(wrong)
     lines = [
-        f"{ex.name}: wrong. Right on every case, but called again {how}, your function gives a wrong "
+        f"{ex.name}: wrong. Right on every case, but called {how}, your function gives a wrong "
         f"{_join(names)} on {r.case.about}:",
         *[f"  {n}: {why}" for n, why in _grouped(wrong)],
         "It keeps something from one call to the next: a result it looks up by id() or by call count, a "
@@ -1178,7 +1179,7 @@ def _kind(value):
     if isinstance(value, Odd):
         return value.kind
     if isinstance(value, Seq):
-        return f"a {value.kind} of {len(value.items)} values"
+        return f"a {value.kind} of {len(value.items)} value{'' if len(value.items) == 1 else 's'}"
     if isinstance(value, _Missing):
         return "nothing"
     name = type_name(value)

@@ -184,7 +184,7 @@ def test_an_id_keyed_cache_fails():
         return cache[key][1].copy()
 
     result, _ = check("softmax", softmax)
-    assert result.status == "wrong" and "changed in between" in result.message, result.message
+    assert result.status == "wrong" and "changed in place in between" in result.message, result.message
 
 
 def test_an_id_keyed_cache_of_global_norm_fails():
