@@ -114,15 +114,18 @@ class _Echo:
     def close(self):
         """Nothing: the stdout is check's, not the reader's."""
 
+    def detach(self):
+        """Nothing, for the same reason."""
+
     @property
     def closed(self):
         return False
 
-    def isatty(self):
-        return False
-
     def writable(self):
         return True
+
+    def __getattr__(self, name):  # encoding, isatty, fileno...: the real stdout's
+        return getattr(self._target, name)
 
 
 class _TimeUp(BaseException):

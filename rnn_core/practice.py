@@ -227,13 +227,15 @@ def wrap(message, width=WIDTH):
             lines.append(line)
             continue
         indent = line[: len(line) - len(line.lstrip(" "))]
-        lines += textwrap.wrap(
-            line,
+        kept = line.replace(" = ", "\ue000=\ue000")  # "H = 6" on one line: textwrap breaks at ASCII spaces only
+        parts = textwrap.wrap(
+            kept,
             width,
             subsequent_indent=indent + "  " if indent else "",
             break_long_words=False,
             break_on_hyphens=False,
         )
+        lines += [part.replace("\ue000", " ") for part in parts]
     return "\n".join(lines)
 
 
@@ -516,6 +518,8 @@ def _vary(ex, args):
     for name in ex.varied:
         value = args[ex.args.index(name)]
         for a in value.values() if isinstance(value, dict) else (value,):
+            if not isinstance(a, np.ndarray):
+                continue
             a[...] = np.roll(a.ravel(), 1).reshape(a.shape)
             if a.dtype.kind == "f" and name != "y_hat":
                 a *= 1.25
