@@ -7,8 +7,10 @@ the same every time; a grader may draw fresh ones (``practice.check(name, fn, se
 seed gives cases with the properties the exercise needs to expose mistakes: sizes that differ where a
 mix-up of sizes could hide (H != V, num_classes unrelated to len(y)), non-zero biases and starting
 states, every scalar argument with at least two values (x_t, lr, max_norm), scores of both signs
-near ±1000 at once, clipping thresholds below, between 1 and 2 times, and far above the norm, and a
-sequence whose gradient has entries above 5.
+near ±1000 at once (the largest at every index in turn), clipping thresholds below, between 1 and 2
+times, far above and just around (0.99 and 1.01 times) the norm, a sequence whose gradient has entries
+above 5 and a long one (T = 50) whose gradient reaches back to its first step. ``Exercise.varied``
+names the arguments whose entries a repeated call may change in place (any entries of their shape suit).
 
 Each exercise also has a *model*: a plain implementation in named steps, and its mistakes, small
 functions that replace a step (see ``_practice_model``). The reference solution that
@@ -166,11 +168,27 @@ def _softmax_cases(rng):
     wide = rng.normal(0.0, 2.0, V[3])
     top, bottom = rng.choice(np.arange(1, V[3]), size=2, replace=False)
     wide[top], wide[bottom] = 1000.0 + rng.uniform(0, 1), -1000.0 - rng.uniform(0, 1)
+    # the largest at every index in turn, every other score at least 1000 below it: a shift by any one score,
+    # or by the largest of some of them, overflows on one of these
+    V4 = int(rng.integers(4, 6))
+    everywhere = []
+    for k in range(V4):
+        scores = rng.normal(0.0, 2.0, V4)
+        scores[k] = 1000.0 + rng.uniform(0, 1)
+        scores[(k + int(rng.integers(1, V4))) % V4] = -1000.0 - rng.uniform(0, 1)
+        everywhere.append(
+            Case(
+                f"scores from -1000 to 1000, the largest at index {k}, V = {V4}",
+                (scores,),
+                group=f"scores from -1000 to 1000 with the largest at each index in turn, V = {V4} ({V4} cases)",
+            )
+        )
     return [
         Case(f"scores of moderate size, V = {V[0]}", (moderate,)),
         Case(f"large scores (around 1000), V = {V[1]}", (large,)),
         Case(f"very negative scores (around -1000), V = {V[2]}", (negative,)),
         Case(f"scores from -1000 to 1000 at once, V = {V[3]}", (wide,)),
+        *everywhere,
     ]
 
 
@@ -639,16 +657,45 @@ def _large_gradient_case(rng, V, H, T):
     )
 
 
+LONG_T = 50  # the long case's length: far longer than a truncation that still looks right on short cases
+
+
+def _long_memory_case(rng, V, H, T=LONG_T):
+    """A long sequence whose gradient reaches back to its first step and has entries above 40: W_hh = 0.95 times
+    a rotation and small inputs keep tanh near its linear part, so what reaches h0 from the last step still
+    weighs about 0.95^T (far above the check's 1e-6: BPTT truncated at any length below T fails); and the
+    sequence keeps asking for a character the network finds unlikely (∇b_o L there is about 45 - T)."""
+    params, h0 = _rnn_params(rng, V, H)
+    rotation, _ = np.linalg.qr(rng.standard_normal((H, H)))
+    params["W_hh"] = 0.95 * rotation
+    params["W_xh"] = 0.1 * rng.standard_normal((H, V))
+    params["b_h"] = 0.05 * rng.standard_normal(H)
+    wanted = int(rng.integers(V))
+    params["b_o"][wanted] = -8.0  # ŷ_t of the wanted character stays near 0 at every step
+    inputs = rng.integers(0, V, T)
+    targets = np.full(T, wanted)
+    others = rng.choice(T, size=5, replace=False)
+    targets[others] = (wanted + rng.integers(1, V, size=5)) % V
+    return Case(
+        f"a sequence of T = {T} steps whose gradient reaches back to its first step and has entries above 40 "
+        f"({_sizes(H, V)}, h0 ≠ 0)",
+        (params, inputs, targets, 0.1 * h0),
+        long=True,
+    )
+
+
 def _loss_and_grads_cases(rng):
     (H1, V1), (H2, V2), (H3, V3) = _networks(rng, 3)
     T1 = int(rng.integers(5, 7))
     H = int(rng.integers(4, 6))
-    return [
+    cases = [
         _sequence(rng, V1, H1, T1, f"a sequence of T = {T1} steps ({_sizes(H1, V1)}, h0 ≠ 0, non-zero biases)"),
         _sequence(rng, V2, H2, 3, f"a sequence of T = 3 steps ({_sizes(H2, V2)}, h0 ≠ 0, non-zero biases)"),
         _large_gradient_case(rng, V3, H3, 12),
         _sequence(rng, H, H, 5, f"a square network (H = V = {H})", square=True),
     ]
+    (H4, V4), _ = _networks(rng, 2)
+    return cases[:3] + [_long_memory_case(rng, V4, H4)] + cases[3:]
 
 
 def _bptt_model(args, s, case):
@@ -879,18 +926,23 @@ def _b_o_is_zero(case, got, want):
 
 
 def _large_entries(case, got, want):
-    """Gradients cut at ±5 where rnn_core's go beyond: min-char-rnn's entry-wise clip inside the function."""
-    cut = []
+    """Gradients clipped entry by entry at some ±c where rnn_core's go beyond (min-char-rnn's np.clip(d, -5, 5)
+    inside the function): said only when each such gradient is exactly rnn_core's clipped at ±c, never for
+    gradients that are merely smaller (truncated BPTT's, say)."""
+    cut, limits = [], set()
     for name, w in want.items():
         g = _floats(got.get(name))
-        if name in PARAM_NAMES and g is not None and g.shape == np.shape(w) and np.abs(w).max() > 5.5:
-            if np.abs(g).max() <= 5.0 + 1e-9:
-                cut.append(name)
-    if cut:
+        if name not in PARAM_NAMES or g is None or g.shape != np.shape(w) or not np.all(np.isfinite(g)):
+            continue
+        limit = float(np.max(np.abs(g)))
+        if 0 < limit < 0.99 * np.abs(w).max() and np.allclose(g, np.clip(w, -limit, limit), rtol=1e-9, atol=1e-9):
+            cut.append(name)
+            limits.add(round(limit, 6))
+    if cut and len(limits) == 1:
+        c = f"{limits.pop():g}"
         return (
-            f"Your {_join(cut)} stay within ±5 where rnn_core's go beyond: clipping (min-char-rnn's "
-            "np.clip(d, -5, 5)) belongs in the training loop, after the gradient; loss_and_grads returns the "
-            "gradient itself."
+            f"Your {_join(cut)} are rnn_core's clipped at ±{c}: clipping (min-char-rnn's np.clip(d, -5, 5)) "
+            "belongs in the training loop, after the gradient; loss_and_grads returns the gradient itself."
         )
     return None
 
@@ -933,7 +985,28 @@ def _clip_cases(rng):
             f"gradients of global norm {n3:.3g}, far above max_norm = {c3:g} ({_sizes(H3, V3)})",
             (_gradients(rng, V3, H3, n3), c3),
         ),
+        *_near_the_threshold(rng),
     ]
+
+
+def _near_the_threshold(rng):
+    """Global norms 0.99 and 1.01 times max_norm, each array of norm 1/√5 of it (every entry and every array
+    below max_norm): a threshold other than max_norm, or one set by an entry or an array, fails on one."""
+    (H1, V1), (H2, V2) = _networks(rng, 2)
+    c = float(rng.choice([1.0, 2.0, 3.0]))
+    cases = []
+    for (H, V), factor, where in (((H1, V1), 0.99, "just below"), ((H2, V2), 1.01, "just above")):
+        grads = {name: rng.standard_normal(shape) for name, shape in RNN.param_shapes(V, H).items()}
+        for g in grads.values():
+            g *= factor * c / np.sqrt(len(grads)) / np.sqrt(np.sum(g**2))
+        cases.append(
+            Case(
+                f"gradients of global norm {factor:g} max_norm, {where} max_norm = {c:g}, every array and entry "
+                f"below it ({_sizes(H, V)})",
+                (grads, c),
+            )
+        )
+    return cases
 
 
 def _global_norm(grads):
@@ -1034,10 +1107,12 @@ def _clipped_norm(case, got, want):
 
 def _global_norm_cases(rng):
     cells = [("W_xh", "W_hh", "W_yh", "b_h", "b_o"), ("W_x", "W_h", "b", "W_yh", "b_o"), ("W", "b")]
+    # a two-layer network's eight arrays, the largest last: a norm of the first five arrays only fails here
+    cells.append(("b_o", "b_h", "b_h_1", "W_yh", "W_xh", "W_hh", "W_xh_1", "W_hh_1"))
     cases = []
     for keys in cells:
         H, V = _two_sizes(rng)
-        shapes = {"W_x": (4 * H, V), "W_h": (4 * H, H), "b": (4 * H,), "W": (V, H), **RNN.param_shapes(V, H)}
+        shapes = {"W_x": (4 * H, V), "W_h": (4 * H, H), "b": (4 * H,), "W": (V, H), **RNN.param_shapes(V, H, 2)}
         grads = {k: rng.normal(0.0, rng.uniform(0.5, 3.0), shapes[k]) for k in keys}
         cases.append(Case(f"gradients {', '.join(keys)} ({_sizes(H, V)})", (grads,)))
     return cases
@@ -1202,6 +1277,22 @@ def g_for_g_squared(v, g):
 )
 def corrected_averages_kept(m, v, hats):
     return {k: hat[0] for k, hat in hats.items()}, {k: hat[1] for k, hat in hats.items()}
+
+
+@ADAM_MISTAKES(
+    ANSWER,
+    "Keras's ε̂ form of the update",
+    "the paper's faster ordering as Keras writes it: lr_t = lr · √(1 − β₂ᵗ) / (1 − β₁ᵗ), then θ − lr_t · m / (√v + "
+    "ε). It is Adam only with ε·√(1 − β₂ᵗ) in place of ε; with ε itself, ε weighs 1/√(1 − β₂ᵗ) times more "
+    "(about 32 times at the first step), which shows where a gradient is near ε in size. This exercise is "
+    "rnn_core's (notebook 06): θ − lr · m̂ / (√v̂ + ε).",
+)
+def keras_epsilon_hat(params, grads, state, lr):
+    t = state["t"] + 1
+    m = {k: _BETA1 * state["m"][k] + (1 - _BETA1) * grads[k] for k in params}
+    v = {k: _BETA2 * state["v"][k] + (1 - _BETA2) * grads[k] ** 2 for k in params}
+    lr_t = lr * np.sqrt(1 - _BETA2**t) / (1 - _BETA1**t)
+    return {k: params[k] - lr_t * m[k] / (np.sqrt(v[k]) + _EPS) for k in params}, {"t": t, "m": m, "v": v}
 
 
 @ADAM_MISTAKES(
@@ -1756,6 +1847,7 @@ EXERCISE_LIST = (
         "01-softmax-and-its-derivative.ipynb",
         lambda o: F.softmax(o),
         args=("o",),
+        varied=("o",),
         outputs=("y_hat",),
         cases=_softmax_cases,
         meaning={"y_hat": "ŷ = softmax(o), the probabilities"},
@@ -1774,6 +1866,7 @@ EXERCISE_LIST = (
         "01-softmax-and-its-derivative.ipynb",
         lambda y_hat: F.softmax_jacobian(y_hat),
         args=("y_hat",),
+        varied=("y_hat",),
         outputs=("J",),
         cases=_jacobian_cases,
         meaning={"J": "J = ∂ŷ/∂o, the V × V Jacobian of softmax"},
@@ -1791,6 +1884,7 @@ EXERCISE_LIST = (
         "02-cross-entropy.ipynb",
         lambda o, y: F.cross_entropy_grad(o, y),
         args=("o", "y"),
+        varied=("o",),
         outputs=("do",),
         cases=_cross_entropy_cases,
         meaning={"do": "∇o L, the gradient of the loss with respect to the scores o"},
@@ -1808,6 +1902,7 @@ EXERCISE_LIST = (
         "03-the-forward-pass.ipynb",
         lambda params, x_t, h_prev: RNN.step_forward(params, x_t, h_prev),
         args=("params", "x_t", "h_prev"),
+        varied=("params", "h_prev"),
         outputs=("h",),
         cases=_step_forward_cases,
         meaning={"h": "h_t = tanh(W_hh h_{t−1} + W_xh x_t + b_h), the new state"},
@@ -1826,6 +1921,7 @@ EXERCISE_LIST = (
         "04-backpropagation-through-time.ipynb",
         lambda params, dh_t, h_t, h_prev, x_t: RNN.step_backward(params, dh_t, h_t, h_prev, x_t),
         args=("params", "dh_t", "h_t", "h_prev", "x_t"),
+        varied=("dh_t",),
         outputs=("dh_prev", "grads"),
         by_key=("grads",),
         cases=_step_backward_cases,
@@ -1847,6 +1943,7 @@ EXERCISE_LIST = (
         "04-backpropagation-through-time.ipynb",
         lambda params, inputs, targets, h0: RNN.loss_and_grads(params, inputs, targets, h0, return_dstate0=True),
         args=("params", "inputs", "targets", "h0"),
+        varied=("params", "inputs", "targets", "h0"),
         outputs=("loss", "grads", "h_last"),
         by_key=("grads",),
         optional=("dh0",),
@@ -1874,6 +1971,7 @@ EXERCISE_LIST = (
         "05-bptt-in-practice.ipynb",
         lambda grads, max_norm: OPTIM.clip_global_norm(grads, max_norm),
         args=("grads", "max_norm"),
+        varied=("grads",),
         outputs=("grads", "norm"),
         by_key=("grads",),
         cases=_clip_cases,
@@ -1896,6 +1994,7 @@ EXERCISE_LIST = (
         "06-training-on-pride-and-prejudice.ipynb",
         lambda params, grads, state, lr: OPTIM.adam_update(params, grads, state, lr),
         args=("params", "grads", "state", "lr"),
+        varied=("grads",),
         outputs=("params", "state"),
         by_key=("params", "state"),
         cases=_adam_cases,
@@ -1922,6 +2021,7 @@ EXERCISE_LIST = (
         "07-what-the-network-learned.ipynb",
         lambda grads: OPTIM.global_norm(grads),
         args=("grads",),
+        varied=("grads",),
         outputs=("norm",),
         cases=_global_norm_cases,
         meaning={"norm": "the global norm, √(Σ over every entry of every array of its square)"},
@@ -1937,6 +2037,7 @@ EXERCISE_LIST = (
         "08-gated-cells-lstm.ipynb",
         lambda params, x_t, h_prev, c_prev: LSTM.step_forward(params, x_t, h_prev, c_prev),
         args=("params", "x_t", "h_prev", "c_prev"),
+        varied=("params", "h_prev", "c_prev"),
         outputs=("h", "c", "cache"),
         cases=_lstm_forward_cases,
         meaning={"h": "h_t = q ⊙ tanh(c_t)", "c": "c_t = f ⊙ c_{t−1} + i ⊙ g", "cache": "what step_backward needs"},
@@ -1957,6 +2058,7 @@ EXERCISE_LIST = (
         "08-gated-cells-lstm.ipynb",
         lambda params, dh_t, dc_t, cache: LSTM.step_backward(params, dh_t, dc_t, cache),
         args=("params", "dh_t", "dc_t", "cache"),
+        varied=("dh_t", "dc_t"),
         outputs=("dh_prev", "dc_prev", "grads"),
         by_key=("grads",),
         cases=_lstm_backward_cases,
@@ -1984,6 +2086,7 @@ EXERCISE_LIST = (
         "09-gated-cells-gru.ipynb",
         lambda params, x_t, h_prev: GRU.step_forward(params, x_t, h_prev),
         args=("params", "x_t", "h_prev"),
+        varied=("params", "h_prev"),
         outputs=("h", "cache"),
         cases=_gru_forward_cases,
         meaning={"h": "h_t = z ⊙ h_{t−1} + (1 − z) ⊙ n_t", "cache": "what step_backward needs"},
@@ -2005,6 +2108,7 @@ EXERCISE_LIST = (
         "09-gated-cells-gru.ipynb",
         lambda params, dh_t, cache: GRU.step_backward(params, dh_t, cache),
         args=("params", "dh_t", "cache"),
+        varied=("dh_t",),
         outputs=("dh_prev", "grads"),
         by_key=("grads",),
         cases=_gru_backward_cases,
@@ -2032,6 +2136,7 @@ EXERCISE_LIST = (
         "10-deeper-networks-and-overfitting.ipynb",
         lambda d_out, keep, rate: F.dropout_backward(d_out, keep, rate),
         args=("d_out", "keep", "rate"),
+        varied=("d_out",),
         outputs=("dh",),
         cases=_dropout_cases,
         meaning={"dh": "∇h L = ∇out L ⊙ keep / (1 − rate), the gradient at the units before dropout"},

@@ -28,6 +28,8 @@ class Case:
     args: tuple  # the arguments, in order
     square: bool = False  # a square network (H = V), run only to explain an answer that fails on H != V
     extra: dict = field(default_factory=dict)  # what a mistake's model needs besides the arguments
+    long: bool = False  # a long case, to check with only: mistakes are recognised on the others (then tried here)
+    group: str = ""  # cases that differ in one respect only, as "passed" names them together ("" for none)
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,7 @@ class Exercise:
     public: tuple = ()  # where rnn_core holds it: ("rnn_core.softmax", "rnn_core.functions.softmax")
     diagnostics: tuple = ()  # (case, got, want) -> sentence or None: plain remarks for an unrecognised answer
     where: str = ""  # where the notebook derives it, for an unrecognised answer: "notebook 02, section 4"
+    varied: tuple = ()  # arguments any same-shaped entries suit (o, dh_t, grads): changed in place between two calls
 
     @property
     def reference_name(self):

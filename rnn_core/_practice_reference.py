@@ -23,7 +23,7 @@ import sys
 import types
 from pathlib import Path
 
-__all__ = ["PACKAGE", "HOME", "load", "origin", "code_of", "pristine"]
+__all__ = ["PACKAGE", "HOME", "load", "origin", "code_of", "pristine", "remember_checker", "restore_checker"]
 
 HOME = Path(__file__).resolve().parent  # rnn_core's folder
 PACKAGE = "rnn_core._practice_copy"  # the private package the copies live in
@@ -78,3 +78,68 @@ def pristine(obj, where):
     """True if ``obj`` is rnn_core's own function ``where`` = (module, qualified name)."""
     code = code_of(obj)
     return code is not None and origin(code) == where and not isinstance(obj, types.MethodType)
+
+
+# -- the checker's own functions as they were --------------------------------------------------------------
+
+_ORIGINAL = {}  # function -> (its code, defaults and keyword defaults) when the checker was imported
+_FunctionType, _id = types.FunctionType, id
+
+
+def remember_checker(*modules):
+    """Note the code of every function of ``modules``, of the checker's copies and of numpy's namespaces.
+
+    Functions are found among module attributes, in classes, in tuples, lists, dicts and dataclasses
+    (an ``Exercise``'s reference, cases, model, steps and mistakes) and in closures, a few levels deep.
+    ``restore_checker`` then puts back any whose ``__code__`` (or defaults) was swapped since.
+    """
+    seen = set()
+
+    def walk(value, depth):
+        if _id(value) in seen or depth > 5:
+            return
+        seen.add(_id(value))
+        if isinstance(value, types.FunctionType):
+            _ORIGINAL.setdefault(value, (value.__code__, value.__defaults__, value.__kwdefaults__))
+            for cell in value.__closure__ or ():
+                try:
+                    walk(cell.cell_contents, depth + 1)
+                except ValueError:  # an empty cell
+                    pass
+        elif isinstance(value, (staticmethod, classmethod)):
+            walk(value.__func__, depth + 1)
+        elif isinstance(value, property):
+            for part in (value.fget, value.fset, value.fdel):
+                walk(part, depth + 1)
+        elif isinstance(value, type) and depth == 0:
+            for item in list(vars(value).values()):
+                walk(item, depth + 1)
+        elif isinstance(value, (tuple, list, frozenset, set)):
+            for item in list(value):
+                walk(item, depth + 1)
+        elif isinstance(value, dict):
+            for item in list(value.values()):
+                walk(item, depth + 1)
+        elif hasattr(type(value), "__dataclass_fields__"):
+            for name in type(value).__dataclass_fields__:
+                walk(getattr(value, name, None), depth + 1)
+
+    copies = [m for name, m in sys.modules.items() if name.startswith(PACKAGE + ".")]
+    for module in (*modules, *copies):
+        for value in list(vars(module).values()):
+            if getattr(value, "__module__", module.__name__) == module.__name__ or isinstance(value, (tuple, dict)):
+                walk(value, 0)
+    for name in ("numpy", "numpy.linalg"):
+        for value in list(vars(sys.modules[name]).values()):
+            if isinstance(value, types.FunctionType):
+                walk(value, 0)
+
+
+def restore_checker():
+    """Names of the remembered functions whose code was swapped; each is put back as it was."""
+    changed = []
+    for fn, (code, defaults, kwdefaults) in _ORIGINAL.items():
+        if fn.__code__ is not code or fn.__defaults__ is not defaults or fn.__kwdefaults__ is not kwdefaults:
+            fn.__code__, fn.__defaults__, fn.__kwdefaults__ = code, defaults, kwdefaults
+            changed.append(f"{fn.__module__}.{fn.__qualname__}")
+    return changed

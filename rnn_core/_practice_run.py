@@ -28,6 +28,8 @@ import contextlib
 import copy
 import io
 import math
+import operator
+import os
 import signal
 import sys
 import threading
@@ -39,7 +41,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._practice_reference import origin
+from ._practice_reference import origin, restore_checker
 
 __all__ = ["TIME_LIMIT", "Call", "Odd", "Seq", "run", "read", "safe_str", "type_name"]
 
@@ -75,7 +77,55 @@ _signal, _getsignal = signal.signal, signal.getsignal
 _setitimer = getattr(signal, "setitimer", None)
 _perf_counter, _monotonic = time.perf_counter, time.monotonic
 _vars, _sorted, _set, _isinstance, _setattr, _delattr, _list = vars, sorted, set, isinstance, setattr, delattr, list
+_all, _map, _is = all, map, operator.is_
 _MAX_ITEMS = 10**6  # a returned list longer than this is not read into numbers
+# the calls by which a process signals itself: a SIGINT that follows one is the reader's, not the stop button
+_SELF_SIGNALS = frozenset(
+    f
+    for f in (
+        getattr(os, "kill", None),
+        getattr(os, "killpg", None),
+        getattr(signal, "raise_signal", None),
+        getattr(signal, "pthread_kill", None),
+    )
+    if f is not None
+)
+
+
+class _Echo:
+    """The reader's stdout during a call: what it prints goes to the real stdout, but closing it (or
+    detaching it) closes nothing, so that check and the cells after it can still print."""
+
+    def __init__(self, target):
+        self._target = target
+
+    def write(self, text):
+        try:
+            return self._target.write(text)
+        except Exception:  # the real stdout broken by the reader's code: its prints are lost, not the check
+            return 0
+
+    def flush(self):
+        try:
+            self._target.flush()
+        except Exception:
+            pass
+
+    def close(self):
+        """Nothing: the stdout is check's, not the reader's."""
+
+    def detach(self):
+        """Nothing, for the same reason."""
+
+    @property
+    def closed(self):
+        return False
+
+    def writable(self):
+        return True
+
+    def __getattr__(self, name):  # encoding, isatty, fileno...: the real stdout's
+        return getattr(self._target, name)
 
 
 class _TimeUp(BaseException):
@@ -113,14 +163,16 @@ class Seq:
     items: tuple
 
 
-def run(fn, args, watch=frozenset(), echo=True, time_limit=TIME_LIMIT):
-    """fn(*deep copies of args), contained: a Call. Propagates only a real interrupt (SIGINT)."""
-    copies = copy.deepcopy(args)
+def run(fn, args, watch=frozenset(), echo=True, time_limit=TIME_LIMIT, fresh=True):
+    """fn(*deep copies of args), contained: a Call. Propagates only a real interrupt (SIGINT).
+
+    fresh: False passes ``args`` themselves, for a call on the same objects as an earlier one."""
+    copies = copy.deepcopy(args) if fresh else tuple(args)
     call = Call(entries=_entries(copies))
     # done: the reader's code has finished, and the alarm must not raise any more (in check's own code)
-    state = types.SimpleNamespace(interrupted=False, delegated=[], done=False, profile=None)
+    state = types.SimpleNamespace(interrupted=False, delegated=[], done=False, profile=None, self_signal=False)
     before = _snapshot()
-    out = contextlib.nullcontext() if echo else contextlib.redirect_stdout(io.StringIO())
+    out = contextlib.redirect_stdout(_Echo(sys.stdout) if echo else io.StringIO())
     start = _perf_counter()
     try:
         with _interrupts(state), _watching(watch, state), _alarm(time_limit, state):
@@ -151,6 +203,7 @@ def run(fn, args, watch=frozenset(), echo=True, time_limit=TIME_LIMIT):
         call.timed_out = True
     finally:  # first, and after a real interrupt too: the code below may use what the reader's code rebound
         patched = _restore(before)
+        patched += [f"{name}.__code__" for name in restore_checker()]
     call.seconds = _perf_counter() - start
     if time_limit and call.seconds > time_limit:  # it swallowed the alarm, and went on past the limit
         call.timed_out = True
@@ -184,9 +237,13 @@ def read(value, depth=0):
     Runs inside the guard: whatever a strange object raises is the reader's.
     """
     if value is None or isinstance(value, (bool, np.bool_)):
-        return value
-    if isinstance(value, (int, float, complex, np.number)):
-        return value.item() if isinstance(value, np.generic) else value
+        return bool(value) if isinstance(value, np.bool_) else value
+    if isinstance(value, np.generic) and isinstance(value, np.number):  # a numpy scalar: a float32 one keeps its type
+        plain = np.asarray(value)
+        return np.array(plain, copy=True) if plain.dtype == np.float32 else plain.item()
+    if isinstance(value, (int, float, complex)):  # the number itself: a subclass's own ==, repr... do not count
+        kind = int if isinstance(value, int) else float if isinstance(value, float) else complex
+        return value if type(value) is kind else kind.__dict__[f"__{kind.__name__}__"](value)
     if isinstance(value, np.ndarray):
         return np.array(value, copy=True, subok=False)
     if depth > 6:
@@ -270,6 +327,8 @@ def _interrupts(state):
     previous = _getsignal(signal.SIGINT)
 
     def on_interrupt(signum, frame):
+        if state.self_signal:  # the reader's code sent it (os.kill, signal.raise_signal...): its own error
+            raise KeyboardInterrupt
         state.interrupted = True
         if callable(previous):
             previous(signum, frame)
@@ -300,6 +359,8 @@ def _watching(watch, state):
                 where = seen[code] = origin(code) or ()
             if where in watch or (where and where[0] in CHECKER):
                 state.delegated.append(".".join(where))
+        elif event == "c_call" and arg in _SELF_SIGNALS:
+            state.self_signal = True
 
     state.profile = profile
     _set_thread_profile(profile)
@@ -332,8 +393,8 @@ def _restore(before):
     changed = []
     for name, (module, old) in before.items():
         new = _vars(module)
-        if new.keys() == old.keys() and not [k for k, v in old.items() if new[k] is not v]:
-            continue
+        if new.keys() == old.keys() and _all(_map(_is, old.values(), _map(new.__getitem__, old))):
+            continue  # nothing changed (compared in C: this runs after every call, over thousands of names)
         for key in _sorted(_set(old) | _set(new)):
             if key.startswith("__") or (key in old and key in new and new[key] is old[key]):
                 continue

@@ -1,0 +1,440 @@
+"""One repro per defect of issue 37 that ``practice.check`` closes: a wrong answer that must not pass, and,
+where it matters, a right variant (float32 included) that must.
+
+D6 clipping cases, D7 softmax shifts (and a seed that alone decides the cases), D8 BPTT shortcuts, D9 caches,
+D10 float32 and Keras's Adam, D11 scalars that are not real scalars, D12 the clipping remark in its place,
+and check's containment: a closed stdout, a SIGINT the function sends itself, a swapped ``__code__``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import signal
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+from practice_answers import (
+    EXERCISE,
+    PLAIN,
+    check,
+    model_answer,
+    plain_adam_update,
+    plain_clip_global_norm,
+    plain_global_norm,
+    plain_loss_and_grads,
+    plain_softmax,
+    plain_step_forward,
+)
+
+from rnn_core import practice
+from rnn_core._practice_exercises import F
+
+SEEDS = (None, 1, 2, 3, 4, 5, 6, 7)  # the public cases and a few hidden ones: the cases hold on every seed
+
+
+def status(name, fn, seed=None):
+    return check(name, fn, seed=seed)[0].status
+
+
+# -- D6: clipping at the wrong threshold, or by an entry or one array ------------------------------------
+
+
+def clip_if(rule):
+    """A clip_global_norm that scales by max_norm / norm (the right factor) whenever ``rule`` says so."""
+
+    def clip(grads, max_norm):
+        norm = plain_global_norm(grads)
+        scale = max_norm / norm if rule(grads, norm, max_norm) else 1.0
+        return {k: g * scale for k, g in grads.items()}, norm
+
+    return clip
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        lambda grads, norm, c: any(np.abs(g).max() > c for g in grads.values()),  # any single entry above c
+        lambda grads, norm, c: any(np.linalg.norm(g) > c for g in grads.values()),  # any one array's norm
+        lambda grads, norm, c: norm > 0.98 * c,
+        lambda grads, norm, c: norm > 1.02 * c,
+        lambda grads, norm, c: norm > 1.2 * c,
+    ],
+    ids=["entry", "array", "0.98c", "1.02c", "1.2c"],
+)
+def test_clipping_by_another_rule_fails_on_every_seed(rule):
+    for seed in SEEDS:
+        assert status("clip_global_norm", clip_if(rule), seed) == "wrong", seed
+
+
+def test_clipping_right_in_float32_passes():
+    def clip32(grads, max_norm):
+        grads = {k: np.asarray(g, dtype=np.float32) for k, g in grads.items()}
+        return plain_clip_global_norm(grads, max_norm)
+
+    assert status("clip_global_norm", clip32) == "passed"
+
+
+# -- D7: softmax shifted by one score, or by the largest of a few ---------------------------------------
+
+
+def shifted(pick):
+    def softmax(o):
+        e = np.exp(o - pick(o))
+        return e / e.sum()
+
+    return softmax
+
+
+@pytest.mark.parametrize(
+    "pick",
+    [lambda o: o[-1], lambda o: np.max(o[-2:]), lambda o: o[0], lambda o: o[2], lambda o: np.max(o[:3])],
+    ids=["last", "max-of-last-two", "first", "third", "max-of-first-three"],
+)
+def test_softmax_shifted_by_a_score_that_need_not_be_the_largest_fails_on_every_seed(pick):
+    for seed in SEEDS:
+        assert status("softmax", shifted(pick), seed) == "wrong", seed
+
+
+def test_the_seed_alone_decides_the_cases():
+    """The same seed gives the same cases, whatever the function's code; another seed other cases."""
+    wrong = shifted(lambda o: o[-1])
+
+    def commented(o):  # the same wrong answer, another text
+        e = np.exp(o - o[-1])  # a comment that changes nothing
+        return e / e.sum()
+
+    first = check("softmax", wrong, seed=11)[0].message
+    assert check("softmax", commented, seed=11)[0].message == first
+    assert check("softmax", plain_softmax, seed=11)[0].message != check("softmax", plain_softmax, seed=12)[0].message
+
+
+def test_softmax_right_in_float32_passes():
+    assert status("softmax", lambda o: plain_softmax(np.asarray(o, dtype=np.float32))) == "passed"
+
+
+# -- D8 and D12: BPTT truncated, or clipped inside -----------------------------------------------------------
+
+
+def truncated_bptt(k):
+    """loss_and_grads whose backward pass goes back at most ``k`` steps from each step's output."""
+
+    def loss_and_grads(params, inputs, targets, h0):
+        W_xh, W_hh, W_yh, b_h, b_o = (params[n] for n in ("W_xh", "W_hh", "W_yh", "b_h", "b_o"))
+        hs, y_hats, loss = [h0], [], 0.0
+        for x, y in zip(inputs, targets):
+            hs.append(np.tanh(W_xh[:, x] + W_hh @ hs[-1] + b_h))
+            y_hats.append(plain_softmax(W_yh @ hs[-1] + b_o))
+            loss -= np.log(y_hats[-1][y])
+        grads = {n: np.zeros_like(p) for n, p in params.items()}
+        for t in range(len(inputs) - 1, -1, -1):
+            do = y_hats[t].copy()
+            do[targets[t]] -= 1
+            grads["W_yh"] += np.outer(do, hs[t + 1])
+            grads["b_o"] += do
+            dh = W_yh.T @ do
+            for s in range(t, max(-1, t - k), -1):
+                da = dh * (1 - hs[s + 1] ** 2)
+                grads["W_xh"][:, inputs[s]] += da
+                grads["W_hh"] += np.outer(da, hs[s])
+                grads["b_h"] += da
+                dh = W_hh.T @ da
+        return loss, grads, hs[-1]
+
+    return loss_and_grads
+
+
+@pytest.mark.parametrize("k", [12, 30, 49])
+def test_truncated_bptt_fails_and_is_not_said_to_be_clipped(k):
+    for seed in (None, 1):
+        result, _ = check("loss_and_grads", truncated_bptt(k), seed=seed)
+        assert result.status == "wrong", result.message
+        assert "clipped at" not in result.message and "±5" not in result.message, result.message
+
+
+def test_full_bptt_written_the_same_way_passes():
+    assert status("loss_and_grads", truncated_bptt(10**6)) == "passed"
+
+
+@pytest.mark.parametrize("c", [5.0, 15.0, 40.0])
+def test_a_clip_inside_loss_and_grads_fails_and_is_named(c):
+    def clipped(params, inputs, targets, h0):
+        loss, grads, h_last = plain_loss_and_grads(params, inputs, targets, h0)
+        return loss, {k: np.clip(g, -c, c) for k, g in grads.items()}, h_last
+
+    result, _ = check("loss_and_grads", clipped)
+    assert result.status == "wrong"
+    assert f"clipped at ±{c:g}:" in result.message, result.message
+
+
+# -- D9: state kept between calls ----------------------------------------------------------------------------
+
+
+def test_an_id_keyed_cache_fails():
+    cache = {}
+
+    def softmax(o):
+        key = id(o)
+        if key not in cache:
+            cache[key] = (o, plain_softmax(o))  # keeps o alive: its id stays its own
+        return cache[key][1].copy()
+
+    result, _ = check("softmax", softmax)
+    assert result.status == "wrong" and "changed in place in between" in result.message, result.message
+
+
+def test_an_id_keyed_cache_of_global_norm_fails():
+    cache = {}
+
+    def global_norm(grads):
+        if id(grads) not in cache:
+            cache[id(grads)] = (grads, plain_global_norm(grads))
+        return cache[id(grads)][1]
+
+    assert status("global_norm", global_norm) == "wrong"
+
+
+@pytest.mark.parametrize("size", [4, 5])
+@pytest.mark.parametrize("by_shape", [False, True], ids=["one-ring", "a-ring-per-shape"])
+def test_a_ring_of_buffers_fails(size, by_shape):
+    ring, calls = {}, [0]
+
+    def step_forward(params, x_t, h_prev):
+        h = plain_step_forward(params, x_t, h_prev)
+        slot = (calls[0] % size, h.shape if by_shape else None)
+        calls[0] += 1
+        if slot not in ring or ring[slot].shape != h.shape:  # a buffer of another shape is replaced
+            ring[slot] = np.empty_like(h)
+        ring[slot][...] = h
+        return ring[slot]
+
+    assert status("step_forward", step_forward) == "wrong"
+
+
+def test_global_norm_of_the_first_five_arrays_fails():
+    def global_norm(grads):
+        return float(np.sqrt(sum(np.sum(g**2) for g in list(grads.values())[:5])))
+
+    for seed in SEEDS:
+        assert status("global_norm", global_norm, seed) == "wrong", seed
+
+
+def test_right_after_a_few_calls_only_fails():
+    calls = [0]
+
+    def softmax(o):
+        calls[0] += 1
+        return plain_softmax(o) if calls[0] <= 10 else np.full(len(o), 1 / len(o))
+
+    assert status("softmax", softmax) == "wrong"
+
+
+# -- D10: float32, and Keras's form of Adam --------------------------------------------------------------
+
+
+def test_right_answers_in_float32_pass():
+    def global_norm32(grads):
+        return np.float32(plain_global_norm({k: g.astype(np.float32) for k, g in grads.items()}))
+
+    def step_forward32(params, x_t, h_prev):
+        params = {k: v.astype(np.float32) for k, v in params.items()}
+        return plain_step_forward(params, x_t, h_prev.astype(np.float32))
+
+    assert status("global_norm", global_norm32) == "passed"
+    assert status("step_forward", step_forward32) == "passed"
+
+
+def test_a_float32_answer_with_a_wrong_threshold_still_fails():
+    def clip32(grads, max_norm):
+        grads = {k: np.asarray(g, dtype=np.float32) for k, g in grads.items()}
+        return clip_if(lambda g, norm, c: norm > 1.02 * c)(grads, max_norm)
+
+    assert status("clip_global_norm", clip32) == "wrong"
+
+
+def test_keras_epsilon_hat_adam_is_named():
+    def keras(params, grads, state, lr, beta1=0.9, beta2=0.999, eps=1e-8):
+        t = state["t"] + 1
+        lr_t = lr * np.sqrt(1 - beta2**t) / (1 - beta1**t)
+        m = {k: beta1 * state["m"][k] + (1 - beta1) * grads[k] for k in params}
+        v = {k: beta2 * state["v"][k] + (1 - beta2) * grads[k] * grads[k] for k in params}
+        return {k: params[k] - lr_t * m[k] / (np.sqrt(v[k]) + eps) for k in params}, {"t": t, "m": m, "v": v}
+
+    result, _ = check("adam_update", keras)
+    assert result.status == "wrong" and "Keras's ε̂ form" in result.message, result.message
+
+
+def test_the_papers_form_with_its_own_epsilon_hat_passes():
+    def paper(params, grads, state, lr, beta1=0.9, beta2=0.999, eps=1e-8):
+        t = state["t"] + 1
+        lr_t = lr * np.sqrt(1 - beta2**t) / (1 - beta1**t)
+        eps_hat = eps * np.sqrt(1 - beta2**t)  # the ε̂ that makes it Adam itself
+        m = {k: beta1 * state["m"][k] + (1 - beta1) * grads[k] for k in params}
+        v = {k: beta2 * state["v"][k] + (1 - beta2) * grads[k] * grads[k] for k in params}
+        return {k: params[k] - lr_t * m[k] / (np.sqrt(v[k]) + eps_hat) for k in params}, {"t": t, "m": m, "v": v}
+
+    assert status("adam_update", paper) == "passed"
+
+
+# -- D11: a scalar that is not one -----------------------------------------------------------------------------
+
+
+def test_a_norm_in_a_list_fails():
+    result, _ = check("global_norm", lambda grads: [plain_global_norm(grads)])
+    assert result.status == "wrong" and "single number" in result.message, result.message
+    in_a_list = lambda g, c: (plain_clip_global_norm(g, c)[0], [plain_clip_global_norm(g, c)[1]])  # noqa: E731
+    assert status("clip_global_norm", in_a_list) == "wrong"
+    assert status("global_norm", lambda grads: np.array([plain_global_norm(grads)])) == "wrong"
+
+
+class AlwaysEqual(int):
+    """An int that says it equals anything."""
+
+    def __eq__(self, other):
+        return True
+
+    __hash__ = int.__hash__
+
+
+def test_an_int_that_equals_everything_fails():
+    def adam(params, grads, state, lr):
+        new, state = plain_adam_update(params, grads, state, lr)
+        return new, {**state, "t": AlwaysEqual(0)}
+
+    assert status("adam_update", adam) == "wrong"
+
+
+def test_numpy_and_plain_scalars_pass():
+    assert status("global_norm", lambda grads: np.float64(plain_global_norm(grads))) == "passed"
+    assert status("global_norm", lambda grads: np.array(plain_global_norm(grads))) == "passed"
+
+
+# -- item 3: check survives what the function does to the kernel ----------------------------------------------
+
+
+def test_a_function_that_closes_stdout_does_not_stop_check_all():
+    def closes(o):
+        sys.stdout.close()
+        return plain_softmax(o)
+
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        results = practice.check_all({"softmax": closes, "global_norm": plain_global_norm})
+    assert results["softmax"].status == "passed" and results["global_norm"].status == "passed"
+    assert "pieces pass their checks" in printed.getvalue()
+
+
+def test_a_function_that_sends_itself_sigint_is_its_own_error_and_check_all_goes_on():
+    def interrupts(o):
+        os.kill(os.getpid(), signal.SIGINT)
+        return plain_softmax(o)
+
+    def raises_signal(o):
+        signal.raise_signal(signal.SIGINT)
+        return plain_softmax(o)
+
+    for fn in (interrupts, raises_signal):
+        with contextlib.redirect_stdout(io.StringIO()):
+            results = practice.check_all({"softmax": fn, "global_norm": plain_global_norm})
+        assert results["softmax"].status == "error", results["softmax"].message
+        assert results["global_norm"].status == "passed"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_the_stop_button_still_stops_the_check():
+    def slow(o):
+        time.sleep(2)
+        return plain_softmax(o)
+
+    stop = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT))  # the stop button: from outside the call
+    stop.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            practice.check("softmax", slow)
+    finally:
+        stop.cancel()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_code_swapped_on_the_checkers_reference_is_noticed_and_put_back():
+    original = F.softmax.__code__
+
+    def uniform(o):
+        return np.full(len(o), 1 / len(o))
+
+    F.softmax.__code__ = uniform.__code__  # an earlier cell: the checker's own copy now says what the answer says
+    try:
+        result, _ = check("softmax", uniform)
+    finally:
+        restored = F.softmax.__code__ is original
+        F.softmax.__code__ = original
+    assert restored and result.status == "wrong" and "put it back" in result.message, result.message
+
+
+def test_code_swapped_while_the_function_runs_is_wrong():
+    original = practice._differ.__code__
+
+    def swaps(o):
+        practice._differ.__code__ = (lambda got, want: None).__code__
+        return np.zeros(len(o))
+
+    try:
+        result, _ = check("softmax", swaps)
+    finally:
+        restored = practice._differ.__code__ is original
+        practice._differ.__code__ = original
+    assert restored and result.status == "wrong" and "__code__" in result.message, result.message
+
+
+# -- every line check prints fits in 100 characters ---------------------------------------------------------
+
+
+def _scaled(value):
+    """``value`` with every float array in it 1 % larger: a wrong answer no mistake explains."""
+    if isinstance(value, dict):
+        return {k: _scaled(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return type(value)(_scaled(v) for v in value)
+    return value * 1.01 if isinstance(value, (float, np.ndarray)) and np.asarray(value).dtype.kind == "f" else value
+
+
+def answers_of_every_kind(name):
+    """A right answer, a stub, None, an error, two of the exercise's mistakes, the one with the longest explanation,
+    and one no mistake explains."""
+
+    def stub(*args):
+        raise NotImplementedError
+
+    def raises(*args):
+        raise ValueError("shapes (3,) and (4,) not aligned")
+
+    mistakes = list(EXERCISE[name].mistakes)
+    longest = max(mistakes, key=lambda m: len(m.why), default=None)
+    chosen = list(dict.fromkeys([*mistakes[:2], *([longest] if longest else [])]))
+    right = model_answer(name)
+    return [PLAIN[name], stub, lambda *args: None, raises, lambda *args: _scaled(right(*args))] + [
+        model_answer(name, m) for m in chosen
+    ]
+
+
+@pytest.mark.parametrize("name", list(practice.EXERCISES))
+def test_every_line_check_prints_fits_in_100_characters(name):
+    for answer in answers_of_every_kind(name):
+        result, printed = check(name, answer)
+        longest = max(printed.splitlines(), key=len)
+        assert len(longest) <= practice.WIDTH, longest
+        assert printed == practice.wrap(result.message) + "\n"
+
+
+def test_the_not_attempted_message_is_wrapped_at_spaces():
+    def softmax(o):
+        raise NotImplementedError
+
+    result, printed = check("softmax", softmax)
+    assert result.status == "not attempted"
+    assert all(len(line) <= practice.WIDTH for line in printed.splitlines())
+    assert 'practice.hint("softmax")' in printed
