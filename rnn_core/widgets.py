@@ -73,6 +73,7 @@ __all__ = [
     "softmax_sliders",
     "target_score_slider",
     "unit_widget",
+    "wrapped",
 ]
 
 SAMPLE_WIDTH = 76  # characters per printed line of a sample (the novel's lines are at most 73)
@@ -582,9 +583,10 @@ def target_score_slider(compute, o_grid, curves, value=0.0, y=0):
 # -- 06 · sampling ----------------------------------------------------------------------------
 
 
-def _wrapped(text, width=SAMPLE_WIDTH):
+def wrapped(text, width=SAMPLE_WIDTH):
     """text with each line longer than ``width`` broken at spaces (never inside a word); the text's own
-    line breaks kept."""
+    line breaks kept. For printing a sample: a notebook's output area breaks a long line anywhere,
+    even inside a word."""
     return "\n".join(
         textwrap.fill(line, width, break_long_words=False, break_on_hyphens=False) if len(line) > width else line
         for line in text.split("\n")
@@ -598,10 +600,10 @@ def print_sample(view):
     "temperature", "prime", "continuation". The sampling widget shows the same text.
     """
     if view["error"]:
-        print(f"cannot sample: {view['error']}")
+        print(wrapped(f"cannot sample: {view['error']}"))
         return
     print(f"temperature: {view['temperature']:.2f}")
-    print(_wrapped(view["prime"] + view["continuation"]))
+    print(wrapped(view["prime"] + view["continuation"]))
 
 
 def _show_sample_text(view):
