@@ -326,7 +326,10 @@ def plot_hidden_states(h, y_hat, inputs, targets, chars, axes=None):
     im = ax_h.imshow(h.T, aspect="auto", cmap=HEATMAP_CMAP, vmin=-1, vmax=1, interpolation="nearest")
     ax_h.set_title(f"hidden states h_t (H = {H})")
     ax_h.set_ylabel("hidden unit")
-    ax_h.yaxis.set_major_locator(MaxNLocator(integer=True))  # units are numbered: no "2.5"
+    if H <= 16:  # units are numbered: a tick on each (at H = 1 a locator would label -0.5 .. 0.5)
+        ax_h.set_yticks(np.arange(H))
+    else:
+        ax_h.yaxis.set_major_locator(MaxNLocator(integer=True))  # no "2.5"
     fig.colorbar(im, ax=ax_h)
     im = ax_p.imshow(y_hat.T, aspect="auto", cmap=HEATMAP_CMAP, vmin=-1, vmax=1, interpolation="nearest")
     ax_p.plot(np.arange(T), targets, "o", color="black", ms=3)
@@ -568,18 +571,26 @@ def plot_next_char_probs(probs, chars, prime="", temperature=None, top=12, ax=No
 
     probs: (V,) the next-character probabilities (after the temperature); chars: the V characters,
     labelled as they look (␣ for a space, ↵ for a line break); prime, temperature: for the title.
-    The probability axis ends just past the largest bar, and each bar has its value written at its end.
+    Characters whose probability rounds to 0.00 are left out (at τ = 0 only the likeliest is left).
+    The probability axis ends just past the largest bar, never past 1, and each bar has its value
+    written at its end (inside a bar too long for the text to fit after it).
     """
     fig, ax = _subplots(ax, figsize=(4.2, 4.0))
     probs = np.asarray(probs, dtype=float)
     order = np.argsort(-probs, kind="stable")[:top]  # the most likely first, ties in vocabulary order
+    order = order[: max(1, int(np.sum(probs[order] >= 0.005)))]  # no bar that would read 0.00
     rows = np.arange(len(order))[::-1]  # ...drawn on top
     ax.barh(rows, probs[order], color="C0")
     ax.set_yticks(rows, [visible_char(chars[i]) for i in order], fontsize=13, family="DejaVu Sans Mono")
     high = max(float(probs[order].max()), 0.01)
+    end = min(1.2 * high, 1.0)
     for row, p in zip(rows, probs[order]):
-        ax.text(p + 0.01 * high, row, f"{p:.2f}", va="center", fontsize=9)
-    ax.set_xlim(0, 1.2 * high)
+        if p + 0.15 * end <= end:  # after the bar
+            ax.text(p + 0.01 * end, row, f"{p:.2f}", va="center", fontsize=9)
+        else:  # inside its end, in white
+            ax.text(p - 0.01 * end, row, f"{p:.2f}", va="center", ha="right", fontsize=9, color="white")
+    ax.set_xlim(0, end)
+    ax.set_ylim(len(order) - 0.5 - max(len(order), 4), len(order) - 0.5)  # a lone bar: on top, not a slab
     ax.set_xlabel("probability")
     ax.set_ylabel("next character")
     title = "the next character"
@@ -767,7 +778,7 @@ def plot_lag_accuracy(lags, accuracies, chance, ax=None):
     line per cell type; or (S, K), one row per seed: then the line is their mean and each seed a
     dot. chance: the accuracy of a guess (1 / number of signals), drawn dashed.
     """
-    fig, ax = _subplots(ax, figsize=(6, 3))
+    fig, ax = _subplots(ax, figsize=(8, 3))
     seeds = 0
     for k, (label, acc) in enumerate(accuracies.items()):
         acc = np.asarray(acc, dtype=float)
@@ -788,9 +799,9 @@ def plot_lag_accuracy(lags, accuracies, chance, ax=None):
     ax.set_ylim(0, 1.05)
     ax.set_xlabel("lag N (steps between the signal and the question)")
     ax.set_ylabel("recall accuracy")
-    title = f"lines: the mean of {seeds} seeds; dots: each seed" if seeds > 1 else None
-    # between chance and 1, where no line runs
-    ax.legend(fontsize=9, loc="center left", title=title, title_fontsize=9)
+    title = f"lines: the mean of {seeds} seeds;\ndots: each seed" if seeds > 1 else None
+    # beside the axes: a line may run anywhere between chance and 1
+    ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1.0), title=title, title_fontsize=9)
     return fig
 
 
@@ -916,7 +927,7 @@ def plot_signal_gradient(updates, curves, title="", ax=None):
     return fig
 
 
-def plot_train_val(panels, ax_label="bits per character", axes=None):
+def plot_train_val(panels, ax_label="bits per character", ylim=None, axes=None):
     """Training and validation bpc against the step, one line of each per seed, in panels stacked one
     above the other on a shared y-axis (notebook 10: a network that memorises a small text, and the same
     network with dropout).
@@ -924,7 +935,9 @@ def plot_train_val(panels, ax_label="bits per character", axes=None):
     panels: {title: [run, ...]}, one run per seed, each a dict with "step" and "train" (the bpc of the
     training text, measured without dropout) and "val_step" and "val" (the validation bpc). Training in
     C0, validation in C1, each run's lowest validation point marked (the best checkpoint). ax_label: the
-    y-axis label. axes: one Axes per panel.
+    y-axis label. ylim: (low, high) of the y-axis, e.g. the same at every position of a slider, so
+    that moving it shows the curves move, not the axis (default: matplotlib's, from the data).
+    axes: one Axes per panel.
     """
     fig, axes = _subplots(axes, nrows=len(panels), figsize=(8, 1.2 + 2.4 * len(panels)), sharex=True, sharey=True)
     axes = [axes] if len(panels) == 1 else axes
@@ -946,6 +959,8 @@ def plot_train_val(panels, ax_label="bits per character", axes=None):
         ax.set_title(title, fontsize=10)
         ax.set_ylabel(ax_label)
         ax.grid(alpha=0.3)
+    if ylim is not None:
+        axes[0].set_ylim(*ylim)  # the axes share it
     axes[0].legend(loc="lower left", fontsize=9)
     axes[-1].set_xlabel("step")
     return fig

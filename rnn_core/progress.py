@@ -6,12 +6,13 @@ desc=...)``), and ``ProgressBar`` is the trainer's, showing the live loss. In a 
 tqdm's widget bar, whose text a notebook file keeps (GitHub, VS Code and the static site show that
 text, and JupyterLab shows it before the cell runs): tqdm writes it once, when the bar appears, at
 0%. So the bar here is shown through a display handle, and updated when it closes: the file then
-holds the last state, "100%|██████████| 1000/1000 [00:09<00:00, 105.3step/s, train_bpc 2.345]".
+holds the last state, "training: 100%|██████████| 1000/1000 [00:09<00:00, 105.3step/s, training bpc
+2.345 · finished]".
 """
 
 from __future__ import annotations
 
-__all__ = ["ProgressBar", "progress_bar", "BAR_SMOOTHING", "BAR_TEXT_EVERY", "BAR_REDRAW_SECONDS"]
+__all__ = ["ENDINGS", "ProgressBar", "progress_bar", "BAR_SMOOTHING", "BAR_TEXT_EVERY", "BAR_REDRAW_SECONDS"]
 
 BAR_SMOOTHING = 0.98  # the bar's train_bpc: an exponential average with this weight on the past
 BAR_TEXT_EVERY = 10  # steps between updates of the bar's text
@@ -62,17 +63,31 @@ def progress_bar(iterable=None, **kwargs):
     return tqdm(iterable, **kwargs)
 
 
-class ProgressBar:
-    """A bar over the training steps showing the live loss (``progress_bar``'s style).
+# how a run ended (TrainResult.stopped), in words, for the end of the bar's text
+ENDINGS = {
+    "steps": "finished",
+    "time": "stopped: its time budget is used up",
+    "non-finite": "stopped: the loss is no longer a number",
+    "callback": "stopped by its callback",
+    "patience": "stopped early: validation no longer improving",
+    "interrupted": "interrupted (■): the model trained so far is kept",
+}
 
-    Its train_bpc is an exponential average of the steps' figures (weight BAR_SMOOTHING on the
-    past); its text changes every BAR_TEXT_EVERY steps and after each validation.
+
+class ProgressBar:
+    """A bar over the training steps showing the live loss (``progress_bar``'s style), labelled
+    ``desc`` ("training" by default).
+
+    Its training bpc is an exponential average of the steps' figures (weight BAR_SMOOTHING on the
+    past); its text changes every BAR_TEXT_EVERY steps and after each validation, and ends with how
+    the run ended, in words (``ENDINGS``).
     """
 
-    def __init__(self, total, initial):
+    def __init__(self, total, initial, desc="training"):
         self.tqdm = progress_bar(
             total=total,
             initial=initial,
+            desc=desc,
             unit="step",
             dynamic_ncols=True,
             smoothing=0.05,
@@ -93,15 +108,16 @@ class ProgressBar:
             self.tqdm.set_postfix_str(self._text(history, lr), refresh=False)
 
     def close(self, history, stopped):
-        self.tqdm.set_postfix_str(self._text(history, None) + f" stopped: {stopped}", refresh=False)
+        ending = ENDINGS.get(stopped, f"stopped: {stopped}")
+        self.tqdm.set_postfix_str(" · ".join(filter(None, [self._text(history, None), ending])), refresh=False)
         self.tqdm.close()
 
     def _text(self, history, lr):
         parts = []
         if self.ema is not None:
-            parts.append(f"train_bpc {self.ema:.3f}")
+            parts.append(f"training bpc {self.ema:.3f}")
         if history.val_bpc:
-            parts.append(f"val_bpc {history.val_bpc[-1]:.3f}")
+            parts.append(f"validation bpc {history.val_bpc[-1]:.3f}")
         if lr is not None:
-            parts.append(f"lr {lr:.1e}")
-        return " ".join(parts)
+            parts.append(f"learning rate {lr:.1e}")
+        return " · ".join(parts)

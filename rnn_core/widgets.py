@@ -73,6 +73,7 @@ __all__ = [
     "softmax_sliders",
     "target_score_slider",
     "unit_widget",
+    "wrapped",
 ]
 
 SAMPLE_WIDTH = 76  # characters per printed line of a sample (the novel's lines are at most 73)
@@ -407,13 +408,15 @@ class TrainingProgress:
     """
 
     def __init__(self, text=""):
-        self.bar = widgets.IntProgress(value=0, min=0, max=1, layout=widgets.Layout(flex="2"))
-        self.label = widgets.Label(text)
+        self.bar = widgets.IntProgress(value=0, min=0, max=1, layout=widgets.Layout(flex="2", min_width="8em"))
+        # an HTML line, not a Label: a Label cuts a long line at the output's edge, this one wraps
+        self.label = widgets.HTML(text, layout=widgets.Layout(flex="3 1 16em", margin="0 0 0 8px"))
         # tqdm's layout for a notebook bar: the whole width, the bar growing, the text wrapping under it if narrow
         self.widget = _ProgressRow(
             [self.bar, self.label], layout=widgets.Layout(width="100%", display="inline-flex", flex_flow="row wrap")
         )
         self._started = None
+        self._doing = "training…"
         self._handle = None
 
     def show(self):
@@ -426,6 +429,7 @@ class TrainingProgress:
         self.bar.max = max(1, int(total))
         self.bar.value = 0
         self.label.value = text
+        self._doing = text if text.endswith("…") else "training…"  # what each step's line starts with
         self._started = time.perf_counter()
 
     def __call__(self, snapshot):
@@ -434,18 +438,18 @@ class TrainingProgress:
         total = snapshot.config.steps
         self.bar.max = max(1, total)
         self.bar.value = min(snapshot.step, total)
-        self.label.value = f"training… step {snapshot.step:,} of {total:,}" + _bpc_text(snapshot)
+        self.label.value = f"{self._doing} step {snapshot.step:,} of {total:,}" + _bpc_text(snapshot)
         return None
 
-    def finish(self, result):
+    def finish(self, result, then=""):
         """The bar at the run's last step, green if it ran all its steps (orange if stopped early, red if
-        it diverged), and the trainer's message with the time taken and the final bpc."""
+        it diverged), and the trainer's message with the time taken and the final bpc (and ``then``)."""
         total = result.config.steps
         self.bar.max = max(1, total)
         self.bar.value = min(result.step, total)
         self.bar.bar_style = {"steps": "success", "non-finite": "danger"}.get(result.stopped, "warning")
         took = "" if self._started is None else f" ({time.perf_counter() - self._started:.1f} s)"
-        self.label.value = result.message.split(":")[0] + took + _bpc_text(result)  # the message's first clause
+        self.label.value = result.message.split(":")[0] + took + _bpc_text(result) + then  # the message's first clause
         self._started = None
         if self._handle is not None:
             self._handle.update(self.widget)  # the stored notebook's copy: this last line
@@ -589,9 +593,10 @@ def target_score_slider(compute, o_grid, curves, value=0.0, y=0):
 # -- 06 · sampling ----------------------------------------------------------------------------
 
 
-def _wrapped(text, width=SAMPLE_WIDTH):
+def wrapped(text, width=SAMPLE_WIDTH):
     """text with each line longer than ``width`` broken at spaces (never inside a word); the text's own
-    line breaks kept."""
+    line breaks kept. For printing a sample: a notebook's output area breaks a long line anywhere,
+    even inside a word."""
     return "\n".join(
         textwrap.fill(line, width, break_long_words=False, break_on_hyphens=False) if len(line) > width else line
         for line in text.split("\n")
@@ -605,10 +610,10 @@ def print_sample(view):
     "temperature", "prime", "continuation". The sampling widget shows the same text.
     """
     if view["error"]:
-        print(f"cannot sample: {view['error']}")
+        print(wrapped(f"cannot sample: {view['error']}"))
         return
     print(f"temperature: {view['temperature']:.2f}")
-    print(_wrapped(view["prime"] + view["continuation"]))
+    print(wrapped(view["prime"] + view["continuation"]))
 
 
 def _show_sample_text(view):
@@ -765,17 +770,24 @@ def live_training_widget(run_fn, hidden_size=32, learning_rate=5e-3, seq_length=
     seq_slider = slider("sequence length", seq_length, 4, 128, 4)
     # no icon: its glyph comes from a web font that the static site would have to serve as well
     button = widgets.Button(description="Train", button_style="primary", tooltip="train a network with these settings")
-    progress = TrainingProgress("press Train to train a network with these settings")
+    progress = TrainingProgress()
     pane = _Pane()
+    controls = {"hidden size": size_slider, "learning rate": lr_slider, "sequence length": seq_slider}
 
-    def settings_changed(_change):
-        if not button.disabled:
+    def settings():
+        # the values as the kernel has them, written as the sliders write them: the status line
+        # says what a click on Train trains with
+        return " · ".join(f"{name} {_readout(control)}" for name, control in controls.items())
+
+    def settings_changed(_change=None):
+        if not button.disabled:  # (a change that arrives during a run is shown when it ends)
             progress.bar.bar_style = ""
-            progress.label.value = "settings changed: press Train to train with them"
+            progress.label.value = f"press Train to train with {settings()}"
 
     def train(_button=None):
         button.disabled = True
-        progress.start(text="training…")
+        trained_with = settings()
+        progress.start(text=f"training with {trained_with}…")
         result = None
         try:
             result = pane.show(
@@ -791,21 +803,34 @@ def live_training_widget(run_fn, hidden_size=32, learning_rate=5e-3, seq_length=
                 progress.bar.bar_style = "danger"
                 progress.label.value = "the run failed: see the message below"
             else:
-                progress.finish(result)
+                progress.finish(result, f" · trained with {trained_with}")
 
-    for control in (size_slider, lr_slider, seq_slider):
+    for control in controls.values():
         control.observe(settings_changed, names="value")
+    settings_changed()
     button.on_click(train)
+    progress.widget.layout.width = "auto"  # beside the button, the status line wraps instead of being cut
+    progress.widget.layout.flex = "1 1 0%"
+    progress.widget.layout.min_width = "0"
     return _Live(
         [
             size_slider,
             lr_slider,
             seq_slider,
-            widgets.HBox([button, progress.widget], layout=widgets.Layout(align_items="center")),
+            widgets.HBox([button, progress.widget], layout=_layout(align_items="center")),
             pane.box,
         ],
         note="The sliders and the Train button appear when this cell runs (Run All, or Shift+Enter here).",
     )
+
+
+def _readout(control):
+    """A slider's value as its readout shows it in the browser (d3's format: "1.6e-2", not "1.6e-02")."""
+    fmt = getattr(control, "readout_format", None)
+    if not fmt or isinstance(control, widgets.SelectionSlider):
+        return str(control.value)
+    text = format(control.value, fmt.lstrip("~"))
+    return re.sub(r"e([+-])0*(\d)", r"e\1\2", text)
 
 
 def unit_widget(show_fn, n_units, unit=None, shortlist=None):

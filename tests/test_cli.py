@@ -70,7 +70,7 @@ def test_progress_bar_goes_to_stderr(capsys, tmp_path, text_file):
     assert code == 0 and "20/20" in err and "20/20" not in out
     assert len(out.strip().splitlines()) == 1  # stdout: the summary line alone
     val_bpc = load_checkpoint(tmp_path / "m.npz").history["val_bpc"][-1]
-    assert err.rstrip().endswith(f"val_bpc {val_bpc:.3f} stopped: steps]")  # the bar's last state
+    assert err.rstrip().endswith(f"validation bpc {val_bpc:.3f} · finished]")  # the bar's last state
 
 
 def test_default_checkpoint_folder_is_created(capsys, tmp_path, text_file, monkeypatch):

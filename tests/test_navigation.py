@@ -196,7 +196,7 @@ def test_a_stale_map_is_reported(repo):
     nbformat.write(nb, str(path))
     assert nbnav.check(repo) == ["notebooks/00-start.ipynb"]
     nbnav.write(repo)
-    assert "| 25 min | 3 min |" in (repo / "notebooks" / "00-start.ipynb").read_text(encoding="utf-8")
+    assert "| 25 min | 4 min |" in (repo / "notebooks" / "00-start.ipynb").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize(

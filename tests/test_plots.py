@@ -162,6 +162,15 @@ def test_plot_hidden_states_numbers_the_units_with_integers():
     assert all(float(t).is_integer() for t in fig.axes[0].get_yticks())
 
 
+@pytest.mark.parametrize("H", [1, 2, 5])
+def test_plot_hidden_states_labels_each_of_a_few_units(H):
+    fig = plots.plot_hidden_states(np.zeros((5, H)), np.full((5, 3), 1 / 3), [0, 1, 2, 0, 1], [1, 2, 0, 1, 2], "abc")
+    fig.draw_without_rendering()
+    ax = fig.axes[0]
+    low, high = sorted(ax.get_ylim())
+    assert [t for t in ax.get_yticks() if low <= t <= high] == list(range(H))  # at H = 1: just 0, no -0.5 .. 0.5
+
+
 def test_plot_training_loss_has_plain_ticks_and_its_legend_off_the_curve():
     losses = np.array([5.9, 4.6, 3.0, 1.0, 0.1, 0.03])
     fig = plots.plot_training_loss(losses, first_right=3, baseline=5.5)
@@ -302,6 +311,15 @@ def test_plot_training_runs_draws_one_smoothed_curve_per_run_a_colour_family_per
     assert ax.get_xlim() == (0, 60)
 
 
+def test_plot_next_char_probs_at_zero_temperature_one_bar_on_an_axis_to_1():
+    probs = np.zeros(20)
+    probs[3] = 1.0
+    ax = plots.plot_next_char_probs(probs, "abcdefghijklmnopqrst", temperature=0.0).axes[0]
+    assert [bar.get_width() for bar in ax.patches] == [1.0]  # no bars of probability 0
+    assert ax.get_xlim() == pytest.approx((0, 1.0)) and tick_texts(ax.texts) == ["1.00"]
+    assert tick_texts(ax.get_yticklabels()) == ["d"]
+
+
 def test_plot_next_char_probs_labels_characters_as_they_look_on_an_axis_that_fits():
     chars = "ab \n“"
     probs = np.array([0.05, 0.1, 0.5, 0.3, 0.05])
@@ -425,6 +443,17 @@ def test_plot_race_draws_each_cell_against_updates_multiply_adds_and_seconds():
     assert "multiply-adds" in by_arithmetic.get_xlabel()
     _, axes = plt.subplots(1, 3)
     assert legend_texts(plots.plot_race(curves, axes=axes).axes[0].get_legend()) == ["vanilla RNN", "LSTM"]
+
+
+def test_plot_lag_accuracy_keeps_its_legend_off_the_data():
+    lags = [5, 10, 20, 40]
+    seeds = [[1.0, 0.75, 0.25, 0.25], [1.0, 1.0, 0.5, 0.25], [1.0, 1.0, 0.25, 0.3]]
+    fig = plots.plot_lag_accuracy(lags, {"vanilla RNN": seeds, "LSTM": [[1.0] * 4] * 3, "GRU": [[1.0] * 4] * 3}, 0.25)
+    fig.draw_without_rendering()  # lays the figure out
+    ax = fig.axes[0]
+    legend = ax.get_legend().get_window_extent()
+    assert legend.x0 >= ax.get_window_extent().x1  # beside the axes, over no line or dot
+    assert legend.x1 <= fig.bbox.x1 + 1  # and inside the figure
 
 
 def test_plot_lag_accuracy_with_seeds_draws_their_mean_and_each_seed():
@@ -683,3 +712,13 @@ def test_every_text_of_every_figure_is_at_least_9_pixels_as_jupyterlab_shows_it(
         if t.get_fontsize() * fig.dpi / 72 * scale < SMALLEST_TEXT
     ]
     assert not small, f"{name} ({width} px wide, shown at {scale:.0%}): text under {SMALLEST_TEXT} px: {small[:5]}"
+
+
+# -- 10 --------------------------------------------------------------------------------------------
+
+
+def test_plot_train_val_holds_a_given_y_axis():
+    run = {"step": [0, 10, 20], "train": [3.0, 2.0, 1.5], "val_step": [10, 20], "val": [3.1, 3.3]}
+    ax = plots.plot_train_val({"κ = 0.1": [run]}, ylim=(1.0, 4.0)).axes[0]
+    assert ax.get_ylim() == (1.0, 4.0)  # the same at every position of the slider
+    assert plots.plot_train_val({"κ = 0.1": [run]}).axes[0].get_ylim() != (1.0, 4.0)

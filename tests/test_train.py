@@ -248,7 +248,7 @@ def test_progress_bar_runs(capsys):
     ema = r.history.train_bpc[0]  # the bar shows the training loss smoothed, and the last validation
     for bpc in r.history.train_bpc[1:]:
         ema = BAR_SMOOTHING * ema + (1 - BAR_SMOOTHING) * bpc
-    assert err.rstrip().endswith(f"train_bpc {ema:.3f} val_bpc {r.val_bpc:.3f} stopped: steps]")
+    assert err.rstrip().endswith(f"training bpc {ema:.3f} · validation bpc {r.val_bpc:.3f} · finished]")
 
 
 def test_ids_with_vocab():

@@ -567,13 +567,28 @@ def test_live_training_widget_trains_only_when_train_is_clicked(shown):
     assert all(s.style.description_width == widgets.LABEL_WIDTH for s in (size, lr, seq))
     assert box._repr_mimebundle_()["text/plain"].startswith("The sliders and the Train button appear")
     assert button.description == "Train" and calls == []  # nothing trains until asked
-    size.value = 64
-    assert calls == [] and "press Train" in progress.children[1].value
-    button.click()
-    assert calls == [(64, 5e-3, 16, True)]  # the sliders' values; the button disabled while it trains
     bar, label = progress.children
+    # the status line names the values the kernel has, as the sliders' readouts write them
+    assert label.value == "press Train to train with hidden size 32 · learning rate 5.0e-3 · sequence length 16"
+    size.value = 64
+    lr.value = 0.015848931924611134  # 5e-3 moved by PageUp (5 steps of 0.1 decade), as the browser sends it
+    assert calls == [] and label.value == (
+        "press Train to train with hidden size 64 · learning rate 1.6e-2 · sequence length 16"
+    )
+    button.click()
+    assert calls == [(64, lr.value, 16, True)]  # the sliders' values; the button disabled while it trains
     assert (bar.value, bar.max, bar.bar_style) == (20, 20, "success") and label.value.startswith("finished 20 steps (")
+    assert label.value.endswith("· trained with hidden size 64 · learning rate 1.6e-2 · sequence length 16")
     assert not button.disabled
+
+
+def test_a_slider_readout_as_the_browser_writes_it():
+    lr = widgets.slider("learning rate", 5e-3, 1e-4, 1e-1, 0.1, log=True, readout_format=".1e")
+    assert widgets._readout(lr) == "5.0e-3"
+    lr.value = 0.1
+    assert widgets._readout(lr) == "1.0e-1"
+    assert widgets._readout(widgets.slider("hidden size", 32, 8, 256, 8)) == "32"
+    assert widgets._readout(widgets.slider("rate", 0.25, 0.0, 1.0)) == "0.25"
 
 
 def test_live_training_widget_with_the_real_trainer_and_a_failing_run(shown):

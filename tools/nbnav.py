@@ -28,7 +28,8 @@ What the map and the contents say comes from each notebook's metadata ``nbnav``:
     "metadata": {"nbnav": {
         "description": "One line about the notebook.",
         "reading_minutes": 45,           # to read it and work through it
-        "run_seconds": 90,               # its Run All on a 2-core machine; null: not measured yet
+        "run_seconds": 90,               # its Run All on a 2-core machine with one BLAS thread, as
+                                         # benchmarks/run_all.py measures it (rounded up); null: not measured yet
         "needs": ["01", "the novel (downloaded on first use)"],   # notebooks by number, or words
         "optional": ["7 · Properties of the Jacobian"]            # sections a reader may skip
     }}
@@ -54,6 +55,7 @@ Works with any number of notebooks, so notebooks can be added one at a time.
 from __future__ import annotations
 
 import argparse
+import math
 import re
 import sys
 from dataclasses import dataclass
@@ -77,7 +79,8 @@ MAP_HEADER = [
 ]
 MAP_LEGEND = (
     "*Reading*: about how long it takes to read a notebook and work through its cells. *Run All*: how "
-    "long its *Run → Run All Cells* takes on a 2-core machine. *Optional sections* can be skipped on a "
+    "long its *Run → Run All Cells* takes on a 2-core machine (measured by benchmarks/run_all.py, rounded "
+    "up). *Optional sections* can be skipped on a "
     "first read; nothing later depends on them."
 )
 
@@ -253,11 +256,12 @@ def nav_line(notebooks, i):
 
 
 def _duration(seconds):
+    """A Run All time as stated: rounded up (a notebook never finishes later than it says)."""
     if seconds is None:
         return NOT_MEASURED
     if seconds < 90:
-        return f"{seconds:.0f} s"
-    return f"{seconds / 60:.0f} min"
+        return f"{math.ceil(seconds)} s"
+    return f"{math.ceil(seconds / 60)} min"
 
 
 def _cell_text(text):

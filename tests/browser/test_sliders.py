@@ -312,6 +312,29 @@ def assert_ran_cleanly(tab: NotebookTab) -> None:
     assert not problems, f"{tab.path}: widgets did not render: {problems}"
 
 
+# Printed lines JupyterLab may still wrap: the exercise checker's "not attempted yet" message, whose
+# shorter form comes with the checker's own change (remove this once every notebook stores it).
+KNOWN_LONG = ("still raises NotImplementedError",)
+
+
+def wrapped_printed_lines(tab: NotebookTab) -> list[str]:
+    """Printed lines (a cell's text output) that the page shows on more than one row: JupyterLab
+    breaks a line that does not fit anywhere, even inside a word ("pra|ctice.hint", "4.|7e-10")."""
+    found = tab.page.evaluate(
+        """() => Array.from(document.querySelectorAll(
+            '.jp-NotebookPanel .jp-OutputArea-output.jp-RenderedText pre')).flatMap(pre => {
+            const rowHeight = parseFloat(getComputedStyle(pre).lineHeight);
+            const lines = pre.textContent.replace(/\\n$/, '').split('\\n');
+            const rows = Math.round(pre.getBoundingClientRect().height / rowHeight);
+            if (!(rowHeight > 0) || rows <= lines.length) return [];
+            // the lines that cannot have fitted: the longest ones, as many as the extra rows
+            const longest = [...lines].sort((a, b) => b.length - a.length);
+            return longest.slice(0, rows - lines.length).map(l => `${l.length} characters: ${l.slice(0, 70)}`);
+        })"""
+    )
+    return [line for line in found if not any(known in line for known in KNOWN_LONG)]
+
+
 def move_and_check(tab: NotebookTab, check: SliderCheck, pending: list[str] | None = None) -> SliderState:
     """Move one slider and wait until its cell's output settles in the expected state; its output's
     height must not change on the way (for a widget not built by rnn_core.widgets, the problem is
@@ -386,12 +409,26 @@ def check_tracks(tab: NotebookTab, pending: list[str]) -> None:
 
 
 def click_button_after_move(tab: NotebookTab, slider, check: SliderCheck, old_value: str, deadline: float) -> None:
-    """Once the slider shows its new value, click the button labelled `check.click` in its cell."""
-    while slider.locator(".widget-readout").inner_text().strip() == old_value:
-        if time.monotonic() > deadline:
-            raise LabError(f"{tab.path}: {check}: the slider still shows {old_value}: the move did not register")
-        time.sleep(0.1)
+    """Once the kernel has the slider's new value, click the button labelled `check.click` in its cell.
+
+    A reader waits for what the widget says: its status line names the values the kernel holds
+    ("press Train to train with hidden size 40 · learning rate 1.6e-2 · ..."), so the click waits
+    until that line names the slider's new readout. (The readout alone changes in the browser
+    before the kernel has the value: ipywidgets holds back a model's update while its previous one
+    is in flight, and sends a button's click at once.)"""
     cell = slider.locator("xpath=ancestor::div[contains(concat(' ', normalize-space(@class), ' '), ' jp-Cell ')][1]")
+    label = " ".join(slider.locator(".widget-label").first.inner_text().split())
+    while True:
+        readout = slider.locator(".widget-readout").inner_text().strip()
+        status = " ".join(cell.locator(".jp-OutputArea-output").inner_text().split())
+        if readout != old_value and f"press {check.click} to train with" in status and f"{label} {readout}" in status:
+            break
+        if time.monotonic() > deadline:
+            raise LabError(
+                f"{tab.path}: {check}: the status line never named {label} {readout} "
+                f"(the slider showed {old_value} before the move)"
+            )
+        tab.page.wait_for_timeout(100)
     button = cell.locator("button.widget-button", has_text=check.click)
     if not button.count():
         raise LabError(f"{tab.path}: {check}: no button {check.click!r} in the slider's cell")
@@ -423,6 +460,8 @@ def test_sliders_drive_their_outputs(notebook, request):
     assert_ran_cleanly(tab)
     pending: list[str] = []  # problems of cells that do not use rnn_core.widgets yet
     check_tracks(tab, pending)
+    wrapped = wrapped_printed_lines(tab)
+    assert not wrapped, f"{notebook}: printed lines wrapped by the page (at most 100 characters fit): {wrapped}"
     for check in CHECKS[notebook]:
         move_and_check(tab, check, pending)
     for extra in EXTRA_CHECKS.get(notebook, ()):
