@@ -109,6 +109,18 @@ def test_without_the_variable_my_rnn_is_in_the_current_folder(tmp_path, monkeypa
     assert oct((tmp_path / "my_rnn.py").stat().st_mode & 0o777) != "0o600"  # a file like any other, not mkstemp's
 
 
+def test_stored_outputs_name_the_file_as_a_reader_sees_it():
+    """What the notebooks show is what a reader sees at home: notebooks/my_rnn.py, no variable of the tests."""
+    for notebook in sorted(NOTEBOOKS.glob("*.ipynb")):
+        for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
+            for output in cell.get("outputs", []):
+                text = "".join(output.get("text", "")) + "".join(output.get("data", {}).get("text/plain", ""))
+                assert practice.MY_RNN_ENV not in text, (notebook.name, cell.get("id"), text[:200])
+                for line in text.splitlines():
+                    if line.startswith(("Your file: ", "Made ")) and "my_rnn.py" in line:
+                        assert line.startswith(("Your file: notebooks/my_rnn.py.", "Made notebooks/my_rnn.py ")), line
+
+
 def test_the_template_has_one_stub_per_exercise_with_the_notebooks_signature():
     tree = ast.parse(TEMPLATE)
     defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
