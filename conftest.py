@@ -36,9 +36,11 @@ def pytest_configure(config):
     from rnn_core import practice
 
     folder = Path(tempfile.mkdtemp(prefix="rnn_core_my_rnn_"))
+    mine = folder / "notebooks" / "my_rnn.py"  # printed as a reader's is: notebooks/my_rnn.py
+    mine.parent.mkdir()
     with contextlib.redirect_stdout(io.StringIO()):
-        practice.my_rnn(folder / "my_rnn.py")  # made as a reader's first call makes it
-    os.environ[practice.MY_RNN_ENV] = str(folder / "my_rnn.py")
+        practice.my_rnn(mine)  # made as a reader's first call makes it
+    os.environ[practice.MY_RNN_ENV] = str(mine)
     config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
 
 

@@ -87,16 +87,25 @@ def _one_hot_cases(rng):
     while V in (T, T + 1):
         V += 1
     cases.append((y, V, "num_classes larger than max(y) + 1"))
-    # num_classes = max(y) + 1, with more indices than classes
+    # num_classes = max(y) + 1, with more indices than classes, and more than an answer that handles only
+    # the first few indices gets right: the last ones differ from the first
     V2 = int(rng.integers(3, 5))
-    y2 = rng.integers(0, V2, V2 + int(rng.integers(2, 4)))
-    y2[rng.integers(len(y2))] = V2 - 1
+    y2 = rng.integers(0, V2, int(rng.integers(10, 15)))
+    y2[-1] = (y2[0] + 1) % V2
+    y2[rng.integers(len(y2) - 1)] = V2 - 1
     cases.append((y2, V2, "more indices than classes"))
     # a few indices among many classes
     V3 = int(rng.integers(8, 11))
     y3 = rng.choice(V3, size=3, replace=False)
     cases.append((y3, V3, "three indices among many classes"))
-    return [Case(f"{about} (y = {list(map(int, y))}, num_classes = {V})", (y, V)) for y, V, about in cases]
+    out = [Case(f"{about} (y = {list(map(int, y))}, num_classes = {V})", (y, V)) for y, V, about in cases]
+    # one index, as the series calls it from notebook 02 on (one_hot(targets[t], V)): a Python int and
+    # numpy's integer, which indexing an array of indices gives; the answer is one vector, (V,)
+    V4 = int(rng.integers(5, 9))
+    y4, y5 = int(rng.integers(1, V4)), np.int64(rng.integers(0, V4 - 1))
+    out.append(Case(f"one index, an int (y = {y4}, num_classes = {V4}): one vector, shape (V,)", (y4, V4)))
+    out.append(Case(f"one index, a numpy integer (y = np.int64({int(y5)}), num_classes = {V4})", (y5, V4)))
+    return out
 
 
 ONE_HOT_MISTAKES = Mistakes()
@@ -127,9 +136,20 @@ def one_vector_for_all_the_indices(y, num_classes):
     "only: `rows[np.arange(len(y)), y] = 1` pairs row t with y[t].",
 )
 def every_row_gets_every_index(y, num_classes):
-    rows = np.zeros((len(y), num_classes))
-    rows[:, y] = 1.0
-    return rows
+    y = np.asarray(y)
+    rows = np.zeros((y.size, num_classes))
+    rows[:, y.ravel()] = 1.0
+    return rows.reshape(y.shape + (num_classes,))
+
+
+@ONE_HOT_MISTAKES(
+    ANSWER,
+    "a row for one index",
+    "for one index (an int) your one_hot returns one row, shape (1, V); one_hot(y, V) of an int is the "
+    "vector itself, shape (V,), as the series uses it in one_hot(targets[t], V).",
+)
+def a_row_for_one_index(y, num_classes):
+    return np.eye(num_classes)[np.atleast_1d(y)]
 
 
 @ONE_HOT_MISTAKES(
@@ -144,7 +164,9 @@ def width_from_the_data(y, num_classes):
 
 def _one_hot_rows(case, got, want):
     rows = _floats(got.get("one_hot"))
-    if rows is None or rows.ndim != 2 or rows.shape[0] != len(case.args[0]):
+    if rows is None or np.ndim(case.args[0]) == 0:
+        return None
+    if rows.ndim != 2 or rows.shape[0] != len(case.args[0]):
         return None
     V = case.args[1]
     if rows.shape[1] != V:
@@ -1840,7 +1862,9 @@ EXERCISE_LIST = (
         hint="Start from zeros with one row per index and num_classes columns, then put a single 1 in each "
         "row, in the column its index names. numpy's indexing can set them all at once (rows "
         "0, 1, 2, ... paired with the columns y), or a loop over the rows does it. The number of columns is "
-        "num_classes, whatever indices y happens to hold.",
+        "num_classes, whatever indices y happens to hold. One index given as an int gets one vector of "
+        "num_classes entries, not a row: numpy reads an int as an array with no axes, so rows shaped like y "
+        "with one more axis of num_classes cover both.",
     ),
     Exercise(
         "softmax",

@@ -8,11 +8,12 @@ it in the notebook's folded *Answer*: the usual slips, each of which ``practice.
 drift; tests/test_answers.py holds them together.
 
 The code uses ``np`` (numpy, imported as in every notebook) and, where it says so in ``uses``, names
-the notebook has defined by then (``forward``, ``PARAM_NAMES``, ``one_hot`` from rnn_core in
-notebook 04). In the notes, an HTML comment ``<!-- practice:mistake NAME/ID -->`` after a slip
-points at the mistake model of ``rnn_core._practice_exercises`` that recognises it: the notes are
-Markdown in a notebook, where the comment is invisible, and tests/test_practice.py asserts that the
-check names every mistake so marked, in any notebook.
+the notebook has defined by then (``step_forward``, ``softmax``, ``PARAM_NAMES``, ``one_hot`` from
+rnn_core in notebook 04; in my_rnn.py, the reader's own). In the notes, an HTML comment
+``<!-- practice:mistake NAME/ID -->`` after a slip points at the mistake model of
+``rnn_core._practice_exercises`` that recognises it: the notes are Markdown in a notebook, where the
+comment is invisible, and tests/test_practice.py asserts that the check names every mistake so
+marked, in any notebook.
 """
 
 from __future__ import annotations
@@ -86,19 +87,23 @@ SOLUTIONS = {
     "one_hot": Solution(
         """
 def one_hot(y, num_classes):
-    rows = np.zeros((len(y), num_classes))  # one row per index, num_classes columns
-    rows[np.arange(len(y)), y] = 1.0  # in row t, a 1 in column y[t]
-    return rows
+    y = np.asarray(y)  # indices (T,), or one index: an int becomes an array of shape ()
+    rows = np.zeros((y.size, num_classes))  # one row per index, num_classes columns
+    rows[np.arange(y.size), y.ravel()] = 1.0  # in row t, a 1 in column y[t]
+    return rows.reshape(y.shape + (num_classes,))  # (T, V); for one index, (V,)
 """,
         r"""
 The usual slips, each named by the check: an array the wrong way round, $(V, T)$, with one column per index<!--
 practice:mistake one_hot/one-column-per-index -->; a single vector with a 1 at every index at once<!--
 practice:mistake one_hot/one-vector-for-all-the-indices -->; `rows[:, y] = 1`, which sets every column that `y`
 names in every row<!-- practice:mistake one_hot/every-row-gets-every-index -->; and the width read off the data,
-`max(y) + 1`, where `num_classes` belongs<!-- practice:mistake one_hot/width-from-the-data -->.
-`practice.hint("one_hot")` gives a nudge in words, and `practice.solution("one_hot")` prints this answer. The
-answer puts a 1 into each row of an array of zeros; `np.eye(num_classes)[y]` does the same in one line, since row
-$i$ of the identity matrix is $e_i$.
+`max(y) + 1`, where `num_classes` belongs<!-- practice:mistake one_hot/width-from-the-data -->; and, for one index,
+a row of shape $(1, V)$ where the vector itself, $(V,)$, belongs<!-- practice:mistake one_hot/a-row-for-one-index
+-->. The series calls `one_hot(targets[t], V)` with one index from notebook 02 on, so the check tries an int and a
+numpy integer as well as arrays. `practice.hint("one_hot")` gives a nudge in words, and
+`practice.solution("one_hot")` prints this answer. The answer puts a 1 into each row of an array of zeros;
+`np.eye(num_classes)[y]` does the same in one line, for an array or an int, since row $i$ of the identity matrix
+is $e_i$.
 """,
     ),
     "softmax": Solution(
@@ -204,10 +209,11 @@ def loss_and_grads(params, inputs, targets, h0):
     # returns (loss, grads, h_last), and ∇_{h_0} L as a fourth value if you like
     W_xh, W_hh, W_yh, b_h, b_o = (params[name] for name in PARAM_NAMES)
     V, T = W_yh.shape[0], len(inputs)
-    out = forward(params, inputs, h0)  # the forward pass of notebook 03
-    y_hat = out["y_hat"]  # ŷ_1 .. ŷ_T, (T, V)
-    hs = np.vstack([h0, out["h"]])  # h_0 .. h_T: hs[t] is h_t
-    loss = -np.log(y_hat[np.arange(T), targets]).sum()
+    hs, y_hat = [h0], []  # hs[t] is h_t (h_0 first); y_hat[t - 1] is ŷ_t
+    for t in range(1, T + 1):  # notebook 03's forward pass, one step at a time
+        hs.append(step_forward(params, inputs[t - 1], hs[t - 1]))
+        y_hat.append(softmax(W_yh @ hs[t] + b_o))  # ŷ_t = softmax(W_yh h_t + b_o)
+    loss = -sum(np.log(y_hat[t - 1][targets[t - 1]]) for t in range(1, T + 1))
     grads = {name: np.zeros_like(params[name]) for name in PARAM_NAMES}
     da_next = np.zeros_like(h0)  # δ_{T+1} = 0: nothing comes after the last step
     for t in range(T, 0, -1):  # from t = T down to 1
@@ -223,7 +229,9 @@ def loss_and_grads(params, inputs, targets, h0):
     return loss, grads, hs[T], W_hh.T @ da_next  # optional: ∇_{h_0} L = W_hhᵀ δ_1 (da_next is now δ_1)
 """,
         r"""
-This is the stub with every `____` filled in. The places where a first attempt usually goes wrong: `hs[t]` against
+This is the stub with every `____` filled in. Its forward loop calls `step_forward` and `softmax`: in this
+notebook `rnn_core`'s, and in your `my_rnn.py` your own, so that a network trained with this `loss_and_grads`
+(notebooks 06 and 09) runs your forward pass too. The places where a first attempt usually goes wrong: `hs[t]` against
 `hs[t - 1]` (with $h_0$ stored at index 0, $h_t$ is `hs[t]`), as in the slope of $h_{t-1}$ for $h_t$'s (errata row
 28) <!-- practice:mistake loss_and_grads/tanh-slope-at-the-wrong-step -->, $h_t$, not $h_{t-1}$, in the $W_{hh}$
 term <!-- practice:mistake loss_and_grads/h-t-for-h-prev -->, or $h_{t-1}$ in the $W_{yh}$ term <!--
@@ -238,7 +246,7 @@ practice:mistake loss_and_grads/W-hh-of-step-1-only --> <!-- practice:mistake lo
 loss_and_grads/b-h-of-step-1-only -->. The check recognises each of these. `practice.solution("loss_and_grads")`
 prints this answer.
 """,
-        uses=("forward", "PARAM_NAMES", "one_hot"),
+        uses=("step_forward", "softmax", "PARAM_NAMES", "one_hot"),
     ),
     "clip_global_norm": Solution(
         """

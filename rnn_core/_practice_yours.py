@@ -11,19 +11,24 @@
   ``path`` argument, names another file (the tests and CI use one, so that nothing is ever
   written into notebooks/ for them).
 - ``save(fn, name=None, *, force=False, path=None)``: checks ``fn`` as ``practice.check`` does
-  and, if it passes, writes its source into my_rnn.py in place of the function of that name (the
-  rest of the file is kept, the file replaced whole or not at all). A function that fails is not
-  saved unless ``force=True``. It warns when the function uses a name my_rnn.py does not define,
-  or calls one of your functions that is still a stub there.
+  and, if it passes, checks it again as it will run inside my_rnn.py, calling the file's other
+  functions (a stub there stands for rnn_core's function), and checks every piece of the file
+  that calls it; only then writes its source into my_rnn.py in place of the function of that
+  name (the rest of the file is kept, the file replaced whole or not at all). A function that
+  fails, here or in the file, is not saved unless ``force=True``. The functions of the notebook
+  that it calls and the file lacks (a helper such as ``sigmoid``) are saved with it. It warns
+  when the function uses a name my_rnn.py does not define, or calls one of your functions that
+  is still a stub there.
 - ``check_all(functions)``: ``functions`` is a module (``my_rnn()``) or a dict; every exercise
-  found in it is checked; prints one table (piece, status, notebook) and returns
-  ``{name: Result}``.
+  found in it is checked; prints one table (piece, status, notebook), with a line under every
+  "error" saying what was raised and on which of your lines, and returns ``{name: Result}``.
 - ``use_yours(name, fn)``: ``fn`` if it passes its check, otherwise ``rnn_core``'s function of
   that name; prints one line saying which, and why.
 - ``train_yours(functions, text, *, hidden_size, steps, seed, ...)``: a vanilla RNN trained on
   ``text`` with your ``loss_and_grads`` (one sequence at a time, looped over the batch's rows),
   your ``clip_global_norm`` and ``adam_update``, and sampled with your ``step_forward`` and
-  ``softmax``. A piece that is missing, still a stub, or fails its check is replaced by
+  ``softmax``; with ``dropout=``, your ``dropout_backward`` too. A piece that is missing, still a
+  stub, or fails its check (on the public cases, or on hidden ones drawn afresh) is replaced by
   ``rnn_core``'s, with one printed line saying why. Returns a ``YourRun``.
 - ``your_cell(name, functions)``: the LSTM or the GRU with your step functions, behind the
   interface of ``rnn_core.lstm`` / ``rnn_core.gru`` (``forward``, ``loss_and_grads``,
@@ -50,15 +55,17 @@ import contextlib
 import importlib.util
 import inspect
 import io
+import linecache
 import math
 import os
+import secrets
 import sys
 import textwrap
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
+from types import FunctionType, ModuleType
 
 import numpy as np
 
@@ -152,10 +159,13 @@ def save(fn, name=None, *, force=False, path=None):
     force: save even if the check does not pass (train_yours then still uses rnn_core's piece).
     path: the file, as for ``my_rnn``.
     The function of that name in my_rnn.py (its stub, or an earlier answer) is replaced; the rest
-    of the file stays as it is; the file is replaced whole, never half-written. Prints the
-    check's message, then what was saved, and a warning for every name the function uses that
-    my_rnn.py lacks or has only as a stub. Returns the check's Result (its message is printed only
-    when it does not pass).
+    of the file stays as it is; the file is replaced whole, never half-written. Before writing,
+    the function is checked as it will run in the file (calling the file's functions, each stub
+    there standing for rnn_core's), and so is every piece of the file that calls it and passed
+    before: if one of them fails there, nothing is written (unless force=True) and its message is
+    printed. Prints what was saved, and a warning for every name the function uses that my_rnn.py
+    lacks or has only as a stub. Returns the check's Result (its message is printed only when it
+    does not pass), or the Result of the check that failed in the file.
     """
     practice = _practice()
     if not callable(fn):
@@ -191,14 +201,139 @@ def save(fn, name=None, *, force=False, path=None):
             lines.pop()
         lines += ["", ""] + new
         replaced = None
+    helpers = _helpers(fn, node, tree, target)
+    if helpers:  # the notebook's own functions that yours calls and the file lacks, written after it
+        while lines and not lines[-1].strip():
+            lines.pop()
+        for helper in helpers.values():
+            lines += ["", ""] + helper.rstrip("\n").split("\n")
     text = "\n".join(lines).rstrip("\n") + "\n"
     _parse(text, where)  # what is written runs as far as Python's parser can tell
+    if result.status == "passed" and not force:
+        refused = _fails_in_the_file(practice, name, text, path, where)
+        if refused is not None:
+            for line in _warnings(node, _parse(text, where), target, where):
+                print(line)
+            return refused
     _write(path, text)
     state = " (it passes its check)" if result.status == "passed" else ", though it does not pass its check"
     print(f"Saved {target} into {where}" + (f", in place of {replaced}" if replaced else ", at its end") + f"{state}.")
+    if helpers:
+        names = ", ".join(helpers)
+        print(f"Saved {names} too, at the end of the file: your {target} calls {'them' if len(helpers) > 1 else 'it'}.")
     for line in _warnings(node, _parse(text, where), target, where):
         print(line)
     return result
+
+
+def _helpers(fn, node, tree, target):
+    """{name: source} of the functions ``fn`` calls that the file lacks and that were defined beside fn (in its
+    notebook, say ``sigmoid`` beside ``lstm_step_forward``), and of the functions those call in turn."""
+    defined, _ = _module_names(tree)
+    if defined is None:
+        return {}
+    found, todo = {}, [(fn, node)]
+    while todo:
+        caller, caller_node = todo.pop()
+        for name in _free_names(caller_node):
+            helper = getattr(caller, "__globals__", {}).get(name)
+            if name in defined or name in found or name == target or not isinstance(helper, FunctionType):
+                continue
+            if helper.__module__ != fn.__module__ or _is_rnn_core(helper):
+                continue  # a library's function: the file imports it, or the warning says to
+            try:
+                source = textwrap.dedent(inspect.getsource(helper))
+                helper_node = ast.parse(source).body[0]
+            except (OSError, TypeError, SyntaxError, IndexError):
+                continue
+            if not isinstance(helper_node, (ast.FunctionDef, ast.AsyncFunctionDef)) or helper_node.name != name:
+                continue
+            found[name] = source
+            todo.append((helper, helper_node))
+    return found
+
+
+def _fails_in_the_file(practice, name, text, path, where):
+    """None if the function saved as ``name`` into the file as ``text`` passes its check there, and so does
+    every piece of the file that calls it; otherwise the failing check's Result, with why printed (and
+    that nothing was saved).
+
+    In my_rnn.py a function calls the file's functions, not the notebook's: a loss_and_grads that passed
+    with rnn_core's one_hot may fail with the reader's. The file is run as it would be written, its
+    stubs standing for rnn_core's functions (a piece not written yet is not the saved one's fault; the
+    note about it follows), and ``fn``'s copy there is checked, then each piece of the file that calls it,
+    directly or through others, and that passed before.
+    """
+    target = file_name(name)
+    try:
+        module = _run_text(text, path, stand_ins=True)
+    except Exception as exc:
+        message = f"Not saved: {where} with your {target} in it would not run ({type(exc).__name__}: {exc})."
+        print(message + " Fix the file, then save again.")
+        return practice.Result("error", [], message)
+    there = getattr(module, target, None)
+    if callable(there) and getattr(there, "__module__", None) == module.__name__:
+        inside = _quiet_check(practice, name, there)
+        if inside.status != "passed":
+            print(inside.message)
+            print(
+                f"Not saved: your {name} passes its check here, but not inside {where} ({inside.status}), "
+                f"where it calls that file's functions, not this notebook's: make it work with them (the "
+                f"message above says what goes wrong there), or save it anyway with force=True."
+            )
+            return inside
+    callers = _callers(_parse(text, where), target)
+    if not callers:
+        return None
+    try:
+        before = _run_text(path.read_text(encoding="utf-8"), path, stand_ins=True)
+    except Exception:
+        before = None  # the file as it is does not run: nothing in it passes now
+    by_file_name = {file_name(n): n for n in practice.EXERCISES}
+    for caller in callers:
+        other = by_file_name.get(caller)
+        if other is None or before is None or not callable(getattr(before, caller, None)):
+            continue
+        after = _quiet_check(practice, other, getattr(module, caller))
+        if after.status != "passed" and _quiet_check(practice, other, getattr(before, caller)).status == "passed":
+            print(after.message)
+            print(
+                f"Not saved: your {caller} in {where} calls {target}, and with this {target} it no longer passes "
+                f"its check ({after.status}; the message above says why). Make the two fit, or save it anyway "
+                f"with force=True."
+            )
+            return after
+    return None
+
+
+def _run_text(text, path, stand_ins=False):
+    """The file's text run as a module (as my_rnn() would run the file); with stand_ins, each exercise
+    still a stub there replaced by rnn_core's function."""
+    module = ModuleType("my_rnn")
+    module.__file__ = str(path)
+    filename = f"{path} (as save would write it)"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)  # the reader's lines, shown
+    exec(compile(text, filename, "exec"), module.__dict__)
+    if stand_ins:
+        _, stubs = _module_names(ast.parse(text))
+        for name, function in _RNN_CORE.items():
+            if file_name(name) in stubs:
+                setattr(module, file_name(name), function)
+    return module
+
+
+def _callers(tree, target):
+    """The names of the file's functions that call ``target``, directly or through other functions of the file."""
+    defs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    calls = {name: set(_free_names(node)) & set(defs) for name, node in defs.items()}
+    found, todo = [], [target]
+    while todo:
+        callee = todo.pop()
+        for name, names in calls.items():
+            if callee in names and name != target and name not in found:
+                found.append(name)
+                todo.append(name)
+    return found
 
 
 def _locate(path):
@@ -206,12 +341,12 @@ def _locate(path):
     if path is not None:
         path = Path(path)
         where = str(path)
-    elif os.environ.get(MY_RNN_ENV):
-        path = Path(os.environ[MY_RNN_ENV])
-        where = f"{path.name} (named by ${MY_RNN_ENV})"
     else:
-        path = Path.cwd() / "my_rnn.py"
-        where = f"{Path.cwd().name}/my_rnn.py"
+        # $RNN_CORE_MY_RNN's file is named as the default one is, by its folder and its name: what a
+        # notebook prints is then the same wherever the file is (the tests' copy is notebooks/my_rnn.py
+        # in a temporary folder, so stored outputs show what a reader sees at home)
+        path = Path(os.environ[MY_RNN_ENV]) if os.environ.get(MY_RNN_ENV) else Path.cwd() / "my_rnn.py"
+        where = f"{path.absolute().parent.name}/{path.name}"
     if path.is_dir():
         raise ValueError(f"{where} is a folder; name a file such as {path / 'my_rnn.py'}")
     if not path.parent.is_dir():
@@ -378,7 +513,8 @@ def check_all(functions):
 
     functions: a module (``practice.my_rnn()``) or a dict of your functions, by their names in
       my_rnn.py ("lstm_step_forward") or their exercises' names ("lstm.step_forward").
-    Every exercise gets a row: its status ("passed", "not attempted", "wrong", "error"), "missing"
+    Every exercise gets a row: its status ("passed", "not attempted", "wrong", "error": then a
+    second line says what was raised, and on which of your lines), "missing"
     if functions has no such function, or "rnn_core's own" if it is the package's function itself,
     not yours; and the notebook that asks for it. The returned dict holds the Results of the
     functions that were checked. ``practice.check(name, fn)`` says what is wrong with a piece.
@@ -397,13 +533,30 @@ def check_all(functions):
         rows.append((name, status, notebook.removesuffix(".ipynb")))
     width = max(len(r[0]) for r in rows) + 2
     lines = [f"{'piece':<{width}}{'status':<16}notebook"]
-    lines += [f"{name:<{width}}{status:<16}{notebook}" for name, status, notebook in rows]
+    for name, status, notebook in rows:
+        lines.append(f"{name:<{width}}{status:<16}{notebook}")
+        if status == "error":  # why, in one line: the exception and the reader's line it came from
+            lines.append(" " * width + _reason(results[name]))
     passed = sum(r.status == "passed" for r in results.values())
     lines.append(f"{passed} of {len(rows)} pieces pass their checks.")
     if any(r.status in ("wrong", "error") for r in results.values()):
         lines.append('practice.check("name", your_function) says what is wrong with a piece.')
     print("\n".join(lines))
     return results
+
+
+REASON_WIDTH = 96  # the most characters of an error's reason check_all prints under its row
+
+
+def _reason(result):
+    """An "error" Result's message in one line: what was raised, and the reader's line it was raised in."""
+    lines = [line.strip() for line in result.message.splitlines() if line.strip()]
+    if not lines:
+        return "(no message)"
+    first = lines[0].split(": error. ", 1)[-1].removeprefix("Your function ")
+    where = next((line for line in lines[1:] if line.startswith("in ")), None)
+    reason = f"{first.rstrip('.')}, {where}" if where else first
+    return reason if len(reason) <= REASON_WIDTH else reason[: REASON_WIDTH - 1] + "…"
 
 
 class Progress(dict):
@@ -452,10 +605,12 @@ def _is_rnn_core(fn):
     return (getattr(fn, "__module__", None) or "").split(".")[0] == "rnn_core"
 
 
-def _choose(practice, name, fn, source, instead):
+def _choose(practice, name, fn, source, instead, hidden_seed=None):
     """(fn, None) if fn passes its check; else (rnn_core's function, the line saying why, then ``instead``).
 
     instead: what the line says happens, e.g. "training uses" (followed by "rnn_core's <name>").
+    hidden_seed: if given, fn must also pass its check on the cases drawn from this seed (other cases
+      with the same properties), so that an answer fitted to the public cases is not used.
     """
     ours = f"{instead} rnn_core's {name}."
     if fn is None:
@@ -463,18 +618,25 @@ def _choose(practice, name, fn, source, instead):
     if _is_rnn_core(fn):
         return _RNN_CORE[name], f"Your {name} is rnn_core's own function, not yours: {ours}"
     result = _quiet_check(practice, name, fn)
+    short = getattr(fn, "__name__", "")
+    short = short if short.isidentifier() else file_name(name)
+    if result.status == "passed" and hidden_seed is not None:
+        hidden = _quiet_check(practice, name, fn, seed=hidden_seed)
+        if hidden.status != "passed":
+            return _RNN_CORE[name], (
+                f"Your {name} passes its check, but not on other cases drawn like its own ({hidden.status}): "
+                f'{ours} practice.check("{name}", {short}, seed={hidden_seed}) shows them.'
+            )
     if result.status == "passed":
         return fn, None
     if result.status == "not attempted":
         return _RNN_CORE[name], f"Your {name} is not written yet (still a stub): {ours}"
-    short = getattr(fn, "__name__", "")
-    short = short if short.isidentifier() else file_name(name)
     return _RNN_CORE[name], (
         f'Your {name} fails its check ({result.status}): {ours} practice.check("{name}", {short}) says why.'
     )
 
 
-def _quiet_check(practice, name, fn):
+def _quiet_check(practice, name, fn, seed=None):
     """practice.check without its printed message (in Jupyter, without its displayed one either)."""
     if "IPython" in sys.modules:
         from IPython.utils.capture import capture_output
@@ -483,7 +645,7 @@ def _quiet_check(practice, name, fn):
     else:
         quiet = contextlib.redirect_stdout(io.StringIO())
     with quiet:
-        return practice.check(name, fn)
+        return practice.check(name, fn, seed=seed)
 
 
 # -- your gated cell --------------------------------------------------------------------------------------
@@ -639,6 +801,7 @@ def train_yours(
     sample_length=200,
     temperature=1.0,
     print_every=None,
+    dropout=0.0,
 ):
     """Train a vanilla RNN on ``text`` with your pieces; returns a ``YourRun`` (losses, sample, used).
 
@@ -647,7 +810,10 @@ def train_yours(
       loss_and_grads (called on one sequence at a time, for each of the B rows of a window),
       clip_global_norm, adam_update, and for sampling step_forward and softmax. A piece that is
       missing, still a stub, fails its check or is rnn_core's own is replaced by rnn_core's, and
-      one printed line says so.
+      one printed line says so. A piece must pass its check twice: on the public cases, and on
+      hidden ones, drawn from a seed this call draws afresh (not from your code, nor from ``seed``),
+      so that a piece fitted to the public cases is not trained with. The line of a piece that
+      fails there names the seed, for ``practice.check(name, fn, seed=...)``.
     text: the training text (a str; the vocabulary is sorted(set(text))).
     hidden_size H, steps (>= 0), seed: the network's initialisation (``rnn_core.init_params``, in
       float64) and the sampler's draws.
@@ -667,6 +833,14 @@ def train_yours(
       character) and draws ``sample_length`` characters from softmax(o / temperature), as
       ``rnn_core.sample`` does: with rnn_core's pieces the two give the same text.
     print_every: if given, print the mean loss of every that many steps as training goes.
+    dropout: the rate kappa, in [0, 1): each step drops each hidden unit on its way into the output
+      layer with this probability, and scales the kept ones by 1 / (1 - kappa) (inverted dropout,
+      notebook 10), with one mask per row of the window, the same units dropped at every one of
+      its T steps (as Gal and Ghahramani's variational dropout keeps one mask along a sequence).
+      The recurrence is never dropped. The mask is applied to W_yh's columns, so that your
+      loss_and_grads runs unchanged: o_t = (W_yh * keep / (1 - kappa)) h_t + b_o is
+      W_yh (h_t * keep / (1 - kappa)) + b_o. W_yh's gradient then goes back through the mask with
+      your ``dropout_backward`` (a sixth piece, checked like the others). Sampling drops nothing.
     The same arguments give the same run, number for number.
     """
     practice = _practice()
@@ -681,6 +855,7 @@ def train_yours(
     sample_length = check_int(sample_length, "sample_length", 0)
     print_every = check_int(print_every, "print_every", allow_none=True)
     check_int(seed, "seed", 0)
+    rate = check_number(dropout, "dropout", 0, 1, include_low=True, include_high=False)
     vocab = Vocabulary.from_text(text)
     prime = text[:1] if prime is None else prime
     prime_ids = vocab.encode(prime) if isinstance(prime, str) and prime else None
@@ -689,16 +864,18 @@ def train_yours(
     batcher = StreamBatcher(vocab.encode(text), B, T)
 
     found, source = ({}, None) if functions is None else (_lookup(functions), _source_name(functions))
+    hidden_seed = secrets.randbelow(2**31)  # drawn here, from neither the code nor the arguments
     piece, used = {}, {}
-    for name in PIECES:
-        piece[name], why = _choose(practice, name, found.get(name), source, "training uses")
+    for name in PIECES + (("dropout_backward",) if rate > 0 else ()):
+        piece[name], why = _choose(practice, name, found.get(name), source, "training uses", hidden_seed)
         used[name] = "yours" if why is None else "rnn_core"
         if why is not None and functions is not None:
             print(why)
 
     started = time.perf_counter()
     params = rnn.init_params(vocab.size, H, seed=seed)
-    losses, params = _train(piece, params, batcher, steps, lr, clip_norm, print_every)
+    masks = _Masks(piece.get("dropout_backward"), rate, H, np.random.default_rng([seed, 1]))
+    losses, params = _train(piece, params, batcher, steps, lr, clip_norm, print_every, masks)
     sample = _sample(piece, params, vocab, prime_ids, sample_length, temperature, seed)
     return YourRun(losses, sample, used, params, vocab, time.perf_counter() - started)
 
@@ -709,7 +886,25 @@ def _source_name(functions):
     return Path(where).name if where else "your functions"
 
 
-def _train(piece, params, batcher, steps, lr, clip_norm, print_every):
+class _Masks:
+    """Dropout before the output layer, as train_yours applies it: W_yh's columns masked for one row."""
+
+    def __init__(self, dropout_backward, rate, H, rng):
+        self.dropout_backward, self.rate, self.H, self.rng = dropout_backward, rate, H, rng
+
+    def loss_and_grads(self, loss_and_grads, params, x, y, h):
+        """loss_and_grads of one row, its units dropped on their way into the output layer (none at rate 0)."""
+        if self.rate == 0:
+            return loss_and_grads(params, x, y, h)[:3]
+        keep = self.rng.random(self.H) >= self.rate  # (H,): True where a unit is kept, for the whole window
+        keep_W = np.broadcast_to(keep, params["W_yh"].shape)  # column j of W_yh reads unit j
+        masked = dict(params, W_yh=params["W_yh"] * keep_W / (1 - self.rate))  # W_yh (h * keep / (1 - rate))
+        loss, grads, h_last = loss_and_grads(masked, x, y, h)[:3]
+        grads = dict(grads, W_yh=self.dropout_backward(grads["W_yh"], keep_W, self.rate))  # back through the mask
+        return loss, grads, h_last
+
+
+def _train(piece, params, batcher, steps, lr, clip_norm, print_every, masks):
     """The loop: (the losses (steps,), the trained parameters)."""
     loss_and_grads, clip, adam = piece["loss_and_grads"], piece["clip_global_norm"], piece["adam_update"]
     B, T = batcher.batch_size, batcher.seq_length
@@ -724,7 +919,7 @@ def _train(piece, params, batcher, steps, lr, clip_norm, print_every):
         X, Y = batcher.window(k)
         total_loss, total = 0.0, _zeros_like(params)
         for b in range(B):  # your loss_and_grads reads one sequence: one row of the window
-            loss, grads, h[b] = loss_and_grads(params, X[b], Y[b], h[b])[:3]
+            loss, grads, h[b] = masks.loss_and_grads(loss_and_grads, params, X[b], Y[b], h[b])
             total_loss += float(loss)
             total = {name: total[name] + grads[name] for name in total}
         mean = {name: g * (1.0 / (B * T)) for name, g in total.items()}  # the gradient of the mean loss per char
@@ -783,22 +978,24 @@ From a notebook:
     mine = practice.my_rnn()  # this file, run fresh
     practice.check_all(mine)  # your progress: every piece, checked
     practice.train_yours(mine, text, hidden_size=32, steps=300, seed=0)
-train_yours trains a network with your loss_and_grads, clip_global_norm and adam_update,
-and samples from it with your step_forward and softmax.
+train_yours trains a network with your loss_and_grads (which loops over your
+step_forward and softmax), clip_global_norm and adam_update, and samples from it with
+your step_forward and softmax; with dropout=, your dropout_backward too.
 
 Shapes, one sequence at a time, vectors 1-D: V characters, H hidden units, T steps.
 """
 
 import numpy as np
 
-# notebook 04's loss_and_grads starts from notebook 03's forward
-from rnn_core import PARAM_NAMES, forward
+# the names of the five parameter arrays, in order: W_xh, W_hh, W_yh, b_h, b_o
+from rnn_core import PARAM_NAMES
 
 
 def one_hot(y, num_classes):
     """Rows (T, V): zeros, except a 1 in column y[t] of row t (notebook 00).
 
     y: indices, shape (T,), each in 0 .. num_classes - 1; num_classes: V.
+    y may also be one index, an int: then one vector, shape (V,).
     """
     raise NotImplementedError  # your code here
 

@@ -125,7 +125,7 @@ def cross_entropy_and_grad(o, y, grad=True):
 
 
 def one_hot(y, num_classes, dtype=np.float64):
-    """One-hot rows: shape (*y.shape, num_classes), a 1 at each index of y."""
+    """One-hot rows: shape (*y.shape, num_classes), a 1 at each index of y; for one index (an int), (num_classes,)."""
     y = np.asarray(y)
     _check_indices(y, num_classes, "y")
     return np.eye(num_classes, dtype=dtype)[y]

@@ -12,6 +12,10 @@ import numpy as np
 
 
 def one_hot(y, num_classes):
+    if np.ndim(y) == 0:  # one index: one vector
+        vector = np.zeros(num_classes)
+        vector[y] = 1.0
+        return vector
     y = np.asarray(y)
     rows = np.zeros((y.shape[0], num_classes))
     for row, index in enumerate(y):

@@ -130,6 +130,8 @@ def sigmoid(a):
 
 
 def plain_one_hot(y, num_classes):
+    if np.ndim(y) == 0:  # one index: one vector
+        return np.array([1.0 if k == y else 0.0 for k in range(num_classes)])
     return np.array([[1.0 if k == i else 0.0 for k in range(num_classes)] for i in y])
 
 

@@ -35,7 +35,8 @@ def stored_cell(cell_id):
 
 def test_right_pieces_of_the_reader_print_what_the_stored_run_prints(tmp_path, monkeypatch):
     source, stored = stored_cell(RUN_CELL)
-    mine = tmp_path / "my_rnn.py"
+    mine = tmp_path / "notebooks" / "my_rnn.py"  # printed as notebooks/my_rnn.py, as in the stored run
+    mine.parent.mkdir()
     shutil.copy(Path(__file__).resolve().parent / "plain_my_rnn.py", mine)
     monkeypatch.setenv(practice.MY_RNN_ENV, str(mine))
     namespace = run_up_to(NOTEBOOK, "YOURS_STEPS")  # the cells before the run, the parameters included

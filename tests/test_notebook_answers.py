@@ -67,6 +67,8 @@ def _define(code, name):
         "PARAM_NAMES": rnn_core.PARAM_NAMES,
         "forward": rnn_core.forward,
         "one_hot": rnn_core.one_hot,
+        "softmax": rnn_core.softmax,
+        "step_forward": rnn_core.step_forward,
     }
     exec(compile(code, f"<answer of {name}>", "exec"), names)
     return names[name]

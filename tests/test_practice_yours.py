@@ -92,11 +92,12 @@ def rnn_core_loop(text, hidden_size, steps, seed, batch_size, seq_length=25, lr=
 
 def test_my_rnn_makes_the_template_once_and_says_where(my_rnn_file):
     mine, printed = quietly(practice.my_rnn)
-    assert printed.startswith(f"Made my_rnn.py (named by ${practice.MY_RNN_ENV}) from the template")
+    # named by its folder and name, as the default file is: no trace of the variable in what a notebook shows
+    assert printed.startswith("Made answers/my_rnn.py from the template")
     assert my_rnn_file.read_text(encoding="utf-8") == TEMPLATE
     assert Path(mine.__file__) == my_rnn_file
     _, printed = quietly(practice.my_rnn)
-    assert printed == f"Your file: my_rnn.py (named by ${practice.MY_RNN_ENV}).\n"
+    assert printed == "Your file: answers/my_rnn.py.\n"
     assert [p.name for p in my_rnn_file.parent.iterdir()] == ["my_rnn.py"]  # no temporary file left
 
 
@@ -106,6 +107,18 @@ def test_without_the_variable_my_rnn_is_in_the_current_folder(tmp_path, monkeypa
     assert (tmp_path / "my_rnn.py").read_text(encoding="utf-8") == TEMPLATE
     assert printed.startswith(f"Made {tmp_path.name}/my_rnn.py from the template")
     assert oct((tmp_path / "my_rnn.py").stat().st_mode & 0o777) != "0o600"  # a file like any other, not mkstemp's
+
+
+def test_stored_outputs_name_the_file_as_a_reader_sees_it():
+    """What the notebooks show is what a reader sees at home: notebooks/my_rnn.py, no variable of the tests."""
+    for notebook in sorted(NOTEBOOKS.glob("*.ipynb")):
+        for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
+            for output in cell.get("outputs", []):
+                text = "".join(output.get("text", "")) + "".join(output.get("data", {}).get("text/plain", ""))
+                assert practice.MY_RNN_ENV not in text, (notebook.name, cell.get("id"), text[:200])
+                for line in text.splitlines():
+                    if line.startswith(("Your file: ", "Made ")) and "my_rnn.py" in line:
+                        assert line.startswith(("Your file: notebooks/my_rnn.py.", "Made notebooks/my_rnn.py ")), line
 
 
 def test_the_template_has_one_stub_per_exercise_with_the_notebooks_signature():
@@ -148,7 +161,7 @@ def test_the_template_through_check_all_is_not_attempted_everywhere():
 
 def test_a_file_that_does_not_run_is_named_with_its_line(my_rnn_file):
     my_rnn_file.write_text("import numpy as np\n\ndef softmax(o)\n    return o\n", encoding="utf-8")
-    with pytest.raises(ImportError, match=r"my_rnn.py .* does not run \(line 3\): SyntaxError"):
+    with pytest.raises(ImportError, match=r"answers/my_rnn.py does not run \(line 3\): SyntaxError"):
         practice.my_rnn()
 
 
@@ -202,7 +215,7 @@ def test_save_writes_a_passing_answer_in_place_of_its_stub(my_rnn_file):
     result, printed = quietly(practice.save, softmax)
     assert result.status == "passed"
     assert printed == (  # no check message: it passes
-        f"Saved softmax into my_rnn.py (named by ${practice.MY_RNN_ENV}), in place of its stub (it passes its check).\n"
+        "Saved softmax into answers/my_rnn.py, in place of its stub (it passes its check).\n"
     )
     after = my_rnn_file.read_text(encoding="utf-8")
     stub_start = before.index("def softmax(o):")
@@ -217,7 +230,7 @@ def test_save_writes_a_passing_answer_in_place_of_its_stub(my_rnn_file):
 
 def test_save_makes_the_file_first_and_replaces_an_earlier_answer(my_rnn_file):
     _, printed = quietly(practice.save, plain_my_rnn.global_norm)
-    assert printed.count("Made my_rnn.py") == 1 and "in place of its stub" in printed
+    assert printed.count("Made answers/my_rnn.py") == 1 and "in place of its stub" in printed
     _, printed = quietly(practice.save, plain_my_rnn.global_norm)
     assert "in place of your earlier one" in printed
     text = my_rnn_file.read_text(encoding="utf-8")
@@ -245,8 +258,11 @@ def test_save_warns_about_names_my_rnn_lacks_or_has_only_as_stubs(my_rnn_file):
     def global_norm(grads):
         return float(np.sqrt(sum(norm_of(g) ** 2 for g in grads.values())))
 
-    _, printed = quietly(practice.save, global_norm)
-    assert "Warning: global_norm uses norm_of, which my_rnn.py" in printed
+    result, printed = quietly(practice.save, global_norm)  # norm_of is no global: it cannot go into the file
+    assert result.status == "error" and "NameError: name 'norm_of' is not defined" in printed
+    assert "Not saved: your global_norm passes its check here, but not inside answers/my_rnn.py" in printed
+    assert "Warning: global_norm uses norm_of, which answers/my_rnn.py does not define" in printed
+    assert 'def global_norm(grads):\n    """' in my_rnn_file.read_text(encoding="utf-8")  # still the stub
     assert "Warning" not in quietly(practice.save, plain_my_rnn.softmax)[1]  # np and nothing else
     _, printed = quietly(practice.save, plain_my_rnn.loss_and_grads)
     notes = [line.split()[3].rstrip(",") for line in printed.splitlines() if line.startswith("Note:")]

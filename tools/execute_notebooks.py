@@ -125,7 +125,8 @@ def main(argv=None):
         print("note: RNN_CORE_TEXT is not set: the novel comes from the cache or a download", file=sys.stderr)
     print(f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}")
     with tempfile.TemporaryDirectory(prefix="rnn_core_my_rnn_") as folder:
-        return run_all(paths, args.timeout, Path(folder) / "my_rnn.py")
+        (Path(folder) / "notebooks").mkdir()  # the file prints as a reader's does: notebooks/my_rnn.py
+        return run_all(paths, args.timeout, Path(folder) / "notebooks" / "my_rnn.py")
 
 
 def run_all(paths, timeout, my_rnn):

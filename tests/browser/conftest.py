@@ -246,7 +246,7 @@ def lab(request, tmp_path_factory):
     # The kernels inherit the server's environment, where $RNN_CORE_MY_RNN names the reader's file of
     # answers: a fresh template of the server's own, which a test writes into as a reader does
     # (practice.save), never the one the test session's nbval kernels read
-    session.my_rnn = write_my_rnn_template(root / "my_rnn")
+    session.my_rnn = write_my_rnn_template(root / "my_rnn" / "notebooks")  # printed as notebooks/my_rnn.py
     session.server = labdriver.LabServer(
         session.site,
         root / "state",
