@@ -26,9 +26,9 @@ KNOWN_LONG_CELLS = {  # notebook -> {cell id: why}
     "06-training-on-pride-and-prejudice.ipynb": {"yours-run": "train_yours's report and sample"},
     "07-what-the-network-learned.ipynb": {"cell-031": "the hidden-unit widget's caption"},
     "08-gated-cells-lstm.ipynb": {"lstm-table": "print_runs's table, vanilla RNN and LSTM on one row"},
-    "09-gated-cells-gru.ipynb": {
-        "nb09-ending": "train_yours's report",
-        "nb09-ending-sample": "the sample of the reader's own network",
+    "10-deeper-networks-and-overfitting.ipynb": {
+        "nb10-ending": "train_yours's report",
+        "nb10-ending-sample": "the sample of the reader's own network",
     },
 }
 
