@@ -258,6 +258,11 @@ def one_hot(y, num_classes):
     return out
 
 
+def step_forward(params, x_t, h_prev):
+    W_xh, W_hh, b_h = params["W_xh"], params["W_hh"], params["b_h"]
+    return np.tanh(W_xh[:, x_t].T + np.asarray(h_prev) @ W_hh.T + b_h)
+
+
 def forward(params, inputs, h0=None):
     W_xh, W_hh, W_yh, b_h, b_o = (params[name] for name in PARAM_NAMES)
     h = np.zeros(W_hh.shape[0], dtype=W_hh.dtype) if h0 is None else np.asarray(h0)

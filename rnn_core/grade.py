@@ -15,7 +15,7 @@ For each exercise of ``practice.EXERCISES`` the grader
    ``python -I -S``): numpy and the standard library, nothing of rnn_core, torch or the other
    cells, except the cells before it that the student tagged ``helper`` (or ``helper:<name>``)
    and the notebook's earlier exercise cells, run first; and, as the notebooks import them,
-   plain-numpy ``PARAM_NAMES``, ``softmax``, ``sigmoid``, ``one_hot`` and ``forward`` (``GIVENS``:
+   plain-numpy ``PARAM_NAMES``, ``softmax``, ``sigmoid``, ``one_hot``, ``step_forward`` and ``forward`` (``GIVENS``:
    each withheld from the exercise that asks for it, and ``forward`` from step_forward);
 3. checks the function in this process with ``practice.check(name, proxy, seed=s)``, where
    ``proxy`` sends each call's arguments to the child over a pipe (framed; arrays as numpy.save
@@ -101,8 +101,9 @@ _MAX_FILE = 64 << 20  # bytes of any file an exercise's process writes, its prin
 _MAX_PROCESSES = 64  # processes of the unprivileged user at once (root is not held to it)
 _CALL_MARGIN = 0.5  # seconds past the checker's per-call limit before the grader stops waiting
 _SHOWN_ERRORS = 5  # cells that raised, named in an exercise's feedback
-GIVENS = ("PARAM_NAMES", "softmax", "sigmoid", "one_hot", "forward")  # defined in _grade_child, plain numpy
-_WITHHELD = {"one_hot": ("one_hot",), "softmax": ("softmax",), "step_forward": ("forward",)}
+# defined in _grade_child, plain numpy
+GIVENS = ("PARAM_NAMES", "softmax", "sigmoid", "one_hot", "step_forward", "forward")
+_WITHHELD = {"one_hot": ("one_hot",), "softmax": ("softmax",), "step_forward": ("forward", "step_forward")}
 MY_RNN = "my_rnn.py"
 
 
