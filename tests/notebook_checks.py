@@ -150,9 +150,10 @@ CHECKS: dict[str, list[Check]] = {
             after="if result.step not in progress_samples",
         ),
         Check(
-            "the samples: the novel's characters; cooler text less surprising, more real words; τ = 0 ends in a loop",
+            "the samples: the novel's characters; from τ = 0.5 up cooler text less surprising, more real words; "
+            "τ = 0 ends in a loop",
             "assert all(len(s) == SAMPLE_LENGTH and set(s) <= set(vocab.chars) for s in samples.values())\n"
-            "assert surprise[0.0] < surprise[0.5] < surprise[1.0] < surprise[1.5]\n"
+            "assert surprise[0.5] < surprise[1.0] < surprise[1.5]\n"
             "assert real_words(samples[0.5]) > real_words(samples[1.5]) + 0.2\n"
             "assert cycle > 0",
             after="surprise, samples = {}, {}",
@@ -787,6 +788,13 @@ CHECKS: dict[str, list[Check]] = {
             'assert verdicts[RATIOS[0]][0] == "two layers" and verdicts[RATIOS[-1]][0] == "one layer"',
             after="deep, *wide = race.values()",
         ),
+        Check(
+            "with the template's stubs every piece is rnn_core's, trained once, and its loss falls well below "
+            "its start",
+            "assert set(yours.used.values()) == {'rnn_core'}\n"
+            "assert yours.losses[-100:].mean() < yours.losses[:10].mean() - 1.0",
+            after="mine = practice.my_rnn()",
+        ),
     ],
     "08-gated-cells-lstm.ipynb": [
         Check(
@@ -912,12 +920,6 @@ CHECKS: dict[str, list[Check]] = {
             "assert end['GRU'].max() < min(end['vanilla RNN'].min(), end['LSTM'].min())\n"
             "assert end['LSTM'].min() > end['vanilla RNN'].max()",
             after="def compare(a, b):",
-        ),
-        Check(
-            "with the template's stubs your network is rnn_core's run itself, and its loss falls well below its start",
-            "assert set(yours.used.values()) == {'rnn_core'} and gap == 0.0\n"
-            "assert yours.losses[-100:].mean() < yours.losses[:10].mean() - 1.0",
-            after="mine = practice.my_rnn()",
         ),
     ],
 }

@@ -40,7 +40,7 @@ def cells_of(path):
 
 
 def text(cell):
-    return cell.source
+    return cell["source"]
 
 
 FOLD = re.compile(r"<details\b[^>]*>\s*(?:>\s*)*<summary\b[^>]*>(.*?)</summary>", re.IGNORECASE | re.DOTALL)

@@ -122,7 +122,7 @@ def fill(edition, notebook, answers, insert_before=None):
 
 def write(folder, notebook, nb):
     folder.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nb, folder / notebook)
+    nbformat.write(nbformat.from_dict(nb), folder / notebook)
 
 
 @pytest.fixture(scope="module")

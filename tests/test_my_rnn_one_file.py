@@ -163,13 +163,16 @@ def test_train_yours_uses_only_pieces_that_pass_hidden_cases_too():
             return plain_my_rnn.softmax(o)
         return np.exp(o) / np.exp(o).sum() * 0.5
 
-    assert quietly(practice.check, "softmax", softmax)[0].status == "passed"
+    # the checker's repeated calls on varied inputs may already catch it (issue 37): either way it
+    # must not train; when the public check passes it, the hidden cases must catch it
+    public_status = quietly(practice.check, "softmax", softmax)[0].status
     functions = {name: getattr(plain_my_rnn, name) for name in TRAINED if name != "softmax"}
     run, printed = quietly(practice.train_yours, {**functions, "softmax": softmax}, TEXT, **RUN)
     assert run.used["softmax"] == "rnn_core"
-    assert "Your softmax passes its check, but not on other cases drawn like its own" in printed
-    seed = int(re.search(r'practice.check\("softmax", softmax, seed=(\d+)\)', printed).group(1))
-    assert quietly(practice.check, "softmax", softmax, seed=seed)[0].status != "passed"
+    if public_status == "passed":
+        assert "Your softmax passes its check, but not on other cases drawn like its own" in printed
+        seed = int(re.search(r'practice.check\("softmax", softmax, seed=(\d+)\)', printed).group(1))
+        assert quietly(practice.check, "softmax", softmax, seed=seed)[0].status != "passed"
     assert {run.used[name] for name in functions} == {"yours"}
 
 

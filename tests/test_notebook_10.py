@@ -27,6 +27,9 @@ def notebook():
     seed = namespace["SEEDS"][0]
     namespace["by_rate"] = {rate: namespace["train_on_piece"](rate, seed) for rate in RATES}
     define_functions(namespace, NOTEBOOK, "show_rate")
+    # the slider's one y-axis, as the cell above show_rate sets it
+    every = [b for _, c in namespace["by_rate"].values() for b in (*c["train"], *c["val"])]
+    namespace["RATE_YLIM"] = (min(every) - 0.1, max(every) + 0.1)
     return capture_display(namespace)
 
 

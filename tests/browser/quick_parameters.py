@@ -47,12 +47,12 @@ QUICK: dict[str, dict[str, object]] = {
         "WATCH_AT": (0, 10, 20),  # the snapshots of the first updates (section 4)
         "PP_VANILLA_UPDATES": 20,
         "PP_CHECKPOINTS": 2,
-        "ENDING_STEPS": 50,  # your network beside rnn_core's (section 5)
     },
     "10-deeper-networks-and-overfitting.ipynb": {
         "SMALL_STEPS": 40,  # each run on the piece (sections 2 to 4)
         "SLIDER_RATES": (0.0, 0.3, 0.5),  # the dropout-rate slider's runs
         "DEPTH_STEPS": 20,  # the race of one layer against two (section 5)
+        "ENDING_STEPS": 50,  # your network beside rnn_core's (section 6)
     },
 }
 
