@@ -461,8 +461,19 @@ class NotebookTab:
 
     def kernel_status(self) -> str:
         """The kernel item of the status bar, e.g. 'Python 3 (ipykernel) | Idle'."""
-        item = self.page.locator('#jp-main-statusbar .jp-StatusBar-TextItem[title^="Change kernel"]')
-        return item.inner_text(timeout=5_000).strip() if item.count() else ""
+        # Read in one step in the page: a locator's count() then inner_text() is two round trips, and
+        # the item re-renders in between while a busy page (notebooks running side by side) answers
+        # late, which made inner_text time out. "" while the page does not answer or has no item.
+        from playwright.sync_api import Error as PlaywrightError
+
+        try:
+            return self.page.evaluate(
+                """() => (document.querySelector(
+                    '#jp-main-statusbar .jp-StatusBar-TextItem[title^="Change kernel"]')
+                    ?.textContent ?? '').trim()"""
+            )
+        except PlaywrightError:
+            return ""
 
     def wait_kernel_idle(self, timeout: float) -> None:
         """Wait for the status bar to say Idle (the toolbar's circle says so too early)."""
