@@ -317,22 +317,6 @@ def assert_ran_cleanly(tab: NotebookTab) -> None:
 KNOWN_LONG = ("still raises NotImplementedError",)
 
 
-# Known failures since the merges of 2026-11-28, listed in that session's closing note: each times out
-# waiting for JupyterLab's kernel status item ("Change kernel") after the notebook opens. Not yet
-# understood; strict=False, so a passing run shows as XPASS and the entry can go.
-KERNEL_STATUS_TIMEOUT = {
-    ("test_a_notebook_opened_before_running_shows_no_repr", "11-appendix-errata.ipynb"),
-    ("test_figures_load_and_links_resolve", "11-appendix-errata.ipynb"),
-    ("test_a_saved_answer_trains_the_reader_s_own_network", "06-training-on-pride-and-prejudice.ipynb"),
-}
-
-
-def _known_timeout(request, test, notebook):
-    if (test, notebook) in KERNEL_STATUS_TIMEOUT:
-        reason = "times out waiting for the kernel status item (known since 2026-11-28)"
-        request.applymarker(pytest.mark.xfail(reason=reason, strict=False))
-
-
 def wrapped_printed_lines(tab: NotebookTab) -> list[str]:
     """Printed lines (a cell's text output) that the page shows on more than one row: JupyterLab
     breaks a line that does not fit anywhere, even inside a word ("pra|ctice.hint", "4.|7e-10")."""
@@ -501,7 +485,6 @@ def test_a_notebook_opened_before_running_shows_no_repr(notebook, request):
     """Opened as a reader opens it (untrusted, nothing run), a notebook shows no widget's repr
     ("VBox(children=..."), no progress bar at 0% and no widget that cannot be drawn, and the
     browser loads everything it asks for (a cell attachment made it log ERR_UNKNOWN_URL_SCHEME)."""
-    _known_timeout(request, "test_a_notebook_opened_before_running_shows_no_repr", notebook)
     lab = request.getfixturevalue("lab")
     tab = lab.opened(notebook)
     assert not tab.load_failures, f"{notebook}, on opening, the browser console says: {tab.load_failures}"
@@ -720,7 +703,6 @@ def test_an_exercise_names_what_is_wrong_then_says_passed(notebook, request):
 def test_figures_load_and_links_resolve(notebook, notebook_tab, request):
     """Opened from the Quick Start's JupyterLab (its root is notebooks/), every image in the notebook
     loads and every link in its prose leads somewhere: nothing points outside notebooks/."""
-    _known_timeout(request, "test_figures_load_and_links_resolve", notebook)
     tab = notebook_tab(notebook)
     broken = tab.broken_images()
     assert not broken, f"{tab.path}: images that did not load (naturalWidth 0): {broken}"
@@ -800,7 +782,6 @@ def output_once_run(tab: NotebookTab, cell, before: str, timeout: float) -> str:
 def test_a_saved_answer_trains_the_reader_s_own_network(notebook, request):
     """A reader writes Adam's update in 06, checks it, saves it into my_rnn.py (the server's own, named by
     $RNN_CORE_MY_RNN) and runs the small training run again: its pieces line now says the update was theirs."""
-    _known_timeout(request, "test_a_saved_answer_trains_the_reader_s_own_network", notebook)
     if not (NOTEBOOKS / notebook).exists():
         pytest.skip(f"notebooks/{notebook} does not exist yet")
     check = YOURS_CHECKS[notebook]
