@@ -1073,7 +1073,8 @@ def _differ(got, want):
     if biggest > 1e100 * max(scale, 1.0):
         return f"numbers as large as {biggest:.0e} (an overflow?), where the answer is at most {scale:.3g} in size"
     if not err <= _tol(got):
-        return f"{_num(g)}, expected {_num(w)}" if w.ndim == 0 else f"relative error {err:.1g}"
+        # not rel_error of notebook 01 (which lies in [0, 1]): the largest miss in units of the answer's largest entry
+        return f"{_num(g)}, expected {_num(w)}" if w.ndim == 0 else f"off by up to {err:.1g} × its largest entry"
     return None
 
 

@@ -627,7 +627,7 @@ EXERCISE_CHECKS: dict[str, ExerciseCheck] = {
     "04-backpropagation-through-time.ipynb": ExerciseCheck(
         stub_starts="def loss_and_grads(params, inputs, targets, h0):",
         wrong=LOSS_AND_GRADS.replace("{b_o}", 'grads["b_o"] = do'),
-        wrong_shows=("loss_and_grads: wrong", "b_o: relative error", "errata row 24"),
+        wrong_shows=("loss_and_grads: wrong", "b_o: off by up to", "errata row 24"),
         right=LOSS_AND_GRADS.replace("{b_o}", 'grads["b_o"] += do'),
     ),
 }
