@@ -95,9 +95,23 @@ def for_reading(nb):
     state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
     for cell in nb.cells:
         if cell.cell_type == "code":
-            cell.outputs = [nbformat.from_dict(o) for o in before_run_outputs(cell.outputs, state)]
+            cell.outputs = merged_streams([nbformat.from_dict(o) for o in before_run_outputs(cell.outputs, state)])
     nb.metadata.pop("widgets", None)
     return nb
+
+
+def merged_streams(outputs):
+    """Consecutive printed outputs of one stream (stdout, stderr) as one output, as JupyterLab shows
+    them: the kernel sends a cell's prints in pieces cut wherever its buffer was flushed, which
+    depends on the machine's load, so the stored notebook would change from run to run."""
+    merged = []
+    for out in outputs:
+        last = merged[-1] if merged else None
+        if out.output_type == "stream" and last and last.output_type == "stream" and last.name == out.name:
+            last.text += out.text
+        else:
+            merged.append(out)
+    return merged
 
 
 def write(nb, path):
