@@ -1054,6 +1054,14 @@ def loss_and_grads(params, inputs, targets, h0):
     raise NotImplementedError  # your code here
 
 
+def global_norm(grads):
+    """The global norm of all the arrays of grads together, a float (notebook 05).
+
+    grads: {name: array}, any shapes, as a network's gradients are.
+    """
+    raise NotImplementedError  # your code here
+
+
 def clip_global_norm(grads, max_norm):
     """(clipped, norm): grads clipped by their global norm (notebook 05).
 
@@ -1069,14 +1077,6 @@ def adam_update(params, grads, state, lr, beta1=0.9, beta2=0.999, eps=1e-8):
     params, grads: {name: array}, the same names and shapes; lr: the learning rate;
     state: {"t": updates done so far, "m": {name: array}, "v": {name: array}}; the new
     state's t is one larger.
-    """
-    raise NotImplementedError  # your code here
-
-
-def global_norm(grads):
-    """The global norm of all the arrays of grads together, a float (notebook 07).
-
-    grads: {name: array}, any shapes, as a network's gradients are.
     """
     raise NotImplementedError  # your code here
 

@@ -50,9 +50,9 @@ that name does; one sequence, vectors 1-D):
     step_forward(params, x_t, h_prev) -> h_t (H,)                               03
     step_backward(params, dh_t, h_t, h_prev, x_t) -> (dh_prev, grads)           04  grads: W_xh, W_hh, b_h
     loss_and_grads(params, inputs, targets, h0) -> (loss, grads, h_last)        04  + dh0, if returned
+    global_norm(grads) -> norm                                                  05
     clip_global_norm(grads, max_norm) -> (grads, norm before clipping)          05
     adam_update(params, grads, state, lr) -> (params, state)                    06  state: t, m, v
-    global_norm(grads) -> norm                                                  07
     lstm.step_forward(params, x_t, h_prev, c_prev) -> (h, c, cache)             08  cache: as rnn_core's
     lstm.step_backward(params, dh_t, dc_t, cache) -> (dh_prev, dc_prev, grads)  08  cache: rnn_core's
     gru.step_forward(params, x_t, h_prev) -> (h, cache)                         09  cache: as rnn_core's
