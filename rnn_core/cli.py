@@ -1,7 +1,8 @@
 """The command line: ``python -m rnn_core train ...`` and ``python -m rnn_core sample ...``.
 
 For instructors, two more subcommands: ``student-edition`` (``rnn_core.edition``) and ``grade``
-(``rnn_core.grade``), each registered from its own module.
+(``rnn_core.grade``); each module is imported only when its subcommand runs, so that the engine's
+command line does not load them.
 
     python -m rnn_core train --max-seconds 120           # train, save checkpoints/rnn.npz
     python -m rnn_core train --steps 40000 --resume      # continue the same run to 40000 steps
@@ -27,7 +28,8 @@ import time
 import warnings
 from pathlib import Path
 
-from . import __version__, edition, grade
+from . import __version__
+from ._course_settings import EXERCISE_TIMEOUT, MARKER, MEMORY_MB
 from ._validation import check_checkpoint_path, check_int, check_number, int_requirement, number_requirement
 from .cells import CELLS
 from .checkpoint import CheckpointError, load_checkpoint
@@ -103,8 +105,8 @@ def build_parser():
     sub.required = True
     _add_train_arguments(sub)
     _add_sample_arguments(sub)
-    edition.add_parser(sub)  # the instructor's commands: each module runs its own (args.run)
-    grade.add_parser(sub)
+    _add_edition_arguments(sub)  # the instructors' commands (args.run), whose modules load only when run
+    _add_grade_arguments(sub)
     return parser
 
 
@@ -238,6 +240,131 @@ def _add_sample_arguments(sub):
         "--top-k", type=_POSITIVE, metavar="K", help="draw only among the K most likely characters (default: all)"
     )
     s.add_argument("--seed", type=_COUNT, default=0, metavar="K", help="random seed (default: 0)")
+
+
+def _add_edition_arguments(sub):
+    p = sub.add_parser(
+        "student-edition",
+        help="write the notebooks without their answers, for a class",
+        description=(
+            "Write the series' notebooks to OUTDIR without their answers: no folded Answer, in any cell; "
+            "everything else (code, outputs, figures, links between notebooks) as it is. practice.solution "
+            f"withholds the solutions when run from OUTDIR or a folder below it (the marker file {MARKER} "
+            "written there tells it). The exercises keep their tags, which the grader (python -m rnn_core "
+            "grade) reads."
+        ),
+    )
+    p.add_argument("outdir", metavar="OUTDIR", help="folder to write the edition to: new or empty")
+    p.add_argument(
+        "--from",
+        dest="source",
+        metavar="NOTEBOOKS_DIR",
+        help="folder holding the series' notebooks (default: the repository's notebooks/ beside the package, "
+        "when rnn_core is installed from a checkout)",
+    )
+    p.add_argument("--force", action="store_true", help="replace OUTDIR if it holds a student edition written before")
+    p.add_argument(
+        "--wheel",
+        action="store_true",
+        help="also build rnn_core's wheel without the answers in OUTDIR, for students to pip install (pip fetches "
+        "setuptools to build it)",
+    )
+    p.set_defaults(run=_cmd_edition)
+
+
+def _points_item(text):
+    """An argparse type for grade's --points: NAME=K as (NAME, K)."""
+    name, sep, value = text.partition("=")
+    if not sep:
+        raise argparse.ArgumentTypeError(f"expected NAME=POINTS (e.g. softmax=2), got {text!r}")
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of points after '=', got {text!r}") from None
+    return name.strip(), number
+
+
+def _add_grade_arguments(sub):
+    p = sub.add_parser(
+        "grade",
+        help="score submitted notebooks' exercises on hidden cases (Gradescope's results.json, CSV)",
+        description=(
+            "Grade the exercises of submitted notebooks. Each exercise's function is taken from its cell (tagged "
+            "exercise:<name>) after the notebook's code cells before it have run, in a separate process with time "
+            "limits, and checked by rnn_core.practice on hidden cases drawn from --seed and the submission's code. "
+            "A function that passes scores its points, anything else zero, with the checker's message as feedback; "
+            "calling rnn_core's own version of the exercise scores zero."
+        ),
+    )
+    p.add_argument(
+        "submissions",
+        nargs="+",
+        metavar="SUBMISSION",
+        help="a notebook, or a folder of one student's notebooks (e.g. nbgrader's submitted/STUDENT/ASSIGNMENT)",
+    )
+    p.add_argument(
+        "--json",
+        metavar="PATH",
+        help="write Gradescope's results.json here (several submissions: each one's results under its name)",
+    )
+    p.add_argument(
+        "--csv", metavar="PATH", help="write one row per submission here: total, points and status per exercise"
+    )
+    p.add_argument(
+        "--seed",
+        type=_COUNT,
+        default=None,
+        metavar="N",
+        help="your secret seed of the hidden cases; keep it to yourself (default: one drawn and recorded in the "
+        "results, so that the same cases can be drawn again)",
+    )
+    p.add_argument(
+        "--points",
+        type=_points_item,
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="NAME=K",
+        help="points of an exercise, e.g. softmax=2 loss_and_grads=3 (default: 1 each); an exercise given points "
+        "is graded in every submission, scoring zero where it is missing",
+    )
+    p.add_argument(
+        "--exercises",
+        nargs="+",
+        action="extend",
+        metavar="NAME",
+        help="grade only these exercises (names, or notebook numbers such as 01), scoring a submission that "
+        "lacks one zero for it (default: every exercise any submission holds)",
+    )
+    p.add_argument(
+        "--exercise-timeout",
+        type=_POSITIVE_NUMBER,
+        default=EXERCISE_TIMEOUT,
+        metavar="S",
+        help=f"seconds for one exercise, its cells and every call of the check (default: {EXERCISE_TIMEOUT:g}; "
+        "14 exercises then take at most 280 s, inside Gradescope's 10 minutes)",
+    )
+    p.add_argument(
+        "--memory",
+        type=_POSITIVE,
+        default=MEMORY_MB,
+        metavar="MB",
+        help=f"megabytes of address space for one exercise's process (default: {MEMORY_MB})",
+    )
+    p.add_argument("--jobs", type=_POSITIVE, default=1, metavar="N", help="exercises graded at once (default: 1)")
+    p.set_defaults(run=_cmd_grade)
+
+
+def _cmd_edition(args, out, err):
+    from . import edition  # the edition writer, loaded only for this command
+
+    return edition.run_command(args, out, err)
+
+
+def _cmd_grade(args, out, err):
+    from . import grade  # the grader, loaded only for this command
+
+    return grade.run_command(args, out, err)
 
 
 # the TrainConfig fields that have a flag of the same name (--hidden-size sets hidden_size)

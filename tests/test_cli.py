@@ -421,6 +421,25 @@ def test_as_a_module_no_traceback(tmp_path):
     assert_one_line_error(r.returncode, r.stderr, "does not exist")
 
 
+def test_the_engines_command_line_does_not_load_the_instructors_tools():
+    """import rnn_core.cli leaves the grader and the edition writer unloaded: their subcommands import them."""
+    code = (
+        "import sys, rnn_core.cli; print(sorted(m for m in ('rnn_core.grade', 'rnn_core.edition') if m in sys.modules))"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert r.stdout.strip() == "[]"
+
+
+def test_instructor_flags_are_checked_by_their_types(capsys):
+    """grade's flags are refused by the same argparse types as train's, before the grader is loaded."""
+    code, _, err = call(capsys, "grade", "x.ipynb", "--jobs", "0")
+    assert_one_line_error(code, err, "argument --jobs: must be a positive integer, got 0", status=2)
+    code, _, err = call(capsys, "grade", "x.ipynb", "--exercise-timeout", "0")
+    assert_one_line_error(code, err, "argument --exercise-timeout: must be a number > 0, got 0.0", status=2)
+    code, _, err = call(capsys, "grade", "x.ipynb", "--seed", "-1")
+    assert_one_line_error(code, err, "argument --seed: must be >= 0, got -1", status=2)
+
+
 def test_ctrl_c_saves_and_summarises(tmp_path, text_file):
     """SIGINT while training: checkpoint saved, summary printed, exit status 130, no traceback."""
     import os
