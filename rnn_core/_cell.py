@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validation import check_number, check_param_arrays, check_shapes, check_state, prepare_sequences
+from ._validation import check_indices, check_number, check_param_arrays, check_shapes, check_state, prepare_sequences
 from .functions import cross_entropy_and_grad, softmax
 
 __all__ = [
@@ -621,18 +621,11 @@ def advance(engine, params, x_t, state):
 
 
 def _check_char(x_t, V):
-    """Raise unless x_t is a character index in 0..V-1 or a 1-D int array of them: a few
-    comparisons for the common case, one int, as the sampling loop feeds them."""
-    if isinstance(x_t, (int, np.integer)) and not isinstance(x_t, bool):
-        if 0 <= x_t < V:
-            return
-    else:
-        a = np.asarray(x_t)
-        if a.dtype.kind in "iu" and a.ndim <= 1 and a.size and 0 <= a.min() and a.max() < V:
-            return
-        if a.dtype.kind not in "iu" or a.ndim > 1:
-            raise TypeError(f"x_t must be a character index (an int) or a 1-D int array of them, got {x_t!r}")
-    raise ValueError(f"x_t must be a character index in 0..{V - 1} (V={V}), got {x_t!r}")
+    """Raise unless x_t is a character index in 0..V-1 (an int) or a 1-D int array of them: a few
+    comparisons for the common case, one good int, as the sampling loop feeds them."""
+    if isinstance(x_t, (int, np.integer)) and not isinstance(x_t, bool) and 0 <= x_t < V:
+        return
+    check_indices(x_t, "x_t", V, ndim=(0, 1))
 
 
 class Sequences:

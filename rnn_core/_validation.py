@@ -123,22 +123,34 @@ def check_shapes(params, shapes, implied_by):
             raise ValueError(f"{k} has shape {params[k].shape} but {implied_by}, so {k} must be {shape}")
 
 
-def check_indices(a, name, vocab_size):
-    """``a`` as an integer array of shape (T,) or (B, T), not empty, every entry in 0..V-1."""
+_SHAPES = {(1, 2): "(T,) or (B, T)", (1,): "(N,)", (0, 1): "() or (B,)"}  # how the messages write an ndim
+
+
+def check_indices(a, name, size, *, ndim=(1, 2), min_size=1, what="character indices", among=None):
+    """``a`` as an integer array of indices in 0..size-1, the one check of character (or class) indices.
+
+    TypeError when ``a`` does not hold integers (an int, or an int array); ValueError for a wrong
+    value: an ndim not in ``ndim`` (None: any), fewer than ``min_size`` entries, an index outside
+    0..size-1 (size None: not checked). ``what`` names the indices and ``among`` their range in the
+    messages (default: "the vocabulary of size V=..."). By default a window: (T,) or (B, T), not empty.
+    """
     a = np.asarray(a)
     if a.dtype.kind not in "iu":
+        one = "an integer or " if ndim is None or 0 in ndim else ""
         hint = "; encode text first with a Vocabulary" if a.dtype.kind in "US" else ""
-        raise TypeError(f"{name} must be an integer array of character indices, got dtype {a.dtype}{hint}")
-    if a.ndim not in (1, 2):
-        raise ValueError(f"{name} must have shape (T,) or (B, T), got {a.shape}")
-    if a.size == 0:
-        raise ValueError(f"{name} is empty (shape {a.shape}): give at least one time step")
-    lo, hi = a.min(), a.max()
-    if lo < 0 or hi >= vocab_size:
-        bad = lo if lo < 0 else hi
-        raise ValueError(
-            f"{name} holds index {bad}, outside the vocabulary of size V={vocab_size} (valid: 0..{vocab_size - 1})"
-        )
+        raise TypeError(f"{name} must be {one}an integer array of {what}, got dtype {a.dtype}{hint}")
+    if ndim is not None and a.ndim not in ndim:
+        raise ValueError(f"{name} must have shape {_SHAPES[tuple(ndim)]}, got {a.shape}")
+    if a.size < min_size:
+        have = "is empty" if a.size == 0 else f"holds {a.size}"
+        need = "one time step" if min_size == 1 else f"{min_size} {what}"
+        raise ValueError(f"{name} {have} (shape {a.shape}): give at least {need}")
+    if size is not None and a.size:
+        lo, hi = a.min(), a.max()
+        if lo < 0 or hi >= size:
+            bad = lo if lo < 0 else hi
+            among = f"the vocabulary of size V={size}" if among is None else among
+            raise ValueError(f"{name} holds index {bad}, outside {among} (valid: 0..{size - 1})")
     return a
 
 
