@@ -17,11 +17,11 @@ import re
 import numpy as np
 
 import rnn_core
-from rnn_core import practice
+from rnn_core import _practice_check, practice
 from rnn_core._practice_exercises import public_seed_rng
 from rnn_core._practice_solutions import SOLUTIONS
 
-EXERCISE = practice._BY_NAME  # name -> Exercise
+EXERCISE = _practice_check._BY_NAME  # name -> Exercise
 
 
 def check(name, fn, **kwargs):
@@ -95,7 +95,7 @@ def model_answer(name, *mistakes, seed=None):
     if ex.varied:  # the first case with its entries changed, as check calls it a second time on the same arrays
         first = next(c for c in drawn if not c.square)
         args = copy.deepcopy(first.args)
-        practice._vary(ex, args)
+        _practice_check._vary(ex, args)
         drawn = [*drawn, dataclasses.replace(first, args=tuple(args))]
     for case in drawn:
         try:
