@@ -24,12 +24,25 @@ from rnn_core._practice_solutions import SOLUTIONS
 EXERCISE = _practice_check._BY_NAME  # name -> Exercise
 
 
-def check(name, fn, **kwargs):
-    """practice.check with its printed message captured: (result, printed text)."""
+def quietly(fn, *args, **kwargs):
+    """fn(*args, **kwargs) with its printing captured: (its value, the printed text)."""
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        result = practice.check(name, fn, **kwargs)
-    return result, printed.getvalue()
+        value = fn(*args, **kwargs)
+    return value, printed.getvalue()
+
+
+def check(name, fn, **kwargs):
+    """practice.check with its printed message captured: (result, printed text)."""
+    return quietly(practice.check, name, fn, **kwargs)
+
+
+def use_my_rnn_file(path, monkeypatch):
+    """$RNN_CORE_MY_RNN set to ``path``, the reader's file that practice reads and writes (its folder
+    made, the file not); returns path."""
+    path.parent.mkdir()
+    monkeypatch.setenv(practice.MY_RNN_ENV, str(path))
+    return path
 
 
 def assert_wrong(name, fn, wrong, rows=(), mistake=None):
