@@ -29,7 +29,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validation import check_number, check_param_arrays, check_shapes, check_state, prepare_sequences
+from ._validation import (
+    check_indices,
+    check_int,
+    check_number,
+    check_param_arrays,
+    check_shapes,
+    check_state,
+    prepare_sequences,
+)
 from .functions import cross_entropy_and_grad, softmax
 
 __all__ = [
@@ -157,12 +165,15 @@ def stack_shapes(names, layer_names, blocks, vocab_size, hidden_size, num_layers
 
 
 class Names:
-    """A cell's parameter names and shapes, for a stack of layers: its modules' ``param_names`` and
-    ``param_shapes`` are these methods. names: layer 0's and the output layer's; layer_names: one
-    layer's (input weights, recurrent weights, bias); blocks: their blocks of H rows (the gates)."""
+    """A cell's parameters, for a stack of layers: its module's ``param_names``, ``param_shapes``,
+    ``count_params`` and ``check_params`` are these methods, and its ``init_params`` calls ``draw``.
+    names: layer 0's and the output layer's; layer_names: one layer's (input weights, recurrent
+    weights, bias); gates: the names of their blocks of H rows, in order (None: one block, the
+    vanilla cell); made_by: the cell's init_params, as the messages name it."""
 
-    def __init__(self, names, layer_names, blocks):
-        self.names, self.layer_names, self.blocks = tuple(names), tuple(layer_names), blocks
+    def __init__(self, names, layer_names, gates, made_by):
+        self.names, self.layer_names, self.gates, self.made_by = tuple(names), tuple(layer_names), gates, made_by
+        self.blocks = 1 if gates is None else len(gates)
 
     def param_names(self, num_layers=1):
         """Every parameter's name for a stack of ``num_layers`` layers: layer 0's and the output
@@ -173,12 +184,33 @@ class Names:
         """The shape of every parameter for V = vocab_size, H = hidden_size and L = num_layers."""
         return stack_shapes(self.names, self.layer_names, self.blocks, vocab_size, hidden_size, num_layers)
 
-    def draw(self, seed, V, H, L, recurrent_scale, dtype, gate_bias=0.0):
-        """A stack's random parameters, in ``dtype``, drawn in float64 with np.random.default_rng(seed):
-        layer 0 (``draw_layer``, input weights from N(0, INPUT_SCALE^2)) and its bias, zeros but the
-        second gate's block, ``gate_bias`` (the LSTM's forget gate, the GRU's update gate); then
-        W_yh (V, H) from N(0, 1/H) and b_o zeros; then the further layers (``add_layers``, each with
-        layer 0's bias), so that layer 0 and W_yh are the same numbers whatever L."""
+    def count_params(self, vocab_size, hidden_size, num_layers=1):
+        """Number of trainable numbers for V = vocab_size, H = hidden_size and L = num_layers."""
+        return count(self.param_shapes(vocab_size, hidden_size, num_layers))
+
+    def check_params(self, params):
+        """Check a parameter dict: keys (every layer's), one float dtype, finite values, and shapes that agree.
+
+        Returns the dict (unchanged). Raises TypeError or ValueError naming the problem.
+        """
+        return check_param_dict(params, self.names, self.layer_names, self.param_shapes, self.made_by, self.gates)
+
+    def draw(self, seed, vocab_size, hidden_size, num_layers, recurrent_scale, dtype, gate_bias=0.0, bias_name=None):
+        """A stack's random parameters, in ``dtype``, drawn in float64 with np.random.default_rng(seed).
+
+        First every argument is checked, named as the cell's init_params names it (``bias_name``:
+        the name of its gate bias, if it has one). Then layer 0 (``draw_layer``, input weights from
+        N(0, INPUT_SCALE^2)) and its bias, zeros but the second gate's block, ``gate_bias`` (the
+        LSTM's forget gate, the GRU's update gate); then W_yh (V, H) from N(0, 1/H) and b_o zeros;
+        then the further layers (``add_layers``, each with layer 0's bias), so that layer 0 and
+        W_yh are the same numbers whatever L.
+        """
+        V, H = check_int(vocab_size, "vocab_size"), check_int(hidden_size, "hidden_size")
+        L = check_int(num_layers, "num_layers")
+        dtype = check_dtype(dtype)
+        check_number(recurrent_scale, "recurrent_scale", 0)
+        if bias_name is not None:
+            check_number(gate_bias, bias_name)
         bias = np.zeros(self.blocks * H)
         if self.blocks > 1:
             bias[H : 2 * H] = gate_bias
@@ -621,18 +653,11 @@ def advance(engine, params, x_t, state):
 
 
 def _check_char(x_t, V):
-    """Raise unless x_t is a character index in 0..V-1 or a 1-D int array of them: a few
-    comparisons for the common case, one int, as the sampling loop feeds them."""
-    if isinstance(x_t, (int, np.integer)) and not isinstance(x_t, bool):
-        if 0 <= x_t < V:
-            return
-    else:
-        a = np.asarray(x_t)
-        if a.dtype.kind in "iu" and a.ndim <= 1 and a.size and 0 <= a.min() and a.max() < V:
-            return
-        if a.dtype.kind not in "iu" or a.ndim > 1:
-            raise TypeError(f"x_t must be a character index (an int) or a 1-D int array of them, got {x_t!r}")
-    raise ValueError(f"x_t must be a character index in 0..{V - 1} (V={V}), got {x_t!r}")
+    """Raise unless x_t is a character index in 0..V-1 (an int) or a 1-D int array of them: a few
+    comparisons for the common case, one good int, as the sampling loop feeds them."""
+    if isinstance(x_t, (int, np.integer)) and not isinstance(x_t, bool) and 0 <= x_t < V:
+        return
+    check_indices(x_t, "x_t", V, ndim=(0, 1))
 
 
 class Sequences:

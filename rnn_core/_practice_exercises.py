@@ -1991,6 +1991,22 @@ EXERCISE_LIST = (
         "over time), and W_hhᵀ δ_t is what goes on to h_{t−1}. Notebook 04, section 2.",
     ),
     Exercise(
+        "global_norm",
+        "05-bptt-in-practice.ipynb",
+        lambda grads: OPTIM.global_norm(grads),
+        args=("grads",),
+        varied=("grads",),
+        outputs=("norm",),
+        cases=_global_norm_cases,
+        meaning={"norm": "the global norm, √(Σ over every entry of every array of its square)"},
+        mistakes=tuple(GLOBAL_NORM_MISTAKES),
+        watch=_watch("optim.global_norm"),
+        public=("rnn_core.global_norm", "rnn_core.optim.global_norm"),
+        where="notebook 05, section 3",
+        hint="One number for all the arrays together: add up the squares of every entry of every gradient, "
+        "and take one square root at the end.",
+    ),
+    Exercise(
         "clip_global_norm",
         "05-bptt-in-practice.ipynb",
         lambda grads, max_norm: OPTIM.clip_global_norm(grads, max_norm),
@@ -2039,22 +2055,6 @@ EXERCISE_LIST = (
         "with g, v with g²), correct their bias by dividing by 1 − β₁ᵗ and 1 − β₂ᵗ, and move every "
         "weight by lr · m̂ / (√v̂ + ε), against the gradient. Return new dicts, with the state in the "
         "same form as it came: t, m and v (defaults β₁ = 0.9, β₂ = 0.999, ε = 1e-8).",
-    ),
-    Exercise(
-        "global_norm",
-        "07-what-the-network-learned.ipynb",
-        lambda grads: OPTIM.global_norm(grads),
-        args=("grads",),
-        varied=("grads",),
-        outputs=("norm",),
-        cases=_global_norm_cases,
-        meaning={"norm": "the global norm, √(Σ over every entry of every array of its square)"},
-        mistakes=tuple(GLOBAL_NORM_MISTAKES),
-        watch=_watch("optim.global_norm"),
-        public=("rnn_core.global_norm", "rnn_core.optim.global_norm"),
-        where="notebook 07, section 3",
-        hint="One number for all the arrays together: add up the squares of every entry of every gradient, "
-        "and take one square root at the end.",
     ),
     Exercise(
         "lstm.step_forward",

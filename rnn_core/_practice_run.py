@@ -48,7 +48,14 @@ __all__ = ["TIME_LIMIT", "Call", "Odd", "Seq", "run", "read", "safe_str", "type_
 TIME_LIMIT = 3.0  # seconds per call of the reader's function; the right answers take milliseconds
 # the checker's own modules: reaching them from the reader's code is reading the answer off the checker
 CHECKER = frozenset(
-    {"practice", "_practice_exercises", "_practice_model", "_practice_solutions", "_practice_reference"}
+    {
+        "practice",
+        "_practice_check",
+        "_practice_exercises",
+        "_practice_model",
+        "_practice_solutions",
+        "_practice_reference",
+    }
 )
 # modules whose attributes a call may not rebind, besides rnn_core's: what the checker itself relies on
 GUARDED = (

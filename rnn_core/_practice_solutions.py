@@ -248,10 +248,24 @@ prints this answer.
 """,
         uses=("step_forward", "softmax", "PARAM_NAMES", "one_hot"),
     ),
+    "global_norm": Solution(
+        """
+def global_norm(grads):
+    return float(np.sqrt(sum(np.sum(g * g) for g in grads.values())))
+""",
+        r"""
+The usual slips, each named by the check: adding the arrays' own norms, $\sum_W \lVert \nabla_W L \rVert$, which is
+larger (the square root comes once, at the end, over everything) <!-- practice:mistake
+global_norm/sum-of-the-arrays-norms -->; the sum of squares without its square root, which is the squared norm <!--
+practice:mistake global_norm/sum-of-squares -->; and the norm of one array only, from a total overwritten in the
+loop <!-- practice:mistake global_norm/last-array-only -->. `practice.hint("global_norm")` gives a nudge, and
+`practice.solution("global_norm")` prints this answer.
+""",
+    ),
     "clip_global_norm": Solution(
         """
 def clip_global_norm(grads, max_norm):
-    norm = np.sqrt(sum(np.sum(g**2) for g in grads.values()))  # one norm for all the arrays
+    norm = global_norm(grads)  # yours, from the exercise above: one norm for all the arrays
     scale = max_norm / norm if norm > max_norm else 1.0
     return {name: g * scale for name, g in grads.items()}, norm  # new arrays; the norm before clipping
 """,
@@ -264,6 +278,7 @@ clip_global_norm/norm-after-clipping -->; scaling gradients that are already sho
 clip_global_norm/rescaled-when-short -->; and `g *= scale`, which changes the caller's arrays (errata row 7).
 `practice.hint("clip_global_norm")` gives a nudge, and `practice.solution("clip_global_norm")` prints this answer.
 """,
+        uses=("global_norm",),
     ),
     "adam_update": Solution(
         """
@@ -286,20 +301,6 @@ $v$ (the next update then corrects them a second time) <!-- practice:mistake ada
 -->; $g$ where $v$ needs $g^2$ <!-- practice:mistake adam_update/g-for-g-squared -->; and changing the arrays you
 were given (`params[name] -= ...`), which changes the caller's parameters too (errata row 7).
 `practice.hint("adam_update")` gives a nudge in words, and `practice.solution("adam_update")` prints this answer.
-""",
-    ),
-    "global_norm": Solution(
-        """
-def global_norm(grads):
-    return float(np.sqrt(sum(np.sum(g * g) for g in grads.values())))
-""",
-        r"""
-The usual slips, each named by the check: adding the arrays' own norms, $\sum_W \lVert \nabla_W L \rVert$, which is
-larger (the square root comes once, at the end, over everything) <!-- practice:mistake
-global_norm/sum-of-the-arrays-norms -->; the sum of squares without its square root, which is the squared norm <!--
-practice:mistake global_norm/sum-of-squares -->; and the norm of one array only, from a total overwritten in the
-loop <!-- practice:mistake global_norm/last-array-only -->. `practice.hint("global_norm")` gives a nudge, and
-`practice.solution("global_norm")` prints this answer.
 """,
     ),
     "lstm.step_forward": Solution(

@@ -81,6 +81,7 @@ from ._cell import (
     stack_loss,
     stack_loss_and_grads,
 )
+from ._practice_check import EXERCISES, Result, check
 from ._validation import check_int, check_number
 from .data import StreamBatcher
 from .files import write_atomically
@@ -119,13 +120,6 @@ _RNN_CORE = {  # rnn_core's function of each exercise: what a piece falls back t
     "gru.step_backward": gru.step_backward,
     "dropout_backward": _functions.dropout_backward,
 }
-
-
-def _practice():
-    """rnn_core.practice, imported when first needed (it imports this module at its end)."""
-    from . import practice
-
-    return practice
 
 
 def file_name(name):
@@ -167,13 +161,12 @@ def save(fn, name=None, *, force=False, path=None):
     lacks or has only as a stub. Returns the check's Result (its message is printed only when it
     does not pass), or the Result of the check that failed in the file.
     """
-    practice = _practice()
     if not callable(fn):
         raise TypeError(f"save(fn): fn must be your function itself, got {type(fn).__name__}")
-    name = _exercise_of(fn, name, practice)
+    name = _exercise_of(fn, name)
     source, node = _source_of(fn, name)
     path, where = _locate(path)
-    result = _quiet_check(practice, name, fn)
+    result = _quiet_check(name, fn)
     if result.status != "passed":
         print(result.message)  # what is wrong, as practice.check says it
         if not force:
@@ -210,7 +203,7 @@ def save(fn, name=None, *, force=False, path=None):
     text = "\n".join(lines).rstrip("\n") + "\n"
     _parse(text, where)  # what is written runs as far as Python's parser can tell
     if result.status == "passed" and not force:
-        refused = _fails_in_the_file(practice, name, text, path, where)
+        refused = _fails_in_the_file(name, text, path, where)
         if refused is not None:
             for line in _warnings(node, _parse(text, where), target, where):
                 print(line)
@@ -253,7 +246,7 @@ def _helpers(fn, node, tree, target):
     return found
 
 
-def _fails_in_the_file(practice, name, text, path, where):
+def _fails_in_the_file(name, text, path, where):
     """None if the function saved as ``name`` into the file as ``text`` passes its check there, and so does
     every piece of the file that calls it; otherwise the failing check's Result, with why printed (and
     that nothing was saved).
@@ -270,10 +263,10 @@ def _fails_in_the_file(practice, name, text, path, where):
     except Exception as exc:
         message = f"Not saved: {where} with your {target} in it would not run ({type(exc).__name__}: {exc})."
         print(message + " Fix the file, then save again.")
-        return practice.Result("error", [], message)
+        return Result("error", [], message)
     there = getattr(module, target, None)
     if callable(there) and getattr(there, "__module__", None) == module.__name__:
-        inside = _quiet_check(practice, name, there)
+        inside = _quiet_check(name, there)
         if inside.status != "passed":
             print(inside.message)
             print(
@@ -289,13 +282,13 @@ def _fails_in_the_file(practice, name, text, path, where):
         before = _run_text(path.read_text(encoding="utf-8"), path, stand_ins=True)
     except Exception:
         before = None  # the file as it is does not run: nothing in it passes now
-    by_file_name = {file_name(n): n for n in practice.EXERCISES}
+    by_file_name = {file_name(n): n for n in EXERCISES}
     for caller in callers:
         other = by_file_name.get(caller)
         if other is None or before is None or not callable(getattr(before, caller, None)):
             continue
-        after = _quiet_check(practice, other, getattr(module, caller))
-        if after.status != "passed" and _quiet_check(practice, other, getattr(before, caller)).status == "passed":
+        after = _quiet_check(other, getattr(module, caller))
+        if after.status != "passed" and _quiet_check(other, getattr(before, caller)).status == "passed":
             print(after.message)
             print(
                 f"Not saved: your {caller} in {where} calls {target}, and with this {target} it no longer passes "
@@ -400,14 +393,14 @@ def _parse(text, where):
         ) from None
 
 
-def _exercise_of(fn, name, practice):
+def _exercise_of(fn, name):
     """The exercise to save fn as: ``name``, or the one whose name in my_rnn.py is fn's own."""
     if name is not None:
-        if name not in practice.EXERCISES:
-            raise ValueError(f"no exercise named {name!r}; the exercises: {', '.join(practice.EXERCISES)}")
+        if name not in EXERCISES:
+            raise ValueError(f"no exercise named {name!r}; the exercises: {', '.join(EXERCISES)}")
         return name
     own = getattr(fn, "__name__", "")
-    by_file_name = {file_name(n): n for n in practice.EXERCISES}
+    by_file_name = {file_name(n): n for n in EXERCISES}
     if own not in by_file_name:
         raise ValueError(
             f"your function is named {own!r}, which is no exercise's name in my_rnn.py: say which exercise "
@@ -519,16 +512,15 @@ def check_all(functions):
     not yours; and the notebook that asks for it. The returned dict holds the Results of the
     functions that were checked. ``practice.check(name, fn)`` says what is wrong with a piece.
     """
-    practice = _practice()
     found, results, rows = _lookup(functions), Progress(), []
-    for name, notebook in practice.EXERCISES.items():
+    for name, notebook in EXERCISES.items():
         fn = found.get(name)
         if fn is None:
             status = "missing"
         elif _is_rnn_core(fn):
             status = "rnn_core's own"
         else:
-            results[name] = _quiet_check(practice, name, fn)
+            results[name] = _quiet_check(name, fn)
             status = results[name].status
         rows.append((name, status, notebook.removesuffix(".ipynb")))
     width = max(len(r[0]) for r in rows) + 2
@@ -568,10 +560,9 @@ class Progress(dict):
 
 def use_yours(name, fn):
     """``fn`` if it passes its check, else rnn_core's function ``name``; prints one line saying which, and why."""
-    practice = _practice()
     if name not in _RNN_CORE:
-        raise ValueError(f"no exercise named {name!r}; the exercises: {', '.join(practice.EXERCISES)}")
-    chosen, why = _choose(practice, name, fn, "your functions", "using")
+        raise ValueError(f"no exercise named {name!r}; the exercises: {', '.join(EXERCISES)}")
+    chosen, why = _choose(name, fn, "your functions", "using")
     if why is None:
         print(f"Using your {name}: it passes its check.")
     else:
@@ -605,7 +596,7 @@ def _is_rnn_core(fn):
     return (getattr(fn, "__module__", None) or "").split(".")[0] == "rnn_core"
 
 
-def _choose(practice, name, fn, source, instead, hidden_seed=None):
+def _choose(name, fn, source, instead, hidden_seed=None):
     """(fn, None) if fn passes its check; else (rnn_core's function, the line saying why, then ``instead``).
 
     instead: what the line says happens, e.g. "training uses" (followed by "rnn_core's <name>").
@@ -617,11 +608,11 @@ def _choose(practice, name, fn, source, instead, hidden_seed=None):
         return _RNN_CORE[name], f"There is no {name} in {source}: {ours}"
     if _is_rnn_core(fn):
         return _RNN_CORE[name], f"Your {name} is rnn_core's own function, not yours: {ours}"
-    result = _quiet_check(practice, name, fn)
+    result = _quiet_check(name, fn)
     short = getattr(fn, "__name__", "")
     short = short if short.isidentifier() else file_name(name)
     if result.status == "passed" and hidden_seed is not None:
-        hidden = _quiet_check(practice, name, fn, seed=hidden_seed)
+        hidden = _quiet_check(name, fn, seed=hidden_seed)
         if hidden.status != "passed":
             return _RNN_CORE[name], (
                 f"Your {name} passes its check, but not on other cases drawn like its own ({hidden.status}): "
@@ -636,7 +627,7 @@ def _choose(practice, name, fn, source, instead, hidden_seed=None):
     )
 
 
-def _quiet_check(practice, name, fn, seed=None):
+def _quiet_check(name, fn, seed=None):
     """practice.check without its printed message (in Jupyter, without its displayed one either)."""
     if "IPython" in sys.modules:
         from IPython.utils.capture import capture_output
@@ -645,7 +636,7 @@ def _quiet_check(practice, name, fn, seed=None):
     else:
         quiet = contextlib.redirect_stdout(io.StringIO())
     with quiet:
-        return practice.check(name, fn, seed=seed)
+        return check(name, fn, seed=seed)
 
 
 # -- your gated cell --------------------------------------------------------------------------------------
@@ -665,13 +656,12 @@ def your_cell(name, functions):
     ``check_params``, ``PARAM_NAMES`` and ``STATE_NAMES``. A notebook's code written for
     ``rnn_core.lstm`` runs unchanged with either.
     """
-    practice = _practice()
     if name not in ("lstm", "gru"):
         raise ValueError(f'name must be "lstm" or "gru", got {name!r}')
     found, source = _lookup(functions), _source_name(functions)
     chosen, yours = [], []
     for piece in (f"{name}.step_forward", f"{name}.step_backward"):
-        fn, why = _choose(practice, piece, found.get(piece), source, "using")
+        fn, why = _choose(piece, found.get(piece), source, "using")
         chosen.append(fn)
         if why is None:
             yours.append(piece)
@@ -843,7 +833,6 @@ def train_yours(
       your ``dropout_backward`` (a sixth piece, checked like the others). Sampling drops nothing.
     The same arguments give the same run, number for number.
     """
-    practice = _practice()
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     H = check_int(hidden_size, "hidden_size")
@@ -867,7 +856,7 @@ def train_yours(
     hidden_seed = secrets.randbelow(2**31)  # drawn here, from neither the code nor the arguments
     piece, used = {}, {}
     for name in PIECES + (("dropout_backward",) if rate > 0 else ()):
-        piece[name], why = _choose(practice, name, found.get(name), source, "training uses", hidden_seed)
+        piece[name], why = _choose(name, found.get(name), source, "training uses", hidden_seed)
         used[name] = "yours" if why is None else "rnn_core"
         if why is not None and functions is not None:
             print(why)
@@ -1054,6 +1043,14 @@ def loss_and_grads(params, inputs, targets, h0):
     raise NotImplementedError  # your code here
 
 
+def global_norm(grads):
+    """The global norm of all the arrays of grads together, a float (notebook 05).
+
+    grads: {name: array}, any shapes, as a network's gradients are.
+    """
+    raise NotImplementedError  # your code here
+
+
 def clip_global_norm(grads, max_norm):
     """(clipped, norm): grads clipped by their global norm (notebook 05).
 
@@ -1069,14 +1066,6 @@ def adam_update(params, grads, state, lr, beta1=0.9, beta2=0.999, eps=1e-8):
     params, grads: {name: array}, the same names and shapes; lr: the learning rate;
     state: {"t": updates done so far, "m": {name: array}, "v": {name: array}}; the new
     state's t is one larger.
-    """
-    raise NotImplementedError  # your code here
-
-
-def global_norm(grads):
-    """The global norm of all the arrays of grads together, a float (notebook 07).
-
-    grads: {name: array}, any shapes, as a network's gradients are.
     """
     raise NotImplementedError  # your code here
 

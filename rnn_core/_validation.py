@@ -3,8 +3,9 @@
 In the spirit of scikit-learn's ``check_scalar``: each check returns the value it accepted and
 raises TypeError for a value of the wrong kind or ValueError for one out of range, with a
 message that starts with the argument's name and says what is expected, e.g.
-``hidden_size must be a positive integer, got 0``. The command line relies on that shape
-("NAME must be ..., got ...") to word a bad flag the same way.
+``hidden_size must be a positive integer, got 0``. What a check asks for ("a positive integer",
+">= 0 and < 1") is worded by ``int_requirement`` and ``number_requirement``, which the command
+line's flag types use too, so a bad flag reads the same way.
 
 The sequence checks (``prepare_sequences``, ``check_state``) are shared by every cell type: a
 window of character indices is (T,) for one sequence or (B, T) for a batch, and a recurrent
@@ -23,6 +24,8 @@ import numpy as np
 __all__ = [
     "check_int",
     "check_number",
+    "int_requirement",
+    "number_requirement",
     "check_checkpoint_path",
     "check_param_arrays",
     "check_indices",
@@ -38,9 +41,13 @@ def check_int(value, name, minimum=1, *, allow_none=False):
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{name} must be {'None or ' if allow_none else ''}an integer, got {value!r}")
     if value < minimum:
-        wanted = "a positive integer" if minimum == 1 else f">= {minimum}"
-        raise ValueError(f"{name} must be {wanted}, got {value!r}")
+        raise ValueError(f"{name} must be {int_requirement(minimum)}, got {value!r}")
     return int(value)
+
+
+def int_requirement(minimum=1):
+    """What ``check_int(..., minimum)`` asks for, as its message words it: "a positive integer", ">= 0"."""
+    return "a positive integer" if minimum == 1 else f">= {minimum}"
 
 
 def check_number(value, name, low=None, high=None, *, include_low=False, include_high=True, allow_none=False):
@@ -56,13 +63,20 @@ def check_number(value, name, low=None, high=None, *, include_low=False, include
     above = low is None or (value >= low if include_low else value > low)
     below = high is None or (value <= high if include_high else value < high)
     if not (math.isfinite(value) and above and below):
-        bounds = []
-        if low is not None:
-            bounds.append(f"{'>=' if include_low else '>'} {low}")
-        if high is not None:
-            bounds.append(f"{'<=' if include_high else '<'} {high}")
-        raise ValueError(f"{name} must be {' and '.join(bounds) or 'finite'}, got {value!r}")
+        wanted = number_requirement(low, high, include_low=include_low, include_high=include_high)
+        raise ValueError(f"{name} must be {wanted}, got {value!r}")
     return value
+
+
+def number_requirement(low=None, high=None, *, include_low=False, include_high=True):
+    """What ``check_number`` with these bounds asks for, as its message words it: "> 0",
+    ">= 0 and < 1", or "finite" without bounds."""
+    bounds = []
+    if low is not None:
+        bounds.append(f"{'>=' if include_low else '>'} {low}")
+    if high is not None:
+        bounds.append(f"{'<=' if include_high else '<'} {high}")
+    return " and ".join(bounds) or "finite"
 
 
 def check_checkpoint_path(path, name="checkpoint"):
@@ -109,22 +123,34 @@ def check_shapes(params, shapes, implied_by):
             raise ValueError(f"{k} has shape {params[k].shape} but {implied_by}, so {k} must be {shape}")
 
 
-def check_indices(a, name, vocab_size):
-    """``a`` as an integer array of shape (T,) or (B, T), not empty, every entry in 0..V-1."""
+_SHAPES = {(1, 2): "(T,) or (B, T)", (1,): "(N,)", (0, 1): "() or (B,)"}  # how the messages write an ndim
+
+
+def check_indices(a, name, size, *, ndim=(1, 2), min_size=1, what="character indices", among=None):
+    """``a`` as an integer array of indices in 0..size-1, the one check of character (or class) indices.
+
+    TypeError when ``a`` does not hold integers (an int, or an int array); ValueError for a wrong
+    value: an ndim not in ``ndim`` (None: any), fewer than ``min_size`` entries, an index outside
+    0..size-1 (size None: not checked). ``what`` names the indices and ``among`` their range in the
+    messages (default: "the vocabulary of size V=..."). By default a window: (T,) or (B, T), not empty.
+    """
     a = np.asarray(a)
     if a.dtype.kind not in "iu":
+        one = "an integer or " if ndim is None or 0 in ndim else ""
         hint = "; encode text first with a Vocabulary" if a.dtype.kind in "US" else ""
-        raise TypeError(f"{name} must be an integer array of character indices, got dtype {a.dtype}{hint}")
-    if a.ndim not in (1, 2):
-        raise ValueError(f"{name} must have shape (T,) or (B, T), got {a.shape}")
-    if a.size == 0:
-        raise ValueError(f"{name} is empty (shape {a.shape}): give at least one time step")
-    lo, hi = a.min(), a.max()
-    if lo < 0 or hi >= vocab_size:
-        bad = lo if lo < 0 else hi
-        raise ValueError(
-            f"{name} holds index {bad}, outside the vocabulary of size V={vocab_size} (valid: 0..{vocab_size - 1})"
-        )
+        raise TypeError(f"{name} must be {one}an integer array of {what}, got dtype {a.dtype}{hint}")
+    if ndim is not None and a.ndim not in ndim:
+        raise ValueError(f"{name} must have shape {_SHAPES[tuple(ndim)]}, got {a.shape}")
+    if a.size < min_size:
+        have = "is empty" if a.size == 0 else f"holds {a.size}"
+        need = "one time step" if min_size == 1 else f"{min_size} {what}"
+        raise ValueError(f"{name} {have} (shape {a.shape}): give at least {need}")
+    if size is not None and a.size:
+        lo, hi = a.min(), a.max()
+        if lo < 0 or hi >= size:
+            bad = lo if lo < 0 else hi
+            among = f"the vocabulary of size V={size}" if among is None else among
+            raise ValueError(f"{name} holds index {bad}, outside {among} (valid: 0..{size - 1})")
     return a
 
 

@@ -7,9 +7,9 @@
 Any cell stacks in L layers (``init_params(V, H, num_layers=L)``; ``rnn_core.rnn`` says how):
 each array of its state then has a layer axis in front, (L, H) or (L, B, H).
 
-Every cell's module has the same interface, so code that trains or uses a network (the
-trainer, sampling, bits per character, checkpoints, the command line, the gradient checker)
-looks the cell up here and never asks which one it is:
+Every cell's module has the same interface (its names: ``INTERFACE``), so code that trains or
+uses a network (the trainer, sampling, bits per character, checkpoints, the command line, the
+gradient checker) looks the cell up here and never asks which one it is:
 
 - ``PARAM_NAMES`` (one layer's network), ``LAYER_NAMES`` (the arrays of one layer: layer k >= 1
   has them with the suffix ``_k``), ``param_names(L)``; ``param_shapes(V, H, L=1)``,
@@ -73,11 +73,12 @@ from collections.abc import Mapping
 import numpy as np
 
 from . import gru, lstm, rnn
-from ._cell import count_layers, draw_masks, mask_shape
+from ._cell import INTERFACE, count_layers, draw_masks, mask_shape
 from ._validation import check_number, prepare_sequences
 
 __all__ = [
     "CELLS",
+    "INTERFACE",
     "cell_module",
     "check_cell_params",
     "num_layers",

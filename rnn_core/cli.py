@@ -1,7 +1,8 @@
 """The command line: ``python -m rnn_core train ...`` and ``python -m rnn_core sample ...``.
 
 For instructors, two more subcommands: ``student-edition`` (``rnn_core.edition``) and ``grade``
-(``rnn_core.grade``), each registered from its own module.
+(``rnn_core.grade``); each module is imported only when its subcommand runs, so that the engine's
+command line does not load them.
 
     python -m rnn_core train --max-seconds 120           # train, save checkpoints/rnn.npz
     python -m rnn_core train --steps 40000 --resume      # continue the same run to 40000 steps
@@ -27,8 +28,9 @@ import time
 import warnings
 from pathlib import Path
 
-from . import __version__, edition, grade
-from ._validation import check_checkpoint_path, check_int, check_number
+from . import __version__
+from ._course_settings import EXERCISE_TIMEOUT, MARKER, MEMORY_MB
+from ._validation import check_checkpoint_path, check_int, check_number, int_requirement, number_requirement
 from .cells import CELLS
 from .checkpoint import CheckpointError, load_checkpoint
 from .config import TrainConfig
@@ -51,20 +53,44 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def _integer(s):
-    """An int flag value; whether it is in range is for the package's own checks to say."""
-    try:
-        return int(s)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {s!r}") from None
+def _integer(minimum):
+    """An argparse type: an integer >= minimum, refused as ``check_int`` refuses it and in its words."""
+
+    def integer(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        try:
+            return check_int(value, "value", minimum)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {int_requirement(minimum)}, got {value!r}") from None
+
+    return integer
 
 
-def _number(s):
-    """A float flag value; whether it is in range is for the package's own checks to say."""
-    try:
-        return float(s)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {s!r}") from None
+def _number(low, high=None, *, include_low=False, include_high=True):
+    """An argparse type: a finite number within the bounds, refused as ``check_number`` refuses it."""
+    bounds = {"include_low": include_low, "include_high": include_high}
+
+    def number(text):
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        try:
+            return check_number(value, "value", low, high, **bounds)
+        except ValueError:
+            wanted = number_requirement(low, high, **bounds)
+            raise argparse.ArgumentTypeError(f"must be a number {wanted}, got {value!r}") from None
+
+    return number
+
+
+_POSITIVE = _integer(1)  # sizes and counts: hidden units, layers, batch, window, steps, top-k
+_COUNT = _integer(0)  # where 0 means none or never: seeds, --eval-every, --patience, --length
+_POSITIVE_NUMBER = _number(0)  # learning rate, seconds, clipping threshold
+_RATE = _number(0, 1, include_low=True, include_high=False)  # a probability in [0, 1): dropout
 
 
 def build_parser():
@@ -79,8 +105,8 @@ def build_parser():
     sub.required = True
     _add_train_arguments(sub)
     _add_sample_arguments(sub)
-    edition.add_parser(sub)  # the instructor's commands: each module runs its own (args.run)
-    grade.add_parser(sub)
+    _add_edition_arguments(sub)  # the instructors' commands (args.run), whose modules load only when run
+    _add_grade_arguments(sub)
     return parser
 
 
@@ -110,49 +136,50 @@ def _add_train_arguments(sub):
         help=f"the recurrent cell: the vanilla RNN, the LSTM or the GRU (default: {d.cell})",
     )
     t.add_argument(
-        "--hidden-size", type=_integer, metavar="H", help=f"hidden units, in each layer (default: {d.hidden_size})"
+        "--hidden-size", type=_POSITIVE, metavar="H", help=f"hidden units, in each layer (default: {d.hidden_size})"
     )
     t.add_argument(
         "--num-layers",
-        type=_integer,
+        type=_POSITIVE,
         metavar="L",
         help=f"layers stacked, each reading the hidden state of the one below (default: {d.num_layers})",
     )
     t.add_argument(
         "--dropout",
-        type=_number,
+        type=_RATE,
         metavar="P",
         help="drop each unit of a layer's hidden state with probability P where it goes up (into the next layer "
         f"or the output layer, never along the recurrence), in training only (default: {d.dropout:g})",
     )
     t.add_argument(
-        "--batch-size", type=_integer, metavar="B", help=f"parallel streams per batch (default: {d.batch_size})"
+        "--batch-size", type=_POSITIVE, metavar="B", help=f"parallel streams per batch (default: {d.batch_size})"
     )
     t.add_argument(
         "--seq-length",
-        type=_integer,
+        type=_POSITIVE,
         metavar="T",
         help=f"characters per window, the BPTT length (default: {d.seq_length})",
     )
     t.add_argument(
-        "--learning-rate", type=_number, metavar="LR", help=f"peak learning rate (default: {d.learning_rate:g})"
+        "--learning-rate",
+        type=_POSITIVE_NUMBER,
+        metavar="LR",
+        help=f"peak learning rate (default: {d.learning_rate:g})",
     )
     t.add_argument(
         "--steps",
-        type=_integer,
+        type=_POSITIVE,
         metavar="N",
         help=f"total optimizer steps, counting those done before a resume (default: {d.steps})",
     )
     t.add_argument(
         "--max-seconds",
-        type=_number,
+        type=_POSITIVE_NUMBER,
         metavar="S",
         help="wall-clock budget in seconds; the learning rate decays over whichever budget runs out first "
         "(default: no limit)",
     )
-    t.add_argument(
-        "--seed", type=_integer, metavar="K", help=f"random seed for the initial weights (default: {d.seed})"
-    )
+    t.add_argument("--seed", type=_COUNT, metavar="K", help=f"random seed for the initial weights (default: {d.seed})")
     t.add_argument(
         "--checkpoint",
         metavar="PATH",
@@ -165,19 +192,19 @@ def _add_train_arguments(sub):
     t.add_argument("--optimizer", choices=sorted(OPTIMIZERS), help=f"optimizer (default: {d.optimizer})")
     t.add_argument(
         "--clip-norm",
-        type=_number,
+        type=_POSITIVE_NUMBER,
         metavar="X",
         help=f"clip the gradient's global norm to X (default: {d.clip_norm:g})",
     )
     t.add_argument(
         "--eval-every",
-        type=_integer,
+        type=_COUNT,
         metavar="N",
         help=f"steps between validations, 0 for only at the end (default: {d.eval_every})",
     )
     t.add_argument(
         "--patience",
-        type=_integer,
+        type=_COUNT,
         metavar="N",
         help=f"stop early after N validations in a row without a new best val_bpc, 0 for never (default: {d.patience})",
     )
@@ -200,19 +227,144 @@ def _add_sample_arguments(sub):
         help="text the model reads before generating; printed before the generated text "
         "(default: a newline, not printed)",
     )
-    s.add_argument("--length", type=_integer, default=500, metavar="N", help="characters to generate (default: 500)")
+    s.add_argument("--length", type=_COUNT, default=500, metavar="N", help="characters to generate (default: 500)")
     s.add_argument(
         "--temperature",
-        type=_number,
+        type=_number(0, include_low=True),
         default=0.8,
         metavar="T",
         help="below 1: safer and more repetitive; above 1: more surprising; 0: always the most likely character "
         "(default: 0.8)",
     )
     s.add_argument(
-        "--top-k", type=_integer, metavar="K", help="draw only among the K most likely characters (default: all)"
+        "--top-k", type=_POSITIVE, metavar="K", help="draw only among the K most likely characters (default: all)"
     )
-    s.add_argument("--seed", type=_integer, default=0, metavar="K", help="random seed (default: 0)")
+    s.add_argument("--seed", type=_COUNT, default=0, metavar="K", help="random seed (default: 0)")
+
+
+def _add_edition_arguments(sub):
+    p = sub.add_parser(
+        "student-edition",
+        help="write the notebooks without their answers, for a class",
+        description=(
+            "Write the series' notebooks to OUTDIR without their answers: no folded Answer, in any cell; "
+            "everything else (code, outputs, figures, links between notebooks) as it is. practice.solution "
+            f"withholds the solutions when run from OUTDIR or a folder below it (the marker file {MARKER} "
+            "written there tells it). The exercises keep their tags, which the grader (python -m rnn_core "
+            "grade) reads."
+        ),
+    )
+    p.add_argument("outdir", metavar="OUTDIR", help="folder to write the edition to: new or empty")
+    p.add_argument(
+        "--from",
+        dest="source",
+        metavar="NOTEBOOKS_DIR",
+        help="folder holding the series' notebooks (default: the repository's notebooks/ beside the package, "
+        "when rnn_core is installed from a checkout)",
+    )
+    p.add_argument("--force", action="store_true", help="replace OUTDIR if it holds a student edition written before")
+    p.add_argument(
+        "--wheel",
+        action="store_true",
+        help="also build rnn_core's wheel without the answers in OUTDIR, for students to pip install (pip fetches "
+        "setuptools to build it)",
+    )
+    p.set_defaults(run=_cmd_edition)
+
+
+def _points_item(text):
+    """An argparse type for grade's --points: NAME=K as (NAME, K)."""
+    name, sep, value = text.partition("=")
+    if not sep:
+        raise argparse.ArgumentTypeError(f"expected NAME=POINTS (e.g. softmax=2), got {text!r}")
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of points after '=', got {text!r}") from None
+    return name.strip(), number
+
+
+def _add_grade_arguments(sub):
+    p = sub.add_parser(
+        "grade",
+        help="score submitted notebooks' exercises on hidden cases (Gradescope's results.json, CSV)",
+        description=(
+            "Grade the exercises of submitted notebooks. Each exercise's function is taken from its cell (tagged "
+            "exercise:<name>) after the notebook's code cells before it have run, in a separate process with time "
+            "limits, and checked by rnn_core.practice on hidden cases drawn from --seed and the submission's code. "
+            "A function that passes scores its points, anything else zero, with the checker's message as feedback; "
+            "calling rnn_core's own version of the exercise scores zero."
+        ),
+    )
+    p.add_argument(
+        "submissions",
+        nargs="+",
+        metavar="SUBMISSION",
+        help="a notebook, or a folder of one student's notebooks (e.g. nbgrader's submitted/STUDENT/ASSIGNMENT)",
+    )
+    p.add_argument(
+        "--json",
+        metavar="PATH",
+        help="write Gradescope's results.json here (several submissions: each one's results under its name)",
+    )
+    p.add_argument(
+        "--csv", metavar="PATH", help="write one row per submission here: total, points and status per exercise"
+    )
+    p.add_argument(
+        "--seed",
+        type=_COUNT,
+        default=None,
+        metavar="N",
+        help="your secret seed of the hidden cases; keep it to yourself (default: one drawn and recorded in the "
+        "results, so that the same cases can be drawn again)",
+    )
+    p.add_argument(
+        "--points",
+        type=_points_item,
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="NAME=K",
+        help="points of an exercise, e.g. softmax=2 loss_and_grads=3 (default: 1 each); an exercise given points "
+        "is graded in every submission, scoring zero where it is missing",
+    )
+    p.add_argument(
+        "--exercises",
+        nargs="+",
+        action="extend",
+        metavar="NAME",
+        help="grade only these exercises (names, or notebook numbers such as 01), scoring a submission that "
+        "lacks one zero for it (default: every exercise any submission holds)",
+    )
+    p.add_argument(
+        "--exercise-timeout",
+        type=_POSITIVE_NUMBER,
+        default=EXERCISE_TIMEOUT,
+        metavar="S",
+        help=f"seconds for one exercise, its cells and every call of the check (default: {EXERCISE_TIMEOUT:g}; "
+        "14 exercises then take at most 280 s, inside Gradescope's 10 minutes)",
+    )
+    p.add_argument(
+        "--memory",
+        type=_POSITIVE,
+        default=MEMORY_MB,
+        metavar="MB",
+        help=f"megabytes of address space for one exercise's process (default: {MEMORY_MB})",
+    )
+    p.add_argument("--jobs", type=_POSITIVE, default=1, metavar="N", help="exercises graded at once (default: 1)")
+    p.set_defaults(run=_cmd_grade)
+
+
+def _cmd_edition(args, out, err):
+    from . import edition  # the edition writer, loaded only for this command
+
+    return edition.run_command(args, out, err)
+
+
+def _cmd_grade(args, out, err):
+    from . import grade  # the grader, loaded only for this command
+
+    return grade.run_command(args, out, err)
 
 
 # the TrainConfig fields that have a flag of the same name (--hidden-size sets hidden_size)
@@ -239,31 +391,6 @@ def _flag_values(args):
     if args.command == "train":
         return {name: getattr(args, name) for name in _TRAIN_FLAGS if getattr(args, name) is not None}
     return {name: getattr(args, name) for name in ("length", "temperature", "top_k", "seed")}
-
-
-def _check_flags(values, command):
-    """Raise the package's own ValueError/TypeError for a flag value it would refuse."""
-    if command == "train":
-        TrainConfig(**values)  # checks every field it is given
-        return
-    check_int(values["length"], "length", 0)
-    check_number(values["temperature"], "temperature", 0, include_low=True)
-    check_int(values["top_k"], "top_k", 1, allow_none=True)
-    check_int(values["seed"], "seed", 0)
-
-
-def _flag_message(error, values):
-    """A check's "name must be ..., got ..." as "--name: must be ..., got ..." (saying "a number" for a float flag).
-
-    None when the error names none of the flags: then it is not about a flag's value.
-    """
-    text = str(error)
-    name = next((n for n in values if text.startswith(f"{n} must be ")), None)
-    if name is None:
-        return None
-    requirement = text[len(f"{name} must be ") :]
-    number = isinstance(values[name], float) and not requirement.startswith(("a ", "an ", "one of"))
-    return f"--{name.replace('_', '-')}: must be {'a number ' if number else ''}{requirement}"
 
 
 def _cmd_train(args, out, err, started, given):
@@ -348,25 +475,14 @@ def main(argv=None, out=None, err=None):
     started = time.perf_counter()  # --max-seconds counts from here: reading the text is part of the run
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
-        values = None if hasattr(args, "run") else _flag_values(args)
-        try:
-            if values is not None:
-                _check_flags(values, args.command)
-        except (ValueError, TypeError) as e:  # a flag's value: a usage error, like argparse's own
-            message = _flag_message(e, values)
-            if message is None:  # not about a flag's value: a bug, shown as one
-                raise
-            parser.exit(
-                2, f"{parser.prog} {args.command}: error: {message} (see {parser.prog} {args.command} --help)\n"
-            )
+        args = parser.parse_args(argv)  # each flag's value is checked by its type: a usage error if bad
     except SystemExit as e:  # --help, --version, or a usage error already printed
         return e.code if isinstance(e.code, int) else 2
     try:
         if hasattr(args, "run"):  # student-edition and grade: their own modules run them
             return args.run(args, out, err)
         if args.command == "train":
-            return _cmd_train(args, out, err, started, values)
+            return _cmd_train(args, out, err, started, _flag_values(args))
         return _cmd_sample(args, out, err)
     except KeyboardInterrupt:
         print("interrupted", file=err)

@@ -50,7 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._validation import check_int, check_number
+from ._validation import check_indices, check_int, check_number
 from .files import write_atomically
 
 __all__ = [
@@ -317,11 +317,7 @@ class StreamBatcher:
     seq_length: int
 
     def __post_init__(self):
-        ids = np.asarray(self.ids)
-        if ids.ndim != 1 or ids.dtype.kind not in "iu":
-            raise ValueError(
-                f"ids must be a 1-D integer array of character indices, got shape {ids.shape}, dtype {ids.dtype}"
-            )
+        ids = check_indices(self.ids, "ids", None, ndim=(1,), min_size=0)  # too short is said below
         B, T = check_int(self.batch_size, "batch_size"), check_int(self.seq_length, "seq_length")
         stream_length = (ids.size - 1) // B if ids.size else 0
         if stream_length < T:

@@ -51,6 +51,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from . import __version__
+from ._course_settings import MARKER
 
 __all__ = [
     "MARKER",
@@ -62,12 +63,12 @@ __all__ = [
     "dumps_notebook",
     "is_answer_summary",
     "notebook_source",
+    "run_command",
     "solutions_withheld",
     "strip_answers",
     "write_student_edition",
 ]
 
-MARKER = "STUDENT-EDITION.md"  # written beside the notebooks of a student edition
 MARKER_LINE = "<!-- rnn_core student edition -->"  # its first line: what makes it the marker
 WITHHELD_ENV = "RNN_CORE_SOLUTIONS"  # "withheld": practice.solution withholds wherever it runs
 
@@ -456,39 +457,9 @@ def _put_in_place(staging, outdir):
 # -- the command line ------------------------------------------------------------------------------------
 
 
-def add_parser(sub):
-    """Register ``student-edition`` on the command line's subparsers."""
-    p = sub.add_parser(
-        "student-edition",
-        help="write the notebooks without their answers, for a class",
-        description=(
-            "Write the series' notebooks to OUTDIR without their answers: no folded Answer, in any cell; "
-            "everything else (code, outputs, figures, links between notebooks) as it is. practice.solution "
-            f"withholds the solutions when run from OUTDIR or a folder below it (the marker file {MARKER} "
-            "written there tells it). The exercises keep their tags, which the grader (python -m rnn_core "
-            "grade) reads."
-        ),
-    )
-    p.add_argument("outdir", metavar="OUTDIR", help="folder to write the edition to: new or empty")
-    p.add_argument(
-        "--from",
-        dest="source",
-        metavar="NOTEBOOKS_DIR",
-        help="folder holding the series' notebooks (default: the repository's notebooks/ beside the package, "
-        "when rnn_core is installed from a checkout)",
-    )
-    p.add_argument("--force", action="store_true", help="replace OUTDIR if it holds a student edition written before")
-    p.add_argument(
-        "--wheel",
-        action="store_true",
-        help="also build rnn_core's wheel without the answers in OUTDIR, for students to pip install (pip fetches "
-        "setuptools to build it)",
-    )
-    p.set_defaults(run=_run)
-    return p
-
-
-def _run(args, out, err):
+def run_command(args, out, err):
+    """``python -m rnn_core student-edition``: ``args`` as the command line parses them (see rnn_core.cli);
+    the exit status."""
     try:
         summary = write_student_edition(args.outdir, args.source, force=args.force, wheel=args.wheel)
     except EditionError as e:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_number
+from ._validation import check_indices, check_number
 
 __all__ = [
     "softmax",
@@ -126,8 +126,7 @@ def cross_entropy_and_grad(o, y, grad=True):
 
 def one_hot(y, num_classes, dtype=np.float64):
     """One-hot rows: shape (*y.shape, num_classes), a 1 at each index of y; for one index (an int), (num_classes,)."""
-    y = np.asarray(y)
-    _check_indices(y, num_classes, "y")
+    y = _check_classes(y, num_classes)
     return np.eye(num_classes, dtype=dtype)[y]
 
 
@@ -192,12 +191,11 @@ def _as_float_array(a, name):
     return a
 
 
-def _check_indices(y, num_classes, name):
-    if y.dtype.kind not in "iu":
-        raise TypeError(f"{name} must hold integer class indices, got dtype {y.dtype}")
-    if y.size and (y.min() < 0 or y.max() >= num_classes):
-        bad = y[(y < 0) | (y >= num_classes)].ravel()[0]
-        raise ValueError(f"{name} holds index {bad}, outside the {num_classes} classes (valid: 0..{num_classes - 1})")
+def _check_classes(y, num_classes):
+    """y as integer class indices in 0..num_classes-1, any shape, perhaps none."""
+    return check_indices(
+        y, "y", num_classes, ndim=None, min_size=0, what="class indices", among=f"the {num_classes} classes"
+    )
 
 
 def _rows_and_targets(o, y):
@@ -213,6 +211,5 @@ def _rows_and_targets(o, y):
             raise ValueError(f"logits of shape {o.shape} need targets of shape ({o.shape[0]},), got {y.shape}")
     else:
         raise ValueError(f"logits must have shape (V,) or (N, V), got {o.shape}")
-    y1 = y.reshape(-1)
-    _check_indices(y1, o2.shape[1], "y")
+    y1 = _check_classes(y.reshape(-1), o2.shape[1])
     return o2, y1

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ._cell import output_logits  # every cell's output layer: logits = W_yh h + b_o
-from ._validation import check_int, check_number
+from ._validation import check_indices, check_int, check_number
 from .cells import cell_module, check_cell_params, zero_state
 from .functions import softmax
 
@@ -119,9 +119,7 @@ def bits_per_char(params, ids, n_streams=1, window=BPC_WINDOW, *, cell=None):
     whose parameters these are, ``rnn_core.cells.check_cell_params``).
     """
     sequence_loss = cell_module(check_cell_params(params, cell)).sequence_loss
-    ids = np.asarray(ids)
-    if ids.ndim != 1 or ids.size < 2:
-        raise ValueError(f"ids must be a 1-D array of at least 2 character indices, got shape {ids.shape}")
+    ids = check_indices(ids, "ids", params["W_yh"].shape[0], ndim=(1,), min_size=2)
     n_streams = check_int(n_streams, "n_streams")
     window = check_int(window, "window")
     stream_length = (ids.size - 1) // n_streams

@@ -47,7 +47,6 @@ Results: ``SubmissionResult`` per submission, one ``ExerciseResult`` per exercis
 
 from __future__ import annotations
 
-import argparse
 import builtins
 import contextlib
 import csv
@@ -77,6 +76,7 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
+from ._course_settings import EXERCISE_TIMEOUT, MEMORY_MB
 from ._practice_run import TIME_LIMIT
 from .edition import notebook_source
 from .files import write_atomically
@@ -91,12 +91,10 @@ __all__ = [
     "grade",
     "gradescope_results",
     "results_json",
+    "run_command",
     "write_csv",
 ]
 
-# 14 exercises x 20 s = 280 s at worst for a whole series, inside Gradescope's default 10 minutes
-EXERCISE_TIMEOUT = 20.0  # seconds for an exercise: its cells and every call (right answers take about 1 s)
-MEMORY_MB = 2048  # the address space of an exercise's process (numpy and a right answer need about 300 MB)
 _MAX_FILE = 64 << 20  # bytes of any file an exercise's process writes, its printed output included
 _MAX_PROCESSES = 64  # processes of the unprivileged user at once (root is not held to it)
 _CALL_MARGIN = 0.5  # seconds past the checker's per-call limit before the grader stops waiting
@@ -1347,121 +1345,8 @@ def _write_text(path, text):
 # -- the command line ----------------------------------------------------------------------------------
 
 
-def _points_item(text):
-    name, sep, value = text.partition("=")
-    if not sep:
-        raise argparse.ArgumentTypeError(f"expected NAME=POINTS (e.g. softmax=2), got {text!r}")
-    try:
-        number = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of points after '=', got {text!r}") from None
-    return name.strip(), number
-
-
-def _positive(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {text!r}")
-    return value
-
-
-def _jobs(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
-    return value
-
-
-def _seed_arg(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}")
-    return value
-
-
-def add_parser(sub):
-    """Register ``grade`` on the command line's subparsers."""
-    p = sub.add_parser(
-        "grade",
-        help="score submitted notebooks' exercises on hidden cases (Gradescope's results.json, CSV)",
-        description=(
-            "Grade the exercises of submitted notebooks. Each exercise's function is taken from its cell (tagged "
-            "exercise:<name>) after the notebook's code cells before it have run, in a separate process with time "
-            "limits, and checked by rnn_core.practice on hidden cases drawn from --seed and the submission's code. "
-            "A function that passes scores its points, anything else zero, with the checker's message as feedback; "
-            "calling rnn_core's own version of the exercise scores zero."
-        ),
-    )
-    p.add_argument(
-        "submissions",
-        nargs="+",
-        metavar="SUBMISSION",
-        help="a notebook, or a folder of one student's notebooks (e.g. nbgrader's submitted/STUDENT/ASSIGNMENT)",
-    )
-    p.add_argument(
-        "--json",
-        metavar="PATH",
-        help="write Gradescope's results.json here (several submissions: each one's results under its name)",
-    )
-    p.add_argument(
-        "--csv", metavar="PATH", help="write one row per submission here: total, points and status per exercise"
-    )
-    p.add_argument(
-        "--seed",
-        type=_seed_arg,
-        default=None,
-        metavar="N",
-        help="your secret seed of the hidden cases; keep it to yourself (default: one drawn and recorded in the "
-        "results, so that the same cases can be drawn again)",
-    )
-    p.add_argument(
-        "--points",
-        type=_points_item,
-        nargs="+",
-        action="extend",
-        default=[],
-        metavar="NAME=K",
-        help="points of an exercise, e.g. softmax=2 loss_and_grads=3 (default: 1 each); an exercise given points "
-        "is graded in every submission, scoring zero where it is missing",
-    )
-    p.add_argument(
-        "--exercises",
-        nargs="+",
-        action="extend",
-        metavar="NAME",
-        help="grade only these exercises (names, or notebook numbers such as 01), scoring a submission that "
-        "lacks one zero for it (default: every exercise any submission holds)",
-    )
-    p.add_argument(
-        "--exercise-timeout",
-        type=_positive,
-        default=EXERCISE_TIMEOUT,
-        metavar="S",
-        help=f"seconds for one exercise, its cells and every call of the check (default: {EXERCISE_TIMEOUT:g}; "
-        "14 exercises then take at most 280 s, inside Gradescope's 10 minutes)",
-    )
-    p.add_argument(
-        "--memory",
-        type=_jobs,
-        default=MEMORY_MB,
-        metavar="MB",
-        help=f"megabytes of address space for one exercise's process (default: {MEMORY_MB})",
-    )
-    p.add_argument("--jobs", type=_jobs, default=1, metavar="N", help="exercises graded at once (default: 1)")
-    p.set_defaults(run=_run)
-    return p
-
-
-def _run(args, out, err):
+def run_command(args, out, err):
+    """``python -m rnn_core grade``: ``args`` as the command line parses them (see rnn_core.cli); the exit status."""
     try:
         results = grade(
             args.submissions,

@@ -67,7 +67,6 @@ import numpy as np
 
 from . import _cell, _fast_gru
 from ._fast import GatedEngine
-from ._validation import check_int, check_number
 from .functions import sigmoid  # 1 / (1 + exp(-a)), computed as (1 + tanh(a/2)) / 2: never overflows
 
 __all__ = [*_cell.INTERFACE, "GATES"]
@@ -80,8 +79,13 @@ GATES = ("r", "z", "n")  # the order of the three H-row blocks of W_x, W_h and b
 
 # param_names(num_layers=1): PARAM_NAMES, then each further layer's names; param_shapes(vocab_size,
 # hidden_size, num_layers=1): {name: shape} for every one of them
-_NAMES = _cell.Names(PARAM_NAMES, LAYER_NAMES, len(GATES))
+# count_params(vocab_size, hidden_size, num_layers=1): the number of trainable numbers,
+# 3H*V + 3H*H + 3H + V*H + V, three quarters of an LSTM's, and 3H*(2H + 1) for each further layer;
+# check_params(params): the dict checked at the door (keys, every layer's; one float dtype; finite
+# values; shapes that agree), so that a bad one is a clear error, never an IndexError deep inside
+_NAMES = _cell.Names(PARAM_NAMES, LAYER_NAMES, GATES, "rnn_core.gru.init_params")
 param_names, param_shapes = _NAMES.param_names, _NAMES.param_shapes
+count_params, check_params = _NAMES.count_params, _NAMES.check_params
 
 
 def init_params(
@@ -116,30 +120,8 @@ def init_params(
     The numbers are drawn in float64 and then cast, so the same seed gives the same network in
     float32 and float64.
     """
-    V = check_int(vocab_size, "vocab_size")
-    H = check_int(hidden_size, "hidden_size")
-    L = check_int(num_layers, "num_layers")
-    dtype = _cell.check_dtype(dtype)
-    check_number(recurrent_scale, "recurrent_scale", 0)
-    check_number(update_bias, "update_bias")
-    return _NAMES.draw(seed, V, H, L, recurrent_scale, dtype, update_bias)  # W_h: one orthogonal block per gate
-
-
-def count_params(vocab_size, hidden_size, num_layers=1):
-    """Number of trainable numbers: 3H*V + 3H*H + 3H + V*H + V, three quarters of an LSTM's,
-    and 3H*(2H + 1) for each further layer."""
-    return _cell.count(param_shapes(vocab_size, hidden_size, num_layers))
-
-
-# -- input checks: clear errors at the door, never an IndexError deep inside ----------------------
-
-
-def check_params(params):
-    """Check a GRU parameter dict: keys (every layer's), one float dtype, finite values, and shapes that agree.
-
-    Returns the dict (unchanged). Raises TypeError or ValueError naming the problem.
-    """
-    return _cell.check_param_dict(params, PARAM_NAMES, LAYER_NAMES, param_shapes, "rnn_core.gru.init_params", GATES)
+    # every argument checked, then drawn; W_h: one orthogonal block per gate
+    return _NAMES.draw(seed, vocab_size, hidden_size, num_layers, recurrent_scale, dtype, update_bias, "update_bias")
 
 
 _SEQUENCES = _cell.Sequences(check_params, STATE_NAMES, LAYER_NAMES, param_names)

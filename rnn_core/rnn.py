@@ -47,7 +47,7 @@ import numpy as np
 from . import _cell
 from ._cell import output_logits  # the output layer every cell ends in: o = W_yh h + b_o
 from ._fast_rnn import VanillaEngine
-from ._validation import check_int, check_number
+from ._validation import check_int
 
 __all__ = [*_cell.INTERFACE, "output_logits"]
 
@@ -58,8 +58,13 @@ STATE_NAMES = ("h",)  # the state the recurrence carries from one step to the ne
 
 # param_names(num_layers=1): PARAM_NAMES, then each further layer's names; param_shapes(vocab_size,
 # hidden_size, num_layers=1): {name: shape} for every one of them
-_NAMES = _cell.Names(PARAM_NAMES, LAYER_NAMES, 1)
+# count_params(vocab_size, hidden_size, num_layers=1): the number of trainable numbers,
+# H*V + H*H + V*H + H + V, and (2H*H + H) for each further layer;
+# check_params(params): the dict checked at the door (keys, every layer's; one float dtype; finite
+# values; shapes that agree), so that a bad one is a clear error, never an IndexError deep inside
+_NAMES = _cell.Names(PARAM_NAMES, LAYER_NAMES, None, "rnn_core.init_params")
 param_names, param_shapes = _NAMES.param_names, _NAMES.param_shapes
+count_params, check_params = _NAMES.count_params, _NAMES.check_params
 
 
 def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, recurrent_scale=1.0, *, num_layers=1):
@@ -85,27 +90,7 @@ def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, recurrent_sca
     The numbers are drawn in float64 and then cast, so the same seed gives the
     same network in float32 and float64.
     """
-    V, H = check_int(vocab_size, "vocab_size"), check_int(hidden_size, "hidden_size")
-    L = check_int(num_layers, "num_layers")
-    dtype = _cell.check_dtype(dtype)
-    check_number(recurrent_scale, "recurrent_scale", 0)
-    return _NAMES.draw(seed, V, H, L, recurrent_scale, dtype)
-
-
-def count_params(vocab_size, hidden_size, num_layers=1):
-    """Number of trainable numbers: H*V + H*H + V*H + H + V, and (2H*H + H) for each further layer."""
-    return _cell.count(param_shapes(vocab_size, hidden_size, num_layers))
-
-
-# -- input checks: clear errors at the door, never an IndexError deep inside ----------------------
-
-
-def check_params(params):
-    """Check a parameter dict: keys (every layer's), one float dtype, finite values, and shapes that agree.
-
-    Returns the dict (unchanged). Raises TypeError or ValueError naming the problem.
-    """
-    return _cell.check_param_dict(params, PARAM_NAMES, LAYER_NAMES, param_shapes, "rnn_core.init_params")
+    return _NAMES.draw(seed, vocab_size, hidden_size, num_layers, recurrent_scale, dtype)
 
 
 _SEQUENCES = _cell.Sequences(check_params, STATE_NAMES, LAYER_NAMES, param_names)

@@ -19,7 +19,7 @@ from types import ModuleType
 
 import numpy as np
 
-from ._validation import check_checkpoint_path
+from ._validation import check_checkpoint_path, check_indices
 from .cells import cell_module, state_arrays, state_from_arrays, zero_state
 from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from .config import TrainConfig, learning_rate_at
@@ -568,11 +568,7 @@ def _encode(data, vocab):
         return vocab.encode(data), vocab
     if vocab is None or not isinstance(vocab, Vocabulary):
         raise TypeError("train needs a text (str), or character indices together with vocab=Vocabulary(...)")
-    ids = np.asarray(data)
-    if ids.ndim != 1 or ids.dtype.kind not in "iu":
-        raise ValueError(f"character indices must be a 1-D integer array, got shape {ids.shape}, dtype {ids.dtype}")
-    if ids.size and (ids.min() < 0 or ids.max() >= vocab.size):
-        raise ValueError(f"character indices must lie in 0..{vocab.size - 1} for this vocabulary")
+    ids = check_indices(data, "data", vocab.size, ndim=(1,), min_size=0)  # an empty text is said later
     return ids.astype(np.int64), vocab
 
 

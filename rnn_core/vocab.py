@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._validation import check_indices
+
 __all__ = ["Vocabulary"]
 
 
@@ -80,8 +82,5 @@ class Vocabulary:
         idx = np.asarray(indices)
         if idx.size == 0:
             return ""
-        if idx.dtype.kind not in "iu":
-            raise TypeError(f"decode expects integer indices, got dtype {idx.dtype}")
-        if idx.min() < 0 or idx.max() >= self.size:
-            raise ValueError(f"index out of range for a vocabulary of size {self.size}: valid are 0..{self.size - 1}")
+        idx = check_indices(idx, "indices", self.size, ndim=None)
         return "".join(self.chars[i] for i in idx.ravel().tolist())

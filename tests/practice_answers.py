@@ -17,19 +17,32 @@ import re
 import numpy as np
 
 import rnn_core
-from rnn_core import practice
+from rnn_core import _practice_check, practice
 from rnn_core._practice_exercises import public_seed_rng
 from rnn_core._practice_solutions import SOLUTIONS
 
-EXERCISE = practice._BY_NAME  # name -> Exercise
+EXERCISE = _practice_check._BY_NAME  # name -> Exercise
+
+
+def quietly(fn, *args, **kwargs):
+    """fn(*args, **kwargs) with its printing captured: (its value, the printed text)."""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        value = fn(*args, **kwargs)
+    return value, printed.getvalue()
 
 
 def check(name, fn, **kwargs):
     """practice.check with its printed message captured: (result, printed text)."""
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        result = practice.check(name, fn, **kwargs)
-    return result, printed.getvalue()
+    return quietly(practice.check, name, fn, **kwargs)
+
+
+def use_my_rnn_file(path, monkeypatch):
+    """$RNN_CORE_MY_RNN set to ``path``, the reader's file that practice reads and writes (its folder
+    made, the file not); returns path."""
+    path.parent.mkdir()
+    monkeypatch.setenv(practice.MY_RNN_ENV, str(path))
+    return path
 
 
 def assert_wrong(name, fn, wrong, rows=(), mistake=None):
@@ -95,7 +108,7 @@ def model_answer(name, *mistakes, seed=None):
     if ex.varied:  # the first case with its entries changed, as check calls it a second time on the same arrays
         first = next(c for c in drawn if not c.square)
         args = copy.deepcopy(first.args)
-        practice._vary(ex, args)
+        _practice_check._vary(ex, args)
         drawn = [*drawn, dataclasses.replace(first, args=tuple(args))]
     for case in drawn:
         try:

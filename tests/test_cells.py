@@ -8,29 +8,13 @@ import pytest
 import rnn_core
 from rnn_core import CELLS, gru, lstm, rnn
 from rnn_core.cells import (
+    INTERFACE,
     cell_module,
     check_cell_params,
     num_layers,
     state_arrays,
     state_from_arrays,
     zero_state,
-)
-
-INTERFACE = (
-    "PARAM_NAMES",
-    "LAYER_NAMES",
-    "STATE_NAMES",
-    "param_names",
-    "param_shapes",
-    "count_params",
-    "init_params",
-    "check_params",
-    "step_forward",
-    "step_backward",
-    "forward",
-    "loss_and_grads",
-    "sequence_loss",
-    "advance",
 )
 
 # The sequence-level functions: the same parameters in every cell (the vanilla cell's loss_and_grads

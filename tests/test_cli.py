@@ -228,6 +228,36 @@ def test_max_seconds_bounds_the_run(capsys, tmp_path, text_file):
 def test_bad_train_flags(capsys, text_file, flag, value, pattern):
     code, _, err = call(capsys, "train", "--text", text_file, flag, value)
     assert_one_line_error(code, err, pattern, status=2)
+    assert err.startswith(f"python -m rnn_core train: error: argument {flag}: ")  # argparse's usage error
+    assert err.rstrip().endswith("(see python -m rnn_core train --help)")
+
+
+def test_flag_types_refuse_what_train_config_refuses():
+    """Each train flag's argparse type accepts a value exactly when TrainConfig does, so the parser is the one
+    place a bad flag is caught (a usage error naming the flag) and nothing is read back from a check's message."""
+    import argparse
+
+    train_parser = next(a for a in build_parser()._actions if a.dest == "command").choices["train"]
+    typed = [a for a in train_parser._actions if a.type is not None]
+    assert len(typed) == 12  # the sizes, counts, rates and seconds
+    defaults = TrainConfig()
+    for action in typed:
+        integer = isinstance(getattr(defaults, action.dest), int)
+        for text in ("-1", "0", "0.5", "0.999", "1", "2", "100000", "nan", "inf"):
+            if integer and not float(text).is_integer():
+                continue  # not an integer: refused by the type as such ("expected an integer")
+            value = int(float(text)) if integer else float(text)
+            try:
+                TrainConfig(**{action.dest: value})
+                config_accepts = True
+            except ValueError:
+                config_accepts = False
+            try:
+                action.type(text)
+                type_accepts = True
+            except argparse.ArgumentTypeError:
+                type_accepts = False
+            assert type_accepts == config_accepts, (action.dest, text)
 
 
 @pytest.mark.parametrize(
@@ -236,6 +266,8 @@ def test_bad_train_flags(capsys, text_file, flag, value, pattern):
         ("--temperature", "-1", "--temperature: must be a number >= 0"),
         ("--length", "-5", "--length: must be >= 0"),
         ("--top-k", "0", "--top-k: must be a positive integer"),
+        ("--length", "many", "--length: expected an integer, got 'many'"),
+        ("--temperature", "warm", "--temperature: expected a number, got 'warm'"),
     ],
 )
 def test_bad_sample_flags(capsys, trained, flag, value, pattern):
@@ -244,7 +276,7 @@ def test_bad_sample_flags(capsys, trained, flag, value, pattern):
 
 
 def test_a_type_error_that_is_no_flags_fault_is_not_a_usage_error(capsys, tmp_path, text_file, monkeypatch):
-    """Only a check naming a flag becomes a usage line; any other TypeError is a bug and keeps its traceback."""
+    """Only argparse's types make usage lines; a TypeError after parsing is a bug and keeps its traceback."""
     import rnn_core.cli as cli
 
     def broken(*args, **kwargs):
@@ -387,6 +419,25 @@ def test_as_a_module_no_traceback(tmp_path):
     )
     assert r.returncode == 1 and r.stdout == ""
     assert_one_line_error(r.returncode, r.stderr, "does not exist")
+
+
+def test_the_engines_command_line_does_not_load_the_instructors_tools():
+    """import rnn_core.cli leaves the grader and the edition writer unloaded: their subcommands import them."""
+    code = (
+        "import sys, rnn_core.cli; print(sorted(m for m in ('rnn_core.grade', 'rnn_core.edition') if m in sys.modules))"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert r.stdout.strip() == "[]"
+
+
+def test_instructor_flags_are_checked_by_their_types(capsys):
+    """grade's flags are refused by the same argparse types as train's, before the grader is loaded."""
+    code, _, err = call(capsys, "grade", "x.ipynb", "--jobs", "0")
+    assert_one_line_error(code, err, "argument --jobs: must be a positive integer, got 0", status=2)
+    code, _, err = call(capsys, "grade", "x.ipynb", "--exercise-timeout", "0")
+    assert_one_line_error(code, err, "argument --exercise-timeout: must be a number > 0, got 0.0", status=2)
+    code, _, err = call(capsys, "grade", "x.ipynb", "--seed", "-1")
+    assert_one_line_error(code, err, "argument --seed: must be >= 0, got -1", status=2)
 
 
 def test_ctrl_c_saves_and_summarises(tmp_path, text_file):

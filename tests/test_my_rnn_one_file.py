@@ -10,8 +10,6 @@ Everything runs on a short text with a small network: a few seconds.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import linecache
 import re
@@ -20,7 +18,7 @@ import numpy as np
 import plain_my_rnn  # tests/plain_my_rnn.py
 import pytest
 from notebook_code import NOTEBOOKS  # tests/notebook_code.py
-from practice_answers import cases, fingerprint  # tests/practice_answers.py
+from practice_answers import cases, fingerprint, quietly, use_my_rnn_file  # tests/practice_answers.py
 
 import rnn_core
 from rnn_core import practice
@@ -36,18 +34,9 @@ TRAINED = ("loss_and_grads", "clip_global_norm", "adam_update", "step_forward", 
 @pytest.fixture(autouse=True)
 def my_rnn_file(tmp_path, monkeypatch):
     """$RNN_CORE_MY_RNN names a fresh template in tmp_path."""
-    path = tmp_path / "notebooks" / "my_rnn.py"
-    path.parent.mkdir()
-    monkeypatch.setenv(practice.MY_RNN_ENV, str(path))
+    path = use_my_rnn_file(tmp_path / "notebooks" / "my_rnn.py", monkeypatch)
     quietly(practice.my_rnn)
     return path
-
-
-def quietly(fn, *args, **kwargs):
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        value = fn(*args, **kwargs)
-    return value, printed.getvalue()
 
 
 def as_a_cell(code, label, names=()):

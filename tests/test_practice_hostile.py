@@ -31,7 +31,7 @@ from practice_answers import (
     plain_step_forward,
 )
 
-from rnn_core import practice
+from rnn_core import _practice_check, practice
 from rnn_core._practice_exercises import F
 
 SEEDS = (None, 1, 2, 3, 4, 5, 6, 7)  # the public cases and a few hidden ones: the cases hold on every seed
@@ -376,17 +376,17 @@ def test_code_swapped_on_the_checkers_reference_is_noticed_and_put_back():
 
 
 def test_code_swapped_while_the_function_runs_is_wrong():
-    original = practice._differ.__code__
+    original = _practice_check._differ.__code__
 
     def swaps(o):
-        practice._differ.__code__ = (lambda got, want: None).__code__
+        _practice_check._differ.__code__ = (lambda got, want: None).__code__
         return np.zeros(len(o))
 
     try:
         result, _ = check("softmax", swaps)
     finally:
-        restored = practice._differ.__code__ is original
-        practice._differ.__code__ = original
+        restored = _practice_check._differ.__code__ is original
+        _practice_check._differ.__code__ = original
     assert restored and result.status == "wrong" and "__code__" in result.message, result.message
 
 

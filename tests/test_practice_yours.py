@@ -6,8 +6,6 @@ tmp_path, named by $RNN_CORE_MY_RNN: nothing is written into notebooks/.
 """
 
 import ast
-import contextlib
-import io
 import json
 import os
 from pathlib import Path
@@ -15,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import plain_my_rnn  # tests/plain_my_rnn.py
 import pytest
+from practice_answers import quietly, use_my_rnn_file  # tests/practice_answers.py
 
 import rnn_core
 from rnn_core import practice
@@ -32,19 +31,9 @@ RUN = dict(hidden_size=16, steps=120, seed=3, batch_size=4, sample_length=60)  #
 @pytest.fixture(autouse=True)
 def my_rnn_file(tmp_path, monkeypatch):
     """$RNN_CORE_MY_RNN names a file in tmp_path (not made yet); the current folder is tmp_path too."""
-    path = tmp_path / "answers" / "my_rnn.py"
-    path.parent.mkdir()
-    monkeypatch.setenv(practice.MY_RNN_ENV, str(path))
+    path = use_my_rnn_file(tmp_path / "answers" / "my_rnn.py", monkeypatch)
     monkeypatch.chdir(tmp_path)
     return path
-
-
-def quietly(fn, *args, **kwargs):
-    """fn(*args, **kwargs) with its printing captured: (its value, the printed text)."""
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        value = fn(*args, **kwargs)
-    return value, printed.getvalue()
 
 
 def plain_functions(*names):

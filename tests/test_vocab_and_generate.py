@@ -28,8 +28,12 @@ def test_vocabulary_errors():
         Vocabulary("cba")
     with pytest.raises(TypeError, match="str"):
         v.encode(["a"])
-    with pytest.raises(ValueError, match="out of range"):
+    with pytest.raises(
+        ValueError, match=r"indices holds index 3, outside the vocabulary of size V=3 \(valid: 0\.\.2\)"
+    ):
         v.decode([0, 3])
+    with pytest.raises(TypeError, match="indices must be an integer or an integer array of character indices"):
+        v.decode([0.0, 1.0])
 
 
 @pytest.fixture(scope="module")

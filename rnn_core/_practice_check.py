@@ -1,0 +1,1225 @@
+"""The exercise checker behind ``rnn_core.practice`` (private): ``check``, ``hint``, ``solution``.
+
+``rnn_core.practice`` (its docstring says what a check does) re-exports these with the reader's
+file (``_practice_yours``), which builds on ``check``: the two import this module, and neither
+imports the other's caller, so the checker has no import circle.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import html
+import itertools
+import sys
+import sysconfig
+import textwrap
+import traceback
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from . import _practice_reference as reference
+from ._practice_exercises import ALIASING_ROWS, EXERCISE_LIST, public_seed_rng
+from ._practice_model import ANSWER, Case, Mistake
+from ._practice_run import CHECKER, TIME_LIMIT, Odd, Seq, read, run, safe_str, type_name
+from .edition import solutions_withheld
+
+try:
+    from ._practice_solutions import SOLUTIONS, plain_text
+except ModuleNotFoundError:  # the student edition's wheel is built without the answers (edition.build_wheel)
+    SOLUTIONS, plain_text = {}, None
+
+__all__ = ["ERRATA_ROWS", "ERRATA_TABLE", "EXERCISES", "TIME_LIMIT", "Result", "check", "hint", "solution"]
+
+ERRATA_TABLE = "11-appendix-errata.ipynb#The-errata-table"  # where the errata table is, from a notebook
+TOL = 1e-6  # largest error, relative to the output's largest entry, that still counts as the same numbers
+# the same for an output the reader's code computed in float32 (float32 inputs, or a cast): its rounding (about
+# 6e-8 of each number) grows through a few operations, and scores near 1000 lose 3e-5 of their size to it
+TOL32 = 1e-4
+_SHOWN = 3  # entries shown where an output differs
+
+
+@dataclass(frozen=True)
+class Result:
+    """What ``check`` found: status, the names of what is wrong, the message it printed, errata rows."""
+
+    status: str  # "passed", "not attempted", "wrong", "error" or "delegated"
+    wrong: list = field(default_factory=list)  # names of the outputs (or arguments) that differ; empty unless "wrong"
+    message: str = ""  # the text that check printed, before its lines were wrapped at WIDTH (practice.wrap)
+    errata: tuple = ()  # rows of the errata table the answer repeats
+
+    def _ipython_display_(self):
+        """Nothing: check has printed the message already (a cell ending with check shows it once)."""
+
+    def __repr__(self):
+        return f"Result(status={self.status!r}, wrong={self.wrong!r}, errata={self.errata!r})"
+
+
+def check(name, fn, *, seed=None):
+    """Check the reader's function ``fn`` against the ``rnn_core`` function ``name``; print and return a Result.
+
+    name: one of ``EXERCISES`` (e.g. "softmax", "loss_and_grads", "lstm.step_backward").
+    fn: the reader's function, taking the same arguments and returning the same values as the
+      ``rnn_core`` function of that name.
+    seed: None for the public cases (the same every time); an int draws other cases with the same
+      properties (for a grader's hidden cases).
+    Prints one message, every line at most ``WIDTH`` (100) characters, broken at spaces, and returns
+    ``Result(status, wrong, message, errata)``. Raises only for a name that is not an exercise, an
+    ``fn`` that is not a function, or a real interrupt (the stop button), never because of what ``fn``
+    does: a closed stdout, a SIGINT it sends itself or a swapped ``__code__`` on the checker's own
+    functions are reported, and the next check (``check_all``'s next row) runs as usual.
+
+    What it cannot guard against: ``fn`` runs in the learner's own Python process, beside the
+    checker, so code written to fool it can. A thread started in an earlier cell, a forked or spawned
+    process, the profiler switched off and on again, a signal sent from another thread or process
+    (taken for the stop button), changes to the checker's data or closures rather than its code, or
+    the answers read from rnn_core's files are beyond what a check inside that process can see. It is a
+    helper for a learner who wants to know what is wrong; for marks, ``python -m rnn_core grade`` runs
+    each exercise in a fresh process of its own and compares its outputs outside it.
+    """
+    exercise = _exercise(name)
+    if not callable(fn):
+        raise TypeError(
+            f"check({name!r}, fn): fn must be your function itself (e.g. {_short(name)}, "
+            f"not {_short(name)}(...)), got {type_name(fn)}"
+        )
+    if seed is not None and not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"check({name!r}, fn, seed=...): seed must be an int or None, got {type_name(seed)}")
+    tampered = reference.restore_checker()  # an earlier cell's swapped __code__ on the checker's functions
+    try:
+        result = _check(exercise, fn, seed)
+    except Exception as exc:  # a bug of the checker itself must not look like the reader's
+        result = Result(
+            "error",
+            [],
+            f"{name}: the checker failed ({safe_str(exc)}). This is a bug of rnn_core.practice, not of your function.",
+        )
+    if tampered:
+        result = replace(result, message=result.message + "\n" + _tampered_note(tampered))
+    _show(wrap(result.message), printed=result.status == "not attempted")
+    return result
+
+
+def hint(name):
+    """Print a nudge, in words, for the exercise ``name``."""
+    print(wrap(f"{name}: {_exercise(name).hint}"))
+
+
+WIDTH = 100  # the longest line check prints: JupyterLab breaks longer ones anywhere, mid-word too
+
+
+def wrap(message, width=WIDTH):
+    """``message`` with every line longer than ``width`` broken at spaces; a continued line that was indented is
+    indented two spaces further. Words are never split (a word longer than the width keeps its line)."""
+    lines = []
+    for line in message.split("\n"):
+        if len(line) <= width:
+            lines.append(line)
+            continue
+        indent = line[: len(line) - len(line.lstrip(" "))]
+        kept = line.replace(" = ", "\ue000=\ue000")  # "H = 6" on one line: textwrap breaks at ASCII spaces only
+        parts = textwrap.wrap(
+            kept,
+            width,
+            subsequent_indent=indent + "  " if indent else "",
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        lines += [part.replace("\ue000", " ") for part in parts]
+    return "\n".join(lines)
+
+
+def solution(name):
+    """Print the reference solution of the exercise ``name``: the code of its folded Answer, which passes ``check``.
+
+    In a student edition (``python -m rnn_core student-edition``: its marker file in the working folder or
+    a folder above it, or ``$RNN_CORE_SOLUTIONS=withheld``) it prints that the instructor has withheld it.
+    """
+    _exercise(name)
+    withheld = solutions_withheld()
+    if withheld:
+        print(
+            f"{name}: your instructor has withheld the solutions here ({withheld}). "
+            f'practice.hint("{name}") gives a nudge, and practice.check says what is wrong with yours.'
+        )
+        return
+    print(plain_text(SOLUTIONS[name]))
+
+
+# -- the machinery ---------------------------------------------------------------------------------------
+
+
+class _Missing:
+    """Stands for an output the reader's answer does not have (a missing key, a dict that is not one)."""
+
+    def __init__(self, why):
+        self.why = why
+
+
+_ALIASING = Mistake(
+    "aliasing",
+    "delta_o = o",
+    "a second name for an array is not a copy: changing it changes the caller's array too "
+    "(make a copy first, or write the result into a new array).",
+    ALIASING_ROWS,
+    "",
+    None,
+)
+
+
+def _exercise(name):
+    if name in _BY_NAME:
+        return _BY_NAME[name]
+    close = difflib.get_close_matches(str(name), list(_BY_NAME), n=1)
+    also = f" Did you mean {close[0]!r}?" if close else ""
+    raise ValueError(f"no exercise named {name!r}.{also} The exercises: {', '.join(_BY_NAME)}")
+
+
+def _short(name):
+    return name.rsplit(".", 1)[-1]
+
+
+@dataclass
+class _Run:
+    """One case, what rnn_core gives on it, and what the reader's function did."""
+
+    case: object
+    want_raw: object  # the reference's return value
+    call: object  # the _practice_run.Call
+    got: dict = None  # output name -> the reader's value (when it returned one)
+    want: dict = None  # output name -> the reference's value
+
+
+def _check(ex, fn, seed):
+    """Run every case; report the first problem, in the order of the cases, or "passed"."""
+    cases = ex.cases(public_seed_rng(seed, list(_BY_NAME).index(ex.name)))
+    square = next((c for c in cases if c.square), None)
+    main = [c for c in cases if not c.square]
+    notes = _patched_notes(ex)
+    own = reference.code_of(fn)
+    if own is not None and reference.origin(own) in ex.watch:
+        return _delegated(ex, [".".join(reference.origin(own))], notes, itself=True)
+    runs = []
+    for i, case in enumerate(main):
+        runs.append(_Run(case, _reference(ex, case), run(fn, case.args, ex.watch, echo=i == 0)))
+        stopped = _stopped(ex, runs[-1], notes)
+        if stopped:
+            return stopped
+    stubs = [_stub_kind(fn, r.call) for r in runs]
+    if all(stubs):
+        return _not_attempted(ex, fn, stubs[0])
+    for r in runs:
+        if r.call.error is None and r.call.value is not None:
+            r.got, r.want = _flatten(ex, r.call.value, r.want_raw)
+    for r, stub in zip(runs, stubs):
+        problem = _problem(ex, fn, r, stub, runs, square, notes)
+        if problem:
+            return problem
+    return _again(ex, fn, runs, notes) or _repeated(ex, fn, runs, notes) or _passed(ex, main, notes)
+
+
+def _stopped(ex, r, notes):
+    """The Result if the call ran out of time or handed the work to rnn_core's own function, else None."""
+    if r.call.timed_out:
+        return _timed_out(ex, r.case, notes)
+    if r.call.delegated:
+        return _delegated(ex, r.call.delegated, notes)
+    return None
+
+
+def _problem(ex, fn, r, stub, runs, square, notes):
+    """The Result for the first problem of one case's call (raised, None, changed a module, wrong, changed
+    its arguments), else None."""
+    if r.call.error is not None:
+        return _raised(ex, fn, r, square, notes, stub)
+    if r.call.value is None:
+        lines = [
+            f"{ex.name}: wrong. Your function returns None on {r.case.about}, and values on other cases: does "
+            "every path through it end with a return?"
+        ]
+        return _report("wrong", list(_output_names(ex, r.want_raw)), lines, notes)
+    if r.call.patched:
+        return _patching(ex, r, notes)
+    wrong = _differences(r.got, r.want)
+    if wrong:
+        return _wrong(ex, fn, r, wrong, runs, square, notes)
+    return _arguments_changed(ex, r, notes)
+
+
+def _arguments_changed(ex, r, notes):
+    """The Result if the call changed the caller's arrays or dicts (its outputs right), else None."""
+    changed, keys = _changed(ex, r.case.args, r.call.args_after, r.call.entries)
+    if changed:
+        lines = [
+            f"{ex.name}: wrong. Your outputs are right, on {r.case.about}, but your function changed "
+            f"{_join(changed)} in place: the caller's {'arrays' if len(changed) > 1 else 'array'}, not its own."
+        ]
+        return _report("wrong", changed + list(keys), lines + _keys_lines(keys), notes, [(changed, _ALIASING)])
+    if keys:
+        lines = [
+            f"{ex.name}: wrong. Your outputs are right, on {r.case.about}, but your function changed the caller's dict:"
+        ] + _keys_lines(keys)
+        lines.append("Leave the caller's dicts as they came: build new ones for what you return.")
+        return _report("wrong", list(keys), lines, notes)
+    return None
+
+
+def _passed(ex, main, notes):
+    """The Result "passed", naming the cases (a group of cases that differ only in one respect once)."""
+    abouts = list(dict.fromkeys(c.group or c.about for c in main))
+    count = {1: "the case", 2: "both cases"}.get(len(main), f"all {len(main)} cases")
+    line = f"{ex.name}: passed. Your function agrees with {ex.reference_name} on {count}: {'; '.join(abouts)}."
+    return _report("passed", [], [line], notes)
+
+
+def _reference(ex, case):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return ex.reference(*copy.deepcopy(case.args))
+
+
+def _output_names(ex, reference_value):
+    """The names of the outputs every answer returns (the optional ones left out), as Result.wrong gives them."""
+    parts = (reference_value,) if len(ex.outputs) == 1 else tuple(reference_value)
+    names = []
+    for name, part in zip(ex.outputs, parts):
+        names += list(part) if name in ex.by_key else [name]
+    return names
+
+
+def _again(ex, fn, runs, notes):
+    """Right on every case: called again on the first case, and its earlier results looked at again."""
+    first = runs[0]
+    call = run(fn, first.case.args, ex.watch, echo=False)
+    if call.timed_out:
+        return _timed_out(ex, first.case, notes, "the second time it was called")
+    if call.delegated:
+        return _delegated(ex, call.delegated, notes)
+    if call.error is not None:
+        return _raised(
+            ex, fn, _Run(first.case, first.want_raw, call), None, notes, None, "the second time it was called"
+        )
+    if call.patched:
+        return _patching(ex, _Run(first.case, first.want_raw, call), notes)
+    got, want = _flatten(ex, call.value, first.want_raw) if call.value is not None else ({}, first.want)
+    wrong = _differences(got, want) if call.value is not None else dict.fromkeys(want, "None")
+    if wrong:
+        names = list(wrong)
+        lines = [
+            f"{ex.name}: wrong. Right on every case, but called a second time on the arguments of the first "
+            f"({first.case.about}, fresh copies), your function gives a different {_join(names)}.",
+            "It keeps something from one call to the next: a global it changes, or an array it reads but does not own.",
+        ]
+        return _report("wrong", names, lines, notes)
+    return _kept(ex, runs + [_Run(first.case, first.want_raw, call, got, want)], notes)
+
+
+def _kept(ex, runs, notes):
+    """The Result "wrong" if a result returned earlier changed since, or is an array another call returned too."""
+    for i, r in enumerate(runs):
+        try:
+            now = read(r.call.raw)
+            again, _ = _flatten(ex, now, r.want_raw)
+        except Exception:
+            again = {}
+        changed = [n for n in r.got if n not in again or not _equal(again[n], r.got[n])]
+        shared = [n for n, shares in _shared(runs[:i], r.call.raw) if shares]
+        if changed or shared:
+            names = changed or shared
+            how = "changed when it was called again" if changed else "is the very array it returned on an earlier call"
+            lines = [
+                f"{ex.name}: wrong. Right on every case, but the {_join(names)} your function returned on "
+                f"{r.case.about} {how}: it returns an array it keeps and overwrites (a buffer at module level?). "
+                "Return a new array from every call.",
+            ]
+            return _report("wrong", names, lines, notes)
+    return None
+
+
+# calls on fresh copies after the first pass: the last cases in reverse order, then the first case this many
+# times in a row, more than a ring of buffers reused in turn (one ring for each shape, say) holds
+_REVERSED, _IN_A_ROW = 3, 6
+
+
+def _repeated(ex, fn, runs, notes):
+    """Right on every case, and again on the first: called on fresh copies in another order, then twice on the
+    same arrays with their entries changed in between, every result right and none changed afterwards."""
+    order = runs[::-1][:_REVERSED] + [runs[0]] * _IN_A_ROW
+    done = list(runs)
+    for first in order:
+        r = _Run(first.case, first.want_raw, run(fn, first.case.args, ex.watch, echo=False))
+        problem = _repeat_problem(ex, r, notes, "again on fresh copies of the cases, in another order")
+        if problem:
+            return problem
+        done.append(r)
+    kept = _kept(ex, done, notes)
+    if kept or not ex.varied:
+        return kept
+    first = runs[0]
+    args = copy.deepcopy(first.case.args)  # the same objects for both calls, as a training loop passes them
+    for when in ("", "after their entries changed"):
+        if when:
+            _vary(ex, args)
+        case = Case(f"{first.case.about}{', ' + when if when else ''}", tuple(args))
+        r = _Run(case, _reference(ex, case), run(fn, args, ex.watch, echo=False, fresh=False))
+        how = f"on the same {_join(ex.varied)} twice, changed in place in between (as a training loop does)"
+        problem = _repeat_problem(ex, r, notes, how)
+        if problem:
+            return problem
+    return None
+
+
+def _repeat_problem(ex, r, notes, how):
+    """The Result if a repeated call went wrong in any way, else None (and r.got, r.want filled in)."""
+    call = r.call
+    if call.timed_out or call.delegated:
+        return _stopped(ex, r, notes)
+    if call.patched:
+        return _patching(ex, r, notes)
+    if call.error is not None:
+        lines = [
+            f"{ex.name}: error. Right on every case, but called {how}, your function raised "
+            f"{safe_str(call.error)}, on {r.case.about}."
+        ]
+        return _report("error", [], lines, notes)
+    if call.value is None:
+        r.got, r.want = {}, _flatten_reference(ex, r.want_raw)[0]
+        wrong = dict.fromkeys(r.want, "None")
+    else:
+        r.got, r.want = _flatten(ex, call.value, r.want_raw)
+        wrong = _differences(r.got, r.want)
+    if not wrong:
+        return None
+    names = list(wrong)
+    lines = [
+        f"{ex.name}: wrong. Right on every case, but called {how}, your function gives a wrong "
+        f"{_join(names)} on {r.case.about}:",
+        *[f"  {n}: {why}" for n, why in _grouped(wrong)],
+        "It keeps something from one call to the next: a result it looks up by id() or by call count, a "
+        "buffer it reuses, a global it changes. Compute every result afresh from the arguments.",
+    ]
+    return _report("wrong", names, lines, notes)
+
+
+def _vary(ex, args):
+    """Change, in place, the entries of the arguments ``ex.varied`` names: each array's entries moved one place
+    along (indices stay indices, probabilities stay probabilities), and floats other than probabilities made
+    a quarter larger too (so that a norm changes with them)."""
+    for name in ex.varied:
+        value = args[ex.args.index(name)]
+        for a in value.values() if isinstance(value, dict) else (value,):
+            if not isinstance(a, np.ndarray):
+                continue
+            a[...] = np.roll(a.ravel(), 1).reshape(a.shape)
+            if a.dtype.kind == "f" and name != "y_hat":
+                a *= 1.25
+
+
+def _shared(earlier, raw):
+    """[(output name, whether it shares memory with an array returned by an earlier call)]."""
+    mine = _arrays(raw)
+    before = [a for r in earlier for _, a in _arrays(r.call.raw)]
+    return [(name, any(np.shares_memory(a, b) for b in before)) for name, a in mine]
+
+
+def _arrays(value, name="", depth=0):
+    """(path, array) of every numpy array in a returned value."""
+    if isinstance(value, np.ndarray):
+        return [(name or "output", value)]
+    if depth > 4:
+        return []
+    if isinstance(value, dict):
+        return [x for k, v in dict.items(value) for x in _arrays(v, str(k), depth + 1)]
+    if isinstance(value, (tuple, list)):
+        return [x for i, v in enumerate(value) for x in _arrays(v, name or str(i), depth + 1)]
+    return []
+
+
+# -- the statuses that are not about the numbers ---------------------------------------------------------
+
+
+def _stub_kind(fn, call):
+    """The not-attempted wording if this call is the stub's (its own NotImplementedError, or None), else None."""
+    if call.error is None:
+        return "returns None: write its body, ending with a return," if call.value is None else None
+    if isinstance(call.error, NotImplementedError) and not call.reading and _raised_by(fn, call.error) == "itself":
+        return "still raises NotImplementedError: write its body,"
+    return None
+
+
+def _raised_by(fn, exc):
+    """ "itself" if the innermost frame of the reader's code that raised ``exc`` is ``fn``'s own, else that frame."""
+    frames = _their_frames(exc)
+    if not frames:
+        return None
+    own = reference.code_of(fn) or reference.code_of(type(fn).__dict__.get("__call__"))  # a function, or an object's
+    last = frames[-1]
+    if own is not None and last.name == own.co_name and last.filename == own.co_filename:
+        return "itself"
+    return last
+
+
+def _not_attempted(ex, fn, what):
+    short = getattr(fn, "__name__", "")
+    short = short if isinstance(short, str) and short.isidentifier() else _short(ex.name)  # a lambda's is not one
+    return Result(
+        "not attempted",
+        [],
+        f"{ex.name}: not attempted yet. Your {short} {what} then run this cell again.\n"
+        f'practice.hint("{ex.name}") gives a nudge.',
+    )
+
+
+def _delegated(ex, functions, notes, itself=False):
+    plain = [f for f in functions if "<" not in f] or functions  # comprehensions and lambdas: inside the others
+    names = [f"rnn_core.{f}" for f in plain][:3]  # the first it called: the way in
+    if itself:
+        lines = [
+            f"{ex.name}: not your own. This is rnn_core's own {_short(ex.name)} ({names[0]}), the function the "
+            f"check compares with. Define your own function in a cell, then pass it: "
+            f'practice.check("{ex.name}", your_function).'
+        ]
+    else:
+        checker = [n for n in names if n.split(".")[1] in CHECKER]
+        what = (
+            "the checker's own code, which is what it compares with"
+            if checker == names
+            else "rnn_core's own version of this exercise, which is what the check compares with"
+        )
+        lines = [
+            f"{ex.name}: not your own. Your function calls {_join(names)}{' (and more)' if len(plain) > 3 else ''}, "
+            f"{what}: it cannot tell your code "
+            "from rnn_core's. Write the computation yourself (calling rnn_core's other functions is fine)."
+        ]
+    return _report("delegated", [], lines, notes)
+
+
+def _timed_out(ex, case, notes, when=None):
+    lines = [
+        f"{ex.name}: error. Your function was still running after {TIME_LIMIT:g} s "
+        f"{'(called ' + when + ') ' if when else ''}on {case.about}, and was stopped: an endless loop? "
+        "A right answer takes milliseconds."
+    ]
+    return _report("error", [], lines, notes)
+
+
+def _patching(ex, r, notes):
+    names = r.call.patched
+    lines = [
+        f"{ex.name}: wrong. While it ran, on {r.case.about}, your function changed {_join(names)}; check put "
+        f"{'them' if len(names) > 1 else 'it'} back. Every later cell that uses "
+        f"{'them' if len(names) > 1 else 'it'} would run something else: compute the result without changing "
+        "rnn_core, numpy or Python's own modules."
+    ]
+    return _report("wrong", names, lines, notes)
+
+
+def _raised(ex, fn, r, square, notes, stub, when=None):
+    exc, case = r.call.error, r.case
+    if stub:  # the function's own NotImplementedError here, but not on every case
+        lines = [
+            f"{ex.name}: wrong. Your function raises NotImplementedError on {case.about}, and returns values on "
+            "other cases: finish every branch of its body."
+        ]
+        return _report("wrong", _output_names(ex, r.want_raw), lines, notes)
+    by = _raised_by(fn, exc)
+    if isinstance(exc, NotImplementedError) and by not in (None, "itself"):
+        lines = [
+            f"{ex.name}: wrong. Your function calls {by.name}, which still raises NotImplementedError "
+            f"(line {by.lineno}): write its body too, then run this cell again."
+        ]
+        return _report("wrong", _output_names(ex, r.want_raw), lines, notes)
+    where = _line(by) if by not in (None, "itself") else (_line(_their_frames(exc)[-1]) if _their_frames(exc) else None)
+    what = {
+        SystemExit: "SystemExit: sys.exit() and exit() stop Python itself; return the result instead",
+        KeyboardInterrupt: "KeyboardInterrupt, from its own code (not the stop button)",
+    }.get(type(exc), safe_str(exc))
+    if r.call.reading:
+        lines = [
+            f"{ex.name}: error. Your function returned {_kind(r.call.raw)}, and reading it as numbers raised "
+            f"{safe_str(exc)}. Return numpy arrays (np.asarray(...)), numbers, and dicts or tuples of them.",
+            f"  On {case.about}.",
+        ]
+        return _report("error", [], lines, notes)
+    lines = [
+        f"{ex.name}: error. Your function raised {what}",
+        f"  {where}"
+        if where
+        else f"  check calls it as {_short(ex.name)}({', '.join(ex.args)}): does it take these arguments?",
+        f"  {'Called ' + when + ', on' if when else 'On'} {case.about}.",
+    ]
+    if square is not None and isinstance(exc, (ValueError, IndexError)):
+        found, header = _square_diagnosis(ex, fn, square)
+        return _report("error", [], lines, notes, found, header)
+    return _report("error", [], lines, notes)
+
+
+def _their_frames(exc):
+    """The traceback frames of the reader's code (outside rnn_core and installed libraries), outermost first."""
+    libraries = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    ours = str(reference.HOME)
+    try:
+        frames = traceback.extract_tb(exc.__traceback__)
+    except Exception:
+        return []
+    out = []
+    for f in frames:
+        try:
+            path = str(Path(f.filename).resolve())
+        except (OSError, ValueError):
+            path = f.filename
+        if not path.startswith((ours, *libraries)):
+            out.append(f)
+    return out
+
+
+def _line(frame):
+    line = (frame.line or "").strip()
+    return f"in {frame.name}, line {frame.lineno}: {line}" if line else f"in {frame.name}, line {frame.lineno}"
+
+
+def _square_diagnosis(ex, fn, square):
+    """fn on the square case: (found, header) if it then gives exactly a known mistake, else ([], None)."""
+    call = run(fn, square.args, ex.watch, echo=False)
+    if call.error is not None or call.timed_out or call.value is None:
+        return [], None
+    r = _Run(square, _reference(ex, square), call)
+    r.got, r.want = _flatten(ex, call.value, r.want_raw)
+    wrong = _differences(r.got, r.want)
+    combo = _explain(ex, [r], r, wrong) if wrong else None
+    if not combo:
+        return [], None
+    verb = "is" if len(wrong) == 1 else "are"
+    return _found(ex, combo, r, wrong), (
+        f"On {square.about}, where those shapes agree, your function runs; there {_join(wrong)} {verb} wrong, "
+        "exactly as this mistake makes them:"
+    )
+
+
+# -- wrong numbers ------------------------------------------------------------------------------------------
+
+
+def _wrong(ex, fn, r, wrong, runs, square, notes):
+    lines = [f"{ex.name}: wrong, on {r.case.about}. Compared with {ex.reference_name}:"]
+    lines += [f"  {names}: {why}" for names, why in _grouped(wrong)]
+    right = [name for name in r.want if name not in wrong]
+    if right:
+        lines.append(f"  right: {', '.join(right)}")
+    ran = [x for x in runs if x.got is not None and not x.case.long]
+    combo = None if r.case.long else _explain(ex, ran, r, wrong)
+    long = [x for x in runs if x.got is not None and x.case.long]
+    if combo and not all(_fits(ex, x, {m.step: m.fn for m in combo}) for x in long):
+        combo = None  # it fits the short cases, not the long one: something else besides
+    found = _found(ex, combo, r, wrong) if combo else []
+    changed, keys = _changed(ex, r.case.args, r.call.args_after, r.call.entries)
+    if changed:
+        lines.append(f"  and your function changed {_join(changed)} in place: the caller's arrays, not its own")
+        found.append((changed, _ALIASING))
+    lines += _keys_lines(keys)
+    if found:
+        return _report("wrong", wrong, lines, notes, found)
+    if square is not None and any(why.startswith("shape") for why in wrong.values()):
+        found, header = _square_diagnosis(ex, fn, square)
+        if found:
+            return _report("wrong", wrong, lines, notes, found, header)
+    lines += _unrecognised(ex, fn, r, wrong, runs)
+    return _report("wrong", wrong, lines, notes)
+
+
+def _found(ex, combo, r, wrong):
+    """[(the outputs a mistake changes, the mistake)] for the mistakes of a combination, in its order."""
+    out = []
+    for mistake in combo:
+        model = _model(ex, r.case, {mistake.step: mistake.fn}) or {}
+        names = [n for n in wrong if n in model and not _same_numbers(model[n], r.want[n], r.want[n])]
+        out.append((names or list(wrong), mistake))
+    return out
+
+
+def _unrecognised(ex, fn, r, wrong, runs):
+    """What to debug from when no mistake explains the answer: what each output is, where it differs, the case."""
+    numeric = [
+        n for n in wrong if _numbers(r.got.get(n)) is not None and _numbers(r.got[n]).shape == np.shape(r.want[n])
+    ]
+    lines = (
+        ["Like none of the mistakes this checker knows. What each wrong output is, and where it differs:"]
+        if numeric
+        else []
+    )
+    for name in numeric:
+        meaning = ex.meaning.get(name)
+        lines.append(f"  {name}{' = ' + meaning if meaning else ''}")
+        lines += [f"    {d}" for d in _first_differences(name, r.got.get(name), r.want[name])]
+    for remark in ex.diagnostics:
+        try:
+            text = remark(r.case, r.got, r.want)
+        except Exception:
+            text = None
+        if text:
+            lines.append(text)
+    lines.append(f"The case: {_show_args(ex, r.case.args)}")
+    again = run(fn, r.case.args, ex.watch, echo=False)
+    if again.error is None and again.value is not None and not again.timed_out:
+        got2, _ = _flatten(ex, again.value, r.want_raw)
+        twice = run(fn, r.case.args, ex.watch, echo=False)  # a third time: right on every other call is caught too
+        if twice.error is None and twice.value is not None and not twice.timed_out:
+            got3, _ = _flatten(ex, twice.value, r.want_raw)
+            got2 = got2 if any(not _equal(got2.get(n), r.got.get(n)) for n in r.got) else got3
+        if any(not _equal(got2.get(n), r.got.get(n)) for n in r.got):
+            lines.append(
+                "Called again on these arguments, your function gave another answer: it keeps "
+                "something from one call to the next."
+            )
+        elif r is not runs[0] and runs[0].got is not None:  # right on the first case before: still?
+            first = run(fn, runs[0].case.args, ex.watch, echo=False)
+            if first.error is None and first.value is not None and not first.timed_out:
+                got0, _ = _flatten(ex, first.value, runs[0].want_raw)
+                if _differences(got0, runs[0].want) and not _differences(runs[0].got, runs[0].want):
+                    lines.append(
+                        f"Called again on the first case ({runs[0].case.about}), where it was right before, "
+                        "your function is now wrong there too: it keeps something from one call to the next."
+                    )
+    where = f", and {ex.where} derives it" if ex.where else ""
+    lines.append(f'practice.hint("{ex.name}") gives a nudge{where}.')
+    return lines
+
+
+def _first_differences(name, got, want):
+    g, w = _numbers(got), _numbers(want)
+    if g is None or w is None or g.shape != w.shape:
+        return []
+    if w.ndim == 0:
+        return [f"expected {_num(w)}, got {_num(g)}"]
+    with np.errstate(all="ignore"):
+        off = ~np.isclose(g, w, rtol=TOL, atol=TOL * max(float(np.max(np.abs(w))), 1e-300), equal_nan=False)
+    where = list(zip(*np.nonzero(off)))[:_SHOWN]
+    shown = [
+        f"{name}[{', '.join(str(int(i)) for i in idx)}]: expected {_num(w[idx])}, got {_num(g[idx])}" for idx in where
+    ]
+    total = int(off.sum())
+    if total > len(where):
+        shown.append(f"... {total} of its {off.size} entries differ")
+    return shown
+
+
+def _num(x):
+    x = float(x)
+    return f"{x:.6g}" if np.isfinite(x) else str(x)
+
+
+def _show_args(ex, args):
+    """The case's arguments, short: small arrays in full, dicts by their keys and shapes."""
+    parts = []
+    for name, value in zip(ex.args, args):
+        parts.append(f"{name} = {_brief_value(value)}")
+    return "; ".join(parts)
+
+
+def _brief_value(value, depth=0):
+    if isinstance(value, np.ndarray):
+        if value.ndim <= 1 and value.size <= 8:
+            return np.array2string(value, precision=4, separator=", ", max_line_width=10**6)
+        return f"an array of shape {value.shape}"
+    if isinstance(value, Mapping):
+        if depth:
+            return f"a dict with the keys {', '.join(map(str, value))}"
+        return "{" + ", ".join(f"{k}: {_brief_value(v, depth + 1)}" for k, v in value.items()) + "}"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return repr(value)
+
+
+def _report(status, names, lines, notes, found=(), header=None):
+    """The Result: the lines so far, each mistake found with the outputs it changes and its errata rows, the notes."""
+    rows = []
+    if found:
+        lines.append(header or "What it looks like:")
+        for explained, mistake in found:
+            label = (
+                f"errata row{'s' if len(mistake.rows) > 1 else ''} {_join([str(r) for r in mistake.rows])}, "
+                if mistake.rows
+                else ""
+            )
+            lines.append(f'  {_join(explained)}: {label}"{mistake.name}": {mistake.why}')
+            rows += [r for r in mistake.rows if r not in rows]
+        if rows:
+            lines.append(f"The errata table: {ERRATA_TABLE}")
+    lines += notes
+    return Result(status, list(names) if status == "wrong" else [], "\n".join(lines), tuple(rows))
+
+
+def _join(names):
+    names = list(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _grouped(wrong):
+    """Lines of (names, description), names sharing one description put together."""
+    groups = {}
+    for name, why in wrong.items():
+        groups.setdefault(why, []).append(name)
+    return [(", ".join(names), why) for why, names in groups.items()]
+
+
+# -- recognising mistakes --------------------------------------------------------------------------------
+
+
+_BUDGET = 150  # combinations of mistakes tried beyond those whose members each explain an output
+
+
+def _explain(ex, runs, failing, wrong):
+    """The fewest mistakes (in different steps) whose model gives every output of the answer on every run.
+
+    Candidates change, on some run, an output the answer gets wrong there. Tried in order: each
+    candidate alone; pairs and triples of candidates that each give some wrong output exactly on their
+    own and change nothing the answer gets right (slips in separate lines); then up to ``_BUDGET``
+    other pairs (slips that interact). None if no combination fits, or if two different ones do.
+    """
+    runs = [failing] + [r for r in runs if r is not failing]
+    wrong_in = {id(r): set(wrong) if r is failing else set(_differences(r.got, r.want)) for r in runs}
+    everything = set().union(*wrong_in.values())
+    candidates, explainers, reach = [], [], {}
+    for mistake in ex.mistakes:
+        touches, clean, exact, reach[mistake.id] = False, True, False, set()
+        for r in runs:
+            model = _model(ex, r.case, {mistake.step: mistake.fn})
+            if model is None:
+                continue
+            changed = {n for n in r.want if n in model and not _same_numbers(model[n], r.want[n], r.want[n])}
+            touches = touches or bool(changed & wrong_in[id(r)])
+            clean = clean and changed <= wrong_in[id(r)]
+            reach[mistake.id] |= changed
+            if r is failing:
+                exact = any(_same_numbers(r.got[n], model[n], r.want[n]) for n in changed & wrong_in[id(r)])
+        if touches:
+            candidates.append(mistake)
+            if clean and exact:
+                explainers.append(mistake)
+
+    def fitting(combos, budget=None):
+        fits = []
+        for combo in combos:
+            steps = [m.step for m in combo]
+            if len(set(steps)) < len(combo) or (len(combo) > 1 and ANSWER in steps):
+                continue
+            if not everything <= set().union(*(reach[m.id] for m in combo)):
+                continue  # some wrong output that none of these mistakes changes
+            if budget is not None:
+                budget -= 1
+                if budget < 0:
+                    break
+            if all(_fits(ex, r, {m.step: m.fn for m in combo}) for r in runs):
+                fits.append(combo)
+        return fits
+
+    tried = set()
+    for combos, budget in (
+        ([(m,) for m in candidates], None),
+        (itertools.combinations(explainers, 2), None),
+        (itertools.combinations(explainers, 3), None),
+        (  # slips that interact: pairs with an explainer in them first
+            sorted(
+                (c for c in itertools.combinations(candidates, 2) if c not in tried),
+                key=lambda c: sum(m not in explainers for m in c),
+            ),
+            _BUDGET,
+        ),
+    ):
+        combos = list(combos)
+        tried.update(combos)
+        fits = fitting(combos, budget)
+        if len(fits) == 1:
+            return fits[0]
+        if fits:
+            return None  # two explanations fit the same numbers: naming one would be a guess
+    return None
+
+
+def _model(ex, case, replaced):
+    """The model's outputs on ``case`` with ``replaced`` swapped in, flattened; None if it cannot run there."""
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            flat, _ = _flatten_reference(ex, ex.outputs_of(case, replaced))
+        return flat
+    except Exception:  # a mistake that cannot run on this case (shapes) explains nothing here
+        return None
+
+
+def _fits(ex, r, replaced):
+    model = _model(ex, r.case, replaced)
+    return model is not None and all(n in model and _same_numbers(r.got[n], model[n], r.want[n]) for n in r.got)
+
+
+# -- comparing outputs -----------------------------------------------------------------------------------
+
+
+def _flatten(ex, value, reference_value):
+    """The reader's (read) return value and the reference's as two dicts {name: value} with the same names.
+
+    Outputs in ``by_key`` (dicts of gradients, parameters, Adam's state) are named by their keys. A
+    reader's answer that is missing something gets a _Missing in its place.
+    """
+    n = len(ex.outputs)
+    refs = (reference_value,) if n == 1 else tuple(reference_value)
+    if n == 1:
+        parts = (value,)
+    elif isinstance(value, Seq) and n <= len(value.items) <= n + len(ex.optional):
+        parts = value.items
+    else:
+        count = f"a {value.kind} of {len(value.items)} values" if isinstance(value, Seq) else _kind(value)
+        parts = (
+            _Missing(f"your function returns {count}; {ex.reference_name} returns {n} values: {', '.join(ex.outputs)}"),
+        ) * n
+    names = ex.outputs + ex.optional[: len(parts) - n]
+    got, want = {}, {}
+    for name, part, ref_part in zip(names, parts, refs):
+        if name in ex.by_key:
+            for key, ref_value in ref_part.items():
+                want[key] = ref_value
+                if isinstance(part, _Missing):
+                    got[key] = part
+                elif not isinstance(part, dict):
+                    got[key] = _Missing(f"{name} is {_kind(part)}, not a dict with the keys {', '.join(ref_part)}")
+                elif key not in part:
+                    others = [k for k in part if k not in ref_part]
+                    also = f" (it has {', '.join(repr(k) for k in others)}: use the keys of params)" if others else ""
+                    got[key] = _Missing(f"{name} has no key {key!r}{also}")
+                else:
+                    got[key] = part[key]
+        else:
+            want[name], got[name] = ref_part, part
+    return got, want
+
+
+def _flatten_reference(ex, value):
+    """A model's or the reference's return value as {name: value}, named as _flatten names them."""
+    n = len(ex.outputs)
+    parts = (value,) if n == 1 else tuple(value)
+    flat = {}
+    for name, part in zip(ex.outputs + ex.optional, parts):
+        if name in ex.by_key:
+            flat.update(part)
+        else:
+            flat[name] = part
+    return flat, None
+
+
+def _differences(got, want):
+    """{name: what is wrong} for every name whose value differs."""
+    wrong = {}
+    for name, w in want.items():
+        why = _differ(got[name], w)
+        if why:
+            wrong[name] = why
+    return wrong
+
+
+def _differ(got, want):
+    """None if got equals want (to TOL), else a short description of the difference."""
+    if isinstance(got, _Missing):
+        return got.why
+    if got is None:
+        return "None, where a value belongs"
+    if isinstance(want, Mapping):  # a dict compared whole (a cache, Adam's m and v): say which keys differ
+        if not isinstance(got, dict):
+            return f"{_kind(got)}, not a dict with the keys {', '.join(want)}"
+        parts = {k: "missing" if k not in got else _differ(got[k], w) for k, w in want.items()}
+        parts = {k: why for k, why in parts.items() if why}
+        missing = [repr(k) for k, why in parts.items() if why == "missing"]
+        other = _grouped({k: why for k, why in parts.items() if why != "missing"})
+        return (
+            "; ".join(([f"no key {_join(missing)}"] if missing else []) + [f"{why} at {k}" for k, why in other]) or None
+        )
+    if isinstance(want, (int, np.integer)) and not isinstance(want, (bool, np.bool_)):  # a count or an index: exactly
+        ok = isinstance(got, (int, float)) and not isinstance(got, bool) and got == want
+        if not ok and isinstance(got, np.ndarray) and got.shape == () and got.dtype.kind in "iuf":
+            ok = float(got) == want
+        return None if ok else f"{_brief(got)}, expected {want!r}"
+    if isinstance(got, Odd):
+        return f"{got.kind}, not an array of numbers: return numpy arrays (np.asarray(...)) or numbers"
+    kind = _number_kind(got)
+    if kind == "complex":
+        return "complex numbers, where the answer is real"
+    if kind is None:
+        return f"{_kind(got)}, not an array of numbers"
+    g, w = _numbers(got), np.asarray(want, dtype=np.float64)
+    if g.shape != w.shape:
+        if w.ndim == 0:
+            return f"{_kind(got)}, where the answer is a single number: return the number itself"
+        return f"shape {g.shape}, expected {w.shape}"
+    bad = ~np.isfinite(g) & np.isfinite(w)
+    if bad.any():
+        kinds = [k for k, b in (("nan", np.isnan(g[bad]).any()), ("inf", np.isinf(g[bad]).any())) if b]
+        return f"{' and '.join(kinds)} where the answer is a number"
+    scale = max(float(np.max(np.abs(w))), 1e-300) if w.size else 1.0
+    with np.errstate(all="ignore"):
+        biggest = float(np.max(np.abs(g))) if g.size else 0.0
+        err = float(np.max(np.abs(g - w))) / scale if g.size else 0.0
+    if biggest > 1e100 * max(scale, 1.0):
+        return f"numbers as large as {biggest:.0e} (an overflow?), where the answer is at most {scale:.3g} in size"
+    if not err <= _tol(got):
+        # not rel_error of notebook 01 (which lies in [0, 1]): the largest miss in units of the answer's largest entry
+        return f"{_num(g)}, expected {_num(w)}" if w.ndim == 0 else f"off by up to {err:.1g} × its largest entry"
+    return None
+
+
+def _tol(got):
+    """TOL, or TOL32 for an output the reader's code gave in float32 (an array, or a numpy float32 number)."""
+    return TOL32 if isinstance(got, np.ndarray) and got.dtype == np.float32 else TOL
+
+
+def _same_numbers(got, model, want):
+    """True if got equals a mistake's output ``model``: to TOL of the size of ``want``, nan and inf where it has
+    them."""
+    if isinstance(model, Mapping):
+        return isinstance(got, dict) and all(
+            k in got and _same_numbers(got[k], v, want.get(k, v) if isinstance(want, Mapping) else v)
+            for k, v in model.items()
+        )
+    if isinstance(got, (_Missing, Odd)) or got is None:
+        return False
+    if isinstance(model, (int, np.integer)) and not isinstance(model, (bool, np.bool_)):
+        return _differ(got, model) is None
+    g = _numbers(got)
+    try:
+        m = np.asarray(model, dtype=np.float64)
+    except (TypeError, ValueError):
+        return False
+    if g is None or g.shape != m.shape:
+        return False
+    if not np.array_equal(np.isnan(g), np.isnan(m)) or not np.array_equal(np.isposinf(g), np.isposinf(m)):
+        return False
+    if not np.array_equal(np.isneginf(g), np.isneginf(m)):
+        return False
+    finite = np.isfinite(m)
+    try:
+        w = np.asarray(want, dtype=np.float64)
+        scale = float(np.max(np.abs(w[np.isfinite(w)]))) if w.size and np.isfinite(w).any() else 1.0
+    except (TypeError, ValueError):
+        scale = 1.0
+    scale = max(scale, float(np.max(np.abs(m[finite]))) if finite.any() else 0.0, 1e-300)
+    with np.errstate(all="ignore"):
+        return bool(np.all(np.abs(g[finite] - m[finite]) <= _tol(got) * scale))
+
+
+def _equal(a, b):
+    """Exactly the same read value (for a result looked at again)."""
+    if isinstance(a, dict) or isinstance(b, dict):
+        return (
+            isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
+        )
+    if isinstance(a, Seq) or isinstance(b, Seq):
+        return (
+            isinstance(a, Seq)
+            and isinstance(b, Seq)
+            and len(a.items) == len(b.items)
+            and all(map(_equal, a.items, b.items))
+        )
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        try:
+            return np.array_equal(np.asarray(a), np.asarray(b), equal_nan=np.asarray(a).dtype.kind in "fc")
+        except (TypeError, ValueError):
+            return False
+    try:
+        return a is b or bool(a == b) or (a != a and b != b)
+    except Exception:
+        return False
+
+
+def _number_kind(value):
+    """ "real" for a number or a (nested) array or sequence of real numbers, "complex", or None."""
+    a = _as_array(value)
+    if a is None:
+        return None
+    return "complex" if a.dtype.kind == "c" else "real" if a.dtype.kind in "biuf" else None
+
+
+def _numbers(value):
+    """The value as a float64 array, or None if it is not one of real numbers."""
+    a = _as_array(value)
+    if a is None or a.dtype.kind not in "biuf":
+        return None
+    return a.astype(np.float64)
+
+
+def _as_array(value):
+    if isinstance(value, (Odd, _Missing, dict, str)) or value is None:
+        return None
+    if isinstance(value, Seq):
+        items = [_as_array(v) for v in value.items]
+        if any(i is None for i in items):
+            return None
+        try:
+            return np.array(items)
+        except (TypeError, ValueError):
+            return None
+    try:
+        return np.asarray(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _brief(value):
+    """A value as the messages show it: a number as itself, anything else by its kind."""
+    return repr(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else _kind(value)
+
+
+def _kind(value):
+    """'None', 'an array of shape (5,)', 'a tuple of 3 values', 'a torch.Tensor': what a value is, for the messages."""
+    if value is None:
+        return "None"
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape}"
+    if isinstance(value, Odd):
+        return value.kind
+    if isinstance(value, Seq):
+        return f"a {value.kind} of {len(value.items)} value{'' if len(value.items) == 1 else 's'}"
+    if isinstance(value, _Missing):
+        return "nothing"
+    name = type_name(value)
+    return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
+
+
+def _changed(ex, before, after, entries):
+    """What the call did to the caller's arguments: (names of those it changed in place, {name: what else it
+    did}: a dict entry it replaced by another object, or a key it added or removed).
+
+    ``before``: the arguments as they were; ``after``: the copies the function got, after the call;
+    ``entries``: (argument index, key, ...) -> the object each dict entry of those copies held before.
+    """
+    in_place, other = [], {}
+
+    def compare(label, path, old, new):
+        if isinstance(old, Mapping) and isinstance(new, Mapping):
+            inside = []
+            for key in old:
+                where = f"{label}[{key!r}]"
+                if key not in new:
+                    other[where] = f"removed the key {key!r} from the caller's {label}"
+                elif path + (key,) in entries and new[key] is not entries[path + (key,)]:
+                    if not _same(old[key], new[key]):
+                        other[where] = f"put another value under the caller's {where}"
+                else:
+                    inside += compare(where, path + (key,), old[key], new[key])
+            other.update(
+                {f"{label}[{k!r}]": f"added the key {k!r} to the caller's {label}" for k in new if k not in old}
+            )
+            return inside
+        return [] if _same(old, new) else [label]
+
+    for i, (name, old, new) in enumerate(zip(ex.args, before, after)):
+        found = compare(name, (i,), old, new)
+        whole = isinstance(old, Mapping) and len(found) == len(old) and all(f.count("[") == 1 for f in found)
+        in_place += [name] if whole and len(found) > 1 else found
+    return in_place, other
+
+
+def _keys_lines(keys):
+    return [f"  your function {what}" for what in keys.values()]
+
+
+def _same(a, b):
+    if isinstance(a, Mapping):
+        return isinstance(b, Mapping) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, np.ndarray):
+        return isinstance(b, np.ndarray) and a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+def _patched_notes(ex):
+    """A note for each place where rnn_core holds something else than its own function of this exercise."""
+    own = next(where for where in ex.watch if where[1] == _short(ex.name))  # (module, name) of its definition
+    notes = []
+    for path in ex.public:
+        module_name, attribute = path.rsplit(".", 1)
+        module = sys.modules.get(module_name)
+        if module is None or not hasattr(module, attribute):
+            continue
+        value = getattr(module, attribute)
+        if not reference.pristine(value, own):
+            what = _kind(value) + (
+                f" named {value.__name__!r}" if isinstance(getattr(value, "__name__", None), str) else ""
+            )
+            notes.append(
+                f"Note: {path} is not rnn_core's own {attribute} any more: it holds {what}. The check compares "
+                f"with its own copy of rnn_core's, so the verdict above does not depend on it; but code that "
+                f"calls {path} now runs that instead."
+            )
+    return notes
+
+
+# -- showing the message -------------------------------------------------------------------------------
+
+
+# In JupyterLab a printed message wraps anywhere, inside numbers too ("-10" at the end of a line, "0"
+# on the next: its output style is word-break: break-all), and an HTML output starts further right, in
+# a larger font, than printed text. So in a kernel a message is HTML that wraps at spaces only, inside
+# the class JupyterLab gives printed text (its indent), at the size of printed text (13 of 14 px);
+# JupyterLab keeps this class and these properties in the outputs of a notebook opened afresh
+# (untrusted), which it sanitises. The "not attempted" message of a stub is printed as it was: the
+# notebooks store it, and it holds no numbers.
+_HTML_STYLE = "white-space: pre-wrap; word-break: normal; overflow-wrap: break-word; margin: 0; font-size: 0.9286em"
+_HTML = '<div class="jp-RenderedText"><pre style="{style}">{body}</pre></div>'
+
+
+def _show(message, printed=False):
+    """Print the message, or, in a Jupyter kernel, display it as HTML (the errata table's name a link)
+    and as the same plain text for every other front end. ``printed``: print it in any case.
+
+    A stdout that the reader's code closed or broke does not stop check: the message goes to the
+    process's own stdout, or stderr, and is in the returned Result in any case."""
+    try:
+        _display(message, printed)
+        return
+    except Exception:
+        pass
+    for stream in (sys.__stdout__, sys.__stderr__):
+        try:
+            stream.write(message + "\n")
+            stream.flush()
+            return
+        except Exception:
+            continue
+
+
+def _display(message, printed):
+    shell = None
+    if not printed and "IPython" in sys.modules:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+    if shell is None or getattr(shell, "kernel", None) is None:
+        print(message)
+        return
+    from IPython.display import display
+
+    link = f'<a href="{html.escape(ERRATA_TABLE)}">{html.escape(ERRATA_TABLE)}</a>'
+    body = html.escape(message).replace(html.escape(ERRATA_TABLE), link)
+    display({"text/plain": message, "text/html": _HTML.format(style=_HTML_STYLE, body=body)}, raw=True)
+
+
+def _tampered_note(names):
+    return (
+        f"Note: the checker's own {_join(names)} had been changed (its code swapped) before this check; check put "
+        f"{'them' if len(names) > 1 else 'it'} back, so the verdict above is rnn_core's. Restart the kernel if you "
+        "did not mean it."
+    )
+
+
+_BY_NAME = {exercise.name: exercise for exercise in EXERCISE_LIST}
+
+EXERCISES = {exercise.name: exercise.notebook for exercise in EXERCISE_LIST}
+"""Every exercise's name, in reading order, and the notebook that asks for it."""
+
+ERRATA_ROWS = tuple(
+    sorted({row for exercise in EXERCISE_LIST for m in exercise.mistakes for row in m.rows} | set(ALIASING_ROWS))
+)
+"""The rows of the errata table that check recognises by name."""
