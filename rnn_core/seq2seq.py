@@ -316,8 +316,8 @@ def _batch(cfg, src, src_lengths, tgt=None, tgt_lengths=None, *, name="src"):
         raise ValueError(f"src and tgt must have the same number of rows (B), got {len(src)} and {len(tgt)}")
     dec_in = np.concatenate([np.full((len(tgt), 1), BOS, np.intp), tgt[:, :-1]], axis=1)  # teacher forcing
     dec_in[~tgt_mask] = PAD
-    T = lambda a: np.ascontiguousarray(a.T)  # noqa: E731
-    return _Batch(T(src), src_lengths, src_mask, T(dec_in), T(tgt), T(tgt_mask))
+    src, dec_in, tgt, tgt_mask = (np.ascontiguousarray(a.T) for a in (src, dec_in, tgt, tgt_mask))  # time-major
+    return _Batch(src, src_lengths, src_mask, dec_in, tgt, tgt_mask)
 
 
 # -- the recurrences, through the cells' engines --------------------------------------------------
