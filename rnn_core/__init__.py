@@ -4,7 +4,8 @@
 The package behind the rnn-from-scratch notebooks: each notebook derives a piece
 of it and the next one imports it. Conventions and shapes, stacked layers and dropout:
 see ``rnn_core.rnn``; the cells' shared interface, and the registry of cells by name:
-``rnn_core.cells``.
+``rnn_core.cells``. One sequence into another, the encoder-decoder with attention on the same
+cells: ``rnn_core.seq2seq``, and its task, dates written out turned into ISO form: ``rnn_core.dates``.
 The vanilla RNN's functions are also here at the top level (``rnn_core.forward`` is
 ``rnn_core.rnn.forward``), as notebooks 03-07 use them. The exercises the reader writes
 are checked by ``rnn_core.practice``, which is imported when first used (``from rnn_core import
@@ -13,7 +14,7 @@ practice``, or ``rnn_core.practice``), not by ``import rnn_core``.
 
 import importlib
 
-from . import gru, lstm
+from . import dates, gru, lstm, seq2seq
 from .cells import CELLS, dropout_masks, num_layers
 from .checkpoint import Checkpoint, CheckpointError, load_checkpoint, save_checkpoint
 from .data import StreamBatcher, load_text, split_train_val, strip_gutenberg
