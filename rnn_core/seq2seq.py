@@ -54,8 +54,9 @@ sequence included (as ``tgt`` holds it); a sequence cut at ``max_len`` has no EO
 Parameters: a dict keyed by ``param_names(cell, attention, bidirectional)``; each recurrence's
 arrays carry the cell's names with a suffix: _enc (the encoder), _rev (its reverse pass), _dec
 (the decoder), e.g. W_x_enc, W_h_enc, b_enc for a GRU or an LSTM, W_xh_enc, W_hh_enc, b_h_enc for
-the vanilla cell. Derived in the notebooks on sequence-to-sequence and attention; checked against
-finite differences (tests/test_seq2seq.py) and PyTorch (tests/test_seq2seq_torch_oracle.py).
+the vanilla cell. The series' notebooks on sequence-to-sequence and attention, which will derive it,
+are still to be written; it is checked against finite differences (tests/test_seq2seq.py) and
+PyTorch (tests/test_seq2seq_torch_oracle.py).
 """
 
 from __future__ import annotations
