@@ -4,12 +4,12 @@
     OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/seq2seq.py --steps 600 --attention none dot --seeds 0 1 2
 
 For each attention (none, dot, additive) and seed: ``rnn_core.seq2seq`` trained by Adam with
-global-norm clipping on fresh batches of ``rnn_core.dates.make_pairs`` (the training dates drawn
-with the run's seed, the held-out ones with another), then the exact-match accuracy of
-``greedy_decode`` on the held-out dates, overall and by the length of the written date, and the
-training speed (steps per second, and target tokens per second, for the whole step: the forward and
-backward pass, the clipping and the update). Every run is deterministic given its seed except for
-the speeds, which depend on the machine and its load.
+global-norm clipping on fresh batches of ``rnn_core.dates.make_pairs`` (the training dates drawn with the
+run's seed; the held-out ones with another, keeping only dates that no run trains on, in any written
+form), then the exact-match accuracy of ``greedy_decode`` on the held-out dates, overall and by the
+length of the written date, and the training speed (steps per second, and target tokens per second,
+for the whole step: the forward and backward pass, the clipping and the update). Every run is
+deterministic given its seed except for the speeds, which depend on the machine and its load.
 """
 
 from __future__ import annotations
@@ -35,6 +35,17 @@ def batches(n_steps, batch_size, seed):
         src, src_lengths = dates.encode_batch([w for w, _ in chunk], dates.SRC_VOCAB)
         tgt, tgt_lengths = dates.encode_batch([i for _, i in chunk], dates.TGT_VOCAB, add_eos=True)
         yield src, src_lengths, tgt, tgt_lengths
+
+
+def unseen_dates(n, seeds, per_seed):
+    """n held-out pairs whose date no training run sees in any written form: drawn with
+    HELD_OUT_SEED, every date that a seed's per_seed training pairs hold left out."""
+    seen = {iso for seed in seeds for _, iso in dates.make_pairs(per_seed, seed=seed)}
+    drawn = dates.make_pairs(50 * n, seed=HELD_OUT_SEED)
+    unseen = [pair for pair in drawn if pair[1] not in seen][:n]
+    if len(unseen) < n:
+        raise SystemExit(f"only {len(unseen)} of {50 * n} drawn dates are unseen: train fewer steps or hold out fewer")
+    return unseen
 
 
 def train(attention, seed, args):
@@ -87,7 +98,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if max(args.seeds) >= HELD_OUT_SEED:
         parser.error(f"seeds must be below {HELD_OUT_SEED}, the held-out dates' seed")
-    held_out = dates.make_pairs(args.held_out, seed=HELD_OUT_SEED)
+    held_out = unseen_dates(args.held_out, args.seeds, args.steps * args.batch_size)
     print(
         f"{args.cell}, H={args.hidden_size}, E={args.embed_size}, B={args.batch_size}, {args.steps} steps, "
         f"Adam lr={args.lr}, clip 5; {args.held_out} held-out dates, greedy decoding"

@@ -97,7 +97,7 @@ def make_pairs(n, seed=0):
     from FORMS, with np.random.default_rng(seed).
     """
     n = check_int(n, "n")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_int(seed, "seed", 0))
     first = datetime.date(FIRST_YEAR, 1, 1).toordinal()
     last = datetime.date(LAST_YEAR, 12, 31).toordinal()
     days = rng.integers(first, last + 1, size=n)
@@ -140,12 +140,21 @@ def encode_batch(strings, vocab, *, add_eos=False):
 
 
 def decode(ids, vocab):
-    """The string of a sequence of ids (a list or a 1-D array): the symbols up to the first EOS,
-    PAD and BOS skipped."""
+    """The string of a sequence of ids (a list or a 1-D array): the symbols up to the first EOS, or
+    all of them without one. Trailing PAD is allowed (a row of encode_batch); PAD or BOS between
+    symbols, or an id outside the vocabulary, is a ValueError (an output holding one is not read
+    as if it did not)."""
+    ids = np.asarray(ids).reshape(-1).tolist()
+    while ids and ids[-1] == PAD:  # a padded row's tail
+        ids.pop()
     out = []
-    for i in np.asarray(ids).reshape(-1).tolist():
+    for position, i in enumerate(ids):
         if i == EOS:
             break
-        if i not in (PAD, BOS):
-            out.append(vocab[i])
+        if i in (PAD, BOS) or not 0 <= i < len(vocab):
+            raise ValueError(
+                f"ids holds {i} at position {position}, before any EOS: not a symbol of the vocabulary "
+                f"(valid: {EOS + 1}..{len(vocab) - 1}, then EOS = {EOS})"
+            )
+        out.append(vocab[i])
     return "".join(out)

@@ -205,7 +205,7 @@ def init_params(
     )
     dtype = check_dtype(dtype)
     H, E = check_int(hidden_size, "hidden_size"), shapes["E_src"][1]
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_int(seed, "seed", 0))
     module, params = CELLS[cell], {}
     for name in ("E_src", "E_tgt"):
         params[name] = rng.standard_normal(shapes[name]) / np.sqrt(E)
@@ -292,6 +292,13 @@ def _check_ids(ids, name, lengths, lengths_name, vocab_size):
             f"{name} holds id {a[b, s]} at row {b}, position {s} (within {lengths_name}), outside the vocabulary "
             f"of size {vocab_size} (valid: 0..{vocab_size - 1}); entries beyond the lengths may hold anything"
         )
+    for special, what in ((PAD, "PAD"), (BOS, "BOS")):  # markers, never a real token of either side
+        bad = mask & (a == special)
+        if bad.any():
+            b, s = np.argwhere(bad)[0]
+            why = "a row's length counts its real tokens only" if special == PAD else "the decoder adds BOS itself"
+            where = f"at row {b}, position {s}, within {lengths_name}"
+            raise ValueError(f"{name} holds {what} (id {special}) {where}: {why}")
     return np.where(mask, a, PAD).astype(np.intp), n.astype(np.intp), mask
 
 
@@ -593,14 +600,18 @@ class _Source(NamedTuple):
 
 
 def _decoder_step(params, cfg, source, y_prev, state):
-    """Read y_prev (N,) from ``state``: (log y_hat (N, V_tgt), the new state). The cell's own step."""
+    """Read y_prev (N,) from ``state``: (log y_hat (N, V_tgt), the new state). The cell's own step.
+    PAD and BOS get log y_hat = -inf: the markers are never an output (the other tokens keep the
+    model's own log-probabilities, as ``sequence_log_probs`` gives them)."""
     engine = CELLS[cfg.cell].REFERENCE
     state, _ = engine.step(_layer(params, cfg.cell, "dec"), params["E_tgt"][y_prev], state)
     top = state[0]
     if cfg.attention is not None:
         q = top[:, None, :]  # one query per row, (N, 1, H)
         top = _attend(params, cfg, q, source.memory, source.keys, source.mask)[2][:, 0]
-    return log_softmax(top @ params["W_yh"].T + params["b_o"]), state
+    log_y_hat = log_softmax(top @ params["W_yh"].T + params["b_o"])
+    log_y_hat[:, [PAD, BOS]] = -np.inf
+    return log_y_hat, state
 
 
 def _start(params, cfg, src, src_lengths, name="src"):
@@ -655,6 +666,8 @@ def beam_search(params, src_row, beam_size, max_len, length_penalty=0.0):
     """
     cfg = check_params(params)
     row = np.asarray(src_row)
+    if row.size == 0:
+        raise ValueError("src_row is empty: give a source sequence of at least one token")
     if row.dtype.kind not in "iu":
         raise TypeError(f"src_row must be an integer array of token ids, shape (S,), got dtype {row.dtype}")
     if row.ndim != 1:

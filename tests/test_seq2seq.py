@@ -150,7 +150,7 @@ def test_beam_of_one_is_greedy_and_a_wider_beam_is_no_worse_here(kind):
 
 def every_output(V, max_len):
     """Every complete output of at most max_len tokens: ending in EOS, or max_len long without it."""
-    words = [t for t in range(V) if t != s2s.EOS]
+    words = [t for t in range(V) if t not in (s2s.EOS, s2s.PAD, s2s.BOS)]  # the markers are never output
     for n in range(max_len):
         for head in itertools.product(words, repeat=n):
             yield [*head, s2s.EOS]
@@ -160,9 +160,9 @@ def every_output(V, max_len):
 @pytest.mark.parametrize("cell,attention", [("gru", "additive"), ("lstm", "dot"), ("rnn", None)])
 @pytest.mark.parametrize("length_penalty", [0.0, 1.0])
 def test_a_wide_beam_finds_the_exact_arg_max(cell, attention, length_penalty):
-    """V_tgt = 4 and max_len 3: every output enumerated (their probabilities sum to 1), the best by
-    log P / |y| ** length_penalty found exhaustively, and a beam of 4 ** 3 equals it."""
-    V, max_len = 4, 3
+    """V_tgt = 6 (three tokens besides PAD, BOS and EOS) and max_len 3: every output enumerated, the
+    best by log P / |y| ** length_penalty found exhaustively, and a beam of 6 ** 3 equals it."""
+    V, max_len = 6, 3
     params = s2s.init_params(5, V, 4, cell=cell, attention=attention, seed=7)
     params["W_yh"] *= 3  # sharper distributions, so that the arg max is not a near tie
     row = np.array([3, 4, 3, 4])
@@ -171,7 +171,7 @@ def test_a_wide_beam_finds_the_exact_arg_max(cell, attention, length_penalty):
     tgt = np.array([y + [s2s.PAD] * (width - len(y)) for y in outputs])
     src = np.repeat(row[None], len(outputs), axis=0)
     log_p = s2s.sequence_log_probs(params, src, np.full(len(outputs), 4), tgt, np.array([len(y) for y in outputs]))
-    assert abs(np.exp(log_p).sum() - 1.0) < 1e-12
+    assert np.exp(log_p).sum() <= 1.0  # the rest is the model's mass on PAD and BOS, never output
     scores = log_p / np.array([len(y) for y in outputs]) ** length_penalty
     best = int(np.argmax(scores))
     seq, got = s2s.beam_search(params, row, beam_size=V**max_len, max_len=max_len, length_penalty=length_penalty)
@@ -225,6 +225,9 @@ def test_bad_arguments_raise_errors_that_name_them():
             lambda: s2s.loss_and_grads(params | {"W_c": params["W_c"][:, 1:]}, src, sl, tgt, tl),
         ),
         (TypeError, "params must be a dict", lambda: s2s.loss_and_grads([1], src, sl, tgt, tl)),
+        (ValueError, "src_row is empty", lambda: s2s.beam_search(params, [], 2, 5)),
+        (ValueError, "seed must be >= 0", lambda: s2s.init_params(5, 5, 4, seed=-1)),
+        (TypeError, "seed must be an integer", lambda: dates.make_pairs(3, seed=1.5)),
     ]
     for kind, message, call in cases:
         with pytest.raises(kind, match=message):
@@ -311,3 +314,24 @@ def test_training_on_dates_lowers_the_loss():
         losses.append(loss)
     assert losses[0] > np.log(len(dates.TGT_VOCAB)) * 0.8
     assert np.mean(losses[-10:]) < 0.5 * losses[0]
+
+
+def test_pad_and_bos_are_markers_never_tokens():
+    """Within the lengths PAD and BOS are refused (a length that counts pads would put them in the
+    loss: huggingface/transformers issue 2759); the decoders never emit them, and dates.decode
+    refuses an output that holds one."""
+    params, (src, sl, tgt, tl) = params_of(("gru", "dot", False)), tiny_batch()
+    padded = np.where(np.arange(tgt.shape[1]) < tl[:, None], tgt, s2s.PAD)
+    with pytest.raises(ValueError, match="tgt holds PAD"):
+        s2s.loss_and_grads(params, src, sl, padded, np.full(len(tgt), tgt.shape[1]))
+    with_bos = np.concatenate([np.full((len(tgt), 1), s2s.BOS), tgt], axis=1)
+    with pytest.raises(ValueError, match="tgt holds BOS"):
+        s2s.loss_and_grads(params, src, sl, with_bos, tl + 1)
+    with pytest.raises(ValueError, match="src_row holds PAD"):
+        s2s.beam_search(params, np.array([3, 4, s2s.PAD]), 2, 5)
+    params["b_o"][[s2s.PAD, s2s.BOS]] = 50.0  # the model all but insists on the markers
+    for seq in s2s.greedy_decode(params, src, sl, max_len=6) + [s2s.beam_search(params, src[0, :4], 3, 6)[0]]:
+        assert s2s.PAD not in seq and s2s.BOS not in seq
+    with pytest.raises(ValueError, match="ids holds 1 at position 1"):
+        dates.decode([4, s2s.BOS, 5, s2s.EOS], dates.TGT_VOCAB)
+    assert dates.decode([4, 5, s2s.EOS, s2s.PAD], dates.TGT_VOCAB) == dates.decode([4, 5], dates.TGT_VOCAB)
