@@ -69,6 +69,7 @@ def _define(code, name):
         "one_hot": rnn_core.one_hot,
         "softmax": rnn_core.softmax,
         "step_forward": rnn_core.step_forward,
+        "global_norm": rnn_core.global_norm,  # 05: the reader's, written just before clipping
     }
     exec(compile(code, f"<answer of {name}>", "exec"), names)
     return names[name]
