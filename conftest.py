@@ -11,9 +11,17 @@ it here, before numpy is imported, covers them all. A value already set is kept.
 """
 
 import os
+import signal
 
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
+
+# Ctrl+C as a terminal gives it. A run started in the background by a non-interactive shell
+# (`cmd &` in a script) inherits SIGINT ignored, and Python leaves it ignored; the tests of the
+# stop button and of Ctrl+C (test_practice*, test_cli) then fail, and the processes they start
+# inherit it too. Set here, in every process of the run (xdist's workers load this file too).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_configure(config):
