@@ -35,7 +35,7 @@ except ModuleNotFoundError:  # the student edition's wheel is built without the 
 
 __all__ = ["ERRATA_ROWS", "ERRATA_TABLE", "EXERCISES", "TIME_LIMIT", "Result", "check", "hint", "solution"]
 
-ERRATA_TABLE = "11-appendix-errata.ipynb#The-errata-table"  # where the errata table is, from a notebook
+ERRATA_TABLE = "13-appendix-errata.ipynb#The-errata-table"  # where the errata table is, from a notebook
 TOL = 1e-6  # largest error, relative to the output's largest entry, that still counts as the same numbers
 # the same for an output the reader's code computed in float32 (float32 inputs, or a cast): its rounding (about
 # 6e-8 of each number) grows through a few operations, and scores near 1000 lose 3e-5 of their size to it
