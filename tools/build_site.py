@@ -166,9 +166,12 @@ def _rnn_sliders():
     return rnn_sliders
 
 
-def slider_positions(static_dir, work, cache=SLIDER_CACHE):
+def slider_positions(static_dir, work, cache=SLIDER_CACHE, notebooks=None):
     """Compute (or take from the cache) every slider cell's positions; copy their figures into
-    static_dir/sliders/<notebook>/ and write them all to work/sliders.json, which it returns."""
+    static_dir/sliders/<notebook>/ and write them all to work/sliders.json, which it returns.
+
+    notebooks: the folder whose notebooks run to compute them (default: the series' own); the test
+    suite passes copies of the notebooks with shorter runs, under the same names and cells."""
     rnn_sliders = _rnn_sliders()
     try:
         from rnn_core import practice
@@ -183,7 +186,8 @@ def slider_positions(static_dir, work, cache=SLIDER_CACHE):
         saved = os.environ.get(practice.MY_RNN_ENV)
         os.environ[practice.MY_RNN_ENV] = str(Path(folder) / "my_rnn.py")  # the kernels inherit it
         try:
-            for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb")):
+            source = ROOT / "notebooks" if notebooks is None else Path(notebooks)
+            for path in sorted(source.glob("[0-9][0-9]-*.ipynb")):
                 t0 = time.monotonic()
                 try:
                     data = rnn_sliders.precompute(path, cache)
@@ -259,15 +263,16 @@ def write_index(out):
     )
 
 
-def build(out=DEFAULT_OUT, fresh=False, sliders=True):
+def build(out=DEFAULT_OUT, fresh=False, sliders=True, slider_notebooks=None):
     """Build the whole site into `out`; returns the path of its index.html.
 
-    sliders: compute the sliders' positions (False: the slider cells show where they start)."""
+    sliders: compute the sliders' positions (False: the slider cells show where they start).
+    slider_notebooks: the folder of the notebooks run for them (slider_positions)."""
     out = Path(out).resolve()
     work = out.parent / f".{out.name}-work"  # Sphinx's doctrees and the staged assets, kept for rebuilds
     npm_ci()
     stage_assets(work / "static")
-    positions = slider_positions(work / "static", work) if sliders else None
+    positions = slider_positions(work / "static", work, notebooks=slider_notebooks) if sliders else None
     archive = make_archive(work / "archive" / ARCHIVE_NAME)
     # Sphinx copies the static files on every build but never deletes one: start from none, so that
     # nothing an older build copied (MathJax 3's files, say) stays on the site
@@ -286,10 +291,21 @@ def main(argv=None):
         action="store_true",
         help="run no notebook: the slider cells show where they start (quicker; no novel needed)",
     )
+    parser.add_argument(
+        "--slider-notebooks",
+        metavar="FOLDER",
+        help="run these copies of the notebooks (same names and cells) for the sliders' positions, "
+        "instead of notebooks/: the test suite's copies with shorter runs",
+    )
     args = parser.parse_args(argv)
     t0 = time.monotonic()
     try:
-        index = build(args.out, fresh=args.fresh, sliders=not args.no_slider_positions)
+        index = build(
+            args.out,
+            fresh=args.fresh,
+            sliders=not args.no_slider_positions,
+            slider_notebooks=args.slider_notebooks,
+        )
     except BuildError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2 if "not installed" in str(e) else 1

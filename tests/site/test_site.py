@@ -1,4 +1,8 @@
-"""The static site: built by tools/build_site.py exactly as the README says, then read in Chromium.
+"""The static site: built by tools/build_site.py as the README says, then read in Chromium.
+
+The sliders' positions are computed from copies of the notebooks with the browser test's short runs
+(``--slider-notebooks``, tests/browser/quick_parameters.py), which changes the figures at the
+positions, not the pages or what the test checks of them.
 
 The site is built into a temporary folder and served from 127.0.0.1; headless Chromium (Debian's
 build, driven by Playwright) opens every page with every request that leaves this machine
@@ -48,6 +52,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+
+from quick_parameters import quick_copy
 
 pytestmark = pytest.mark.site
 
@@ -150,13 +156,19 @@ def site(tmp_path_factory):
             "install it with `sudo apt-get install npm` (Debian/Ubuntu)",
         )
     out = tmp_path_factory.mktemp("site") / "html"
+    # the sliders' positions come from copies of the notebooks with the browser test's short runs
+    # (quick_parameters.py): what this test checks is that each slider moves and changes its
+    # figure, which a short run shows as well as the long one; nbval checks the long runs
+    quick = tmp_path_factory.mktemp("slider-notebooks")
+    for path in NOTEBOOKS:
+        quick_copy(path, quick / path.name)
     t0 = time.monotonic()
     result = subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "build_site.py"), "--out", str(out)],
+        [sys.executable, str(ROOT / "tools" / "build_site.py"), "--out", str(out), "--slider-notebooks", str(quick)],
         capture_output=True,
         text=True,
         # the first build runs the notebooks with sliders to compute their positions (then cached
-        # in build/.site-sliders/): minutes, as long as running those notebooks
+        # in build/.site-sliders/): as long as running those notebooks' short versions
         timeout=3600,
     )
     assert result.returncode == 0, f"the site build failed:\n{result.stdout}{result.stderr}"
