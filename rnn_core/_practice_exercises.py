@@ -30,9 +30,7 @@ from ._practice_model import ANSWER, Case, Exercise, Mistakes
 __all__ = ["EXERCISE_LIST", "ALIASING_ROWS", "public_seed_rng"]
 
 # the checker's own copies of the modules it compares with (never the ones a reader can rebind)
-F, RNN, OPTIM, LSTM, GRU, S2S = (
-    reference.load(m) for m in ("functions", "rnn", "optim", "lstm", "gru", "seq2seq")
-)
+F, RNN, OPTIM, LSTM, GRU, S2S = (reference.load(m) for m in ("functions", "rnn", "optim", "lstm", "gru", "seq2seq"))
 
 PUBLIC_SEED = 2024  # check's own cases; a grader's seed draws others with the same properties
 ALIASING_ROWS = (7,)  # "delta_o = o": an array changed through a second name, the caller's changed with it
@@ -2444,10 +2442,11 @@ EXERCISE_LIST = (
         public=("rnn_core.seq2seq.masked_loss_and_grad",),
         diagnostics=(_pad_gradient, _nonfinite_remark),
         where="notebook 11, section 3",
-        hint="Build the mask from the lengths: m[b, t] is True for t < lengths[b]. Compute −log softmax(o)[y] "
-        "at every position (replace the ids at the pads by any valid id first, so that junk there is never "
-        "read), keep the masked ones, sum them and divide by N, the number of real tokens. The gradient is "
-        "notebook 02's ŷ − 𝐲 at each real position, divided by the same N, and 0 at every pad.",
+        hint="Build the mask from the lengths: position t of row b is real when t is below that row's length. "
+        "Compute each position's −log ŷ of its target (first replace the ids at the pads by any valid id, so "
+        "that junk there is never read), keep the real ones, sum them and divide by N, the number of real "
+        "tokens. The gradient is notebook 02's ŷ − 𝐲 at each real position, divided by the same N, and 0 at "
+        "every pad.",
     ),
     Exercise(
         "seq2seq.beam_step",
@@ -2469,8 +2468,9 @@ EXERCISE_LIST = (
         public=("rnn_core.seq2seq.beam_step",),
         diagnostics=(_nonfinite_remark,),
         where="notebook 11, section 6",
-        hint="Add each prefix's log P to its row of log_probs (broadcast (K, 1) + (K, V)), flatten the K × V "
-        "table, and sort it from the highest down with a stable sort (np.argsort of the negated scores, "
-        "kind='stable'); keep the first beam_size. A flat index i is prefix i // V and token i % V.",
+        hint="Add each prefix's log P to its whole row of log_probs (a (K, 1) column broadcast against the "
+        "(K, V) table), flatten the K × V table, and order it from the highest down with a stable sort, so "
+        "that equal scores keep their order; keep the first beam_size. A flat index i is prefix i // V and "
+        "token i % V.",
     ),
 )

@@ -54,8 +54,8 @@ sequence included (as ``tgt`` holds it); a sequence cut at ``max_len`` has no EO
 Parameters: a dict keyed by ``param_names(cell, attention, bidirectional)``; each recurrence's
 arrays carry the cell's names with a suffix: _enc (the encoder), _rev (its reverse pass), _dec
 (the decoder), e.g. W_x_enc, W_h_enc, b_enc for a GRU or an LSTM, W_xh_enc, W_hh_enc, b_h_enc for
-the vanilla cell. The series' notebooks on sequence-to-sequence and attention, which will derive it,
-are still to be written; it is checked against finite differences (tests/test_seq2seq.py) and
+the vanilla cell. Notebook 11 (notebooks/11-one-sequence-into-another.ipynb) derives the
+encoder-decoder, the masked loss and beam search; it is checked against finite differences (tests/test_seq2seq.py) and
 PyTorch (tests/test_seq2seq_torch_oracle.py).
 """
 
@@ -678,7 +678,7 @@ def beam_step(log_p, log_probs, beam_size):
     and the K * V of them are ranked by it, highest first (ties: the earlier prefix, then the lower
     token id). Returns (rows, tokens, scores), three arrays of n = min(beam_size, K * V) entries in
     that order: the prefix each extends (ints in 0..K-1), its new token (ints in 0..V-1), and its
-    log P. Derived in notebooks/11-one-sequence-into-another.ipynb, section 7.
+    log P. Derived in notebooks/11-one-sequence-into-another.ipynb, section 6.
     """
     log_probs = np.asarray(log_probs)
     K, V = log_probs.shape
