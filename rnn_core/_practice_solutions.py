@@ -422,7 +422,7 @@ the check then says how many of the dropped units it reaches and how many kept o
     ),
     "seq2seq.masked_loss_and_grad": Solution(
         """
-def masked_loss_and_grad(o, y, lengths):
+def seq2seq_masked_loss_and_grad(o, y, lengths):
     # m[b, t]: True at the real tokens, t < lengths[b]; N of them
     B, T, V = o.shape
     m = np.arange(T) < np.asarray(lengths)[:, None]
@@ -454,7 +454,7 @@ prints this answer.
     ),
     "seq2seq.beam_step": Solution(
         """
-def beam_step(log_p, log_probs, beam_size):
+def seq2seq_beam_step(log_p, log_probs, beam_size):
     # log P of every extension (k, v): the prefix's log P plus the new token's log y_hat
     K, V = log_probs.shape
     total = (log_p[:, None] + log_probs).ravel()  # (K * V,), index k * V + v
