@@ -1123,9 +1123,10 @@ def dropout_backward(d_out, keep, rate):
 
 
 def seq2seq_masked_loss_and_grad(o, y, lengths):
-    """The exercise seq2seq.masked_loss_and_grad: the loss of a padded batch (notebook 11).
+    """The exercise seq2seq.masked_loss_and_grad: a padded batch's loss (notebook 11).
 
-    o: logits (B, T, V); y: targets (B, T), row b real up to lengths[b] (B,), any id after.
+    o: logits (B, T, V); y: targets (B, T), row b real up to lengths[b], any id
+    after; lengths: (B,).
     Returns (L, do): the mean of -log softmax(o)[y] over the N real tokens, and its
     gradient with respect to o, (B, T, V), exactly 0 at the pads.
     """
@@ -1135,7 +1136,8 @@ def seq2seq_masked_loss_and_grad(o, y, lengths):
 def seq2seq_beam_step(log_p, log_probs, beam_size):
     """The exercise seq2seq.beam_step: one step of beam search (notebook 11).
 
-    log_p: (K,) the live prefixes' log P; log_probs: (K, V) log y_hat of each next token.
+    log_p: (K,) the live prefixes' log P; log_probs: (K, V) log y_hat of each
+    next token.
     Returns (rows, tokens, scores): the min(beam_size, K V) extensions of highest
     log_p[k] + log_probs[k, v], best first (ties: lower k, then lower v).
     """
