@@ -30,7 +30,7 @@ from ._practice_model import ANSWER, Case, Exercise, Mistakes
 __all__ = ["EXERCISE_LIST", "ALIASING_ROWS", "public_seed_rng"]
 
 # the checker's own copies of the modules it compares with (never the ones a reader can rebind)
-F, RNN, OPTIM, LSTM, GRU = (reference.load(m) for m in ("functions", "rnn", "optim", "lstm", "gru"))
+F, RNN, OPTIM, LSTM, GRU, S2S = (reference.load(m) for m in ("functions", "rnn", "optim", "lstm", "gru", "seq2seq"))
 
 PUBLIC_SEED = 2024  # check's own cases; a grader's seed draws others with the same properties
 ALIASING_ROWS = (7,)  # "delta_o = o": an array changed through a second name, the caller's changed with it
@@ -1805,6 +1805,252 @@ def _dropout_units(case, got, want):
     )
 
 
+# -- one sequence into another: the masked loss and one step of beam search (notebook 11) --------------
+
+
+def _masked_case(rng, B, T, V, lengths, junk, scale=1.5):
+    o = rng.normal(0.0, scale, (B, T, V))
+    y = rng.integers(3, V, (B, T))  # real targets: ids past PAD, BOS (EOS among them as 2 is allowed too)
+    pads = np.arange(T) >= np.asarray(lengths)[:, None]
+    y = np.where(pads, rng.integers(0, V, (B, T)) if junk else 0, y)  # the pads: PAD, or any id
+    return o, y, np.asarray(lengths, dtype=np.int64)
+
+
+def _masked_loss_cases(rng):
+    V = [int(v) for v in rng.choice(np.arange(5, 9), size=4, replace=False)]
+    T2, T3 = int(rng.integers(5, 7)), int(rng.integers(4, 6))
+    short = [T2, 1, int(rng.integers(2, T2))]  # a full row, a row of one token, one between
+    cases = []
+    o, y, n = _masked_case(rng, 2, 3, V[0], [3, 3], False)
+    cases.append(Case(f"no pads at all: B = 2 rows of T = 3, V = {V[0]}", (o, y, n)))
+    o, y, n = _masked_case(rng, 3, T2, V[1], short, False)
+    cases.append(Case(f"B = 3 rows of lengths {short}, T = {T2}, V = {V[1]}, PAD (0) at the pads", (o, y, n)))
+    lengths = [int(rng.integers(1, T3)), T3 - 1, int(rng.integers(1, T3))]  # no row fills T: a pad column
+    o, y, n = _masked_case(rng, 3, T3, V[2], lengths, True)
+    cases.append(Case(f"lengths {lengths}, T = {T3}, V = {V[2]}, any ids at the pads", (o, y, n)))
+    o, y, n = _masked_case(rng, 2, 4, V[3], [4, 2], True)
+    o = o + 1000.0 * rng.choice([-1.0, 1.0], size=(2, 4, 1))  # scores near ±1000
+    cases.append(Case(f"scores near ±1000, lengths [4, 2], T = 4, V = {V[3]}", (o, y, n)))
+    return cases
+
+
+def _masked_model(args, s, case):
+    o, y, lengths = args
+    B, T, V = o.shape
+    m = s.counted(o, lengths)  # (B, T): the positions whose loss counts
+    y_safe = np.where(m, y, 0)
+    log_y_hat = F.log_softmax(o)
+    ell = -np.take_along_axis(log_y_hat, y_safe[..., None], axis=-1)[..., 0]
+    do = m[..., None] * (np.exp(log_y_hat) - np.eye(V)[y_safe])
+    divisor = s.divisor(m, o)
+    return float((m * ell).sum() / divisor), do / divisor
+
+
+MASKED_STEPS = {
+    "counted": lambda o, lengths: np.arange(o.shape[1]) < np.asarray(lengths)[:, None],  # the real tokens
+    "divisor": lambda m, o: m.sum(),  # N, the number of real tokens
+}
+
+MASKED_MISTAKES = Mistakes()
+
+
+@MASKED_MISTAKES(
+    "counted",
+    "a loss over the pads too",
+    "every position is counted, the pads with their labels as targets: the mean over all B T positions. Two "
+    "published routes lead here: an ignore index that the labels' pad value does not match "
+    "(huggingface/transformers issue 2759), and the mean taken over every position before the mask is "
+    "applied (jingyaogong/minimind issue 51). The gradient at a pad must be exactly 0.",
+)
+def pads_in_the_loss(o, lengths):
+    return np.ones(o.shape[:2], dtype=bool)
+
+
+@MASKED_MISTAKES(
+    "divisor",
+    "averaged over the padded length, then divided by N",
+    "each row's masked losses averaged over all T positions, pads included, and then divided by the number "
+    "of real tokens as well (d2l-ai/d2l-en issue 2076): the loss and its gradient come out T times too "
+    "small. Divide the sum over the real tokens by their number, once.",
+)
+def mean_over_the_padded_length_too(m, o):
+    return m.sum() * o.shape[1]
+
+
+@MASKED_MISTAKES("divisor", "a sum, not a mean", "the sum over the real tokens, not divided by their number N.")
+def sum_not_mean(m, o):
+    return 1
+
+
+@MASKED_MISTAKES(
+    "divisor",
+    "divided by the number of rows",
+    "divided by B, the number of rows, where the mean over the real tokens divides by N, their number.",
+)
+def divided_by_the_number_of_rows(m, o):
+    return o.shape[0]
+
+
+@MASKED_MISTAKES(
+    "divisor",
+    "divided by every position",
+    "divided by B T, every position, pads included: the pads are left out of the sum but counted in the mean.",
+)
+def divided_by_every_position(m, o):
+    return m.size
+
+
+@MASKED_MISTAKES(
+    ANSWER,
+    "the mean of each row's mean",
+    "each row averaged over its own length, then the rows averaged: a token of a short row then weighs more "
+    "than a token of a long one. The loss asked for weighs every real token 1 / N.",
+)
+def mean_of_row_means(o, y, lengths):
+    B, T, V = o.shape
+    m = np.arange(T) < np.asarray(lengths)[:, None]
+    y_safe = np.where(m, y, 0)
+    log_y_hat = F.log_softmax(o)
+    ell = -np.take_along_axis(log_y_hat, y_safe[..., None], axis=-1)[..., 0]
+    weight = m / np.asarray(lengths)[:, None] / B  # (B, T)
+    do = weight[..., None] * (np.exp(log_y_hat) - np.eye(V)[y_safe])
+    return float((weight * ell).sum()), do
+
+
+@MASKED_MISTAKES(
+    ANSWER,
+    "the gradient not divided by N",
+    "the loss is the mean, but the gradient is the sum's: it must be divided by N as the loss is.",
+)
+def gradient_not_divided(o, y, lengths):
+    loss, do = S2S.masked_loss_and_grad(o, y, lengths)
+    return loss, do * int(np.sum(np.arange(o.shape[1]) < np.asarray(lengths)[:, None]))
+
+
+def _pad_gradient(case, got, want):
+    """Whether an unrecognised answer's gradient is zero at the pads."""
+    do = _floats(got.get("do"))
+    o, y, lengths = case.args
+    if do is None or do.shape != o.shape or not np.all(np.isfinite(do)):
+        return None
+    pads = np.arange(o.shape[1]) >= np.asarray(lengths)[:, None]
+    if pads.any() and np.abs(do[pads]).max() > 0:
+        return (
+            f"Your do is not 0 at the pads (its largest there: {np.abs(do[pads]).max():.3g}): a pad is not a "
+            "target, and nothing at a pad may change the loss."
+        )
+    return None
+
+
+def _beam_cases(rng):
+    cases = []
+    V1 = int(rng.integers(5, 8))
+    cases.append(
+        Case(
+            f"the first step: one prefix (K = 1), V = {V1}, beam_size 3",
+            (np.zeros(1), F.log_softmax(rng.normal(0, 1.5, (1, V1))), 3),
+        )
+    )
+    K2, V2 = 3, int(rng.integers(5, 8))
+    log_p = np.sort(rng.uniform(-6, -1, K2))[::-1] - np.array([0.0, 0.2, 3.0])  # spread-out prefixes
+    log_probs = F.log_softmax(rng.normal(0, 2.0, (K2, V2)))
+    log_probs[-1, 3] = -0.01  # a near-certain token after the least probable prefix
+    cases.append(Case(f"K = {K2} prefixes of different log P, V = {V2}, beam_size {K2}", (log_p, log_probs, K2)))
+    K3, V3 = 4, int(rng.integers(5, 8))
+    log_probs = F.log_softmax(rng.normal(0, 1.0, (K3, V3)))
+    log_probs[:, :2] = -np.inf  # PAD and BOS: never an output
+    log_p = np.sort(rng.uniform(-4, -0.5, K3))[::-1]
+    cases.append(Case(f"K = {K3}, V = {V3}, -inf for ids 0 and 1, beam_size 5", (log_p, log_probs, 5)))
+    K4, V4 = 2, 3
+    log_probs = F.log_softmax(rng.normal(0, 1.0, (K4, V4)))
+    log_p = np.array([-0.5, -1.5]) + rng.uniform(-0.2, 0.2)
+    cases.append(Case(f"beam_size 10 > K V = {K4 * V4}: every extension, best first", (log_p, log_probs, 10)))
+    K5, V5 = 3, 4
+    log_probs = np.log(np.full((K5, V5), 1 / V5))
+    log_p = np.array([-1.0, -1.0, -2.0])
+    cases.append(Case("equal scores: ties go to the earlier prefix, then the lower id", (log_p, log_probs, 5)))
+    return cases
+
+
+def _beam_model(args, s, case):
+    log_p, log_probs, beam_size = args
+    cand = s.total(np.asarray(log_p), np.asarray(log_probs)).ravel()
+    best = s.order(cand)[:beam_size]
+    rows, tokens = s.split(best, np.shape(log_probs))
+    return rows, tokens, cand[best]
+
+
+BEAM_STEPS = {
+    "total": lambda log_p, log_probs: log_p[:, None] + log_probs,  # log P of every extension, (K, V)
+    "order": lambda cand: np.argsort(-cand, kind="stable"),  # best first, ties in (k, v) order
+    "split": lambda best, shape: np.divmod(best, shape[1]),  # flat index -> (prefix, token)
+}
+
+BEAM_MISTAKES = Mistakes()
+
+
+@BEAM_MISTAKES(
+    "total",
+    "ranked by the new token alone",
+    "the extensions are ranked by log ŷ of the new token only, without the log P of the prefix it extends: "
+    "log P(y_<t, v | x) = log P(y_<t | x) + log ŷ_t[v].",
+)
+def the_new_token_alone(log_p, log_probs):
+    return log_probs + 0 * log_p[:, None]
+
+
+@BEAM_MISTAKES(
+    "total",
+    "log-probabilities multiplied",
+    "the prefix's log P times the token's log ŷ: probabilities multiply, so their logarithms add.",
+)
+def log_probabilities_multiplied(log_p, log_probs):
+    return log_p[:, None] * log_probs
+
+
+@BEAM_MISTAKES(
+    "order",
+    "the least probable kept",
+    "sorted from the lowest log P up: the beam keeps the worst extensions. Sort by −log P (or reverse).",
+)
+def ascending(cand):
+    return np.argsort(cand, kind="stable")
+
+
+@BEAM_MISTAKES(
+    "split",
+    "the flat index split by K",
+    "the index into the K × V candidates is k V + v: divide by V, the number of tokens, not by K.",
+)
+def split_by_the_number_of_prefixes(best, shape):
+    return np.divmod(best, shape[0])
+
+
+@BEAM_MISTAKES(
+    ANSWER,
+    "one extension per prefix",
+    "each prefix extended by its own best token only, then the best of those kept: two good extensions of one "
+    "prefix can both belong in the beam. Rank all K V extensions together.",
+)
+def one_extension_per_prefix(log_p, log_probs, beam_size):
+    log_p, log_probs = np.asarray(log_p), np.asarray(log_probs)
+    tokens = log_probs.argmax(axis=1)
+    scores = log_p + log_probs[np.arange(len(log_p)), tokens]
+    rows = np.argsort(-scores, kind="stable")[:beam_size]
+    return rows, tokens[rows], scores[rows]
+
+
+@BEAM_MISTAKES(
+    ANSWER,
+    "the token's log ŷ as the score",
+    "the right extensions, but the score returned is the new token's log ŷ alone: the beam's score is the "
+    "whole prefix's log P, the old one plus the new token's.",
+)
+def score_of_the_token_alone(log_p, log_probs, beam_size):
+    rows, tokens, _ = S2S.beam_step(log_p, log_probs, beam_size)
+    return rows, tokens, np.asarray(log_probs)[rows, tokens]
+
+
 def _floats(value):
     """A value read by the checker as a float array, or None when it is not one."""
     try:
@@ -2176,5 +2422,55 @@ EXERCISE_LIST = (
         "constant (a diagonal matrix is its own transpose). So the units the forward pass kept get their "
         "gradient scaled up by the same factor, and the dropped ones get nothing. Use the mask you are given, "
         "the forward pass's own; never draw a new one.",
+    ),
+    Exercise(
+        "seq2seq.masked_loss_and_grad",
+        "11-one-sequence-into-another.ipynb",
+        lambda o, y, lengths: S2S.masked_loss_and_grad(o, y, lengths),
+        args=("o", "y", "lengths"),
+        varied=("o",),
+        outputs=("loss", "do"),
+        cases=_masked_loss_cases,
+        meaning={
+            "loss": "L, the mean of −log ŷ_bt[y_bt] over the N real target tokens",
+            "do": "∇o L = m_bt (ŷ_bt − 𝐲_bt) / N, exactly 0 at the pads",
+        },
+        model=_masked_model,
+        steps=MASKED_STEPS,
+        mistakes=tuple(MASKED_MISTAKES),
+        watch=_watch("seq2seq.masked_loss_and_grad"),
+        public=("rnn_core.seq2seq.masked_loss_and_grad",),
+        diagnostics=(_pad_gradient, _nonfinite_remark),
+        where="notebook 11, section 3",
+        hint="Build the mask from the lengths: position t of row b is real when t is below that row's length. "
+        "Compute each position's −log ŷ of its target (first replace the ids at the pads by any valid id, so "
+        "that junk there is never read), keep the real ones, sum them and divide by N, the number of real "
+        "tokens. The gradient is notebook 02's ŷ − 𝐲 at each real position, divided by the same N, and 0 at "
+        "every pad.",
+    ),
+    Exercise(
+        "seq2seq.beam_step",
+        "11-one-sequence-into-another.ipynb",
+        lambda log_p, log_probs, beam_size: S2S.beam_step(log_p, log_probs, beam_size),
+        args=("log_p", "log_probs", "beam_size"),
+        varied=("log_probs",),
+        outputs=("rows", "tokens", "scores"),
+        cases=_beam_cases,
+        meaning={
+            "rows": "the prefix each kept extension extends, best first",
+            "tokens": "the token each kept extension adds",
+            "scores": "log P of each kept extension: log_p[row] + log_probs[row, token]",
+        },
+        model=_beam_model,
+        steps=BEAM_STEPS,
+        mistakes=tuple(BEAM_MISTAKES),
+        watch=_watch("seq2seq.beam_step", "seq2seq.beam_search"),
+        public=("rnn_core.seq2seq.beam_step",),
+        diagnostics=(_nonfinite_remark,),
+        where="notebook 11, section 6",
+        hint="Add each prefix's log P to its whole row of log_probs (a (K, 1) column broadcast against the "
+        "(K, V) table), flatten the K × V table, and order it from the highest down with a stable sort, so "
+        "that equal scores keep their order; keep the first beam_size. A flat index i is prefix i // V and "
+        "token i % V.",
     ),
 )

@@ -420,4 +420,57 @@ the check then says how many of the dropped units it reaches and how many kept o
 `practice.hint("dropout_backward")` gives a nudge, and `practice.solution("dropout_backward")` prints this answer.
 """,
     ),
+    "seq2seq.masked_loss_and_grad": Solution(
+        """
+def seq2seq_masked_loss_and_grad(o, y, lengths):
+    # m[b, t]: True at the real tokens, t < lengths[b]; N of them
+    B, T, V = o.shape
+    m = np.arange(T) < np.asarray(lengths)[:, None]
+    N = m.sum()
+    y_real = np.where(m, y, 0)  # whatever a pad holds is never read
+    shifted = o - o.max(axis=-1, keepdims=True)  # no overflow (notebook 01)
+    log_y_hat = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+    ell = -np.take_along_axis(log_y_hat, y_real[..., None], axis=-1)[..., 0]  # (B, T)
+    do = np.exp(log_y_hat)  # y_hat, (B, T, V)
+    do[np.arange(B)[:, None], np.arange(T), y_real] -= 1.0  # y_hat - onehot(y)
+    do *= m[..., None] / N  # 1 / N at the real tokens, exactly 0 at the pads
+    return (m * ell).sum() / N, do
+""",
+        r"""
+The mistakes the check names: a loss over the pads too, the mean over every position with the pads' labels as
+targets, which an ignore index that the labels' pad value does not match (`huggingface/transformers#2759`) and
+a mean taken before the mask (`jingyaogong/minimind#51`) both produce <!-- practice:mistake
+seq2seq.masked_loss_and_grad/pads-in-the-loss -->; each row averaged over the padded length $T$ and then divided
+by $N$ too, d2l's `MaskedSoftmaxCELoss` (`d2l-ai/d2l-en#2076`) <!-- practice:mistake
+seq2seq.masked_loss_and_grad/mean-over-the-padded-length-too -->; the sum without the division by $N$ <!--
+practice:mistake seq2seq.masked_loss_and_grad/sum-not-mean -->, or divided by the number of rows <!--
+practice:mistake seq2seq.masked_loss_and_grad/divided-by-the-number-of-rows --> or by every position <!--
+practice:mistake seq2seq.masked_loss_and_grad/divided-by-every-position -->; the mean of each row's mean <!--
+practice:mistake seq2seq.masked_loss_and_grad/mean-of-row-means -->; and a gradient left without the $1/N$ that the
+loss has <!-- practice:mistake seq2seq.masked_loss_and_grad/gradient-not-divided -->.
+`practice.hint("seq2seq.masked_loss_and_grad")` gives a nudge, and `practice.solution("seq2seq.masked_loss_and_grad")`
+prints this answer.
+""",
+    ),
+    "seq2seq.beam_step": Solution(
+        """
+def seq2seq_beam_step(log_p, log_probs, beam_size):
+    # log P of every extension (k, v): the prefix's log P plus the new token's log y_hat
+    K, V = log_probs.shape
+    total = (log_p[:, None] + log_probs).ravel()  # (K * V,), index k * V + v
+    best = np.argsort(-total, kind="stable")[:beam_size]  # highest first; ties in (k, v) order
+    return best // V, best % V, total[best]
+""",
+        r"""
+The mistakes the check names: ranking by the new token's $\log \hat y$ alone, forgetting the prefix's
+$\log P$ <!-- practice:mistake seq2seq.beam_step/the-new-token-alone -->; the two log-probabilities multiplied
+where they add <!-- practice:mistake seq2seq.beam_step/log-probabilities-multiplied -->; the sort the wrong way
+round, keeping the least probable <!-- practice:mistake seq2seq.beam_step/ascending -->; the flat index divided by
+$K$ where it is $kV + v$ <!-- practice:mistake seq2seq.beam_step/split-by-the-number-of-prefixes -->; each prefix
+extended by its own best token only <!-- practice:mistake seq2seq.beam_step/one-extension-per-prefix -->; and the
+new token's $\log \hat y$ returned as the score <!-- practice:mistake seq2seq.beam_step/score-of-the-token-alone
+-->. `practice.hint("seq2seq.beam_step")` gives a nudge, and `practice.solution("seq2seq.beam_step")` prints this
+answer.
+""",
+    ),
 }

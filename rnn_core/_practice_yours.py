@@ -70,7 +70,7 @@ from types import FunctionType, ModuleType
 import numpy as np
 
 from . import functions as _functions
-from . import gru, lstm, optim, rnn
+from . import gru, lstm, optim, rnn, seq2seq
 from ._cell import (
     ReferenceEngine,
     check_window,
@@ -119,6 +119,8 @@ _RNN_CORE = {  # rnn_core's function of each exercise: what a piece falls back t
     "gru.step_forward": gru.step_forward,
     "gru.step_backward": gru.step_backward,
     "dropout_backward": _functions.dropout_backward,
+    "seq2seq.masked_loss_and_grad": seq2seq.masked_loss_and_grad,
+    "seq2seq.beam_step": seq2seq.beam_step,
 }
 
 
@@ -1116,6 +1118,28 @@ def dropout_backward(d_out, keep, rate):
     d_out: dL/d(out), any shape; keep: booleans of the same shape, True where the
     forward pass kept a unit; rate: the probability of dropping one, in [0, 1).
     Returns an array of d_out's shape.
+    """
+    raise NotImplementedError  # your code here
+
+
+def seq2seq_masked_loss_and_grad(o, y, lengths):
+    """The exercise seq2seq.masked_loss_and_grad: a padded batch's loss (notebook 11).
+
+    o: logits (B, T, V); y: targets (B, T), row b real up to lengths[b], any id
+    after; lengths: (B,).
+    Returns (L, do): the mean of -log softmax(o)[y] over the N real tokens, and its
+    gradient with respect to o, (B, T, V), exactly 0 at the pads.
+    """
+    raise NotImplementedError  # your code here
+
+
+def seq2seq_beam_step(log_p, log_probs, beam_size):
+    """The exercise seq2seq.beam_step: one step of beam search (notebook 11).
+
+    log_p: (K,) the live prefixes' log P; log_probs: (K, V) log y_hat of each
+    next token.
+    Returns (rows, tokens, scores): the min(beam_size, K V) extensions of highest
+    log_p[k] + log_probs[k, v], best first (ties: lower k, then lower v).
     """
     raise NotImplementedError  # your code here
 '''

@@ -60,6 +60,8 @@ that name does; one sequence, vectors 1-D):
     gru.step_forward(params, x_t, h_prev) -> (h, cache)                         09  cache: as rnn_core's
     gru.step_backward(params, dh_t, cache) -> (dh_prev, grads)                  09  cache: rnn_core's
     dropout_backward(d_out, keep, rate) -> dh, keep booleans of d_out's shape  10
+    seq2seq.masked_loss_and_grad(o, y, lengths) -> (loss, do), o (B, T, V)     11
+    seq2seq.beam_step(log_p, log_probs, beam_size) -> (rows, tokens, scores)  11
 
 What the check can be trusted for:
 

@@ -54,8 +54,8 @@ sequence included (as ``tgt`` holds it); a sequence cut at ``max_len`` has no EO
 Parameters: a dict keyed by ``param_names(cell, attention, bidirectional)``; each recurrence's
 arrays carry the cell's names with a suffix: _enc (the encoder), _rev (its reverse pass), _dec
 (the decoder), e.g. W_x_enc, W_h_enc, b_enc for a GRU or an LSTM, W_xh_enc, W_hh_enc, b_h_enc for
-the vanilla cell. The series' notebooks on sequence-to-sequence and attention, which will derive it,
-are still to be written; it is checked against finite differences (tests/test_seq2seq.py) and
+the vanilla cell. Notebook 11 (notebooks/11-one-sequence-into-another.ipynb) derives the
+encoder-decoder, the masked loss and beam search; it is checked against finite differences (tests/test_seq2seq.py) and
 PyTorch (tests/test_seq2seq_torch_oracle.py).
 """
 
@@ -85,10 +85,12 @@ __all__ = [
     "check_params",
     "encode",
     "forward",
+    "masked_loss_and_grad",
     "loss_and_grads",
     "sequence_log_probs",
     "attention_weights",
     "greedy_decode",
+    "beam_step",
     "beam_search",
 ]
 
@@ -477,6 +479,29 @@ def _token_losses(logits, batch):
     return np.where(batch.tgt_mask.T, nll, 0.0)
 
 
+def masked_loss_and_grad(o, y, lengths):
+    """The mean cross-entropy over the real target tokens of a padded batch, and its gradient.
+
+    o (B, T, V): logits; y (B, T) int: targets, row b real up to lengths[b] (B,), any id after;
+    the real ones in 0..V-1. With m_bt = 1 for t < lengths[b] (else 0) and N = sum_b lengths[b]:
+
+        L = (1 / N) sum_b sum_t m_bt (-log softmax(o_bt)[y_bt])
+        dL/do_bt = m_bt (softmax(o_bt) - onehot(y_bt)) / N        exactly 0 at the pads
+
+    Returns (loss, do): a float and an array of o's shape and dtype. Derived in
+    notebooks/11-one-sequence-into-another.ipynb, section 3.
+    """
+    o = np.asarray(o)
+    B, T, V = o.shape
+    mask = np.arange(T) < np.asarray(lengths)[:, None]  # (B, T): True at real tokens
+    N = int(mask.sum())
+    real = np.where(mask, y, 0)[mask]  # the real targets, (N,) (whatever sits at the pads is never read)
+    total, do_real = cross_entropy_and_grad(o[mask].copy(), real)  # sum of -log y_hat, (N, V)
+    do = np.zeros_like(o)
+    do[mask] = do_real / N  # the pads' rows stay 0
+    return total / N, do
+
+
 def loss_and_grads(params, src, src_lengths, tgt, tgt_lengths, *, fast=True):
     """The mean of -log P(y_t | y_<t, x) over the real target tokens, and its exact gradient.
 
@@ -493,12 +518,9 @@ def loss_and_grads(params, src, src_lengths, tgt, tgt_lengths, *, fast=True):
     engine = _engine(cfg.cell, fast)
     out = _forward(params, cfg, batch, engine)
     B, T, Vt = out["logits"].shape
-    mask = batch.tgt_mask.T.reshape(-1)  # batch-first, as the logits
-    N = int(mask.sum())
-    logits = out["logits"].reshape(-1, Vt)
-    total, do_real = cross_entropy_and_grad(logits[mask], batch.tgt.T.reshape(-1)[mask])
-    do = np.zeros_like(logits)
-    do[mask] = do_real / N  # dL/do_t = (y_hat_t - onehot(y_t)) / N at real tokens, exactly 0 at the pads
+    # dL/do_t = (y_hat_t - onehot(y_t)) / N at the real tokens, exactly 0 at the pads
+    loss, do = masked_loss_and_grad(out["logits"], batch.tgt.T, batch.tgt_mask.sum(axis=0))
+    do = do.reshape(-1, Vt)
     top = out["top"].reshape(-1, out["top"].shape[-1])
     grads = {"W_yh": do.T @ top, "b_o": do.sum(axis=0)}  # (V, N) @ (N, H)
     dtop = (do @ params["W_yh"]).reshape(B, T, -1)  # W_yh^T do_t, (B, T, H)
@@ -539,7 +561,7 @@ def loss_and_grads(params, src, src_lengths, tgt, tgt_lengths, *, fast=True):
         src_rev = batch.src[enc.reversal, cols]
         dE_src += input_weight_grad(dx_r.reshape(-1, E).T, src_rev, cfg.src_vocab_size)
     grads["E_src"] = dE_src.T
-    return total / N, {name: grads[name] for name in param_names(cfg.cell, cfg.attention, cfg.bidirectional)}
+    return loss, {name: grads[name] for name in param_names(cfg.cell, cfg.attention, cfg.bidirectional)}
 
 
 def forward(params, src, src_lengths, tgt, tgt_lengths=None, *, fast=True):
@@ -644,6 +666,28 @@ def greedy_decode(params, src, src_lengths, max_len):
     return out
 
 
+def beam_step(log_p, log_probs, beam_size):
+    """One step of beam search: the beam_size most probable one-token extensions of the live prefixes.
+
+    log_p (K,): log P(y_<t | x) of each of the K live prefixes; log_probs (K, V): log y_hat_t, the
+    decoder's log-probabilities of every next token after each prefix (-inf allowed: a token that
+    is never an output). Every extension (k, v) has
+
+        log P(y_<t, v | x) = log_p[k] + log_probs[k, v]
+
+    and the K * V of them are ranked by it, highest first (ties: the earlier prefix, then the lower
+    token id). Returns (rows, tokens, scores), three arrays of n = min(beam_size, K * V) entries in
+    that order: the prefix each extends (ints in 0..K-1), its new token (ints in 0..V-1), and its
+    log P. Derived in notebooks/11-one-sequence-into-another.ipynb, section 6.
+    """
+    log_probs = np.asarray(log_probs)
+    K, V = log_probs.shape
+    cand = (np.asarray(log_p)[:, None] + log_probs).ravel()  # (K * V,): every extension's log P
+    best = np.argsort(-cand, kind="stable")[:beam_size]  # stable: equal scores keep (k, v) order
+    rows, tokens = np.divmod(best, V)
+    return rows, tokens, cand[best]
+
+
 def beam_search(params, src_row, beam_size, max_len, length_penalty=0.0):
     """An approximate arg max over outputs y of log P(y | x), with length normalisation.
 
@@ -680,22 +724,20 @@ def beam_search(params, src_row, beam_size, max_len, length_penalty=0.0):
     for t in range(max_len):
         y_prev = np.array([s[-1] if s else BOS for s in seqs])
         logp, state = _decoder_step(params, cfg, source.take(np.zeros(len(seqs), np.intp)), y_prev, state)
-        V = logp.shape[1]
-        cand = (logps[:, None] + logp).ravel()  # log P of every one-token extension, (K * V,)
+        rows, tokens, scores = beam_step(logps, logp, beam_size)  # the beam_size most probable extensions
         live, live_seqs = [], []
-        for i in np.argsort(-cand, kind="stable")[:beam_size].tolist():  # the beam_size most probable
-            k, y = divmod(i, V)
+        for k, y, score in zip(rows.tolist(), tokens.tolist(), scores.tolist()):
             seq = seqs[k] + [y]
             if y == EOS or t == max_len - 1:
-                finished.append((cand[i] / len(seq) ** alpha, float(cand[i]), seq))
+                finished.append((score / len(seq) ** alpha, score, seq))
             else:
-                live.append(i)
+                live.append((k, score))
                 live_seqs.append(seq)
         if not live:
             break
-        if alpha == 0 and max(f[1] for f in finished or [(0, -np.inf)]) >= cand[live[0]]:
+        if alpha == 0 and max(f[1] for f in finished or [(0, -np.inf)]) >= live[0][1]:
             break  # nothing live can overtake the best finished output: log P only falls
-        state = tuple(s[np.array(live) // V] for s in state)
-        seqs, logps = live_seqs, cand[live]
+        state = tuple(s[np.array([k for k, _ in live])] for s in state)
+        seqs, logps = live_seqs, np.array([score for _, score in live])
     best = max(finished, key=lambda f: f[0])  # the first found among equal scores
     return best[2], best[1]

@@ -34,6 +34,25 @@ class Check:
 NOTEBOOKS_DIR_NAME = "notebooks"
 
 CHECKS: dict[str, list[Check]] = {
+    "11-one-sequence-into-another.ipynb": [
+        Check(
+            "beam search's output is never less probable than greedy decoding's, at every seed",
+            "assert set(beam_lower) == set(SEEDS) and all(n == 0 for n in beam_lower.values())",
+            after="def log_p_of(",
+        ),
+        Check(
+            "a beam wide enough finds the exact arg max in every case, and greedy decoding misses some",
+            "assert found[64] == SMALL_CASES and found[1] < found[2] <= SMALL_CASES",
+            after="SMALL_LEN = 5",
+        ),
+        Check(
+            "short runs learn almost no date whole; the year is nearly always right, the day near chance",
+            "assert max(exact.values()) < 0.02\n"
+            "assert min(f[0] for f in fields_of.values()) > 0.95\n"
+            "assert max(f[2] for f in fields_of.values()) < 0.06",
+            after="src, src_len, _, _ = encode_pairs(held_out)",
+        ),
+    ],
     "06-training-on-pride-and-prejudice.ipynb": [
         Check(
             "the toy file keeps only its story",

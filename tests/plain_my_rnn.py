@@ -177,3 +177,25 @@ def dropout_backward(d_out, keep, rate):
         if keep[index]:
             d_h[index] = d_out[index] * scale
     return d_h
+
+
+def seq2seq_masked_loss_and_grad(o, y, lengths):
+    B, T, V = o.shape
+    N = int(np.sum(lengths))
+    loss, do = 0.0, np.zeros(o.shape)
+    for b in range(B):
+        for t in range(int(lengths[b])):
+            y_hat = np.exp(o[b, t] - o[b, t].max())
+            y_hat = y_hat / y_hat.sum()
+            loss += -np.log(y_hat[y[b, t]]) / N
+            do[b, t] = y_hat / N
+            do[b, t, y[b, t]] -= 1.0 / N
+    return loss, do
+
+
+def seq2seq_beam_step(log_p, log_probs, beam_size):
+    K, V = log_probs.shape
+    flat = [(log_p[k] + log_probs[k, v], k, v) for k in range(K) for v in range(V)]
+    order = sorted(range(len(flat)), key=lambda i: -flat[i][0])  # sorted() is stable
+    kept = [flat[i] for i in order[:beam_size]]
+    return np.array([k for _, k, _ in kept]), np.array([v for _, _, v in kept]), np.array([s for s, _, _ in kept])

@@ -271,6 +271,25 @@ def plain_dropout_backward(d_out, keep, rate):
     return np.where(keep, d_out / (1.0 - rate), 0.0)
 
 
+def plain_masked_loss_and_grad(o, y, lengths):
+    B, T, V = o.shape
+    loss, do, N = 0.0, np.zeros_like(o, dtype=float), int(np.sum(lengths))
+    for b in range(B):
+        for t in range(int(lengths[b])):  # the real tokens only
+            y_hat = np.exp(o[b, t] - o[b, t].max())
+            y_hat /= y_hat.sum()
+            loss -= np.log(y_hat[y[b, t]]) / N
+            do[b, t] = (y_hat - np.eye(V)[y[b, t]]) / N
+    return loss, do
+
+
+def plain_beam_step(log_p, log_probs, beam_size):
+    K, V = log_probs.shape
+    scored = sorted((-(log_p[k] + log_probs[k, v]), k, v) for k in range(K) for v in range(V))
+    kept = scored[:beam_size]  # the tuples sort by score, then k, then v
+    return (np.array([k for _, k, _ in kept]), np.array([v for _, _, v in kept]), np.array([-s for s, _, _ in kept]))
+
+
 PLAIN = {
     "one_hot": plain_one_hot,
     "softmax": plain_softmax,
@@ -287,6 +306,8 @@ PLAIN = {
     "gru.step_forward": plain_gru_step_forward,
     "gru.step_backward": plain_gru_step_backward,
     "dropout_backward": plain_dropout_backward,
+    "seq2seq.masked_loss_and_grad": plain_masked_loss_and_grad,
+    "seq2seq.beam_step": plain_beam_step,
 }
 
 PACKAGE = {
@@ -305,4 +326,6 @@ PACKAGE = {
     "gru.step_forward": rnn_core.gru.step_forward,
     "gru.step_backward": rnn_core.gru.step_backward,
     "dropout_backward": rnn_core.dropout_backward,
+    "seq2seq.masked_loss_and_grad": rnn_core.seq2seq.masked_loss_and_grad,
+    "seq2seq.beam_step": rnn_core.seq2seq.beam_step,
 }

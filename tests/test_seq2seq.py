@@ -335,3 +335,38 @@ def test_pad_and_bos_are_markers_never_tokens():
     with pytest.raises(ValueError, match="ids holds 1 at position 1"):
         dates.decode([4, s2s.BOS, 5, s2s.EOS], dates.TGT_VOCAB)
     assert dates.decode([4, 5, s2s.EOS, s2s.PAD], dates.TGT_VOCAB) == dates.decode([4, 5], dates.TGT_VOCAB)
+
+
+# -- the pieces notebook 11 derives: the masked loss and one step of beam search ---------------------
+
+
+def test_masked_loss_and_grad_matches_finite_differences_and_ignores_the_pads():
+    rng = np.random.default_rng(3)
+    o = rng.standard_normal((3, 5, 6))
+    y = rng.integers(0, 6, (3, 5))
+    lengths = np.array([5, 1, 3])
+    loss, do = s2s.masked_loss_and_grad(o, y, lengths)
+    numeric = numerical_gradient(lambda: s2s.masked_loss_and_grad(o, y, lengths)[0], o)
+    assert rel_error(do, numeric) < GRADCHECK_TOL
+    pads = np.arange(5) >= lengths[:, None]
+    assert np.all(do[pads] == 0)
+    other = np.where(pads, rng.integers(0, 6, (3, 5)), y)
+    o_other = np.where(pads[..., None], 50 * rng.standard_normal(o.shape), o)
+    assert s2s.masked_loss_and_grad(o_other, other, lengths)[0] == loss
+    real = ~pads  # the mean over the real tokens of -log softmax(o)[y]
+    log_p = o - np.log(np.exp(o).sum(axis=-1, keepdims=True))
+    assert np.isclose(loss, -np.take_along_axis(log_p, y[..., None], -1)[..., 0][real].mean())
+
+
+def test_beam_step_keeps_the_most_probable_extensions_in_order():
+    rng = np.random.default_rng(4)
+    log_p = np.array([-0.5, -1.0, -4.0])
+    log_probs = np.log(rng.dirichlet(np.ones(5), size=3))
+    log_probs[:, :2] = -np.inf
+    rows, tokens, scores = s2s.beam_step(log_p, log_probs, 4)
+    every = sorted(((log_p[k] + log_probs[k, v], -k, -v) for k in range(3) for v in range(5)), reverse=True)[:4]
+    assert [(-k, -v) for _, k, v in every] == list(zip(rows.tolist(), tokens.tolist()))
+    assert np.allclose(scores, [s for s, _, _ in every])
+    assert np.all(np.diff(scores) <= 0)
+    rows, tokens, _ = s2s.beam_step(np.zeros(2), np.zeros((2, 3)), 10)  # all tied, fewer than asked
+    assert rows.tolist() == [0, 0, 0, 1, 1, 1] and tokens.tolist() == [0, 1, 2, 0, 1, 2]
