@@ -70,7 +70,7 @@ from types import FunctionType, ModuleType
 import numpy as np
 
 from . import functions as _functions
-from . import gru, lstm, optim, rnn
+from . import attention, gru, lstm, optim, rnn
 from ._cell import (
     ReferenceEngine,
     check_window,
@@ -119,6 +119,8 @@ _RNN_CORE = {  # rnn_core's function of each exercise: what a piece falls back t
     "gru.step_forward": gru.step_forward,
     "gru.step_backward": gru.step_backward,
     "dropout_backward": _functions.dropout_backward,
+    "attention_forward": attention.attention_forward,
+    "attention_backward": attention.attention_backward,
 }
 
 
@@ -1116,6 +1118,25 @@ def dropout_backward(d_out, keep, rate):
     d_out: dL/d(out), any shape; keep: booleans of the same shape, True where the
     forward pass kept a unit; rate: the probability of dropping one, in [0, 1).
     Returns an array of d_out's shape.
+    """
+    raise NotImplementedError  # your code here
+
+
+def attention_forward(h, u, mask):
+    """One step of dot-product attention over a batch: (alpha, context) (notebook 12).
+
+    h: (B, H), the queries; u: (B, S, H), the memory; mask: (B, S) booleans, True at
+    the real positions. Returns alpha (B, S), softmax over s of h . u_s with -inf at
+    the pads, and context (B, H) = sum_s alpha_s u_s.
+    """
+    raise NotImplementedError  # your code here
+
+
+def attention_backward(dcontext, h, u, alpha):
+    """Back through attention_forward: (dh, du) (notebook 12).
+
+    dcontext: (B, H), dL/dcontext; h (B, H), u (B, S, H): the forward pass's inputs;
+    alpha (B, S): its weights. Returns dh (B, H) and du (B, S, H).
     """
     raise NotImplementedError  # your code here
 '''

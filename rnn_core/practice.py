@@ -58,6 +58,8 @@ that name does; one sequence, vectors 1-D):
     gru.step_forward(params, x_t, h_prev) -> (h, cache)                         09  cache: as rnn_core's
     gru.step_backward(params, dh_t, cache) -> (dh_prev, grads)                  09  cache: rnn_core's
     dropout_backward(d_out, keep, rate) -> dh, keep booleans of d_out's shape  10
+    attention_forward(h, u, mask) -> (alpha, context), h (B, H), u (B, S, H)   12
+    attention_backward(dcontext, h, u, alpha) -> (dh, du)                      12
 
 What the check can be trusted for:
 

@@ -271,6 +271,27 @@ def plain_dropout_backward(d_out, keep, rate):
     return np.where(keep, d_out / (1.0 - rate), 0.0)
 
 
+def plain_attention_forward(h, u, mask):
+    alpha, context = np.zeros(mask.shape), np.zeros(h.shape)
+    for b in range(len(h)):  # one row at a time, the real positions only
+        real = np.flatnonzero(mask[b])
+        scores = u[b, real] @ h[b]
+        e = np.exp(scores - scores.max())
+        alpha[b, real] = e / e.sum()
+        context[b] = alpha[b, real] @ u[b, real]
+    return alpha, context
+
+
+def plain_attention_backward(dcontext, h, u, alpha):
+    dh, du = np.zeros(h.shape), np.zeros(u.shape)
+    for b in range(len(h)):
+        J = np.diag(alpha[b]) - np.outer(alpha[b], alpha[b])  # notebook 01's Jacobian
+        dscores = J @ (u[b] @ dcontext[b])
+        dh[b] = dscores @ u[b]
+        du[b] = np.outer(alpha[b], dcontext[b]) + np.outer(dscores, h[b])
+    return dh, du
+
+
 PLAIN = {
     "one_hot": plain_one_hot,
     "softmax": plain_softmax,
@@ -287,6 +308,8 @@ PLAIN = {
     "gru.step_forward": plain_gru_step_forward,
     "gru.step_backward": plain_gru_step_backward,
     "dropout_backward": plain_dropout_backward,
+    "attention_forward": plain_attention_forward,
+    "attention_backward": plain_attention_backward,
 }
 
 PACKAGE = {
@@ -305,4 +328,6 @@ PACKAGE = {
     "gru.step_forward": rnn_core.gru.step_forward,
     "gru.step_backward": rnn_core.gru.step_backward,
     "dropout_backward": rnn_core.dropout_backward,
+    "attention_forward": rnn_core.attention_forward,
+    "attention_backward": rnn_core.attention_backward,
 }
