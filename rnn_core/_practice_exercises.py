@@ -2368,9 +2368,10 @@ EXERCISE_LIST = (
         public=("rnn_core.attention_forward", "rnn_core.attention.attention_forward"),
         diagnostics=(_attention_pads, _nonfinite_remark),
         where="notebook 12, section 2",
-        hint="For each row b, the score of position s is the dot product of h[b] with u[b, s]. Before the softmax, "
-        "put −∞ at every padded position (np.where(mask, scores, -np.inf)), so that exp gives them exactly 0; then "
-        "softmax over the positions, the last axis. The context is the weighted sum of the memory's rows.",
+        hint="For each row of the batch, the score of a position is the dot product of that row's query with the "
+        "memory's state at the position. Before the softmax, give every padded position a score of −∞, so that "
+        "exp gives it exactly 0; then take the softmax over the positions, the last axis. The context is the sum "
+        "of the memory's states, each times its weight.",
     ),
     Exercise(
         "attention_backward",
@@ -2388,8 +2389,10 @@ EXERCISE_LIST = (
         public=("rnn_core.attention_backward", "rnn_core.attention.attention_backward"),
         diagnostics=(_nonfinite_remark,),
         where="notebook 12, section 2",
-        hint="Go back in the forward pass's order reversed. The context gives dalpha_s = dcontext · u_s and "
-        "alpha_s dcontext to u_s. Back through the softmax (notebook 01's Jacobian): dscore = alpha ⊙ (dalpha − "
-        "Σ_r alpha_r dalpha_r). The score h · u_s sends dscore_s u_s to h (summed over s) and dscore_s h to u_s.",
+        hint="Go back through the three steps in reverse. The context sends each weight the dot product of "
+        "dcontext with that position's state, and each state its weight times dcontext. Back through the softmax "
+        "(notebook 01's Jacobian): each position's gradient minus their weighted mean, times its weight. The "
+        "dot score then sends the query the states, each times its score's gradient, summed over the positions, "
+        "and each state the query times its score's gradient.",
     ),
 )

@@ -437,7 +437,7 @@ fix <!-- practice:mistake attention_forward/memory-zeroed-scores-unmasked -->; t
 the mask, so that a pad scores 0 rather than `-np.inf` <!-- practice:mistake
 attention_forward/pads-scored-zero -->; and the mask applied to the weights after a softmax over every
 position <!-- practice:mistake attention_forward/mask-after-the-softmax -->. A softmax without the shift
-by the largest score overflows on the case whose scores reach 1000. `practice.hint("attention_forward")`
+by the largest score overflows on the case with very large scores. `practice.hint("attention_forward")`
 gives a nudge; `practice.solution("attention_forward")` prints this answer.
 """,
         uses=("softmax",),
