@@ -1860,7 +1860,9 @@ def _attention_forward_cases(rng):
     S, H = (int(n) for n in rng.choice(np.arange(4, 8), size=2, replace=False))
     lengths = [S, int(rng.integers(2, S)), 1]
     h, u, mask = _attention_memory(rng, 3, S, H, lengths)
-    cases.append(Case(f"B = 3 rows of lengths {lengths}, S = {S}, H = {H}: pads after the real positions", (h, u, mask)))
+    cases.append(
+        Case(f"B = 3 rows of lengths {lengths}, S = {S}, H = {H}: pads after the real positions", (h, u, mask))
+    )
     S2, H2 = int(rng.integers(3, 6)), int(rng.integers(2, 5))
     h2, u2, mask2 = _attention_memory(rng, 2, S2, H2, [S2, S2])
     cases.append(Case(f"B = 2 rows with no pads, S = {S2}, H = {H2}", (h2, u2, mask2)))
@@ -1953,7 +1955,13 @@ def _attention_backward_cases(rng):
         h, u, mask = _attention_memory(rng, B, S, H, lengths)
         alpha, _ = ATT.attention_forward(h, u, mask)
         dcontext = rng.normal(0.0, 1.0, (B, H))
-        cases.append(Case(about.format(L=lengths if B > 1 else lengths[0], S=S, H=H), (dcontext, h, u, alpha), extra={"mask": mask}))
+        cases.append(
+            Case(
+                about.format(L=lengths if B > 1 else lengths[0], S=S, H=H),
+                (dcontext, h, u, alpha),
+                extra={"mask": mask},
+            )
+        )
     return cases
 
 
@@ -1979,7 +1987,7 @@ ATTENTION_BACKWARD_MISTAKES = Mistakes()
     "dscore = alpha ⊙ dalpha keeps only the diagonal of the softmax's Jacobian, diag(alpha) − alpha alphaᵀ "
     "(notebook 01): subtract the weighted mean, alpha ⊙ (dalpha − alpha · dalpha).",
 )
-def only_the_diagonal(alpha, dalpha):
+def jacobian_diagonal_only(alpha, dalpha):
     return alpha * dalpha
 
 

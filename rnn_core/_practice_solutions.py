@@ -454,13 +454,14 @@ def attention_backward(dcontext, h, u, alpha):
     return dh, du
 """,
         r"""
-The mistakes the check names: the softmax's Jacobian cut to its diagonal, `alpha * dalpha`
-<!-- practice:mistake attention_backward/only-the-diagonal -->; no step back through the softmax at all
-<!-- practice:mistake attention_backward/no-softmax-step -->; and the memory's gradient with one of its two
-paths, through the context only <!-- practice:mistake attention_backward/memory-through-the-context-only
---> or through the scores only <!-- practice:mistake attention_backward/memory-through-the-scores-only
--->. `practice.hint("attention_backward")` gives a nudge; `practice.solution("attention_backward")`
-prints this answer.
+The mistakes the check names: the softmax's Jacobian cut to its diagonal, `alpha * dalpha` <!--
+practice:mistake attention_backward/jacobian-diagonal-only -->; no step back through the softmax at
+all <!-- practice:mistake attention_backward/no-softmax-step -->; and the memory's gradient with one of
+its two paths, through the context only <!-- practice:mistake
+attention_backward/memory-through-the-context-only --> or through the scores only <!--
+practice:mistake attention_backward/memory-through-the-scores-only -->.
+`practice.hint("attention_backward")` gives a nudge; `practice.solution("attention_backward")` prints
+this answer.
 """,
     ),
 }

@@ -69,8 +69,8 @@ from types import FunctionType, ModuleType
 
 import numpy as np
 
-from . import functions as _functions
 from . import attention, gru, lstm, optim, rnn
+from . import functions as _functions
 from ._cell import (
     ReferenceEngine,
     check_window,

@@ -560,18 +560,21 @@ def test_attention_backward_mistakes():
     def both(alpha, dc, dscores, h):
         return context(alpha, dc, dscores, h) + scores(alpha, dc, dscores, h)
 
-    assert_wrong("attention_backward", back(lambda a, d: a * d, both), ["dh", "du"], mistake=(
-        "the softmax's Jacobian without its outer product"
-    ))
-    assert_wrong("attention_backward", back(lambda a, d: d, both), ["dh", "du"], mistake=(
-        "no step back through the softmax"
-    ))
-    assert_wrong("attention_backward", back(right, context), ["du"], mistake=(
-        "the memory's gradient through the context only"
-    ))
-    assert_wrong("attention_backward", back(right, scores), ["du"], mistake=(
-        "the memory's gradient through the scores only"
-    ))
+    assert_wrong(
+        "attention_backward",
+        back(lambda a, d: a * d, both),
+        ["dh", "du"],
+        mistake=("the softmax's Jacobian without its outer product"),
+    )
+    assert_wrong(
+        "attention_backward", back(lambda a, d: d, both), ["dh", "du"], mistake=("no step back through the softmax")
+    )
+    assert_wrong(
+        "attention_backward", back(right, context), ["du"], mistake=("the memory's gradient through the context only")
+    )
+    assert_wrong(
+        "attention_backward", back(right, scores), ["du"], mistake=("the memory's gradient through the scores only")
+    )
 
 
 @pytest.mark.parametrize("redraw", [lambda d, rate: np.random.default_rng(7).random(d.shape) >= rate, np.roll])
