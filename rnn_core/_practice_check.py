@@ -7,6 +7,7 @@ imports the other's caller, so the checker has no import circle.
 
 from __future__ import annotations
 
+import contextvars
 import copy
 import difflib
 import html
@@ -35,7 +36,7 @@ except ModuleNotFoundError:  # the student edition's wheel is built without the 
 
 __all__ = ["ERRATA_ROWS", "ERRATA_TABLE", "EXERCISES", "TIME_LIMIT", "Result", "check", "hint", "solution"]
 
-ERRATA_TABLE = "11-appendix-errata.ipynb#The-errata-table"  # where the errata table is, from a notebook
+ERRATA_TABLE = "13-appendix-errata.ipynb#The-errata-table"  # where the errata table is, from a notebook
 TOL = 1e-6  # largest error, relative to the output's largest entry, that still counts as the same numbers
 # the same for an output the reader's code computed in float32 (float32 inputs, or a cast): its rounding (about
 # 6e-8 of each number) grows through a few operations, and scores near 1000 lose 3e-5 of their size to it
@@ -59,7 +60,10 @@ class Result:
         return f"Result(status={self.status!r}, wrong={self.wrong!r}, errata={self.errata!r})"
 
 
-def check(name, fn, *, seed=None):
+_EXPLAIN = contextvars.ContextVar("explain", default=True)  # check's explain=: say what each mistake is
+
+
+def check(name, fn, *, seed=None, explain=True):
     """Check the reader's function ``fn`` against the ``rnn_core`` function ``name``; print and return a Result.
 
     name: one of ``EXERCISES`` (e.g. "softmax", "loss_and_grads", "lstm.step_backward").
@@ -67,6 +71,8 @@ def check(name, fn, *, seed=None):
       ``rnn_core`` function of that name.
     seed: None for the public cases (the same every time); an int draws other cases with the same
       properties (for a grader's hidden cases).
+    explain: False names each recognised mistake by its errata row and title only, leaving out what it
+      is and how to mend it (for an exercise whose task is to find that: the appendix's repair).
     Prints one message, every line at most ``WIDTH`` (100) characters, broken at spaces, and returns
     ``Result(status, wrong, message, errata)``. Raises only for a name that is not an exercise, an
     ``fn`` that is not a function, or a real interrupt (the stop button), never because of what ``fn``
@@ -90,6 +96,7 @@ def check(name, fn, *, seed=None):
     if seed is not None and not isinstance(seed, (int, np.integer)):
         raise TypeError(f"check({name!r}, fn, seed=...): seed must be an int or None, got {type_name(seed)}")
     tampered = reference.restore_checker()  # an earlier cell's swapped __code__ on the checker's functions
+    token = _EXPLAIN.set(bool(explain))
     try:
         result = _check(exercise, fn, seed)
     except Exception as exc:  # a bug of the checker itself must not look like the reader's
@@ -98,6 +105,8 @@ def check(name, fn, *, seed=None):
             [],
             f"{name}: the checker failed ({safe_str(exc)}). This is a bug of rnn_core.practice, not of your function.",
         )
+    finally:
+        _EXPLAIN.reset(token)
     if tampered:
         result = replace(result, message=result.message + "\n" + _tampered_note(tampered))
     _show(wrap(result.message), printed=result.status == "not attempted")
@@ -744,10 +753,13 @@ def _report(status, names, lines, notes, found=(), header=None):
                 if mistake.rows
                 else ""
             )
-            lines.append(f'  {_join(explained)}: {label}"{mistake.name}": {mistake.why}')
+            why = f": {mistake.why}" if _EXPLAIN.get() or not mistake.rows else ""
+            lines.append(f'  {_join(explained)}: {label}"{mistake.name}"{why}')
             rows += [r for r in mistake.rows if r not in rows]
         if rows:
             lines.append(f"The errata table: {ERRATA_TABLE}")
+            if not _EXPLAIN.get():
+                lines.append("Its rows say what each mistake is and what is right.")
     lines += notes
     return Result(status, list(names) if status == "wrong" else [], "\n".join(lines), tuple(rows))
 

@@ -132,7 +132,7 @@ def softmax_jacobian(y_hat):
 The usual slips, each named by the check: $-\hat y \hat y^\top$ alone, the case $i \ne k$ used on the diagonal too
 (the README of the companion code of "Introduction to Recurrent Neural Networks (RNNs)", one of the write-ups this
 series grew from, takes $\partial \sigma / \partial o$ as $-\sigma\sigma$ in exactly this way: row 3 of the series'
-[errata table](11-appendix-errata.ipynb#The-errata-table))<!-- practice:mistake
+[errata table](13-appendix-errata.ipynb#The-errata-table))<!-- practice:mistake
 softmax_jacobian/minus-outer-product-alone -->; only the diagonal<!-- practice:mistake
 softmax_jacobian/only-the-diagonal -->, or the diagonal as a vector<!-- practice:mistake
 softmax_jacobian/the-diagonal-as-a-vector -->; the sign of the outer product flipped<!-- practice:mistake

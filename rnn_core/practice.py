@@ -20,7 +20,7 @@ In a notebook the exercise is two cells: a stub the reader fills in (its body
 a fixed "not attempted" message, so stored outputs are deterministic. A cell that ends with
 ``check(...)`` shows the message once: the returned ``Result`` displays nothing in Jupyter.
 
-- ``check(name, fn, seed=None)`` -> ``Result(status, wrong, message, errata)``. ``status`` is
+- ``check(name, fn, seed=None, explain=True)`` -> ``Result(status, wrong, message, errata)``. ``status`` is
   "passed"; "not attempted" (the function's own body still raises NotImplementedError, or it
   returns None, on every case); "wrong" (an output differs, it returns None on some case, a helper
   of the reader's still raises NotImplementedError, it changes its arguments or rnn_core, or it
@@ -32,7 +32,9 @@ a fixed "not attempted" message, so stored outputs are deterministic. A cell tha
   "dh_prev", "dc_prev", "dh0", "c", "cache", "norm", "t", "m", "v"); when every output is right but
   the function changed an argument in place, the argument ("dh_t", "params['W_hh']").
   ``errata`` holds the rows of the errata table of the mistakes the answer repeats. In Jupyter a
-  message that names errata rows links to the table (``ERRATA_TABLE``).
+  message that names errata rows links to the table (``ERRATA_TABLE``). ``check(name, fn,
+  explain=False)`` names each recognised mistake by its row and title only, for an exercise whose
+  task is to find what is wrong (the appendix's repair): the table says the rest.
 - ``hint(name)`` prints a nudge in words; ``solution(name)`` prints the reference solution, the
   code of the folded *Answer* under the exercise in its notebook (both generated from
   ``rnn_core/_practice_solutions.py`` by ``tools/answers.py``). In a student edition

@@ -6,7 +6,7 @@ and in order, every exercise's tagged cell there, links between notebooks resolv
 are the series' own, byte for byte, so nbval of the edition can only differ from nbval of the series
 (which the suite runs on every notebook) through what the edition adds: its Markdown note and its
 marker file, which changes what practice.solution prints. nbval runs on the edition of the
-notebooks that take seconds (00-05 and 11, about 20 s); 06-09 would add about 3 minutes to see
+notebooks that take seconds (00-05 and 13, about 20 s); 06-09 would add about 3 minutes to see
 the same code run again.
 """
 
@@ -25,7 +25,7 @@ from rnn_core.edition import EditionError, is_answer_summary, strip_answers, wri
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
-CHEAP = ("00", "01", "02", "03", "04", "05", "11")  # the notebooks whose Run All takes seconds
+CHEAP = ("00", "01", "02", "03", "04", "05", "13")  # the notebooks whose Run All takes seconds
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ it again after the grader has written it), delegation (sys.setprofile switched o
 started in an earlier cell, a forked child), tampering (``__code__`` swapped in an earlier cell), a
 crash (a closed stdout, SIGINT and SIGKILL to itself), hangs (a bare-except retry loop, a disarmed
 alarm, a loop inside one C call), and right variants (float32-safe, closing stdout, kept in
-my_rnn.py, 11's repair graded without 04). Every submission is notebook 01 or 11 of the student
+my_rnn.py, 11's repair graded without 04). Every submission is notebook 01 or 13 of the student
 edition with its exercise cells filled in, graded in one run.
 """
 
@@ -24,7 +24,7 @@ from rnn_core.cli import main
 from rnn_core.edition import write_student_edition
 
 ROOT = Path(__file__).resolve().parent.parent
-N01, N11 = "01-softmax-and-its-derivative.ipynb", "11-appendix-errata.ipynb"
+N01, N13 = "01-softmax-and-its-derivative.ipynb", "13-appendix-errata.ipynb"
 WRONG = "def softmax(o):\n    e = np.exp(o)  # no shift: overflows near 1000\n    return e / e.sum()\n"
 FALLBACK = "    e = np.exp(o)  # what it computes when the trick fails: no shift\n    return e / e.sum()\n"
 
@@ -203,7 +203,7 @@ def graded(tmp_path_factory):
     base = tmp_path_factory.mktemp("hostile")
     source = base / "source"
     source.mkdir()
-    for name in (N01, N11):
+    for name in (N01, N13):
         shutil.copy(ROOT / "notebooks" / name, source / name)
     edition = base / "edition"
     write_student_edition(edition, source)
@@ -221,12 +221,12 @@ def graded(tmp_path_factory):
     (others / "right-in-my-rnn" / "my_rnn.py").write_text(
         "import numpy as np\n\n\n" + right("softmax") + "\n\n" + right("softmax_jacobian"), encoding="utf-8"
     )
-    # 11's repair, right, graded without 04: its function is named in its check cell
+    # 13's repair, right, graded without 04: its function is named in its check cell
     repaired = right("loss_and_grads").replace("def loss_and_grads(", "def loss_and_grads_char_rnn(")
-    nb = json.loads((edition / N11).read_text(encoding="utf-8"))
+    nb = json.loads((edition / N13).read_text(encoding="utf-8"))
     stub = next(c for c in nb["cells"] if "def loss_and_grads_char_rnn(" in "".join(c["source"]))
     stub["source"], stub["outputs"] = repaired, []
-    write(others / "right-11-alone", N11, nb)
+    write(others / "right-13-alone", N13, nb)
 
     results = base / "results.json"
     hostile_ones = sorted(str(p) for p in subs.iterdir())
@@ -261,7 +261,7 @@ def test_each_right_variant_scores_full_marks(graded, name):
 
 def test_11_s_repair_graded_without_04_scores_full_marks(graded):
     _, by, _ = graded
-    test = by["right-11-alone"]["loss_and_grads"]
+    test = by["right-13-alone"]["loss_and_grads"]
     assert test["score"] == 1, test["output"]
     assert "Graded: loss_and_grads_char_rnn" in test["output"]
 

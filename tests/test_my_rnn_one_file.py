@@ -4,7 +4,7 @@ A reader who saves the series' own answers, exercise after exercise, must get a 
 piece passes ``check_all`` and trains in ``train_yours`` as "yours": in my_rnn.py the functions call
 each other (04's ``loss_and_grads`` calls the file's ``step_forward``, ``softmax`` and ``one_hot``),
 so ``save`` checks a function as it will run there. The same holds for plain-loop answers
-(tests/plain_my_rnn.py) and for notebook 11's repaired backward pass, saved as ``loss_and_grads``.
+(tests/plain_my_rnn.py) and for notebook 13's repaired backward pass, saved as ``loss_and_grads``.
 Everything runs on a short text with a small network: a few seconds.
 """
 
@@ -55,8 +55,8 @@ def series_answer(name):
 
 
 def repaired_char_rnn():
-    """Notebook 11's published backward pass, read from its cell, with the four lines the repair changes mended."""
-    cells = json.loads((NOTEBOOKS / "11-appendix-errata.ipynb").read_text(encoding="utf-8"))["cells"]
+    """Notebook 13's published backward pass, read from its cell, with the four lines the repair changes mended."""
+    cells = json.loads((NOTEBOOKS / "13-appendix-errata.ipynb").read_text(encoding="utf-8"))["cells"]
     (source,) = ("".join(c["source"]) for c in cells if "def loss_and_grads_char_rnn" in "".join(c["source"]))
     right = {  # rows 22, 23 and 24 of the errata table, corrected as notebook 04 derives them
         'grads["W_xh"]': 'grads["W_xh"] += np.outer((1 - h**2) * dh, x)',
@@ -70,8 +70,8 @@ def repaired_char_rnn():
         if key:
             line, _ = line[: len(line) - len(line.lstrip())] + right[key], mended.add(key)
         lines.append(line)
-    assert mended == set(right), "notebook 11's repair cell changed: update repaired_char_rnn"
-    namespace = as_a_cell("\n".join(lines), "11 repaired", ("PARAM_NAMES", "softmax", "one_hot"))
+    assert mended == set(right), "notebook 13's repair cell changed: update repaired_char_rnn"
+    namespace = as_a_cell("\n".join(lines), "13 repaired", ("PARAM_NAMES", "softmax", "one_hot"))
     fn = namespace["loss_and_grads_char_rnn"]
     assert quietly(practice.check, "loss_and_grads", fn)[0].status == "passed"
     return fn
@@ -97,7 +97,7 @@ def test_the_series_answers_saved_one_by_one_make_a_file_that_passes_and_trains(
     assert text.count("def sigmoid(") == 1  # 08's helper, saved with lstm_step_forward, and used by 09's
     assert_all_passed_and_all_trained()
 
-    _, printed = quietly(practice.save, repaired_char_rnn(), "loss_and_grads")  # 11's repair, in 04's place
+    _, printed = quietly(practice.save, repaired_char_rnn(), "loss_and_grads")  # 13's repair, in 04's place
     assert "Saved loss_and_grads into notebooks/my_rnn.py, in place of your earlier one" in printed, printed
     assert_all_passed_and_all_trained()
 

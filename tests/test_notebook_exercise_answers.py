@@ -1,4 +1,4 @@
-"""The numbers that the folded answers of notebooks 01, 05, 08, 10 and 11 quote, computed by the notebooks' own code.
+"""The numbers that the folded answers of notebooks 01, 05, 08, 10 and 13 quote, computed by the notebooks' own code.
 
 A check that prints an exercise's answer cannot sit in the notebook, even folded: GitHub and other
 viewers ignore the folding and show its code and output right under the question. So the checks live
@@ -137,11 +137,11 @@ def test_10_answers_numbers():
     assert abs(rnn_core.count_params(V, 89) - (c + V)) < abs(rnn_core.count_params(V, 88) - (c + V))
 
 
-# -- 11 · exercises 1 and 2 ----------------------------------------------------------------------------
+# -- 13 · exercises 1 and 2 ----------------------------------------------------------------------------
 
 
 def test_11_answers_numbers():
-    nb = run_up_to("11-appendix-errata.ipynb", "flatten", "unflatten", "params", "h0")
+    nb = run_up_to("13-appendix-errata.ipynb", "flatten", "unflatten", "params", "h0")
     loss_and_grads, flatten, unflatten = nb["loss_and_grads"], nb["flatten"], nb["unflatten"]
     inputs, targets, h0, params = nb["inputs"], nb["targets"], nb["h0"], nb["params"]
     clip_global_norm, global_norm = nb["rnn_core"].clip_global_norm, nb["rnn_core"].global_norm

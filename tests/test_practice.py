@@ -954,3 +954,21 @@ def test_in_jupyter_every_message_but_the_stubs_is_html_that_wraps_at_spaces_onl
 
     result, printed = check("softmax", softmax)  # the stub's message: printed, as the notebooks store it
     assert result.status == "not attempted" and printed == practice.wrap(result.message) + "\n" and len(shown) == count
+
+
+def test_explain_false_names_rows_without_saying_what_is_right(capsys):
+    """check(..., explain=False): each recognised mistake by its errata row and title, not what it is
+    (the appendix's repair exercise, whose task is to find that)."""
+
+    def minus_softmax(o):
+        e = np.exp(o - np.max(o))
+        return -e / e.sum()
+
+    told = practice.check("softmax", minus_softmax).message
+    terse = practice.check("softmax", minus_softmax, explain=False)
+    capsys.readouterr()
+    assert terse.status == "wrong" and terse.errata == (11,)
+    mistake_line = next(line for line in terse.message.splitlines() if "errata row 11" in line)
+    assert mistake_line.rstrip().endswith('"') and mistake_line in told  # the title, nothing after it
+    assert len(terse.message) < len(told) and "Its rows say what each mistake is" in terse.message
+    assert practice.check("softmax", minus_softmax).message == told  # explain=False does not stick

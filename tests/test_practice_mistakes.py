@@ -883,9 +883,9 @@ GENERAL = {
     ("04-backpropagation-through-time.ipynb", "exercise-loss-and-grads-task"): "the task: its answer lists them",
     ("06-training-on-pride-and-prejudice.ipynb", "adam-exercise"): "the task: its answer lists them",
     ("09-gated-cells-gru.ipynb", "nb09-ex-fwd"): "the task: its answer lists them",
-    ("11-appendix-errata.ipynb", "nb10-opening"): "what the appendix teaches; the repair's answer lists the rows",
-    ("11-appendix-errata.ipynb", "nb10-named"): "every recognised row: practice.ERRATA_ROWS, asserted by nb10-count",
-    ("11-appendix-errata.ipynb", "nb10-summary"): "the same, in the summary",
+    ("13-appendix-errata.ipynb", "nb10-opening"): "what the appendix teaches; the repair's answer lists the rows",
+    ("13-appendix-errata.ipynb", "nb10-named"): "every recognised row: practice.ERRATA_ROWS, asserted by nb10-count",
+    ("13-appendix-errata.ipynb", "nb10-summary"): "the same, in the summary",
 }
 
 

@@ -292,8 +292,8 @@ STRICT: set[str] = {
     "08-gated-cells-lstm.ipynb",
     "09-gated-cells-gru.ipynb",
     "10-deeper-networks-and-overfitting.ipynb",
-    "11-appendix-errata.ipynb",
     "12-attention.ipynb",
+    "13-appendix-errata.ipynb",
 }
 
 
@@ -624,7 +624,7 @@ class ExerciseCheck:
     wrong: str  # typed in place of the stub...
     wrong_shows: tuple[str, ...]  # ...after which the check cell shows all of these
     right: str  # then this, after which it shows "passed"
-    errata_link: str = "11-appendix-errata.ipynb#The-errata-table"  # the message links to the errata table
+    errata_link: str = "13-appendix-errata.ipynb#The-errata-table"  # the message links to the errata table
     timeout: float = 60.0  # seconds for the two cells to run
 
 
@@ -684,7 +684,7 @@ def test_an_exercise_names_what_is_wrong_then_says_passed(notebook, request):
     shown = run_and_read(tab, checker, check.timeout)
     missing = [text for text in check.wrong_shows if text not in shown]
     assert not missing, f"{tab.path}: for the wrong answer the check cell shows {shown!r}, without {missing}"
-    # JupyterLab resolves a relative link of an output: .../files/11-appendix-errata.ipynb?_xsrf=...#The-errata-table
+    # JupyterLab resolves a relative link of an output: .../files/13-appendix-errata.ipynb?_xsrf=...#The-errata-table
     file, anchor = check.errata_link.split("#")
     links = checker.locator(".jp-OutputArea a").evaluate_all("els => els.map(e => e.getAttribute('href'))")
     assert any(f"/{file}" in (href or "") and (href or "").endswith(f"#{anchor}") for href in links), (

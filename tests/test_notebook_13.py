@@ -1,6 +1,6 @@
 """The appendix's errata table counts what it says it counts, checked outside the notebook.
 
-Notebook 11 prints the table's counts (rows per source, per place in the series, and which rows
+Notebook 13 prints the table's counts (rows per source, per place in the series, and which rows
 the checker names); these tests hold the table to them, so that the appendix itself shows the
 table and its counts, and no test code.
 """
@@ -12,7 +12,7 @@ from notebook_code import run_up_to  # tests/notebook_code.py (matplotlib's Agg 
 
 import rnn_core
 
-NOTEBOOK = "11-appendix-errata.ipynb"
+NOTEBOOK = "13-appendix-errata.ipynb"
 
 
 @pytest.fixture(scope="module")
