@@ -14,7 +14,8 @@ practice``, or ``rnn_core.practice``), not by ``import rnn_core``.
 
 import importlib
 
-from . import dates, gru, lstm, seq2seq
+from . import attention, dates, gru, lstm, seq2seq
+from .attention import attention_backward, attention_forward
 from .cells import CELLS, dropout_masks, num_layers
 from .checkpoint import Checkpoint, CheckpointError, load_checkpoint, save_checkpoint
 from .data import StreamBatcher, load_text, split_train_val, strip_gutenberg

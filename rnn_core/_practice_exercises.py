@@ -2086,6 +2086,186 @@ def _nonfinite_remark(case, got, want):
     return None
 
 
+# -- attention_forward, attention_backward (notebook 12) ------------------------------------------------------
+
+ATT = reference.load("attention")
+
+
+def _attention_memory(rng, B, S, H, lengths):
+    """h (B, H), u (B, S, H) and the mask of ``lengths``: the pads hold large entries of both signs, so that an
+    answer reading them (in its weights or its context) is far off."""
+    h = rng.normal(0.0, 1.0, (B, H))
+    u = rng.normal(0.0, 1.0, (B, S, H))
+    mask = np.arange(S) < np.asarray(lengths)[:, None]
+    u[~mask] = rng.choice([-1.0, 1.0], size=u[~mask].shape) * rng.uniform(2.0, 4.0, u[~mask].shape)
+    return h, u, mask
+
+
+def _attention_forward_cases(rng):
+    cases = []
+    S, H = (int(n) for n in rng.choice(np.arange(4, 8), size=2, replace=False))
+    lengths = [S, int(rng.integers(2, S)), 1]
+    h, u, mask = _attention_memory(rng, 3, S, H, lengths)
+    cases.append(
+        Case(f"B = 3 rows of lengths {lengths}, S = {S}, H = {H}: pads after the real positions", (h, u, mask))
+    )
+    S2, H2 = int(rng.integers(3, 6)), int(rng.integers(2, 5))
+    h2, u2, mask2 = _attention_memory(rng, 2, S2, H2, [S2, S2])
+    cases.append(Case(f"B = 2 rows with no pads, S = {S2}, H = {H2}", (h2, u2, mask2)))
+    S3, H3 = int(rng.integers(5, 8)), int(rng.integers(3, 5))
+    L3 = int(rng.integers(2, S3 - 1))
+    h3, u3, mask3 = _attention_memory(rng, 1, S3, H3, [L3])
+    h3 *= 1000.0 / np.abs(u3[0, :L3] @ h3[0]).max()  # scores up to ±1000: a softmax needs its shift
+    cases.append(Case(f"one row of length {L3} in S = {S3}, H = {H3}, scores up to ±1000", (h3, u3, mask3)))
+    return cases
+
+
+def _attention_forward_model(args, s, case):
+    h, u, mask = args
+    scores = np.einsum("bh,bsh->bs", h, u)  # h . u_s
+    alpha = F.softmax(s.masked(scores, mask), axis=-1)
+    return alpha, np.einsum("bs,bsh->bh", alpha, u)  # the context, sum_s alpha_s u_s
+
+
+ATTENTION_FORWARD_STEPS = {"masked": lambda scores, mask: np.where(mask, scores, -np.inf)}
+
+ATTENTION_FORWARD_MISTAKES = Mistakes()
+
+
+@ATTENTION_FORWARD_MISTAKES(
+    "masked",
+    "softmax over the padded positions too",
+    "no mask: the softmax runs over every position, pads included, so the pads take weight and the context "
+    "reads what they hold (TensorFlow's early seq2seq attention, tensorflow/tensorflow issue 512).",
+)
+def softmax_over_the_pads(scores, mask):
+    return scores
+
+
+@ATTENTION_FORWARD_MISTAKES(
+    "masked",
+    "the pads given a score of 0",
+    "the scores multiplied by the mask: a pad then scores 0, not −∞, and exp(0) = 1 gives it weight. Put −∞ "
+    "(np.where(mask, scores, -np.inf)) at the pads before the softmax.",
+)
+def pads_scored_zero(scores, mask):
+    return np.where(mask, scores, 0.0)
+
+
+@ATTENTION_FORWARD_MISTAKES(
+    ANSWER,
+    "the memory zeroed at the pads, the scores left unmasked",
+    "the pads of the memory were set to 0 but the scores were not masked: each pad scores h · 0 = 0 and takes "
+    "weight, so the real positions share less than 1 (TensorFlow Addons' AttentionMechanism, tensorflow/addons "
+    "pull request 133).",
+)
+def memory_zeroed_scores_unmasked(h, u, mask):
+    u = u * mask[..., None]
+    alpha = F.softmax(np.einsum("bh,bsh->bs", h, u), axis=-1)
+    return alpha, np.einsum("bs,bsh->bh", alpha, u)
+
+
+@ATTENTION_FORWARD_MISTAKES(
+    ANSWER,
+    "the mask applied after the softmax",
+    "the weights were zeroed at the pads after a softmax over every position: they no longer sum to 1. Mask the "
+    "scores with −∞ before the softmax, which then shares 1 among the real positions.",
+)
+def mask_after_the_softmax(h, u, mask):
+    alpha = F.softmax(np.einsum("bh,bsh->bs", h, u), axis=-1) * mask
+    return alpha, np.einsum("bs,bsh->bh", alpha, u)
+
+
+def _attention_pads(case, got, want):
+    """What an unrecognised answer's weights do at the pads and in their sums."""
+    alpha = _floats(got.get("alpha"))
+    mask = case.args[2]
+    if alpha is None or alpha.shape != mask.shape or not np.all(np.isfinite(alpha)):
+        return None
+    if np.any(alpha[~mask] != 0):
+        return "Your weights are not 0 at every padded position: the mask must give each pad a score of −∞."
+    if not np.allclose(alpha.sum(axis=1), 1.0):
+        return "Your weights are 0 at the pads but do not sum to 1 in every row: a softmax over the real positions."
+    return None
+
+
+def _attention_backward_cases(rng):
+    cases = []
+    for about, B, S, H, first in (
+        ("rows of lengths {L}, S = {S}, H = {H}", 3, 6, 4, (None, 3, 1)),
+        ("B = 2 rows with no pads, S = {S}, H = {H}", 2, 4, 3, (None, None)),
+        ("one row of length {L}, S = {S}, H = {H}", 1, 5, 6, (3,)),
+    ):
+        S, H = S + int(rng.integers(0, 2)), H + int(rng.integers(0, 2))
+        lengths = [S if n is None else n for n in first]  # None: the whole row real
+        h, u, mask = _attention_memory(rng, B, S, H, lengths)
+        alpha, _ = ATT.attention_forward(h, u, mask)
+        dcontext = rng.normal(0.0, 1.0, (B, H))
+        cases.append(
+            Case(
+                about.format(L=lengths if B > 1 else lengths[0], S=S, H=H),
+                (dcontext, h, u, alpha),
+                extra={"mask": mask},
+            )
+        )
+    return cases
+
+
+def _attention_backward_model(args, s, case):
+    dcontext, h, u, alpha = args
+    dalpha = np.einsum("bsh,bh->bs", u, dcontext)  # dcontext . u_s
+    dscores = s.softmax_back(alpha, dalpha)
+    dh = np.einsum("bs,bsh->bh", dscores, u)
+    return dh, s.du(alpha, dcontext, dscores, h)
+
+
+ATTENTION_BACKWARD_STEPS = {
+    "softmax_back": lambda alpha, dalpha: alpha * (dalpha - (alpha * dalpha).sum(axis=1, keepdims=True)),
+    "du": lambda alpha, dc, dscores, h: alpha[..., None] * dc[:, None, :] + dscores[..., None] * h[:, None, :],
+}
+
+ATTENTION_BACKWARD_MISTAKES = Mistakes()
+
+
+@ATTENTION_BACKWARD_MISTAKES(
+    "softmax_back",
+    "the softmax's Jacobian without its outer product",
+    "dscore = alpha ⊙ dalpha keeps only the diagonal of the softmax's Jacobian, diag(alpha) − alpha alphaᵀ "
+    "(notebook 01): subtract the weighted mean, alpha ⊙ (dalpha − alpha · dalpha).",
+)
+def jacobian_diagonal_only(alpha, dalpha):
+    return alpha * dalpha
+
+
+@ATTENTION_BACKWARD_MISTAKES(
+    "softmax_back",
+    "no step back through the softmax",
+    "dalpha used as the gradient of the scores: the softmax between them has a Jacobian, and without it the "
+    "padded positions get a gradient too.",
+)
+def no_softmax_step(alpha, dalpha):
+    return dalpha
+
+
+@ATTENTION_BACKWARD_MISTAKES(
+    "du",
+    "the memory's gradient through the context only",
+    "du_s = alpha_s dcontext misses the second path: u_s is in the score h · u_s as well, which adds dscore_s h.",
+)
+def memory_through_the_context_only(alpha, dc, dscores, h):
+    return alpha[..., None] * dc[:, None, :]
+
+
+@ATTENTION_BACKWARD_MISTAKES(
+    "du",
+    "the memory's gradient through the scores only",
+    "du_s = dscore_s h misses the first path: u_s is summed into the context with weight alpha_s, which adds "
+    "alpha_s dcontext.",
+)
+def memory_through_the_scores_only(alpha, dc, dscores, h):
+    return dscores[..., None] * h[:, None, :]
+
+
 # -- the exercises, in reading order ------------------------------------------------------------------------
 
 _GRADS_MEANING = {name: f"∇{name} L" for name in PARAM_NAMES}
@@ -2472,5 +2652,49 @@ EXERCISE_LIST = (
         "(K, V) table), flatten the K × V table, and order it from the highest down with a stable sort, so "
         "that equal scores keep their order; keep the first beam_size. A flat index i is prefix i // V and "
         "token i % V.",
+        "attention_forward",
+        "12-attention.ipynb",
+        lambda h, u, mask: ATT.attention_forward(h, u, mask),
+        args=("h", "u", "mask"),
+        varied=("h", "u"),
+        outputs=("alpha", "context"),
+        cases=_attention_forward_cases,
+        meaning={
+            "alpha": "the weights, softmax of h · u_s with −∞ at the pads (B, S)",
+            "context": "the context, Σ_s alpha_s u_s (B, H)",
+        },
+        model=_attention_forward_model,
+        steps=ATTENTION_FORWARD_STEPS,
+        mistakes=tuple(ATTENTION_FORWARD_MISTAKES),
+        watch=_watch("attention.attention_forward"),
+        public=("rnn_core.attention_forward", "rnn_core.attention.attention_forward"),
+        diagnostics=(_attention_pads, _nonfinite_remark),
+        where="notebook 12, section 2",
+        hint="For each row of the batch, the score of a position is the dot product of that row's query with the "
+        "memory's state at the position. Before the softmax, give every padded position a score of −∞, so that "
+        "exp gives it exactly 0; then take the softmax over the positions, the last axis. The context is the sum "
+        "of the memory's states, each times its weight.",
+    ),
+    Exercise(
+        "attention_backward",
+        "12-attention.ipynb",
+        lambda dcontext, h, u, alpha: ATT.attention_backward(dcontext, h, u, alpha),
+        args=("dcontext", "h", "u", "alpha"),
+        varied=("dcontext",),
+        outputs=("dh", "du"),
+        cases=_attention_backward_cases,
+        meaning={"dh": "∇h L, the query's gradient (B, H)", "du": "∇u L, the memory's gradient (B, S, H)"},
+        model=_attention_backward_model,
+        steps=ATTENTION_BACKWARD_STEPS,
+        mistakes=tuple(ATTENTION_BACKWARD_MISTAKES),
+        watch=_watch("attention.attention_backward"),
+        public=("rnn_core.attention_backward", "rnn_core.attention.attention_backward"),
+        diagnostics=(_nonfinite_remark,),
+        where="notebook 12, section 2",
+        hint="Go back through the three steps in reverse. The context sends each weight the dot product of "
+        "dcontext with that position's state, and each state its weight times dcontext. Back through the softmax "
+        "(notebook 01's Jacobian): each position's gradient minus their weighted mean, times its weight. The "
+        "dot score then sends the query the states, each times its score's gradient, summed over the positions, "
+        "and each state the query times its score's gradient.",
     ),
 )

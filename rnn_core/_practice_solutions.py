@@ -471,6 +471,48 @@ extended by its own best token only <!-- practice:mistake seq2seq.beam_step/one-
 new token's $\log \hat y$ returned as the score <!-- practice:mistake seq2seq.beam_step/score-of-the-token-alone
 -->. `practice.hint("seq2seq.beam_step")` gives a nudge, and `practice.solution("seq2seq.beam_step")` prints this
 answer.
+    "attention_forward": Solution(
+        """
+def attention_forward(h, u, mask):
+    scores = np.einsum("bh,bsh->bs", h, u)  # h . u_s for every row and position, (B, S)
+    scores = np.where(mask, scores, -np.inf)  # the mask, before the softmax
+    e = np.exp(scores - scores.max(axis=1, keepdims=True))  # exp(-inf) = 0 at the pads
+    alpha = e / e.sum(axis=1, keepdims=True)  # softmax over the positions (notebook 01)
+    context = np.einsum("bs,bsh->bh", alpha, u)  # sum_s alpha_s u_s, (B, H)
+    return alpha, context
+""",
+        r"""
+The mistakes the check names: no mask at all, the softmax over the pads too, as TensorFlow's first
+seq2seq attention had it <!-- practice:mistake attention_forward/softmax-over-the-pads -->; the memory
+zeroed at the pads but the scores left unmasked, as TensorFlow Addons' `AttentionMechanism` did before its
+fix <!-- practice:mistake attention_forward/memory-zeroed-scores-unmasked -->; the scores multiplied by
+the mask, so that a pad scores 0 rather than `-np.inf` <!-- practice:mistake
+attention_forward/pads-scored-zero -->; and the mask applied to the weights after a softmax over every
+position <!-- practice:mistake attention_forward/mask-after-the-softmax -->. A softmax without the shift
+by the largest score overflows on the case with very large scores. `practice.hint("attention_forward")`
+gives a nudge; `practice.solution("attention_forward")` prints this answer.
+""",
+    ),
+    "attention_backward": Solution(
+        """
+def attention_backward(dcontext, h, u, alpha):
+    dalpha = np.einsum("bsh,bh->bs", u, dcontext)  # the context: dcontext . u_s
+    weighted = (alpha * dalpha).sum(axis=1, keepdims=True)  # sum_r alpha_r dalpha_r
+    dscores = alpha * (dalpha - weighted)  # back through the softmax (notebook 01)
+    dh = np.einsum("bs,bsh->bh", dscores, u)  # the score h . u_s, to h
+    du = alpha[:, :, None] * dcontext[:, None, :]  # the context, to u_s
+    du = du + dscores[:, :, None] * h[:, None, :]  # ... and the score, to u_s
+    return dh, du
+""",
+        r"""
+The mistakes the check names: the softmax's Jacobian cut to its diagonal, `alpha * dalpha` <!--
+practice:mistake attention_backward/jacobian-diagonal-only -->; no step back through the softmax at
+all <!-- practice:mistake attention_backward/no-softmax-step -->; and the memory's gradient with one of
+its two paths, through the context only <!-- practice:mistake
+attention_backward/memory-through-the-context-only --> or through the scores only <!--
+practice:mistake attention_backward/memory-through-the-scores-only -->.
+`practice.hint("attention_backward")` gives a nudge; `practice.solution("attention_backward")` prints
+this answer.
 """,
     ),
 }

@@ -69,8 +69,8 @@ from types import FunctionType, ModuleType
 
 import numpy as np
 
+from . import attention, gru, lstm, optim, rnn, seq2seq
 from . import functions as _functions
-from . import gru, lstm, optim, rnn, seq2seq
 from ._cell import (
     ReferenceEngine,
     check_window,
@@ -121,6 +121,8 @@ _RNN_CORE = {  # rnn_core's function of each exercise: what a piece falls back t
     "dropout_backward": _functions.dropout_backward,
     "seq2seq.masked_loss_and_grad": seq2seq.masked_loss_and_grad,
     "seq2seq.beam_step": seq2seq.beam_step,
+    "attention_forward": attention.attention_forward,
+    "attention_backward": attention.attention_backward,
 }
 
 
@@ -1129,6 +1131,12 @@ def seq2seq_masked_loss_and_grad(o, y, lengths):
     after; lengths: (B,).
     Returns (L, do): the mean of -log softmax(o)[y] over the N real tokens, and its
     gradient with respect to o, (B, T, V), exactly 0 at the pads.
+def attention_forward(h, u, mask):
+    """One step of dot-product attention over a batch: (alpha, context) (notebook 12).
+
+    h: (B, H), the queries; u: (B, S, H), the memory; mask: (B, S) booleans, True at
+    the real positions. Returns alpha (B, S), softmax over s of h . u_s with -inf at
+    the pads, and context (B, H) = sum_s alpha_s u_s.
     """
     raise NotImplementedError  # your code here
 
@@ -1140,6 +1148,11 @@ def seq2seq_beam_step(log_p, log_probs, beam_size):
     next token.
     Returns (rows, tokens, scores): the min(beam_size, K V) extensions of highest
     log_p[k] + log_probs[k, v], best first (ties: lower k, then lower v).
+def attention_backward(dcontext, h, u, alpha):
+    """Back through attention_forward: (dh, du) (notebook 12).
+
+    dcontext: (B, H), dL/dcontext; h (B, H), u (B, S, H): the forward pass's inputs;
+    alpha (B, S): its weights. Returns dh (B, H) and du (B, S, H).
     """
     raise NotImplementedError  # your code here
 '''

@@ -62,6 +62,8 @@ __all__ = [
     "PALETTE",
     "SERIES_STYLE",
     "moving_average",
+    "plot_accuracy_by_length",
+    "plot_alignment",
     "plot_char_frequencies",
     "plot_clipping",
     "plot_first_steps",
@@ -963,4 +965,50 @@ def plot_train_val(panels, ax_label="bits per character", ylim=None, axes=None):
         axes[0].set_ylim(*ylim)  # the axes share it
     axes[0].legend(loc="lower left", fontsize=9)
     axes[-1].set_xlabel("step")
+    return fig
+
+
+def plot_alignment(alpha, src_chars, tgt_chars, title="", ax=None):
+    """Attention weights as a heatmap: one row per output character, one column per input character
+    (notebook 12, section 4).
+
+    alpha: (T, S) weights, each row summing to 1 over the real input; src_chars: the S input
+    characters (spaces drawn as ␣); tgt_chars: the T output symbols, "</s>" for the end. White is 0,
+    the darkest 1: a weight is a share, not a signed number, so the map is one colour.
+    """
+    alpha = np.asarray(alpha, dtype=float)
+    T, S = alpha.shape
+    if len(src_chars) != S or len(tgt_chars) != T:
+        raise ValueError(f"alpha is {alpha.shape}: give {S} input characters and {T} output symbols")
+    fig, ax = _subplots(ax, figsize=(min(MAX_WIDTH, 1.2 + 0.2 * S), 1.0 + 0.24 * T))
+    ax.imshow(alpha, cmap="Blues", vmin=0.0, vmax=1.0, aspect="auto")
+    ax.set_xticks(range(S), [visible_char(c) for c in src_chars], fontsize=9)
+    ax.set_yticks(range(T), list(tgt_chars), fontsize=9)
+    ax.tick_params(length=0)
+    ax.set_xlabel("input character (the written date)")
+    ax.set_ylabel("output")
+    if title:
+        ax.set_title(title)
+    return fig
+
+
+def plot_accuracy_by_length(lengths, curves, ax=None):
+    """Exact-match accuracy against the input's length, one line per model, one point per seed's mean
+    and a band from the lowest seed to the highest (notebook 12, section 5).
+
+    lengths: the x labels, one per length bin ("8-12", ...); curves: dict label -> (seeds, bins)
+    accuracies, each in [0, 1].
+    """
+    fig, ax = _subplots(ax, figsize=(6.5, 3.2))
+    x = np.arange(len(lengths))
+    for k, (label, acc) in enumerate(curves.items()):
+        acc = np.asarray(acc, dtype=float)
+        ax.plot(x, acc.mean(axis=0), marker="o", color=f"C{k}", label=f"{label} (mean of {len(acc)} seeds)")
+        ax.fill_between(x, acc.min(axis=0), acc.max(axis=0), color=f"C{k}", alpha=0.2, lw=0)
+    ax.set_xticks(x, list(lengths))
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_xlabel("characters in the written date")
+    ax.set_ylabel("exact-match accuracy")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=9)
     return fig

@@ -62,6 +62,8 @@ that name does; one sequence, vectors 1-D):
     dropout_backward(d_out, keep, rate) -> dh, keep booleans of d_out's shape  10
     seq2seq.masked_loss_and_grad(o, y, lengths) -> (loss, do), o (B, T, V)     11
     seq2seq.beam_step(log_p, log_probs, beam_size) -> (rows, tokens, scores)  11
+    attention_forward(h, u, mask) -> (alpha, context), h (B, H), u (B, S, H)   12
+    attention_backward(dcontext, h, u, alpha) -> (dh, du)                      12
 
 What the check can be trusted for:
 

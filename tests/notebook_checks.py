@@ -941,6 +941,29 @@ CHECKS: dict[str, list[Check]] = {
             after="def compare(a, b):",
         ),
     ],
+    "12-attention.ipynb": [
+        Check(
+            "with attention nearly every held-out date is right at every seed and length; without, almost none",
+            "assert with_att.min() > 0.95 and without.max() < 0.05 and (gap > spread).all()",
+            after='labels = {"dot"',
+        ),
+        Check(
+            "the year's digits look near the end of the input, the month's in the middle, the day's near the start",
+            "year, month, day = share[:, :4].mean(), share[:, 5:7].mean(), share[:, 8:10].mean()\n"
+            "assert year > 0.85 and 0.4 < month < 0.8 and day < 0.4",
+            after="of_form = ",
+        ),
+        Check(
+            "without attention the year's last digits are mostly right, the month's and day's last near chance",
+            "assert shares[:, 2:4].min() >= 0.7 and shares[:, [6, 9]].max() < 0.2",
+            after="def right_by_position",
+        ),
+        Check(
+            "the Addons step passes only the check that the pads change nothing; the unmasked step fails all three",
+            "assert check_step(memory_zeroed_only) == (False, True, False) and not any(check_step(no_mask))",
+            after="def check_step",
+        ),
+    ],
 }
 
 

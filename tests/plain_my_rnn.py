@@ -199,3 +199,28 @@ def seq2seq_beam_step(log_p, log_probs, beam_size):
     order = sorted(range(len(flat)), key=lambda i: -flat[i][0])  # sorted() is stable
     kept = [flat[i] for i in order[:beam_size]]
     return np.array([k for _, k, _ in kept]), np.array([v for _, _, v in kept]), np.array([s for s, _, _ in kept])
+def attention_forward(h, u, mask):
+    B, S, H = u.shape
+    alpha, context = np.zeros((B, S)), np.zeros((B, H))
+    for b in range(B):
+        scores = np.full(S, -np.inf)
+        for s in range(S):
+            if mask[b, s]:
+                scores[s] = h[b] @ u[b, s]
+        weights = np.exp(scores - scores.max())  # exp(-inf) = 0 at the pads
+        alpha[b] = weights / weights.sum()
+        for s in range(S):
+            context[b] += alpha[b, s] * u[b, s]
+    return alpha, context
+
+
+def attention_backward(dcontext, h, u, alpha):
+    B, S, H = u.shape
+    dh, du = np.zeros((B, H)), np.zeros((B, S, H))
+    for b in range(B):
+        dalpha = np.array([dcontext[b] @ u[b, s] for s in range(S)])
+        dscores = alpha[b] * (dalpha - alpha[b] @ dalpha)
+        for s in range(S):
+            dh[b] += dscores[s] * u[b, s]
+            du[b, s] = alpha[b, s] * dcontext[b] + dscores[s] * h[b]
+    return dh, du

@@ -288,6 +288,25 @@ def plain_beam_step(log_p, log_probs, beam_size):
     scored = sorted((-(log_p[k] + log_probs[k, v]), k, v) for k in range(K) for v in range(V))
     kept = scored[:beam_size]  # the tuples sort by score, then k, then v
     return (np.array([k for _, k, _ in kept]), np.array([v for _, _, v in kept]), np.array([-s for s, _, _ in kept]))
+def plain_attention_forward(h, u, mask):
+    alpha, context = np.zeros(mask.shape), np.zeros(h.shape)
+    for b in range(len(h)):  # one row at a time, the real positions only
+        real = np.flatnonzero(mask[b])
+        scores = u[b, real] @ h[b]
+        e = np.exp(scores - scores.max())
+        alpha[b, real] = e / e.sum()
+        context[b] = alpha[b, real] @ u[b, real]
+    return alpha, context
+
+
+def plain_attention_backward(dcontext, h, u, alpha):
+    dh, du = np.zeros(h.shape), np.zeros(u.shape)
+    for b in range(len(h)):
+        J = np.diag(alpha[b]) - np.outer(alpha[b], alpha[b])  # notebook 01's Jacobian
+        dscores = J @ (u[b] @ dcontext[b])
+        dh[b] = dscores @ u[b]
+        du[b] = np.outer(alpha[b], dcontext[b]) + np.outer(dscores, h[b])
+    return dh, du
 
 
 PLAIN = {
@@ -308,6 +327,8 @@ PLAIN = {
     "dropout_backward": plain_dropout_backward,
     "seq2seq.masked_loss_and_grad": plain_masked_loss_and_grad,
     "seq2seq.beam_step": plain_beam_step,
+    "attention_forward": plain_attention_forward,
+    "attention_backward": plain_attention_backward,
 }
 
 PACKAGE = {
@@ -328,4 +349,6 @@ PACKAGE = {
     "dropout_backward": rnn_core.dropout_backward,
     "seq2seq.masked_loss_and_grad": rnn_core.seq2seq.masked_loss_and_grad,
     "seq2seq.beam_step": rnn_core.seq2seq.beam_step,
+    "attention_forward": rnn_core.attention_forward,
+    "attention_backward": rnn_core.attention_backward,
 }

@@ -679,6 +679,13 @@ def _as_the_notebooks_call_them():
             },
             title="the gradient at the signal, lag 40",
         ),
+        "plot_alignment": lambda: plots.plot_alignment(
+            rng.dirichlet(np.ones(36), 11), "Wednesday the 30th of September 1812", list("1812-09-30") + ["</s>"]
+        ),
+        "plot_accuracy_by_length": lambda: plots.plot_accuracy_by_length(
+            ["8-12", "13-18", "19-24", "25-36"],
+            {"with attention (dot)": rng.random((3, 4)), "without attention": rng.random((3, 4))},
+        ),
     }
 
 

@@ -500,6 +500,83 @@ def test_dropout_backward_mistakes():
     assert '"no rescaling"' in result.message and '"no mask"' in result.message
 
 
+def test_attention_forward_mistakes_the_masks_of_tensorflow_and_tensorflow_addons():
+    def weights(h, u, mask):  # the scores, masked or not, through a shifted softmax
+        scores = np.einsum("bh,bsh->bs", h, u)
+        return np.where(mask, scores, -np.inf)
+
+    def softmax_rows(z):
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    def read(alpha, u):
+        return alpha, np.einsum("bs,bsh->bh", alpha, u)
+
+    def no_mask(h, u, mask):  # tensorflow/tensorflow issue 512
+        return read(softmax_rows(weights(h, u, np.ones_like(mask))), u)
+
+    def addons(h, u, mask):  # tensorflow/addons pull request 133
+        u = u * mask[..., None]
+        return read(softmax_rows(weights(h, u, np.ones_like(mask))), u)
+
+    def zero_score(h, u, mask):
+        return read(softmax_rows(np.einsum("bh,bsh->bs", h, u) * mask), u)
+
+    def after(h, u, mask):
+        return read(softmax_rows(weights(h, u, np.ones_like(mask))) * mask, u)
+
+    both = ["alpha", "context"]
+    assert_wrong("attention_forward", no_mask, both, mistake="softmax over the padded positions too")
+    assert_wrong("attention_forward", addons, both, mistake="the memory zeroed at the pads, the scores left unmasked")
+    assert_wrong("attention_forward", zero_score, both, mistake="the pads given a score of 0")
+    assert_wrong("attention_forward", after, both, mistake="the mask applied after the softmax")
+
+    def no_shift(h, u, mask):
+        e = np.exp(weights(h, u, mask))
+        return read(e / e.sum(axis=1, keepdims=True), u)
+
+    with np.errstate(all="ignore"):
+        assert_wrong("attention_forward", no_shift, both)
+
+
+def test_attention_backward_mistakes():
+    def back(dscores_of, du_of):
+        def answer(dcontext, h, u, alpha):
+            dalpha = np.einsum("bsh,bh->bs", u, dcontext)
+            dscores = dscores_of(alpha, dalpha)
+            return np.einsum("bs,bsh->bh", dscores, u), du_of(alpha, dcontext, dscores, h)
+
+        return answer
+
+    def right(alpha, dalpha):
+        return alpha * (dalpha - (alpha * dalpha).sum(axis=1, keepdims=True))
+
+    def context(alpha, dc, dscores, h):
+        return alpha[..., None] * dc[:, None, :]
+
+    def scores(alpha, dc, dscores, h):
+        return dscores[..., None] * h[:, None, :]
+
+    def both(alpha, dc, dscores, h):
+        return context(alpha, dc, dscores, h) + scores(alpha, dc, dscores, h)
+
+    assert_wrong(
+        "attention_backward",
+        back(lambda a, d: a * d, both),
+        ["dh", "du"],
+        mistake=("the softmax's Jacobian without its outer product"),
+    )
+    assert_wrong(
+        "attention_backward", back(lambda a, d: d, both), ["dh", "du"], mistake=("no step back through the softmax")
+    )
+    assert_wrong(
+        "attention_backward", back(right, context), ["du"], mistake=("the memory's gradient through the context only")
+    )
+    assert_wrong(
+        "attention_backward", back(right, scores), ["du"], mistake=("the memory's gradient through the scores only")
+    )
+
+
 @pytest.mark.parametrize("redraw", [lambda d, rate: np.random.default_rng(7).random(d.shape) >= rate, np.roll])
 def test_a_gradient_masked_with_another_mask_is_wrong_and_told_which_units_it_reaches(redraw):
     def other_mask(d_out, keep, rate):  # a mask drawn again, or another unit's (the forward pass's, shifted)

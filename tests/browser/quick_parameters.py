@@ -54,6 +54,10 @@ QUICK: dict[str, dict[str, object]] = {
         "DEPTH_STEPS": 20,  # the race of one layer against two (section 5)
         "ENDING_STEPS": 50,  # your network beside rnn_core's (section 6)
     },
+    "12-attention.ipynb": {
+        "STEPS": 20,  # each training run on dates (sections 4 and 5)
+        "HELD_OUT": 60,  # held-out dates decoded
+    },
 }
 
 

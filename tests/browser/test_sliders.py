@@ -247,6 +247,10 @@ CHECKS: dict[str, list[SliderCheck]] = {
             "dropout rate", all_of(shows_value("dropout rate κ"), text_changed, figure_changed), keys=("Home",)
         ),
     ],
+    "12-attention.ipynb": [
+        # the example slider (section 4): another held-out date, its answer and its heatmap
+        SliderCheck("example", all_of(text_changed, figure_changed), keys=("End",)),
+    ],
 }
 
 
@@ -288,6 +292,7 @@ STRICT: set[str] = {
     "08-gated-cells-lstm.ipynb",
     "09-gated-cells-gru.ipynb",
     "10-deeper-networks-and-overfitting.ipynb",
+    "12-attention.ipynb",
     "13-appendix-errata.ipynb",
 }
 
