@@ -2652,6 +2652,8 @@ EXERCISE_LIST = (
         "(K, V) table), flatten the K × V table, and order it from the highest down with a stable sort, so "
         "that equal scores keep their order; keep the first beam_size. A flat index i is prefix i // V and "
         "token i % V.",
+    ),
+    Exercise(
         "attention_forward",
         "12-attention.ipynb",
         lambda h, u, mask: ATT.attention_forward(h, u, mask),

@@ -471,6 +471,8 @@ extended by its own best token only <!-- practice:mistake seq2seq.beam_step/one-
 new token's $\log \hat y$ returned as the score <!-- practice:mistake seq2seq.beam_step/score-of-the-token-alone
 -->. `practice.hint("seq2seq.beam_step")` gives a nudge, and `practice.solution("seq2seq.beam_step")` prints this
 answer.
+""",
+    ),
     "attention_forward": Solution(
         """
 def attention_forward(h, u, mask):

@@ -1131,12 +1131,6 @@ def seq2seq_masked_loss_and_grad(o, y, lengths):
     after; lengths: (B,).
     Returns (L, do): the mean of -log softmax(o)[y] over the N real tokens, and its
     gradient with respect to o, (B, T, V), exactly 0 at the pads.
-def attention_forward(h, u, mask):
-    """One step of dot-product attention over a batch: (alpha, context) (notebook 12).
-
-    h: (B, H), the queries; u: (B, S, H), the memory; mask: (B, S) booleans, True at
-    the real positions. Returns alpha (B, S), softmax over s of h . u_s with -inf at
-    the pads, and context (B, H) = sum_s alpha_s u_s.
     """
     raise NotImplementedError  # your code here
 
@@ -1148,6 +1142,20 @@ def seq2seq_beam_step(log_p, log_probs, beam_size):
     next token.
     Returns (rows, tokens, scores): the min(beam_size, K V) extensions of highest
     log_p[k] + log_probs[k, v], best first (ties: lower k, then lower v).
+    """
+    raise NotImplementedError  # your code here
+
+
+def attention_forward(h, u, mask):
+    """One step of dot-product attention over a batch: (alpha, context) (notebook 12).
+
+    h: (B, H), the queries; u: (B, S, H), the memory; mask: (B, S) booleans, True at
+    the real positions. Returns alpha (B, S), softmax over s of h . u_s with -inf at
+    the pads, and context (B, H) = sum_s alpha_s u_s.
+    """
+    raise NotImplementedError  # your code here
+
+
 def attention_backward(dcontext, h, u, alpha):
     """Back through attention_forward: (dh, du) (notebook 12).
 

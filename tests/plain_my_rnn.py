@@ -199,6 +199,8 @@ def seq2seq_beam_step(log_p, log_probs, beam_size):
     order = sorted(range(len(flat)), key=lambda i: -flat[i][0])  # sorted() is stable
     kept = [flat[i] for i in order[:beam_size]]
     return np.array([k for _, k, _ in kept]), np.array([v for _, _, v in kept]), np.array([s for s, _, _ in kept])
+
+
 def attention_forward(h, u, mask):
     B, S, H = u.shape
     alpha, context = np.zeros((B, S)), np.zeros((B, H))

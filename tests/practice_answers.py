@@ -288,6 +288,8 @@ def plain_beam_step(log_p, log_probs, beam_size):
     scored = sorted((-(log_p[k] + log_probs[k, v]), k, v) for k in range(K) for v in range(V))
     kept = scored[:beam_size]  # the tuples sort by score, then k, then v
     return (np.array([k for _, k, _ in kept]), np.array([v for _, _, v in kept]), np.array([-s for s, _, _ in kept]))
+
+
 def plain_attention_forward(h, u, mask):
     alpha, context = np.zeros(mask.shape), np.zeros(h.shape)
     for b in range(len(h)):  # one row at a time, the real positions only
