@@ -1861,6 +1861,7 @@ MASKED_MISTAKES = Mistakes()
     "published routes lead here: an ignore index that the labels' pad value does not match "
     "(huggingface/transformers issue 2759), and the mean taken over every position before the mask is "
     "applied (jingyaogong/minimind issue 51). The gradient at a pad must be exactly 0.",
+    rows=(30, 31),
 )
 def pads_in_the_loss(o, lengths):
     return np.ones(o.shape[:2], dtype=bool)
@@ -1872,6 +1873,7 @@ def pads_in_the_loss(o, lengths):
     "each row's masked losses averaged over all T positions, pads included, and then divided by the number "
     "of real tokens as well (d2l-ai/d2l-en issue 2076): the loss and its gradient come out T times too "
     "small. Divide the sum over the real tokens by their number, once.",
+    rows=(29,),
 )
 def mean_over_the_padded_length_too(m, o):
     return m.sum() * o.shape[1]
@@ -2137,6 +2139,7 @@ ATTENTION_FORWARD_MISTAKES = Mistakes()
     "softmax over the padded positions too",
     "no mask: the softmax runs over every position, pads included, so the pads take weight and the context "
     "reads what they hold (TensorFlow's early seq2seq attention, tensorflow/tensorflow issue 512).",
+    rows=(32,),
 )
 def softmax_over_the_pads(scores, mask):
     return scores
@@ -2158,6 +2161,7 @@ def pads_scored_zero(scores, mask):
     "the pads of the memory were set to 0 but the scores were not masked: each pad scores h · 0 = 0 and takes "
     "weight, so the real positions share less than 1 (TensorFlow Addons' AttentionMechanism, tensorflow/addons "
     "pull request 133).",
+    rows=(33,),
 )
 def memory_zeroed_scores_unmasked(h, u, mask):
     u = u * mask[..., None]

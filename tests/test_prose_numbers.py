@@ -18,7 +18,7 @@ What counts as a number, and what is left out by rule (the reason beside each):
   the notebooks' metadata, and ``tools/nbnav.py --check`` (tests/test_navigation.py) binds them;
 - a year (four digits from 1900 to 2099, no thousands separator): citations;
 - a reference: "notebook 05", "notebooks 08 and 09", "row 13", "rows 13, 3 and 10", "section
-  10.2.2", "§3", "cell 62";
+  10.2.2", "§3", "cell 62", and a citation's "issue 2076" or "pull request 133";
 - a number that appears in the notebook's own code (a constant the notebook sets, such as
   ``CLIP_STEPS = 300``): the prose quotes a setting, and the code beside it is its source.
 
@@ -47,7 +47,7 @@ NUMBER = re.compile(r"(?<![\w.,/#\-−^_{\\])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(\s
 YEAR = re.compile(r"(19|20)\d\d")
 # references to notebooks, rows, sections and cells, with their lists ("rows 13, 3 and 10")
 REFERENCE = re.compile(
-    r"(?:\bnotebooks?|\brows?|\bsections?|§|\bcells?|\bexercises?|\bappendix)"
+    r"(?:\bnotebooks?|\brows?|\bsections?|§|\bcells?|\bexercises?|\bappendix|\bissues?|\bpull requests?)"
     r"\s*\d+(?:\.\d+)*(?:(?:,\s*|\s+and\s+|\s+or\s+|\s*[-–]\s*)\d+(?:\.\d+)*)*",
     re.IGNORECASE,
 )
