@@ -6,23 +6,28 @@ sequence in the code. A batch of B source sequences x (B, S) of ids, each row re
 length and padded after it, and B target sequences y (B, T), y_1 .. y_{T_b} ending in EOS:
 
     e_s     = E_src[x_s]                              embedding: 03's one-hot times a matrix, a row lookup, (E,)
-    m_s     = h_s of the encoder over e_1 .. e_S          the memory, (H,)  (the cell's own recurrence)
-    bidirectional: m_s = [h->_s; h<-_s]                   (2H,): h<- runs over each row's real tokens reversed
-    d_0     = m_{S_b} (the state after the last real token; an LSTM's cell c_0 = 0)
+    U_s     = h_s of the encoder over e_1 .. e_S          the memory, (H,)  (the cell's own recurrence)
+    bidirectional: U_s = [h->_s; h<-_s]                   (2H,): h<- runs over each row's real tokens reversed
+    d_0     = U_{S_b} (the state after the last real token; an LSTM's cell c_0 = 0)
     bidirectional: d_0 = tanh(W_b [h->_{S_b}; h<-_1] + b_b)     the bridge
     u_t     = E_tgt[y_{t-1}],  y_0 = BOS                   teacher forcing: the decoder reads the targets
     h_t     = the decoder's step from h_{t-1} and u_t      (H,)  (the cell's own recurrence, from d_0)
   without attention:
     o_t     = W_yh h_t + b_o                               logits, (V_tgt,)
   with attention (Luong's placement: the recurrent step first, then attention over the memory):
-    score_ts = h_t . m_s                                   "dot" (Luong 2015); bidirectional: h_t . (W_k m_s)
-    score_ts = v . tanh(W_q h_t + W_k m_s)                 "additive" (Bahdanau 2015's score)
-    alpha_t = softmax(score_t with -inf at the padded s)   (S,): sums to 1, exactly 0 at the pads
-    c_t     = sum_s alpha_ts m_s                           the context, (H,) or (2H,)
-    h~_t    = tanh(W_c [c_t; h_t] + b_c)                   the attentional layer (Luong 2015, eq. 5), (H,)
-    o_t     = W_yh h~_t + b_o                              logits
+    omega_ts = h_t . U_s                                   "dot" (Luong 2015); bidirectional: h_t . (W_k U_s)
+    omega_ts = w . tanh(W_q h_t + W_k U_s)                 "additive" (Bahdanau 2015's score; w is ``v``)
+    alpha_t = softmax(omega_t with -inf at the padded s)   (S,): sums to 1, exactly 0 at the pads
+    psi_t   = sum_s alpha_ts U_s                           the context, (H,) or (2H,)
+    phi_t   = tanh(W_phi [psi_t; h_t] + b_phi)             the attentional state (Luong 2015, eq. 5), (H,);
+                                                           W_phi, b_phi are ``W_c``, ``b_c``
+    o_t     = W_yh phi_t + b_o                             logits
     y_hat_t = softmax(o_t)
-    L       = (1 / N) sum_b sum_{t <= T_b} -log y_hat_t[y_t]    N = sum_b T_b: the mean over the real tokens
+    L       = (1 / N) sum_b sum_t m_bt (-log y_hat_bt[y_bt])   m_bt = 1 for t <= T_b, else 0; N = sum_b T_b:
+                                                           the mean over the real tokens (masked_loss_and_grad)
+
+The symbols are the notebooks' (tools/notation.toml): U the memory, omega the scores, alpha the
+weights, psi the context, phi the attentional state.
 
 Why this shape. Every recurrence runs through a cell's per-layer engine (rnn_core.cells: the
 reference loops over the step functions, or the fast ones), one window each for the encoder, its
@@ -31,7 +36,7 @@ takes its whole input before it starts, so nothing computed after a step may fee
 attention must not feed back into the recurrence. That is Luong's placement (h_t first, then
 attention with h_t as the query), not Bahdanau's (whose query is h_{t-1} and whose context enters
 the step). The additive score keeps Bahdanau's function at Luong's placement. The output reads
-[c_t; h_t] through Luong's attentional layer h~_t, so W_yh stays (V_tgt, H) with or without
+[psi_t; h_t] through Luong's attentional layer phi_t, so W_yh stays (V_tgt, H) with or without
 attention and the output layer is the cells' own.
 
 Choices, each said once:
@@ -55,7 +60,8 @@ Parameters: a dict keyed by ``param_names(cell, attention, bidirectional)``; eac
 arrays carry the cell's names with a suffix: _enc (the encoder), _rev (its reverse pass), _dec
 (the decoder), e.g. W_x_enc, W_h_enc, b_enc for a GRU or an LSTM, W_xh_enc, W_hh_enc, b_h_enc for
 the vanilla cell. Notebook 11 (notebooks/11-one-sequence-into-another.ipynb) derives the
-encoder-decoder, the masked loss and beam search; it is checked against finite differences (tests/test_seq2seq.py) and
+encoder-decoder, the masked loss and beam search, notebook 12 (notebooks/12-attention.ipynb) the
+attention; it is checked against finite differences (tests/test_seq2seq.py) and
 PyTorch (tests/test_seq2seq_torch_oracle.py).
 """
 
@@ -114,7 +120,7 @@ class Config(NamedTuple):
 
     @property
     def memory_size(self):
-        """The width of m_s: H, or 2H for a bidirectional encoder."""
+        """The width of U_s: H, or 2H for a bidirectional encoder."""
         return 2 * self.hidden_size if self.bidirectional else self.hidden_size
 
 
@@ -367,7 +373,7 @@ def _reversal(lengths, S):
 
 
 class _Encoded(NamedTuple):
-    memory: np.ndarray  # (S, B, M): m_s
+    memory: np.ndarray  # (S, B, M): U_s
     state0: tuple  # the decoder's starting state, (h0,) or (h0, c0), each (B, H)
     records: dict  # the engines' records: "enc", and "rev" (bidirectional)
     bridge_in: np.ndarray | None  # [h->_{S_b}; h<-_1], (B, 2H) (bidirectional)
@@ -386,7 +392,7 @@ def _encode(params, cfg, batch, engine, for_backward=True):
         x_rev = params["E_src"][batch.src[rev, cols]]  # each row's real tokens reversed
         records["rev"], h_r = _run(engine, _layer(params, cfg.cell, "rev"), x_rev, zeros, "rev", for_backward)
         h_r = h_r[rev, cols]  # h<-_s back at the position it read
-        memory = np.concatenate([h_f, h_r], axis=-1)  # m_s = [h->_s; h<-_s], (S, B, 2H)
+        memory = np.concatenate([h_f, h_r], axis=-1)  # U_s = [h->_s; h<-_s], (S, B, 2H)
         bridge_in = np.concatenate([h_f[last, cols], h_r[0]], axis=-1)  # [h->_{S_b}; h<-_1], (B, 2H)
         h0 = np.tanh(bridge_in @ params["W_b"].T + params["b_b"])  # the bridge: (B, 2H) @ (2H, H)
     else:
@@ -399,49 +405,49 @@ def _encode(params, cfg, batch, engine, for_backward=True):
 
 
 def _keys(params, cfg, memory_b):
-    """What the scores read from the memory: m_s (dot), W_k m_s (dot, bidirectional; additive)."""
+    """What the scores read from the memory: U_s (dot), W_k U_s (dot, bidirectional; additive)."""
     if cfg.attention == "dot" and not cfg.bidirectional:
         return memory_b
     return memory_b @ params["W_k"].T  # (B, S, M) @ (M, H) -> (B, S, H)
 
 
 def _attend(params, cfg, queries, memory_b, keys, src_mask):
-    """alpha (B, T, S), the context c (B, T, M), h~ (B, T, H) and the additive score's tanh U (B, T, S, H)."""
-    U = None
+    """alpha (B, T, S), the context psi (B, T, M), phi (B, T, H) and the additive score's tanh zeta, Z (B, T, S, H)."""
+    Z = None
     if cfg.attention == "dot":
         scores = queries @ keys.transpose(0, 2, 1)  # h_t . k_s: (B, T, H) @ (B, H, S) -> (B, T, S)
     else:
         q = queries @ params["W_q"].T  # W_q h_t, (B, T, H)
-        U = np.tanh(q[:, :, None, :] + keys[:, None, :, :])  # tanh(W_q h_t + W_k m_s), (B, T, S, H)
-        scores = U @ params["v"]  # v . U_ts, (B, T, S)
+        Z = np.tanh(q[:, :, None, :] + keys[:, None, :, :])  # tanh(W_q h_t + W_k U_s), (B, T, S, H)
+        scores = Z @ params["v"]  # w . zeta_ts, (B, T, S)
     scores = np.where(src_mask[:, None, :], scores, -np.inf)  # the mask, before the softmax
     alpha = softmax(scores, axis=-1)  # exp(-inf) = 0: exactly 0 at the pads
-    context = alpha @ memory_b  # c_t = sum_s alpha_ts m_s: (B, T, S) @ (B, S, M) -> (B, T, M)
+    context = alpha @ memory_b  # psi_t = sum_s alpha_ts U_s: (B, T, S) @ (B, S, M) -> (B, T, M)
     h_tilde = np.tanh(np.concatenate([context, queries], axis=-1) @ params["W_c"].T + params["b_c"])
-    return alpha, context, h_tilde, U
+    return alpha, context, h_tilde, Z
 
 
 def _attend_backward(params, cfg, dh_tilde, queries, memory_b, keys, cache):
     """Back through the attentional layer and attention: (grads, dqueries (B, T, H), dmemory (B, S, M))."""
-    alpha, context, h_tilde, U = cache
+    alpha, context, h_tilde, Z = cache
     M, grads = memory_b.shape[-1], {}
     delta = dh_tilde * (1.0 - h_tilde**2)  # back through tanh: (B, T, H)
-    z = np.concatenate([context, queries], axis=-1)  # [c_t; h_t]
+    z = np.concatenate([context, queries], axis=-1)  # [psi_t; h_t]
     grads["W_c"] = delta.reshape(-1, delta.shape[-1]).T @ z.reshape(-1, z.shape[-1])  # (H, N) @ (N, M + H)
     grads["b_c"] = delta.sum(axis=(0, 1))
     dz = delta @ params["W_c"]  # (B, T, H) @ (H, M + H)
     dcontext, dqueries = dz[..., :M], dz[..., M:].copy()
-    dmemory = alpha.transpose(0, 2, 1) @ dcontext  # c_t = sum_s alpha_ts m_s: (B, S, T) @ (B, T, M)
-    dalpha = dcontext @ memory_b.transpose(0, 2, 1)  # dc_t . m_s, (B, T, S)
+    dmemory = alpha.transpose(0, 2, 1) @ dcontext  # psi_t = sum_s alpha_ts U_s: (B, S, T) @ (B, T, M)
+    dalpha = dcontext @ memory_b.transpose(0, 2, 1)  # dpsi_t . U_s, (B, T, S)
     dscores = alpha * (dalpha - (alpha * dalpha).sum(axis=-1, keepdims=True))  # back through softmax; 0 at pads
     if cfg.attention == "dot":
         dqueries += dscores @ keys  # (B, T, S) @ (B, S, H)
         dkeys = dscores.transpose(0, 2, 1) @ queries  # (B, S, T) @ (B, T, H)
     else:
-        dU = dscores[..., None] * params["v"] * (1.0 - U**2)  # back through v . tanh(.), (B, T, S, H)
-        grads["v"] = np.einsum("btsa,bts->a", U, dscores)
-        dq = dU.sum(axis=2)  # W_q h_t meets every s: (B, T, H)
-        dkeys = dU.sum(axis=1)  # W_k m_s meets every t: (B, S, H)
+        dZ = dscores[..., None] * params["v"] * (1.0 - Z**2)  # back through v . tanh(.), (B, T, S, H)
+        grads["v"] = np.einsum("btsa,bts->a", Z, dscores)
+        dq = dZ.sum(axis=2)  # W_q h_t meets every s: (B, T, H)
+        dkeys = dZ.sum(axis=1)  # W_k U_s meets every t: (B, S, H)
         grads["W_q"] = dq.reshape(-1, dq.shape[-1]).T @ queries.reshape(-1, queries.shape[-1])
         dqueries += dq @ params["W_q"]
     if cfg.attention == "dot" and not cfg.bidirectional:
@@ -466,8 +472,8 @@ def _forward(params, cfg, batch, engine, for_backward=True):
     if cfg.attention is not None:
         out["keys"] = _keys(params, cfg, memory_b)
         out["attn"] = _attend(params, cfg, queries, memory_b, out["keys"], batch.src_mask)
-        out["top"] = out["attn"][2]  # h~_t
-    out["logits"] = out["top"] @ params["W_yh"].T + params["b_o"]  # o_t = W_yh h~_t + b_o, (B, T, V_tgt)
+        out["top"] = out["attn"][2]  # phi_t
+    out["logits"] = out["top"] @ params["W_yh"].T + params["b_o"]  # o_t = W_yh phi_t + b_o, (B, T, V_tgt)
     return out
 
 

@@ -292,6 +292,7 @@ STRICT: set[str] = {
     "08-gated-cells-lstm.ipynb",
     "09-gated-cells-gru.ipynb",
     "10-deeper-networks-and-overfitting.ipynb",
+    "11-one-sequence-into-another.ipynb",
     "12-attention.ipynb",
     "13-appendix-errata.ipynb",
 }
