@@ -2117,7 +2117,10 @@ def _attention_forward_cases(rng):
     S3, H3 = int(rng.integers(5, 8)), int(rng.integers(3, 5))
     L3 = int(rng.integers(2, S3 - 1))
     h3, u3, mask3 = _attention_memory(rng, 1, S3, H3, [L3])
-    h3 *= 1000.0 / np.abs(u3[0, :L3] @ h3[0]).max()  # scores up to ±1000: a softmax needs its shift
+    scores = u3[0, :L3] @ h3[0]
+    extreme = scores[np.abs(scores).argmax()]
+    # the largest score +1000 (and the others up to ±1000): exp overflows unless the softmax is shifted
+    h3 *= 1000.0 / extreme
     cases.append(Case(f"one row of length {L3} in S = {S3}, H = {H3}, scores up to ±1000", (h3, u3, mask3)))
     return cases
 

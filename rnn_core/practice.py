@@ -98,7 +98,7 @@ What the check can be trusted for:
   overwrites is wrong.
 - A mistake is named only when the answer gives exactly what that mistake (or a combination of
   mistakes in different steps) gives, on every output of every case it ran. Besides the rows of
-  the errata table (3, 4, 5, 7, 8, 10, 11, 13, 16, 17, 20, 21, 22, 23, 24, 27 and 28), it names the
+  the errata table (3, 4, 5, 7, 8, 10, 11, 13, 16, 17, 20, 21, 22, 23, 24, 27, 28, 29, 30, 31, 32 and 33), it names the
   common slips each exercise invites: a softmax that overflows, Adam without bias correction,
   clipping each array by its own norm, the LSTM's missing path from h_t into the cell, the GRU's z
   and 1 − z swapped, h_t for h_{t−1} in ∇W_hh, `=` for `+=` in a sum over time... An answer no mistake

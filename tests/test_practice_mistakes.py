@@ -526,8 +526,10 @@ def test_attention_forward_mistakes_the_masks_of_tensorflow_and_tensorflow_addon
         return read(softmax_rows(weights(h, u, np.ones_like(mask))) * mask, u)
 
     both = ["alpha", "context"]
-    assert_wrong("attention_forward", no_mask, both, mistake="softmax over the padded positions too")
-    assert_wrong("attention_forward", addons, both, mistake="the memory zeroed at the pads, the scores left unmasked")
+    assert_wrong("attention_forward", no_mask, both, rows=(32,), mistake="softmax over the padded positions too")
+    assert_wrong(
+        "attention_forward", addons, both, rows=(33,), mistake="the memory zeroed at the pads, the scores left unmasked"
+    )
     assert_wrong("attention_forward", zero_score, both, mistake="the pads given a score of 0")
     assert_wrong("attention_forward", after, both, mistake="the mask applied after the softmax")
 
