@@ -912,6 +912,11 @@ def _outcome_of_cells(ex, child):
     errors = [(ex.labels.get(label, label), text, syntax) for label, text, syntax in ready.get("errors") or []]
     notes = [f"Cells that raised when they ran: {'; '.join(f'{w}: {t}' for w, t, _ in errors[:_SHOWN_ERRORS])}."]
     notes = notes if errors else []
+    if not isinstance(ready.get("sandbox"), int):  # an old kernel, or a container that blocks Landlock
+        notes.append(
+            f"Its process ran without a sandbox ({str(ready.get('sandbox'))[:120]}): its code could read files "
+            "the grader can, rnn_core's included, so a score here does not prove the work its own."
+        )
     if any("without rnn_core" in text for _, text, _ in errors) and not ready.get("callable"):
         message = (
             f"{ex.name}: not your own. Its cell imports rnn_core, which the grader does not give your code (numpy "
