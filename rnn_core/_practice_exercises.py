@@ -105,6 +105,12 @@ def _one_hot_cases(rng):
     y4, y5 = int(rng.integers(1, V4)), np.int64(rng.integers(0, V4 - 1))
     out.append(Case(f"one index, an int (y = {y4}, num_classes = {V4}): one vector, shape (V,)", (y4, V4)))
     out.append(Case(f"one index, a numpy integer (y = np.int64({int(y5)}), num_classes = {V4})", (y5, V4)))
+    # many indices among many classes, as a book's text gives them: an answer right only for the first few
+    # indices, or for small num_classes, fails here
+    V6 = int(rng.integers(40, 70))
+    y6 = rng.integers(0, V6, int(rng.integers(40, 60)))
+    y6[-2:] = V6 - 1, V6 - 2
+    out.append(Case(f"many indices among many classes (len(y) = {len(y6)}, num_classes = {V6})", (y6, V6)))
     return out
 
 
@@ -205,12 +211,18 @@ def _softmax_cases(rng):
                 group=f"scores from -1000 to 1000 with the largest at each index in turn, V = {V4} ({V4} cases)",
             )
         )
+    # many scores, every one negative, from -1000 to -1, the largest near the end: a shift by the smallest score
+    # when none is positive overflows, and an answer right only for small V (sums of the first few, say) fails
+    V5 = int(rng.integers(30, 60))
+    many = -rng.uniform(1.0, 1000.0, V5)
+    many[0], many[-3], many[-5] = -1000.0, -1.0 - rng.uniform(0, 0.5), -1.5 - rng.uniform(0, 0.5)
     return [
         Case(f"scores of moderate size, V = {V[0]}", (moderate,)),
         Case(f"large scores (around 1000), V = {V[1]}", (large,)),
         Case(f"very negative scores (around -1000), V = {V[2]}", (negative,)),
         Case(f"scores from -1000 to 1000 at once, V = {V[3]}", (wide,)),
         *everywhere,
+        Case(f"many negative scores, from -1000 to -1, V = {V5}", (many,)),
     ]
 
 
@@ -264,6 +276,12 @@ def _jacobian_cases(rng):
     for V in (int(rng.integers(4, 6)), int(rng.integers(6, 8))):
         o = np.round(rng.normal(0.0, 1.2, V), 2)
         out.append(Case(f"ŷ = softmax(o) for o = {_vector(o)}, V = {V}", (F.softmax(o),)))
+    # many classes, some probabilities far below 1e-3 and one near 1: an answer right only for small V, or one
+    # that clips the tiny entries, fails here
+    V = int(rng.integers(30, 50))
+    o = rng.normal(0.0, 3.0, V)
+    o[int(rng.integers(V // 2, V))] = 12.0
+    out.append(Case(f"ŷ = softmax(o) for o of V = {V} scores, one far above the rest", (F.softmax(o),)))
     return out
 
 
@@ -360,6 +378,8 @@ def _cross_entropy_cases(rng):
     wide[top], wide[bottom] = 1000.0 + rng.uniform(0, 1), -1000.0 - rng.uniform(0, 1)
     y0 = int(rng.integers(V[0]))
     y1 = int(rng.choice([k for k in range(V[1]) if k != np.argmax(large)]))  # not the largest score
+    V3 = int(rng.integers(30, 60))  # many classes: an answer right only for small V fails here
+    y3 = int(rng.integers(V3 // 2, V3))
     return [
         Case(f"scores of moderate size, V = {V[0]}, target y = {y0}", (moderate, y0)),
         Case(f"large scores (around 1000), V = {V[1]}, target y = {y1}", (large, y1)),
@@ -367,6 +387,7 @@ def _cross_entropy_cases(rng):
             f"scores from -1000 to 1000 at once, V = {V[2]}, target y = {int(bottom)}, the smallest score",
             (wide, int(bottom)),
         ),
+        Case(f"many classes, V = {V3}, target y = {y3}", (rng.normal(0.0, 2.0, V3), y3)),
     ]
 
 
@@ -480,6 +501,13 @@ def _step_forward_cases(rng):
     H = int(rng.integers(4, 6))
     params, h_prev = _rnn_params(rng, H, H)
     cases.append(Case(f"a square network (H = V = {H})", (params, int(rng.integers(H)), h_prev), square=True))
+    # a wide network whose weights are large: pre-activations far beyond ±5 (tanh within 1e-4 of ±1), so that an
+    # answer right only for a few units, or one that clips the pre-activation, fails here
+    H, V = int(rng.integers(12, 20)), int(rng.integers(30, 50))
+    params, h_prev = _rnn_params(rng, V, H)
+    params = {k: 6.0 * a for k, a in params.items()}
+    about = f"a wide network ({_sizes(H, V)}) with large weights: pre-activations far beyond ±5"
+    cases.append(Case(about, (params, int(rng.integers(V)), h_prev)))
     return cases
 
 
@@ -550,6 +578,13 @@ def _step_backward_cases(rng):
     x_t = int(rng.integers(H))
     case = (params, rng.standard_normal(H), RNN.step_forward(params, x_t, h_prev), h_prev, x_t)
     cases.append(Case(f"a square network (H = V = {H})", case, square=True))
+    # a wide network and an upstream gradient with entries far above any clip (about 100): an answer right only for
+    # a few units, or one that clips δ, fails here
+    H, V = int(rng.integers(12, 20)), int(rng.integers(30, 50))
+    params, h_prev = _rnn_params(rng, V, H)
+    x_t = int(rng.integers(V))
+    case = (params, 100.0 * rng.standard_normal(H), RNN.step_forward(params, x_t, h_prev), h_prev, x_t)
+    cases.append(Case(f"a wide network ({_sizes(H, V)}), upstream gradient entries around 100", case))
     return cases
 
 
