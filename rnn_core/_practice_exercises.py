@@ -507,7 +507,7 @@ def _step_forward_cases(rng):
     params, h_prev = _rnn_params(rng, V, H)
     params = {k: 6.0 * a for k, a in params.items()}
     about = f"a wide network ({_sizes(H, V)}) with large weights: pre-activations far beyond ±5"
-    cases.append(Case(about, (params, int(rng.integers(V)), h_prev)))
+    cases.append(Case(about, (params, _fresh_index(rng, V, used), h_prev)))
     return cases
 
 
@@ -582,7 +582,7 @@ def _step_backward_cases(rng):
     # a few units, or one that clips δ, fails here
     H, V = int(rng.integers(12, 20)), int(rng.integers(30, 50))
     params, h_prev = _rnn_params(rng, V, H)
-    x_t = int(rng.integers(V))
+    x_t = _fresh_index(rng, V, used)
     case = (params, 100.0 * rng.standard_normal(H), RNN.step_forward(params, x_t, h_prev), h_prev, x_t)
     cases.append(Case(f"a wide network ({_sizes(H, V)}), upstream gradient entries around 100", case))
     return cases

@@ -438,3 +438,136 @@ def test_the_not_attempted_message_is_wrapped_at_spaces():
     assert result.status == "not attempted"
     assert all(len(line) <= practice.WIDTH for line in printed.splitlines())
     assert 'practice.hint("softmax")' in printed
+
+
+# -- a fresh hostile pass (issue 37's "Done when"): answers right only for small sizes, clips, partial caches ----
+
+
+def _only_small_one_hot(y, num_classes):  # right for num_classes up to 12; above it the classes wrap
+    out = np.eye(min(num_classes, 12))[np.asarray(y) % 12]
+    if num_classes > 12:
+        out = np.concatenate([out, np.zeros(out.shape[:-1] + (num_classes - 12,))], axis=-1)
+    return out
+
+
+def _first_twelve_one_hot(y, num_classes):  # right for the first 12 indices only
+    out = np.eye(num_classes)[np.asarray(y)]
+    if out.ndim == 2:
+        out[12:] = 0.0
+    return out
+
+
+def _softmax_sorted_above_nine(o):
+    p = plain_softmax(o)
+    return np.sort(p) if len(p) > 9 else p
+
+
+def _softmax_shift_by_min_when_none_positive(o):
+    o = np.asarray(o, dtype=float)
+    e = np.exp(o - (o.max() if o.max() > 0 else o.min()))
+    return e / e.sum()
+
+
+def _jacobian_first_eight(y_hat):
+    J = np.diag(y_hat) - np.outer(y_hat, y_hat)
+    J[8:, :] = J[:, 8:] = 0.0
+    return J
+
+
+def _jacobian_diagonal_clipped(y_hat):
+    J = np.diag(y_hat) - np.outer(y_hat, y_hat)
+    np.fill_diagonal(J, np.clip(np.diag(J), 1e-3, None))
+    return J
+
+
+def _cross_entropy_first_eight(o, y):
+    o = np.asarray(o, dtype=float)
+    e = np.exp(o - o.max())
+    p = e / e[:8].sum()
+    p[y] -= 1.0
+    return p
+
+
+def _step_forward_clipped(params, x_t, h_prev):
+    a = params["W_xh"][:, x_t] + params["W_hh"] @ h_prev + params["b_h"]
+    return np.tanh(np.clip(a, -5.0, 5.0))
+
+
+def _step_forward_bias_of_eight(params, x_t, h_prev):
+    b = params["b_h"].copy()
+    b[8:] = 0.0
+    return np.tanh(params["W_xh"][:, x_t] + params["W_hh"] @ h_prev + b)
+
+
+def _step_backward_clipped(params, dh_t, h_t, h_prev, x_t):
+    delta = np.clip((1.0 - h_t * h_t) * dh_t, -5.0, 5.0)
+    dW_xh = np.zeros_like(params["W_xh"])
+    dW_xh[:, x_t] = delta
+    return params["W_hh"].T @ delta, {"W_xh": dW_xh, "W_hh": np.outer(delta, h_prev), "b_h": delta}
+
+
+@pytest.mark.parametrize(
+    "name, fn",
+    [
+        ("one_hot", _only_small_one_hot),
+        ("one_hot", _first_twelve_one_hot),
+        ("softmax", _softmax_sorted_above_nine),
+        ("softmax", _softmax_shift_by_min_when_none_positive),
+        ("softmax_jacobian", _jacobian_first_eight),
+        ("softmax_jacobian", _jacobian_diagonal_clipped),
+        ("cross_entropy_grad", _cross_entropy_first_eight),
+        ("step_forward", _step_forward_clipped),
+        ("step_forward", _step_forward_bias_of_eight),
+        ("step_backward", _step_backward_clipped),
+    ],
+    ids=lambda x: x if isinstance(x, str) else x.__name__.strip("_"),
+)
+def test_answers_right_only_for_small_sizes_or_moderate_entries_fail_on_every_seed(name, fn):
+    for seed in SEEDS:
+        assert status(name, fn, seed) == "wrong", (name, seed)
+
+
+def _cached(key, compute):
+    """A memo keyed by part of the arguments only (kept between calls): stale where the rest changed."""
+    memo = {}
+
+    def cached(*args):
+        k = key(*args)
+        if k not in memo:
+            memo[k] = compute(*args)
+        value = memo[k]
+        return value.copy() if isinstance(value, np.ndarray) else value
+
+    return cached
+
+
+@pytest.mark.parametrize(
+    "name, fn",
+    [
+        ("softmax", _cached(lambda o: (o.shape, float(o[0])), plain_softmax)),  # by the first score
+        ("softmax", _cached(lambda o: (o.shape, round(float(o.sum()), 6)), plain_softmax)),  # by the sum
+        # by the input and the state, never the weights
+        ("step_forward", _cached(lambda p, x, h: (int(x), float(h.sum())), plain_step_forward)),
+        # by the shapes and first entries
+        ("global_norm", _cached(lambda g: tuple((k, a.shape, float(a.flat[0])) for k, a in g.items()), plain_global_norm)),
+    ],
+    ids=["softmax-by-first-score", "softmax-by-sum", "step_forward-not-by-the-weights", "global_norm-by-first-entries"],
+)
+def test_a_result_looked_up_by_part_of_the_arguments_fails(name, fn):
+    assert status(name, fn) == "wrong"
+
+
+def test_a_loss_and_grads_looked_up_by_the_sequence_alone_fails():
+    def key(params, inputs, targets, h0):
+        return tuple(np.asarray(inputs).tolist()), tuple(np.asarray(targets).tolist()), float(np.sum(h0))
+
+    memo = {}
+
+    def by_the_sequence(params, inputs, targets, h0):
+        k = key(params, inputs, targets, h0)
+        if k not in memo:
+            memo[k] = plain_loss_and_grads(params, inputs, targets, h0)
+        loss, grads, h = memo[k]
+        return loss, {n: g.copy() for n, g in grads.items()}, h.copy()
+
+    assert status("loss_and_grads", by_the_sequence) == "wrong"
