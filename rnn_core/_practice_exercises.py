@@ -751,8 +751,21 @@ def _loss_and_grads_cases(rng):
         _large_gradient_case(rng, V3, H3, 12),
         _sequence(rng, H, H, 5, f"a square network (H = V = {H})", square=True),
     ]
-    (H4, V4), _ = _networks(rng, 2)
-    return cases[:3] + [_long_memory_case(rng, V4, H4)] + cases[3:]
+    (H4, V4), (H5, V5) = _networks(rng, 2)
+    return cases[:3] + [_long_memory_case(rng, V4, H4), _large_output_weights_case(rng, V5, H5)] + cases[3:]
+
+
+def _large_output_weights_case(rng, V, H, T=8):
+    """Output weights 3000 times the usual: ∂L/∂h and the gradients reach thousands, far above any clip a
+    shortcut might hide inside loss_and_grads (±100, or ±1000 at the end)."""
+    params, h0 = _rnn_params(rng, V, H)
+    for name in ("W_xh", "W_hh", "b_h"):  # tiny states (tanh in its linear part), so that the scores stay moderate
+        params[name] = 1e-3 * params[name]
+    params["W_yh"] = 3000.0 * params["W_yh"]
+    h0 = 1e-3 * h0
+    inputs, targets = rng.integers(0, V, T), rng.integers(0, V, T)
+    about = f"a sequence of T = {T} steps, output weights 3000 times the usual ({_sizes(H, V)}): gradients in the thousands"
+    return Case(about, (params, inputs, targets, h0))
 
 
 def _bptt_model(args, s, case):

@@ -571,3 +571,13 @@ def test_a_loss_and_grads_looked_up_by_the_sequence_alone_fails():
         return loss, {n: g.copy() for n, g in grads.items()}, h.copy()
 
     assert status("loss_and_grads", by_the_sequence) == "wrong"
+
+
+@pytest.mark.parametrize("c", [100.0, 1000.0])
+def test_a_clip_far_above_the_usual_gradients_fails_on_every_seed(c):
+    def clipped(params, inputs, targets, h0):
+        loss, grads, h_last = plain_loss_and_grads(params, inputs, targets, h0)
+        return loss, {k: np.clip(g, -c, c) for k, g in grads.items()}, h_last
+
+    for seed in SEEDS:
+        assert status("loss_and_grads", clipped, seed) == "wrong", seed
