@@ -31,7 +31,9 @@ Identity is kept as the checker needs it to see aliasing and state kept between 
 the function changed in place is sent back marked "same" (the parent writes the new values into its
 own copy); a returned object that is one of the arguments is sent as a reference to it; an array,
 dict or list that the function returned before is sent as a reference to that earlier one, and an
-array returned earlier that has changed since is sent as an update. Every argument ever decoded
+array returned earlier that has changed since is sent as an update; an array that shares memory with
+one returned on an earlier call (a view of a buffer kept between calls) is marked "shares". Every
+argument ever decoded
 stays alive, so that no two calls' arguments share an ``id``.
 """
 
@@ -174,7 +176,9 @@ class Encoder:
             if value.dtype.hasobject:
                 return {"t": "odd", "type": "numpy.ndarray of Python objects"}
             plain = np.array(value, copy=True, subok=False)
-            return {"t": "nd", "i": self._blob(plain), **self._kid(value, plain, keep)}
+            shares = self._sharing(value) if keep else None
+            enc = {"t": "nd", "i": self._blob(plain), **self._kid(value, plain, keep)}
+            return {**enc, "shares": shares} if shares is not None else enc
         if type(value) is dict:
             if len(value) > _MAX_ITEMS:
                 return {"t": "odd", "type": f"dict of {len(value)} items"}
@@ -193,6 +197,21 @@ class Encoder:
         if type(value) is complex:
             return {"t": "complex", "v": [repr(value.real), repr(value.imag)]}
         return {"t": "odd", "type": _type_name(value)}
+
+    def _sharing(self, value):
+        """The kid of an array returned on an earlier call that this other array shares memory with (a view of a
+        buffer kept between calls, say), else None."""
+        for key, (kid, obj, _) in list(self.kept.items()):
+            if key in self.seen or obj is value or not isinstance(obj, np.ndarray):
+                continue
+            if np.may_share_memory(obj, value):
+                try:
+                    if not np.shares_memory(obj, value, max_work=10**6):
+                        continue
+                except Exception:  # too much work to be sure: bounds that overlap count as shared
+                    pass
+                return kid
+        return None
 
     def _kid(self, value, plain, keep):
         """The id of a returned object, the same each time the same object is returned."""

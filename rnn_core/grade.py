@@ -459,6 +459,9 @@ class _Decoder:
             return complex(*(float(str(x)[:40]) for x in enc["v"]))
         if t == "nd":
             array = self.array(enc.get("i"))
+            shared = self._shared(enc, array)
+            if shared is not None:
+                return shared
             return self._same(enc, array[()] if enc.get("scalar") and array.ndim == 0 else array)
         if t == "arg":
             return self._argument(enc)
@@ -467,6 +470,19 @@ class _Decoder:
         if t == "odd":
             return _odd_type(enc.get("type"))
         raise ValueError("a reply holding an unknown kind of value")
+
+    def _shared(self, enc, array):
+        """The array returned earlier that this one shares memory with in the child (the child said so), where it
+        holds the same numbers: returned as that very object, so that the checker sees the sharing as it would
+        in the reader's kernel (a buffer kept and returned again). None otherwise."""
+        earlier = self.kept.get(enc.get("shares")) if isinstance(enc.get("shares"), int) else None
+        if not isinstance(earlier, np.ndarray) or earlier.shape != array.shape or earlier.dtype != array.dtype:
+            return None
+        if not np.array_equal(earlier, array, equal_nan=array.dtype.kind in "fc"):
+            return None
+        if isinstance(enc.get("kid"), int):
+            self.kept[enc["kid"]] = earlier
+        return earlier
 
     def _argument(self, enc):
         path = tuple(tuple(p) if isinstance(p, list) else p for p in enc.get("path") or [])

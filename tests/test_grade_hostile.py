@@ -212,6 +212,20 @@ def hostile(tmp):
             + FALLBACK,
             None,
         ),
+        # D9, fresh pass: a memo that returns a view of the array it keeps (a caller who changes the result changes
+        # the memo); the child copies every array it sends, so only its "shares" mark shows the sharing
+        "d9-memo-view": (
+            code("""
+            _memo = {}
+            def softmax(o):
+                key = np.asarray(o).tobytes()
+                if key not in _memo:
+                    e = np.exp(o - np.max(o))
+                    _memo[key] = e / e.sum()
+                return _memo[key][:]
+            """),
+            None,
+        ),
         # delegation by import, at the top of the cell
         "imports-rnn-core": ("from rnn_core import softmax\n", None),
     }
