@@ -1258,13 +1258,42 @@ def _adam_cases(rng):
             (params, g3, state, lr3),
             extra=first,
         ),
+        _adam_own_settings_case(rng),
     ]
+
+
+def _adam_own_settings_case(rng):
+    """An LSTM's arrays (W_x, W_h, b: names other than the vanilla RNN's), with β₁, β₂ and ε of its own and
+    gradients about 1e-3 (where ε = 1e-4 shows): an answer that uses the defaults instead of the arguments,
+    or updates only the vanilla RNN's PARAM_NAMES, fails here."""
+    H, V = _two_sizes(rng)
+    shapes = {"W_x": (4 * H, V), "W_h": (4 * H, H), "b": (4 * H,)}
+    params = {k: 0.01 * rng.standard_normal(shape) for k, shape in shapes.items()}
+    grads = {k: 1e-3 * rng.standard_normal(shape) for k, shape in shapes.items()}
+    state = {
+        "t": 2,
+        "m": {k: 1e-3 * rng.standard_normal(shape) for k, shape in shapes.items()},
+        "v": {k: 1e-6 * rng.uniform(0.1, 2.0, shape) for k, shape in shapes.items()},
+    }
+    beta1, beta2, eps = float(rng.choice([0.8, 0.85])), float(rng.choice([0.99, 0.98])), 1e-4
+    about = f"step 3 of an LSTM's W_x, W_h, b, with β₁ = {beta1:g}, β₂ = {beta2:g}, ε = {eps:g} (not the defaults)"
+    return Case(about, (params, grads, state, 0.01, beta1, beta2, eps))
 
 
 _BETA1, _BETA2, _EPS = 0.9, 0.999, 1e-8
 
 
 def _adam_model(args, s, case):
+    """The model, with the case's own β₁, β₂ and ε where it gives them (the steps and mistakes read the
+    module's _BETA1, _BETA2 and _EPS: set for the call, then put back)."""
+    global _BETA1, _BETA2, _EPS
+    if len(args) > 4:
+        saved = _BETA1, _BETA2, _EPS
+        _BETA1, _BETA2, _EPS = (*args[4:], *saved[len(args) - 4 :])
+        try:
+            return _adam_model(args[:4], s, case)
+        finally:
+            _BETA1, _BETA2, _EPS = saved
     params, grads, state, lr = args
     grads = s.gradient(grads, case)
     t = state["t"] + 1
@@ -1357,12 +1386,12 @@ def corrected_averages_kept(m, v, hats):
     "(about 32 times at the first step), which shows where a gradient is near ε in size. This exercise is "
     "rnn_core's (notebook 06): θ − lr · m̂ / (√v̂ + ε).",
 )
-def keras_epsilon_hat(params, grads, state, lr):
+def keras_epsilon_hat(params, grads, state, lr, beta1=_BETA1, beta2=_BETA2, eps=_EPS):
     t = state["t"] + 1
-    m = {k: _BETA1 * state["m"][k] + (1 - _BETA1) * grads[k] for k in params}
-    v = {k: _BETA2 * state["v"][k] + (1 - _BETA2) * grads[k] ** 2 for k in params}
-    lr_t = lr * np.sqrt(1 - _BETA2**t) / (1 - _BETA1**t)
-    return {k: params[k] - lr_t * m[k] / (np.sqrt(v[k]) + _EPS) for k in params}, {"t": t, "m": m, "v": v}
+    m = {k: beta1 * state["m"][k] + (1 - beta1) * grads[k] for k in params}
+    v = {k: beta2 * state["v"][k] + (1 - beta2) * grads[k] ** 2 for k in params}
+    lr_t = lr * np.sqrt(1 - beta2**t) / (1 - beta1**t)
+    return {k: params[k] - lr_t * m[k] / (np.sqrt(v[k]) + eps) for k in params}, {"t": t, "m": m, "v": v}
 
 
 @ADAM_MISTAKES(
@@ -2080,7 +2109,7 @@ EXERCISE_LIST = (
     Exercise(
         "adam_update",
         "06-training-on-pride-and-prejudice.ipynb",
-        lambda params, grads, state, lr: OPTIM.adam_update(params, grads, state, lr),
+        lambda params, grads, state, lr, *settings: OPTIM.adam_update(params, grads, state, lr, *settings),
         args=("params", "grads", "state", "lr"),
         varied=("grads",),
         outputs=("params", "state"),
