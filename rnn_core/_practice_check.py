@@ -159,6 +159,11 @@ class _Missing:
     def __init__(self, why):
         self.why = why
 
+    def __eq__(self, other):  # the same gap found again, on a call repeated, is the same answer
+        return isinstance(other, _Missing) and other.why == self.why
+
+    __hash__ = None
+
 
 _ALIASING = Mistake(
     "aliasing",
@@ -918,9 +923,32 @@ def _flatten(ex, value, reference_value):
                     got[key] = _Missing(f"{name} has no key {key!r}{also}")
                 else:
                     got[key] = part[key]
+            got.update(_extra_keys(name, part, ref_part, want))
         else:
             want[name], got[name] = ref_part, part
     return got, want
+
+
+def _extra_keys(name, part, ref_part, want):
+    """{label: _Missing} for each key of a dict of arrays (gradients, parameters) that the reference's lacks, where
+    the reader's value there is not all zeros: a training loop that updates params by every key of the
+    gradients would change a weight by it. (want gets 0.0 under the same label.)"""
+    if not isinstance(part, dict) or not all(isinstance(v, np.ndarray) for v in ref_part.values()):
+        return {}
+    if any(k not in part for k in ref_part):  # keys named otherwise: said key by key already
+        return {}
+    extra = {}
+    for key in [k for k in part if k not in ref_part]:
+        numbers = _numbers(part[key])
+        if numbers is not None and not np.any(numbers):
+            continue  # zeros under a key of its own change nothing
+        label = f"{name}[{key!r}]"
+        want[label] = 0.0
+        extra[label] = _Missing(
+            f"{name} has a key {key!r} that {', '.join(map(repr, ref_part))} do not include, holding "
+            f"{_kind(part[key])}: return exactly the keys asked for"
+        )
+    return extra
 
 
 def _flatten_reference(ex, value):

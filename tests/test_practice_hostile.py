@@ -581,3 +581,38 @@ def test_a_clip_far_above_the_usual_gradients_fails_on_every_seed(c):
 
     for seed in SEEDS:
         assert status("loss_and_grads", clipped, seed) == "wrong", seed
+
+
+def _adam_with(**fixed):
+    """plain_adam_update that ignores the arguments named in ``fixed`` and uses those values."""
+
+    def adam(params, grads, state, lr, beta1=0.9, beta2=0.999, eps=1e-8):
+        settings = {"beta1": beta1, "beta2": beta2, "eps": eps, **fixed}
+        return plain_adam_update(params, grads, state, lr, **settings)
+
+    return adam
+
+
+@pytest.mark.parametrize(
+    "fixed", [{"beta1": 0.9, "beta2": 0.999}, {"eps": 1e-8}], ids=["the-default-betas", "the-default-epsilon"]
+)
+def test_adam_that_ignores_its_settings_fails_on_every_seed(fixed):
+    for seed in SEEDS:
+        assert status("adam_update", _adam_with(**fixed), seed) == "wrong", seed
+    assert status("adam_update", _adam_with()) == "passed"
+
+
+def test_a_gradient_under_a_key_not_asked_for_fails_and_zeros_there_pass():
+    def step_backward(extra):
+        def backward(params, dh_t, h_t, h_prev, x_t):
+            delta = (1.0 - h_t * h_t) * dh_t
+            dW_xh = np.zeros_like(params["W_xh"])
+            dW_xh[:, x_t] = delta
+            grads = {"W_xh": dW_xh, "W_hh": np.outer(delta, h_prev), "b_h": delta}
+            return params["W_hh"].T @ delta, {**grads, "W_yh": extra(params["W_yh"])}
+
+        return backward
+
+    result, _ = check("step_backward", step_backward(np.ones_like))  # a loop over its keys would move W_yh
+    assert result.status == "wrong" and "a key 'W_yh'" in result.message, result.message
+    assert status("step_backward", step_backward(np.zeros_like)) == "passed"
