@@ -1426,6 +1426,12 @@ def _lstm_forward_cases(rng):
         params, x_t, h_prev, c_prev, H, V = _lstm_parts(rng, H, V, used)
         about = f"one step with {_sizes(H, V)}, x_t = {x_t}, h_prev ≠ 0, c_prev ≠ 0, non-zero biases"
         cases.append(Case(about, (params, x_t, h_prev, c_prev)))
+    # a wide network with large weights and a cell state around 10: an answer right only for a few units, or one
+    # that clips the cell or a pre-activation, fails here
+    params, x_t, h_prev, c_prev, H, V = _lstm_parts(rng, int(rng.integers(12, 17)), int(rng.integers(20, 30)), used)
+    params = {k: 4.0 * a for k, a in params.items()}
+    about = f"a wide network ({_sizes(H, V)}), large weights, c_prev around 10"
+    cases.append(Case(about, (params, x_t, h_prev, 10.0 * c_prev)))
     return cases
 
 
@@ -1506,6 +1512,12 @@ def _lstm_backward_cases(rng):
         cases.append(
             Case(f"one step with {_sizes(H, V)}, x_t = {x_t}, dh_t ≠ 0, dc_t ≠ 0", (params, dh_t, dc_t, cache))
         )
+    # a wide network and upstream gradients around 100: an answer right only for a few units, or one that clips,
+    # fails here
+    params, x_t, h_prev, c_prev, H, V = _lstm_parts(rng, int(rng.integers(12, 17)), int(rng.integers(20, 30)), used)
+    _, _, cache = LSTM.step_forward(params, x_t, h_prev, c_prev)
+    dh_t, dc_t = 100.0 * rng.standard_normal(H), 100.0 * rng.standard_normal(H)
+    cases.append(Case(f"a wide network ({_sizes(H, V)}), dh_t and dc_t around 100", (params, dh_t, dc_t, cache)))
     return cases
 
 
@@ -1613,6 +1625,11 @@ def _gru_forward_cases(rng):
         cases.append(
             Case(f"one step with {_sizes(H, V)}, x_t = {x_t}, h_prev ≠ 0, non-zero biases", (params, x_t, h_prev))
         )
+    # a wide network with large weights: an answer right only for a few units, or one that clips a pre-activation,
+    # fails here
+    params, x_t, h_prev, H, V = _gru_parts(rng, int(rng.integers(12, 17)), int(rng.integers(20, 30)), used)
+    params = {k: 5.0 * a for k, a in params.items()}
+    cases.append(Case(f"a wide network ({_sizes(H, V)}), large weights", (params, x_t, h_prev)))
     return cases
 
 
@@ -1690,6 +1707,11 @@ def _gru_backward_cases(rng):
                 (params, rng.standard_normal(H), cache),
             )
         )
+    # a wide network and an upstream gradient around 100: an answer right only for a few units, or one that clips,
+    # fails here
+    params, x_t, h_prev, H, V = _gru_parts(rng, int(rng.integers(12, 17)), int(rng.integers(20, 30)), used)
+    _, cache = GRU.step_forward(params, x_t, h_prev)
+    cases.append(Case(f"a wide network ({_sizes(H, V)}), dh_t around 100", (params, 100.0 * rng.standard_normal(H), cache)))
     return cases
 
 
@@ -1800,6 +1822,9 @@ def _dropout_cases(rng):
         d_out, keep = _dropout_case(rng, shape, rate)
         dropped = f"{int((~keep).sum())} of {keep.size} units dropped"
         cases.append(Case(f"{about}, rate = {rate:g} ({dropped})", (d_out, keep, rate)))
+    # gradients around 100 (an answer that clips them fails here)
+    d_out, keep = _dropout_case(rng, (int(rng.integers(10, 20)),), 0.4)
+    cases.append(Case(f"gradients around 100, H = {d_out.shape[0]}, rate = 0.4", (100.0 * d_out, keep, 0.4)))
     return cases
 
 

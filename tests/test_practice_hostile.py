@@ -25,8 +25,13 @@ from practice_answers import (
     model_answer,
     plain_adam_update,
     plain_clip_global_norm,
+    plain_dropout_backward,
     plain_global_norm,
+    plain_gru_step_backward,
+    plain_gru_step_forward,
     plain_loss_and_grads,
+    plain_lstm_step_backward,
+    plain_lstm_step_forward,
     plain_softmax,
     plain_step_forward,
 )
@@ -616,3 +621,45 @@ def test_a_gradient_under_a_key_not_asked_for_fails_and_zeros_there_pass():
     result, _ = check("step_backward", step_backward(np.ones_like))  # a loop over its keys would move W_yh
     assert result.status == "wrong" and "a key 'W_yh'" in result.message, result.message
     assert status("step_backward", step_backward(np.zeros_like)) == "passed"
+
+
+def _clipped_output(fn, c, at=0):
+    """fn with its output (output ``at`` of a tuple) clipped to ±c: right wherever nothing reaches c."""
+
+    def clipped(*args):
+        out = fn(*args)
+        if isinstance(out, tuple):
+            return tuple(np.clip(o, -c, c) if i == at else o for i, o in enumerate(out))
+        return np.clip(out, -c, c)
+
+    return clipped
+
+
+def _first_units(fn, n=8):
+    """fn whose state keeps only its first n units right (the rest: the previous state's)."""
+
+    def first(params, x_t, h_prev, *rest):
+        out = fn(params, x_t, h_prev, *rest)
+        h = out[0].copy()
+        h[n:] = h_prev[n:]
+        return (h, *out[1:])
+
+    return first
+
+
+@pytest.mark.parametrize(
+    "name, fn",
+    [
+        ("lstm.step_forward", _clipped_output(plain_lstm_step_forward, 5.0, at=1)),  # the cell clipped to ±5
+        ("lstm.step_forward", _first_units(plain_lstm_step_forward)),
+        ("lstm.step_backward", _clipped_output(plain_lstm_step_backward, 10.0, at=0)),
+        ("gru.step_forward", _first_units(plain_gru_step_forward)),
+        ("gru.step_backward", _clipped_output(plain_gru_step_backward, 10.0, at=0)),
+        ("dropout_backward", _clipped_output(plain_dropout_backward, 10.0)),
+    ],
+    ids=["lstm-cell-clipped", "lstm-first-8-units", "lstm-dh_prev-clipped", "gru-first-8-units", "gru-dh_prev-clipped",
+         "dropout-clipped"],
+)  # fmt: skip
+def test_gated_steps_and_dropout_right_only_for_small_or_moderate_entries_fail_on_every_seed(name, fn):
+    for seed in SEEDS:
+        assert status(name, fn, seed) == "wrong", (name, seed)
