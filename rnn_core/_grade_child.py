@@ -5,7 +5,12 @@
 ``rnn_core.grade`` starts one such process per exercise, as a script (never as ``-m rnn_core...``):
 isolated (``-I``: no environment variables, no user site, not even the script's own folder on the
 path) and without ``site`` (``-S``: no site-packages, so no editable installs, no rnn_core, no
-torch). The one folder added to its path, NUMPY_DIR, holds numpy and nothing else. This file
+torch). The one folder added to its path, NUMPY_DIR, holds numpy and nothing else. Once numpy is
+imported, and before any cell runs, a Landlock ruleset (``sandbox``) takes the rest away at the
+kernel's level, where no Python trick undoes it (``site.main()``, a path appended by hand, reading
+rnn_core's source and running it, reading the grader's /proc files): the cells can read Python's
+own library (not its site-packages), numpy and the shared libraries, write only in their own folder,
+open no network connection, and signal or trace no process outside their own. This file
 imports only the standard library and numpy, and nothing in it decides a score: it runs the cells
 it is sent, then calls the student's function on the arguments it is sent and sends back what the
 function returned, as raw values. The grader (the parent) holds the cases, the expected outputs and
@@ -26,7 +31,9 @@ Identity is kept as the checker needs it to see aliasing and state kept between 
 the function changed in place is sent back marked "same" (the parent writes the new values into its
 own copy); a returned object that is one of the arguments is sent as a reference to it; an array,
 dict or list that the function returned before is sent as a reference to that earlier one, and an
-array returned earlier that has changed since is sent as an update. Every argument ever decoded
+array returned earlier that has changed since is sent as an update; an array that shares memory with
+one returned on an earlier call (a view of a buffer kept between calls) is marked "shares". Every
+argument ever decoded
 stays alive, so that no two calls' arguments share an ``id``.
 """
 
@@ -169,7 +176,9 @@ class Encoder:
             if value.dtype.hasobject:
                 return {"t": "odd", "type": "numpy.ndarray of Python objects"}
             plain = np.array(value, copy=True, subok=False)
-            return {"t": "nd", "i": self._blob(plain), **self._kid(value, plain, keep)}
+            shares = self._sharing(value) if keep else None
+            enc = {"t": "nd", "i": self._blob(plain), **self._kid(value, plain, keep)}
+            return {**enc, "shares": shares} if shares is not None else enc
         if type(value) is dict:
             if len(value) > _MAX_ITEMS:
                 return {"t": "odd", "type": f"dict of {len(value)} items"}
@@ -188,6 +197,21 @@ class Encoder:
         if type(value) is complex:
             return {"t": "complex", "v": [repr(value.real), repr(value.imag)]}
         return {"t": "odd", "type": _type_name(value)}
+
+    def _sharing(self, value):
+        """The kid of an array returned on an earlier call that this other array shares memory with (a view of a
+        buffer kept between calls, say), else None."""
+        for key, (kid, obj, _) in list(self.kept.items()):
+            if key in self.seen or obj is value or not isinstance(obj, np.ndarray):
+                continue
+            if np.may_share_memory(obj, value):
+                try:
+                    if not np.shares_memory(obj, value, max_work=10**6):
+                        continue
+                except Exception:  # too much work to be sure: bounds that overlap count as shared
+                    pass
+                return kid
+        return None
 
     def _kid(self, value, plain, keep):
         """The id of a returned object, the same each time the same object is returned."""
@@ -366,6 +390,92 @@ def serve(rfd, wfd, fn, labels):
         send(wfd, {"returned": returned, "args": after, "updates": updates}, encoder.blobs)
 
 
+# -- the sandbox: what the cells may read, once numpy is imported ----------------------------------------
+
+_FS_BITS = {1: 0x1FFF, 2: 0x3FFF, 3: 0x7FFF, 4: 0x7FFF, 5: 0xFFFF}  # LANDLOCK_ACCESS_FS_* handled by each ABI
+_READ = 0x1 | 0x4 | 0x8  # EXECUTE, READ_FILE, READ_DIR
+_FILE_ONLY = 0x1 | 0x2 | 0x4 | 0x4000 | 0x8000  # the rights a rule on a file (not a folder) may hold
+
+
+def _readable():
+    """The folders the cells may read: Python's own library but not its site-packages, numpy, shared libraries."""
+    import sysconfig
+
+    folders = set()
+    stdlib = os.path.realpath(sysconfig.get_paths()["stdlib"])
+    for base in {stdlib, os.path.dirname(stdlib), "/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib"}:
+        try:
+            names = os.listdir(base)
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.realpath(os.path.join(base, name))
+            # packages live in site-packages and dist-packages, and in other Pythons' folders beside this one's
+            if name in ("site-packages", "dist-packages") or (name.startswith("python") and path != stdlib):
+                continue
+            if path == stdlib:  # this Python's library: its entries, all but the packages' folders
+                continue
+            folders.add(path)
+    for name in os.listdir(stdlib):
+        if name not in ("site-packages", "dist-packages"):
+            folders.add(os.path.join(stdlib, name))
+    real = os.path.dirname(os.path.realpath(np.__file__))
+    folders.update({real, real + ".libs", os.path.join(os.path.dirname(real), "numpy.libs")})
+    return folders
+
+
+def sandbox(numpy_dir, work):
+    """Landlock: the cells read Python's library and numpy only, write only in their folder, use no network,
+    and cannot signal or trace a process outside their own (the grader). Returns the ABI, or why there is none."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        syscall = libc.syscall
+        syscall.restype = ctypes.c_long
+        numbers = {"x86_64": (444, 445, 446), "aarch64": (444, 445, 446)}.get(os.uname().machine)
+        if numbers is None:
+            return f"no Landlock numbers for {os.uname().machine}"
+        create, add, restrict = numbers
+        abi = syscall(create, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+        if abi < 1:
+            return f"Landlock unavailable ({os.strerror(ctypes.get_errno())})"
+        fs = _FS_BITS.get(abi, 0xFFFF)
+        attr = struct.pack("=QQQ", fs, 0x3 if abi >= 4 else 0, 0x3 if abi >= 6 else 0)
+        size = 24 if abi >= 6 else 16 if abi >= 4 else 8
+        ruleset = syscall(create, ctypes.c_char_p(attr[:size]), ctypes.c_size_t(size), ctypes.c_uint32(0))
+        if ruleset < 0:
+            return f"Landlock refused a ruleset ({os.strerror(ctypes.get_errno())})"
+
+        def allow(path, access):
+            try:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                return
+            try:
+                if not os.path.isdir(path):
+                    access &= _FILE_ONLY
+                rule = struct.pack("=Qi", access & fs, fd)
+                syscall(add, ctypes.c_int(ruleset), ctypes.c_int(1), ctypes.c_char_p(rule), ctypes.c_uint32(0))
+            finally:
+                os.close(fd)
+
+        for folder in sorted(_readable()):
+            allow(folder, _READ)
+        allow(numpy_dir, _READ)
+        allow(work, fs)
+        for device in ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"):
+            allow(device, 0x2 | 0x4)
+        if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+            return f"no_new_privs refused ({os.strerror(ctypes.get_errno())})"
+        if syscall(restrict, ctypes.c_int(ruleset), ctypes.c_uint32(0)) != 0:
+            return f"Landlock refused to restrict ({os.strerror(ctypes.get_errno())})"
+        os.close(ruleset)
+        return abi
+    except Exception as exc:  # noqa: BLE001 - any failure leaves the child unsandboxed, and says so
+        return f"Landlock failed ({type(exc).__name__}: {exc})"
+
+
 def main(numpy_dir, rfd, wfd):
     global np
     sys.path.append(numpy_dir)
@@ -374,6 +484,7 @@ def main(numpy_dir, rfd, wfd):
     import numpy
 
     np = numpy
+    sandboxed = sandbox(numpy_dir, os.getcwd())
     header, _ = receive(rfd)
     job = header["job"]
     namespace, errors = run_cells(job)
@@ -386,6 +497,7 @@ def main(numpy_dir, rfd, wfd):
         "callable": callable(fn) if fn is not missing else False,
         "kind": _type_name(fn),
         "first": code.co_firstlineno if isinstance(code, type(main.__code__)) else 1,
+        "sandbox": sandboxed,
     }
     send(wfd, {"ready": ready})
     if ready["callable"]:

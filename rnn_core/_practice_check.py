@@ -168,6 +168,11 @@ class _Missing:
     def __init__(self, why):
         self.why = why
 
+    def __eq__(self, other):  # the same gap found again, on a call repeated, is the same answer
+        return isinstance(other, _Missing) and other.why == self.why
+
+    __hash__ = None
+
 
 _ALIASING = Mistake(
     "aliasing",
@@ -369,9 +374,21 @@ def _repeated(ex, fn, runs, notes):
     if kept or not ex.varied:
         return kept
     first = runs[0]
-    args = copy.deepcopy(first.case.args)  # the same objects for both calls, as a training loop passes them
-    for when in ("", "after their entries changed"):
-        if when:
+    args = copy.deepcopy(first.case.args)  # the same objects for every call, as a training loop passes them
+    # then one argument at a time changed (a result looked up by some of the arguments only, say by the inputs
+    # but not the weights, comes out stale), then entries reordered with the first entry and the sum kept (a
+    # result looked up by a shape, a first entry or a sum comes out stale)
+    one_at_a_time = [f"after {name}'s entries alone changed" for name in ex.varied] if len(ex.varied) > 1 else []
+    reordered = [
+        "after their entries were reordered, the first entry and the sum kept",
+        "after all but their first entries changed",
+    ]
+    for when in ("", "after their entries changed", *one_at_a_time, *reordered):
+        if when in one_at_a_time:
+            _vary(ex, args, (ex.varied[one_at_a_time.index(when)],))
+        elif when in reordered:
+            _reorder(ex, args, scale=reordered.index(when) == 1)
+        elif when:
             _vary(ex, args)
         case = Case(f"{first.case.about}{', ' + when if when else ''}", tuple(args))
         r = _Run(case, _reference(ex, case), run(fn, args, ex.watch, echo=False, fresh=False))
@@ -414,11 +431,11 @@ def _repeat_problem(ex, r, notes, how):
     return _report("wrong", names, lines, notes)
 
 
-def _vary(ex, args):
-    """Change, in place, the entries of the arguments ``ex.varied`` names: each array's entries moved one place
-    along (indices stay indices, probabilities stay probabilities), and floats other than probabilities made
-    a quarter larger too (so that a norm changes with them)."""
-    for name in ex.varied:
+def _vary(ex, args, names=None):
+    """Change, in place, the entries of the arguments ``ex.varied`` names (or ``names``): each array's entries
+    moved one place along (indices stay indices, probabilities stay probabilities), and floats other than
+    probabilities made a quarter larger too (so that a norm changes with them)."""
+    for name in ex.varied if names is None else names:
         value = args[ex.args.index(name)]
         for a in value.values() if isinstance(value, dict) else (value,):
             if not isinstance(a, np.ndarray):
@@ -426,6 +443,21 @@ def _vary(ex, args):
             a[...] = np.roll(a.ravel(), 1).reshape(a.shape)
             if a.dtype.kind == "f" and name != "y_hat":
                 a *= 1.25
+
+
+def _reorder(ex, args, scale=False):
+    """Reverse, in place, all but the first entry of each array of the arguments ``ex.varied`` names: the shape,
+    the first entry, the sum and the norm stay, the rest moves (indices stay indices, probabilities stay
+    probabilities). ``scale``: floats other than probabilities also made a quarter larger, but the first."""
+    for name in ex.varied:
+        value = args[ex.args.index(name)]
+        for a in value.values() if isinstance(value, dict) else (value,):
+            if isinstance(a, np.ndarray) and a.size > 2:
+                flat = a.reshape(-1).copy()
+                flat[1:] = flat[1:][::-1].copy()
+                if scale and a.dtype.kind == "f" and name != "y_hat":
+                    flat[1:] *= 1.25
+                a[...] = flat.reshape(a.shape)
 
 
 def _shared(earlier, raw):
@@ -903,9 +935,32 @@ def _flatten(ex, value, reference_value):
                     got[key] = _Missing(f"{name} has no key {key!r}{also}")
                 else:
                     got[key] = part[key]
+            got.update(_extra_keys(name, part, ref_part, want))
         else:
             want[name], got[name] = ref_part, part
     return got, want
+
+
+def _extra_keys(name, part, ref_part, want):
+    """{label: _Missing} for each key of a dict of arrays (gradients, parameters) that the reference's lacks, where
+    the reader's value there is not all zeros: a training loop that updates params by every key of the
+    gradients would change a weight by it. (want gets 0.0 under the same label.)"""
+    if not isinstance(part, dict) or not all(isinstance(v, np.ndarray) for v in ref_part.values()):
+        return {}
+    if any(k not in part for k in ref_part):  # keys named otherwise: said key by key already
+        return {}
+    extra = {}
+    for key in [k for k in part if k not in ref_part]:
+        numbers = _numbers(part[key])
+        if numbers is not None and not np.any(numbers):
+            continue  # zeros under a key of its own change nothing
+        label = f"{name}[{key!r}]"
+        want[label] = 0.0
+        extra[label] = _Missing(
+            f"{name} has a key {key!r} that {', '.join(map(repr, ref_part))} do not include, holding "
+            f"{_kind(part[key])}: return exactly the keys asked for"
+        )
+    return extra
 
 
 def _flatten_reference(ex, value):

@@ -105,6 +105,12 @@ def _one_hot_cases(rng):
     y4, y5 = int(rng.integers(1, V4)), np.int64(rng.integers(0, V4 - 1))
     out.append(Case(f"one index, an int (y = {y4}, num_classes = {V4}): one vector, shape (V,)", (y4, V4)))
     out.append(Case(f"one index, a numpy integer (y = np.int64({int(y5)}), num_classes = {V4})", (y5, V4)))
+    # many indices among many classes, as a book's text gives them: an answer right only for the first few
+    # indices, or for small num_classes, fails here
+    V6 = int(rng.integers(40, 70))
+    y6 = rng.integers(0, V6, int(rng.integers(40, 60)))
+    y6[-2:] = V6 - 1, V6 - 2
+    out.append(Case(f"many indices among many classes (len(y) = {len(y6)}, num_classes = {V6})", (y6, V6)))
     return out
 
 
@@ -205,12 +211,18 @@ def _softmax_cases(rng):
                 group=f"scores from -1000 to 1000 with the largest at each index in turn, V = {V4} ({V4} cases)",
             )
         )
+    # many scores, every one negative, from -1000 to -1, the largest near the end: a shift by the smallest score
+    # when none is positive overflows, and an answer right only for small V (sums of the first few, say) fails
+    V5 = int(rng.integers(30, 60))
+    many = -rng.uniform(1.0, 1000.0, V5)
+    many[0], many[-3], many[-5] = -1000.0, -1.0 - rng.uniform(0, 0.5), -1.5 - rng.uniform(0, 0.5)
     return [
         Case(f"scores of moderate size, V = {V[0]}", (moderate,)),
         Case(f"large scores (around 1000), V = {V[1]}", (large,)),
         Case(f"very negative scores (around -1000), V = {V[2]}", (negative,)),
         Case(f"scores from -1000 to 1000 at once, V = {V[3]}", (wide,)),
         *everywhere,
+        Case(f"many negative scores, from -1000 to -1, V = {V5}", (many,)),
     ]
 
 
@@ -264,6 +276,12 @@ def _jacobian_cases(rng):
     for V in (int(rng.integers(4, 6)), int(rng.integers(6, 8))):
         o = np.round(rng.normal(0.0, 1.2, V), 2)
         out.append(Case(f"ŷ = softmax(o) for o = {_vector(o)}, V = {V}", (F.softmax(o),)))
+    # many classes, some probabilities far below 1e-3 and one near 1: an answer right only for small V, or one
+    # that clips the tiny entries, fails here
+    V = int(rng.integers(30, 50))
+    o = rng.normal(0.0, 3.0, V)
+    o[int(rng.integers(V // 2, V))] = 12.0
+    out.append(Case(f"ŷ = softmax(o) for o of V = {V} scores, one far above the rest", (F.softmax(o),)))
     return out
 
 
@@ -360,6 +378,8 @@ def _cross_entropy_cases(rng):
     wide[top], wide[bottom] = 1000.0 + rng.uniform(0, 1), -1000.0 - rng.uniform(0, 1)
     y0 = int(rng.integers(V[0]))
     y1 = int(rng.choice([k for k in range(V[1]) if k != np.argmax(large)]))  # not the largest score
+    V3 = int(rng.integers(30, 60))  # many classes: an answer right only for small V fails here
+    y3 = int(rng.integers(V3 // 2, V3))
     return [
         Case(f"scores of moderate size, V = {V[0]}, target y = {y0}", (moderate, y0)),
         Case(f"large scores (around 1000), V = {V[1]}, target y = {y1}", (large, y1)),
@@ -367,6 +387,7 @@ def _cross_entropy_cases(rng):
             f"scores from -1000 to 1000 at once, V = {V[2]}, target y = {int(bottom)}, the smallest score",
             (wide, int(bottom)),
         ),
+        Case(f"many classes, V = {V3}, target y = {y3}", (rng.normal(0.0, 2.0, V3), y3)),
     ]
 
 
@@ -480,6 +501,13 @@ def _step_forward_cases(rng):
     H = int(rng.integers(4, 6))
     params, h_prev = _rnn_params(rng, H, H)
     cases.append(Case(f"a square network (H = V = {H})", (params, int(rng.integers(H)), h_prev), square=True))
+    # a wide network whose weights are large: pre-activations far beyond ±5 (tanh within 1e-4 of ±1), so that an
+    # answer right only for a few units, or one that clips the pre-activation, fails here
+    H, V = int(rng.integers(12, 20)), int(rng.integers(30, 50))
+    params, h_prev = _rnn_params(rng, V, H)
+    params = {k: 6.0 * a for k, a in params.items()}
+    about = f"a wide network ({_sizes(H, V)}) with large weights: pre-activations far beyond ±5"
+    cases.append(Case(about, (params, _fresh_index(rng, V, used), h_prev)))
     return cases
 
 
@@ -550,6 +578,13 @@ def _step_backward_cases(rng):
     x_t = int(rng.integers(H))
     case = (params, rng.standard_normal(H), RNN.step_forward(params, x_t, h_prev), h_prev, x_t)
     cases.append(Case(f"a square network (H = V = {H})", case, square=True))
+    # a wide network and an upstream gradient with entries far above any clip (about 100): an answer right only for
+    # a few units, or one that clips δ, fails here
+    H, V = int(rng.integers(12, 20)), int(rng.integers(30, 50))
+    params, h_prev = _rnn_params(rng, V, H)
+    x_t = _fresh_index(rng, V, used)
+    case = (params, 100.0 * rng.standard_normal(H), RNN.step_forward(params, x_t, h_prev), h_prev, x_t)
+    cases.append(Case(f"a wide network ({_sizes(H, V)}), upstream gradient entries around 100", case))
     return cases
 
 
@@ -716,8 +751,21 @@ def _loss_and_grads_cases(rng):
         _large_gradient_case(rng, V3, H3, 12),
         _sequence(rng, H, H, 5, f"a square network (H = V = {H})", square=True),
     ]
-    (H4, V4), _ = _networks(rng, 2)
-    return cases[:3] + [_long_memory_case(rng, V4, H4)] + cases[3:]
+    (H4, V4), (H5, V5) = _networks(rng, 2)
+    return cases[:3] + [_long_memory_case(rng, V4, H4), _large_output_weights_case(rng, V5, H5)] + cases[3:]
+
+
+def _large_output_weights_case(rng, V, H, T=8):
+    """Output weights 3000 times the usual: ∂L/∂h and the gradients reach thousands, far above any clip a
+    shortcut might hide inside loss_and_grads (±100, or ±1000 at the end)."""
+    params, h0 = _rnn_params(rng, V, H)
+    for name in ("W_xh", "W_hh", "b_h"):  # tiny states (tanh in its linear part), so that the scores stay moderate
+        params[name] = 1e-3 * params[name]
+    params["W_yh"] = 3000.0 * params["W_yh"]
+    h0 = 1e-3 * h0
+    inputs, targets = rng.integers(0, V, T), rng.integers(0, V, T)
+    about = f"a sequence of T = {T} steps, output weights 3000 times the usual ({_sizes(H, V)}): gradients in the thousands"
+    return Case(about, (params, inputs, targets, h0))
 
 
 def _bptt_model(args, s, case):
@@ -1210,13 +1258,42 @@ def _adam_cases(rng):
             (params, g3, state, lr3),
             extra=first,
         ),
+        _adam_own_settings_case(rng),
     ]
+
+
+def _adam_own_settings_case(rng):
+    """An LSTM's arrays (W_x, W_h, b: names other than the vanilla RNN's), with β₁, β₂ and ε of its own and
+    gradients about 1e-3 (where ε = 1e-4 shows): an answer that uses the defaults instead of the arguments,
+    or updates only the vanilla RNN's PARAM_NAMES, fails here."""
+    H, V = _two_sizes(rng)
+    shapes = {"W_x": (4 * H, V), "W_h": (4 * H, H), "b": (4 * H,)}
+    params = {k: 0.01 * rng.standard_normal(shape) for k, shape in shapes.items()}
+    grads = {k: 1e-3 * rng.standard_normal(shape) for k, shape in shapes.items()}
+    state = {
+        "t": 2,
+        "m": {k: 1e-3 * rng.standard_normal(shape) for k, shape in shapes.items()},
+        "v": {k: 1e-6 * rng.uniform(0.1, 2.0, shape) for k, shape in shapes.items()},
+    }
+    beta1, beta2, eps = float(rng.choice([0.8, 0.85])), float(rng.choice([0.99, 0.98])), 1e-4
+    about = f"step 3 of an LSTM's W_x, W_h, b, with β₁ = {beta1:g}, β₂ = {beta2:g}, ε = {eps:g} (not the defaults)"
+    return Case(about, (params, grads, state, 0.01, beta1, beta2, eps))
 
 
 _BETA1, _BETA2, _EPS = 0.9, 0.999, 1e-8
 
 
 def _adam_model(args, s, case):
+    """The model, with the case's own β₁, β₂ and ε where it gives them (the steps and mistakes read the
+    module's _BETA1, _BETA2 and _EPS: set for the call, then put back)."""
+    global _BETA1, _BETA2, _EPS
+    if len(args) > 4:
+        saved = _BETA1, _BETA2, _EPS
+        _BETA1, _BETA2, _EPS = (*args[4:], *saved[len(args) - 4 :])
+        try:
+            return _adam_model(args[:4], s, case)
+        finally:
+            _BETA1, _BETA2, _EPS = saved
     params, grads, state, lr = args
     grads = s.gradient(grads, case)
     t = state["t"] + 1
@@ -1309,12 +1386,12 @@ def corrected_averages_kept(m, v, hats):
     "(about 32 times at the first step), which shows where a gradient is near ε in size. This exercise is "
     "rnn_core's (notebook 06): θ − lr · m̂ / (√v̂ + ε).",
 )
-def keras_epsilon_hat(params, grads, state, lr):
+def keras_epsilon_hat(params, grads, state, lr, beta1=_BETA1, beta2=_BETA2, eps=_EPS):
     t = state["t"] + 1
-    m = {k: _BETA1 * state["m"][k] + (1 - _BETA1) * grads[k] for k in params}
-    v = {k: _BETA2 * state["v"][k] + (1 - _BETA2) * grads[k] ** 2 for k in params}
-    lr_t = lr * np.sqrt(1 - _BETA2**t) / (1 - _BETA1**t)
-    return {k: params[k] - lr_t * m[k] / (np.sqrt(v[k]) + _EPS) for k in params}, {"t": t, "m": m, "v": v}
+    m = {k: beta1 * state["m"][k] + (1 - beta1) * grads[k] for k in params}
+    v = {k: beta2 * state["v"][k] + (1 - beta2) * grads[k] ** 2 for k in params}
+    lr_t = lr * np.sqrt(1 - beta2**t) / (1 - beta1**t)
+    return {k: params[k] - lr_t * m[k] / (np.sqrt(v[k]) + eps) for k in params}, {"t": t, "m": m, "v": v}
 
 
 @ADAM_MISTAKES(
@@ -1349,6 +1426,12 @@ def _lstm_forward_cases(rng):
         params, x_t, h_prev, c_prev, H, V = _lstm_parts(rng, H, V, used)
         about = f"one step with {_sizes(H, V)}, x_t = {x_t}, h_prev ≠ 0, c_prev ≠ 0, non-zero biases"
         cases.append(Case(about, (params, x_t, h_prev, c_prev)))
+    # a wide network with large weights and a cell state around 10: an answer right only for a few units, or one
+    # that clips the cell or a pre-activation, fails here
+    params, x_t, h_prev, c_prev, H, V = _lstm_parts(rng, int(rng.integers(12, 17)), int(rng.integers(20, 30)), used)
+    params = {k: 4.0 * a for k, a in params.items()}
+    about = f"a wide network ({_sizes(H, V)}), large weights, c_prev around 10"
+    cases.append(Case(about, (params, x_t, h_prev, 10.0 * c_prev)))
     return cases
 
 
@@ -1429,6 +1512,12 @@ def _lstm_backward_cases(rng):
         cases.append(
             Case(f"one step with {_sizes(H, V)}, x_t = {x_t}, dh_t ≠ 0, dc_t ≠ 0", (params, dh_t, dc_t, cache))
         )
+    # a wide network and upstream gradients around 100: an answer right only for a few units, or one that clips,
+    # fails here
+    params, x_t, h_prev, c_prev, H, V = _lstm_parts(rng, int(rng.integers(12, 17)), int(rng.integers(20, 30)), used)
+    _, _, cache = LSTM.step_forward(params, x_t, h_prev, c_prev)
+    dh_t, dc_t = 100.0 * rng.standard_normal(H), 100.0 * rng.standard_normal(H)
+    cases.append(Case(f"a wide network ({_sizes(H, V)}), dh_t and dc_t around 100", (params, dh_t, dc_t, cache)))
     return cases
 
 
@@ -1536,6 +1625,11 @@ def _gru_forward_cases(rng):
         cases.append(
             Case(f"one step with {_sizes(H, V)}, x_t = {x_t}, h_prev ≠ 0, non-zero biases", (params, x_t, h_prev))
         )
+    # a wide network with large weights: an answer right only for a few units, or one that clips a pre-activation,
+    # fails here
+    params, x_t, h_prev, H, V = _gru_parts(rng, int(rng.integers(12, 17)), int(rng.integers(20, 30)), used)
+    params = {k: 5.0 * a for k, a in params.items()}
+    cases.append(Case(f"a wide network ({_sizes(H, V)}), large weights", (params, x_t, h_prev)))
     return cases
 
 
@@ -1613,6 +1707,11 @@ def _gru_backward_cases(rng):
                 (params, rng.standard_normal(H), cache),
             )
         )
+    # a wide network and an upstream gradient around 100: an answer right only for a few units, or one that clips,
+    # fails here
+    params, x_t, h_prev, H, V = _gru_parts(rng, int(rng.integers(12, 17)), int(rng.integers(20, 30)), used)
+    _, cache = GRU.step_forward(params, x_t, h_prev)
+    cases.append(Case(f"a wide network ({_sizes(H, V)}), dh_t around 100", (params, 100.0 * rng.standard_normal(H), cache)))
     return cases
 
 
@@ -1723,6 +1822,9 @@ def _dropout_cases(rng):
         d_out, keep = _dropout_case(rng, shape, rate)
         dropped = f"{int((~keep).sum())} of {keep.size} units dropped"
         cases.append(Case(f"{about}, rate = {rate:g} ({dropped})", (d_out, keep, rate)))
+    # gradients around 100 (an answer that clips them fails here)
+    d_out, keep = _dropout_case(rng, (int(rng.integers(10, 20)),), 0.4)
+    cases.append(Case(f"gradients around 100, H = {d_out.shape[0]}, rate = 0.4", (100.0 * d_out, keep, 0.4)))
     return cases
 
 
@@ -2465,7 +2567,7 @@ EXERCISE_LIST = (
     Exercise(
         "adam_update",
         "06-training-on-pride-and-prejudice.ipynb",
-        lambda params, grads, state, lr: OPTIM.adam_update(params, grads, state, lr),
+        lambda params, grads, state, lr, *settings: OPTIM.adam_update(params, grads, state, lr, *settings),
         args=("params", "grads", "state", "lr"),
         varied=("grads",),
         outputs=("params", "state"),

@@ -459,6 +459,9 @@ class _Decoder:
             return complex(*(float(str(x)[:40]) for x in enc["v"]))
         if t == "nd":
             array = self.array(enc.get("i"))
+            shared = self._shared(enc, array)
+            if shared is not None:
+                return shared
             return self._same(enc, array[()] if enc.get("scalar") and array.ndim == 0 else array)
         if t == "arg":
             return self._argument(enc)
@@ -467,6 +470,19 @@ class _Decoder:
         if t == "odd":
             return _odd_type(enc.get("type"))
         raise ValueError("a reply holding an unknown kind of value")
+
+    def _shared(self, enc, array):
+        """The array returned earlier that this one shares memory with in the child (the child said so), where it
+        holds the same numbers: returned as that very object, so that the checker sees the sharing as it would
+        in the reader's kernel (a buffer kept and returned again). None otherwise."""
+        earlier = self.kept.get(enc.get("shares")) if isinstance(enc.get("shares"), int) else None
+        if not isinstance(earlier, np.ndarray) or earlier.shape != array.shape or earlier.dtype != array.dtype:
+            return None
+        if not np.array_equal(earlier, array, equal_nan=array.dtype.kind in "fc"):
+            return None
+        if isinstance(enc.get("kid"), int):
+            self.kept[enc["kid"]] = earlier
+        return earlier
 
     def _argument(self, enc):
         path = tuple(tuple(p) if isinstance(p, list) else p for p in enc.get("path") or [])
@@ -912,6 +928,11 @@ def _outcome_of_cells(ex, child):
     errors = [(ex.labels.get(label, label), text, syntax) for label, text, syntax in ready.get("errors") or []]
     notes = [f"Cells that raised when they ran: {'; '.join(f'{w}: {t}' for w, t, _ in errors[:_SHOWN_ERRORS])}."]
     notes = notes if errors else []
+    if not isinstance(ready.get("sandbox"), int):  # an old kernel, or a container that blocks Landlock
+        notes.append(
+            f"Its process ran without a sandbox ({str(ready.get('sandbox'))[:120]}): its code could read files "
+            "the grader can, rnn_core's included, so a score here does not prove the work its own."
+        )
     if any("without rnn_core" in text for _, text, _ in errors) and not ready.get("callable"):
         message = (
             f"{ex.name}: not your own. Its cell imports rnn_core, which the grader does not give your code (numpy "

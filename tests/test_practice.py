@@ -649,7 +649,7 @@ def test_a_dict_entry_replaced_is_reported_but_not_as_errata_row_7():
     assert "put another value under the caller's state['t']" in result.message
 
 
-_BUFFER = np.zeros(16)
+_BUFFER = np.zeros(128)
 
 
 def test_a_returned_module_level_buffer_is_noticed():

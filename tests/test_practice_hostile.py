@@ -25,8 +25,13 @@ from practice_answers import (
     model_answer,
     plain_adam_update,
     plain_clip_global_norm,
+    plain_dropout_backward,
     plain_global_norm,
+    plain_gru_step_backward,
+    plain_gru_step_forward,
     plain_loss_and_grads,
+    plain_lstm_step_backward,
+    plain_lstm_step_forward,
     plain_softmax,
     plain_step_forward,
 )
@@ -438,3 +443,223 @@ def test_the_not_attempted_message_is_wrapped_at_spaces():
     assert result.status == "not attempted"
     assert all(len(line) <= practice.WIDTH for line in printed.splitlines())
     assert 'practice.hint("softmax")' in printed
+
+
+# -- a fresh hostile pass (issue 37's "Done when"): answers right only for small sizes, clips, partial caches ----
+
+
+def _only_small_one_hot(y, num_classes):  # right for num_classes up to 12; above it the classes wrap
+    out = np.eye(min(num_classes, 12))[np.asarray(y) % 12]
+    if num_classes > 12:
+        out = np.concatenate([out, np.zeros(out.shape[:-1] + (num_classes - 12,))], axis=-1)
+    return out
+
+
+def _first_twelve_one_hot(y, num_classes):  # right for the first 12 indices only
+    out = np.eye(num_classes)[np.asarray(y)]
+    if out.ndim == 2:
+        out[12:] = 0.0
+    return out
+
+
+def _softmax_sorted_above_nine(o):
+    p = plain_softmax(o)
+    return np.sort(p) if len(p) > 9 else p
+
+
+def _softmax_shift_by_min_when_none_positive(o):
+    o = np.asarray(o, dtype=float)
+    e = np.exp(o - (o.max() if o.max() > 0 else o.min()))
+    return e / e.sum()
+
+
+def _jacobian_first_eight(y_hat):
+    J = np.diag(y_hat) - np.outer(y_hat, y_hat)
+    J[8:, :] = J[:, 8:] = 0.0
+    return J
+
+
+def _jacobian_diagonal_clipped(y_hat):
+    J = np.diag(y_hat) - np.outer(y_hat, y_hat)
+    np.fill_diagonal(J, np.clip(np.diag(J), 1e-3, None))
+    return J
+
+
+def _cross_entropy_first_eight(o, y):
+    o = np.asarray(o, dtype=float)
+    e = np.exp(o - o.max())
+    p = e / e[:8].sum()
+    p[y] -= 1.0
+    return p
+
+
+def _step_forward_clipped(params, x_t, h_prev):
+    a = params["W_xh"][:, x_t] + params["W_hh"] @ h_prev + params["b_h"]
+    return np.tanh(np.clip(a, -5.0, 5.0))
+
+
+def _step_forward_bias_of_eight(params, x_t, h_prev):
+    b = params["b_h"].copy()
+    b[8:] = 0.0
+    return np.tanh(params["W_xh"][:, x_t] + params["W_hh"] @ h_prev + b)
+
+
+def _step_backward_clipped(params, dh_t, h_t, h_prev, x_t):
+    delta = np.clip((1.0 - h_t * h_t) * dh_t, -5.0, 5.0)
+    dW_xh = np.zeros_like(params["W_xh"])
+    dW_xh[:, x_t] = delta
+    return params["W_hh"].T @ delta, {"W_xh": dW_xh, "W_hh": np.outer(delta, h_prev), "b_h": delta}
+
+
+@pytest.mark.parametrize(
+    "name, fn",
+    [
+        ("one_hot", _only_small_one_hot),
+        ("one_hot", _first_twelve_one_hot),
+        ("softmax", _softmax_sorted_above_nine),
+        ("softmax", _softmax_shift_by_min_when_none_positive),
+        ("softmax_jacobian", _jacobian_first_eight),
+        ("softmax_jacobian", _jacobian_diagonal_clipped),
+        ("cross_entropy_grad", _cross_entropy_first_eight),
+        ("step_forward", _step_forward_clipped),
+        ("step_forward", _step_forward_bias_of_eight),
+        ("step_backward", _step_backward_clipped),
+    ],
+    ids=lambda x: x if isinstance(x, str) else x.__name__.strip("_"),
+)
+def test_answers_right_only_for_small_sizes_or_moderate_entries_fail_on_every_seed(name, fn):
+    for seed in SEEDS:
+        assert status(name, fn, seed) == "wrong", (name, seed)
+
+
+def _cached(key, compute):
+    """A memo keyed by part of the arguments only (kept between calls): stale where the rest changed."""
+    memo = {}
+
+    def cached(*args):
+        k = key(*args)
+        if k not in memo:
+            memo[k] = compute(*args)
+        value = memo[k]
+        return value.copy() if isinstance(value, np.ndarray) else value
+
+    return cached
+
+
+@pytest.mark.parametrize(
+    "name, fn",
+    [
+        ("softmax", _cached(lambda o: (o.shape, float(o[0])), plain_softmax)),  # by the first score
+        ("softmax", _cached(lambda o: (o.shape, round(float(o.sum()), 6)), plain_softmax)),  # by the sum
+        # by the input and the state, never the weights
+        ("step_forward", _cached(lambda p, x, h: (int(x), float(h.sum())), plain_step_forward)),
+        # by the shapes and first entries
+        ("global_norm", _cached(lambda g: tuple((k, a.shape, float(a.flat[0])) for k, a in g.items()), plain_global_norm)),
+    ],
+    ids=["softmax-by-first-score", "softmax-by-sum", "step_forward-not-by-the-weights", "global_norm-by-first-entries"],
+)
+def test_a_result_looked_up_by_part_of_the_arguments_fails(name, fn):
+    assert status(name, fn) == "wrong"
+
+
+def test_a_loss_and_grads_looked_up_by_the_sequence_alone_fails():
+    def key(params, inputs, targets, h0):
+        return tuple(np.asarray(inputs).tolist()), tuple(np.asarray(targets).tolist()), float(np.sum(h0))
+
+    memo = {}
+
+    def by_the_sequence(params, inputs, targets, h0):
+        k = key(params, inputs, targets, h0)
+        if k not in memo:
+            memo[k] = plain_loss_and_grads(params, inputs, targets, h0)
+        loss, grads, h = memo[k]
+        return loss, {n: g.copy() for n, g in grads.items()}, h.copy()
+
+    assert status("loss_and_grads", by_the_sequence) == "wrong"
+
+
+@pytest.mark.parametrize("c", [100.0, 1000.0])
+def test_a_clip_far_above_the_usual_gradients_fails_on_every_seed(c):
+    def clipped(params, inputs, targets, h0):
+        loss, grads, h_last = plain_loss_and_grads(params, inputs, targets, h0)
+        return loss, {k: np.clip(g, -c, c) for k, g in grads.items()}, h_last
+
+    for seed in SEEDS:
+        assert status("loss_and_grads", clipped, seed) == "wrong", seed
+
+
+def _adam_with(**fixed):
+    """plain_adam_update that ignores the arguments named in ``fixed`` and uses those values."""
+
+    def adam(params, grads, state, lr, beta1=0.9, beta2=0.999, eps=1e-8):
+        settings = {"beta1": beta1, "beta2": beta2, "eps": eps, **fixed}
+        return plain_adam_update(params, grads, state, lr, **settings)
+
+    return adam
+
+
+@pytest.mark.parametrize(
+    "fixed", [{"beta1": 0.9, "beta2": 0.999}, {"eps": 1e-8}], ids=["the-default-betas", "the-default-epsilon"]
+)
+def test_adam_that_ignores_its_settings_fails_on_every_seed(fixed):
+    for seed in SEEDS:
+        assert status("adam_update", _adam_with(**fixed), seed) == "wrong", seed
+    assert status("adam_update", _adam_with()) == "passed"
+
+
+def test_a_gradient_under_a_key_not_asked_for_fails_and_zeros_there_pass():
+    def step_backward(extra):
+        def backward(params, dh_t, h_t, h_prev, x_t):
+            delta = (1.0 - h_t * h_t) * dh_t
+            dW_xh = np.zeros_like(params["W_xh"])
+            dW_xh[:, x_t] = delta
+            grads = {"W_xh": dW_xh, "W_hh": np.outer(delta, h_prev), "b_h": delta}
+            return params["W_hh"].T @ delta, {**grads, "W_yh": extra(params["W_yh"])}
+
+        return backward
+
+    result, _ = check("step_backward", step_backward(np.ones_like))  # a loop over its keys would move W_yh
+    assert result.status == "wrong" and "a key 'W_yh'" in result.message, result.message
+    assert status("step_backward", step_backward(np.zeros_like)) == "passed"
+
+
+def _clipped_output(fn, c, at=0):
+    """fn with its output (output ``at`` of a tuple) clipped to ±c: right wherever nothing reaches c."""
+
+    def clipped(*args):
+        out = fn(*args)
+        if isinstance(out, tuple):
+            return tuple(np.clip(o, -c, c) if i == at else o for i, o in enumerate(out))
+        return np.clip(out, -c, c)
+
+    return clipped
+
+
+def _first_units(fn, n=8):
+    """fn whose state keeps only its first n units right (the rest: the previous state's)."""
+
+    def first(params, x_t, h_prev, *rest):
+        out = fn(params, x_t, h_prev, *rest)
+        h = out[0].copy()
+        h[n:] = h_prev[n:]
+        return (h, *out[1:])
+
+    return first
+
+
+@pytest.mark.parametrize(
+    "name, fn",
+    [
+        ("lstm.step_forward", _clipped_output(plain_lstm_step_forward, 5.0, at=1)),  # the cell clipped to ±5
+        ("lstm.step_forward", _first_units(plain_lstm_step_forward)),
+        ("lstm.step_backward", _clipped_output(plain_lstm_step_backward, 10.0, at=0)),
+        ("gru.step_forward", _first_units(plain_gru_step_forward)),
+        ("gru.step_backward", _clipped_output(plain_gru_step_backward, 10.0, at=0)),
+        ("dropout_backward", _clipped_output(plain_dropout_backward, 10.0)),
+    ],
+    ids=["lstm-cell-clipped", "lstm-first-8-units", "lstm-dh_prev-clipped", "gru-first-8-units", "gru-dh_prev-clipped",
+         "dropout-clipped"],
+)  # fmt: skip
+def test_gated_steps_and_dropout_right_only_for_small_or_moderate_entries_fail_on_every_seed(name, fn):
+    for seed in SEEDS:
+        assert status(name, fn, seed) == "wrong", (name, seed)
