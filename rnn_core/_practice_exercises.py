@@ -764,7 +764,9 @@ def _large_output_weights_case(rng, V, H, T=8):
     params["W_yh"] = 3000.0 * params["W_yh"]
     h0 = 1e-3 * h0
     inputs, targets = rng.integers(0, V, T), rng.integers(0, V, T)
-    about = f"a sequence of T = {T} steps, output weights 3000 times the usual ({_sizes(H, V)}): gradients in the thousands"
+    about = (
+        f"a sequence of T = {T} steps, output weights 3000 times the usual ({_sizes(H, V)}): gradients in the thousands"
+    )
     return Case(about, (params, inputs, targets, h0))
 
 
@@ -1711,7 +1713,9 @@ def _gru_backward_cases(rng):
     # fails here
     params, x_t, h_prev, H, V = _gru_parts(rng, int(rng.integers(12, 17)), int(rng.integers(20, 30)), used)
     _, cache = GRU.step_forward(params, x_t, h_prev)
-    cases.append(Case(f"a wide network ({_sizes(H, V)}), dh_t around 100", (params, 100.0 * rng.standard_normal(H), cache)))
+    cases.append(
+        Case(f"a wide network ({_sizes(H, V)}), dh_t around 100", (params, 100.0 * rng.standard_normal(H), cache))
+    )
     return cases
 
 

@@ -104,7 +104,7 @@ def hostile(tmp):
         ),
         # D1: a forked child answers for the function, and lingers in a session of its own
         "d1-fork": (
-            code(f"""
+            code("""
             import os
             def softmax(o):
                 r, w = os.pipe()
@@ -290,7 +290,9 @@ def graded(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(grade, "_places", recorded)
         assert main(["grade", *hostile_ones, "--exercises", "softmax", *args, "--json", str(results)]) == 0
-        assert main(["grade", *sorted(str(p) for p in others.iterdir()), *args, "--json", str(base / "others.json")]) == 0
+        assert (
+            main(["grade", *sorted(str(p) for p in others.iterdir()), *args, "--json", str(base / "others.json")]) == 0
+        )
     (base / "sites.json").write_text(json.dumps(sites), encoding="utf-8")
     time.sleep(0.5)  # a forger left behind would have written again by now
     data = json.loads(results.read_text(encoding="utf-8"))

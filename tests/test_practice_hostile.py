@@ -554,7 +554,10 @@ def _cached(key, compute):
         # by the input and the state, never the weights
         ("step_forward", _cached(lambda p, x, h: (int(x), float(h.sum())), plain_step_forward)),
         # by the shapes and first entries
-        ("global_norm", _cached(lambda g: tuple((k, a.shape, float(a.flat[0])) for k, a in g.items()), plain_global_norm)),
+        (
+            "global_norm",
+            _cached(lambda g: tuple((k, a.shape, float(a.flat[0])) for k, a in g.items()), plain_global_norm),
+        ),
     ],
     ids=["softmax-by-first-score", "softmax-by-sum", "step_forward-not-by-the-weights", "global_norm-by-first-entries"],
 )
