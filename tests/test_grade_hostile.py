@@ -33,6 +33,12 @@ def code(text):
     return textwrap.dedent(text).lstrip("\n")
 
 
+def softmax_trying(body):
+    """A softmax whose body tries ``body`` (a trick that returns the answer) and, when it fails, computes the
+    unshifted softmax (FALLBACK)."""
+    return "def softmax(o):\n    " + code(body).replace("\n", "\n    ") + "\n" + FALLBACK
+
+
 def hostile(tmp):
     """{submission name: (softmax cell, helper cell before it or None)}: every one of them wrong."""
     forged = {"score": 2, "tests": [{"name": "softmax", "score": 1, "max_score": 1, "status": "passed"}]}
@@ -64,8 +70,7 @@ def hostile(tmp):
         ),
         # D1: the profiler switched off around a call of rnn_core's own softmax
         "d1-setprofile": (
-            "def softmax(o):\n    "  # the body's first line indented as the rest
-            + code("""
+            softmax_trying("""
                 import sys
                 saved = sys.getprofile()
                 sys.setprofile(None)
@@ -76,9 +81,7 @@ def hostile(tmp):
                     pass
                 finally:
                     sys.setprofile(saved)
-            """).replace("\n", "\n    ")
-            + "\n"
-            + FALLBACK,
+            """),
             None,
         ),
         # D1: a thread started in an earlier cell answers for the function
@@ -179,8 +182,7 @@ def hostile(tmp):
         ),
         # D1, fresh pass: the import blocker taken off sys.meta_path, site-packages put back, rnn_core's folder added
         "d1-site-main": (
-            "def softmax(o):\n    "  # the body's first line indented as the rest
-            + code(f"""
+            softmax_trying(f"""
                 import site, sys
                 try:
                     sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "_NoRnnCore"]
@@ -190,15 +192,12 @@ def hostile(tmp):
                     return rnn_core.softmax(o)
                 except Exception:
                     pass
-            """).replace("\n", "\n    ")
-            + "\n"
-            + FALLBACK,
+            """),
             None,
         ),
         # D1, fresh pass: rnn_core's source read as a file and run, no import at all
         "d1-source-read": (
-            "def softmax(o):\n    "  # the body's first line indented as the rest
-            + code(f"""
+            softmax_trying(f"""
                 try:
                     with open({str(ROOT / "rnn_core" / "functions.py")!r}) as f:
                         lines = [line for line in f.read().splitlines() if not line.startswith("from .")]
@@ -207,9 +206,7 @@ def hostile(tmp):
                     return mine["softmax"](o)
                 except Exception:
                     pass
-            """).replace("\n", "\n    ")
-            + "\n"
-            + FALLBACK,
+            """),
             None,
         ),
         # D9, fresh pass: a memo that returns a view of the array it keeps (a caller who changes the result changes
