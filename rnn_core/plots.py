@@ -535,9 +535,10 @@ def plot_training_runs(runs, baselines, smooth=25, ax=None):
     """Smoothed training curves of several short runs on one axis (notebook 06, section 3: SGD, SGD with
     momentum and Adam).
 
-    runs: {label: rnn_core.History}. A label's rule sets its colour family: labels that mention
-    "momentum" in greens, other labels starting with "sgd" in blues, the rest (Adam) in reds, darker
-    for later runs of the family. The legend sits under the axis, off the curves.
+    runs: {label: rnn_core.History, or the list of a run's training bpc at steps 1, 2, ...}. A label's
+    rule sets its colour family: labels that mention "momentum" in greens, other labels starting with
+    "sgd" in blues, the rest (Adam) in reds, darker for later runs of the family. The legend sits under
+    the axis, off the curves.
     """
     plt = _plt()
     fig, ax = _subplots(ax, figsize=(8, 4.8))
@@ -551,7 +552,10 @@ def plot_training_runs(runs, baselines, smooth=25, ax=None):
     seen = dict.fromkeys(families, 0)
     max_step = 1
     for label, history in runs.items():
-        h = history.arrays()
+        if hasattr(history, "arrays"):  # a History
+            h = history.arrays()
+        else:  # a stored run's training bpc, step by step
+            h = {"train_bpc": np.asarray(history, dtype=float), "step": np.arange(1, len(history) + 1)}
         name = family(label)
         color = families[name](0.45 + 0.5 * seen[name] / max(1, size[name] - 1))
         seen[name] += 1

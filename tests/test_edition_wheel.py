@@ -23,6 +23,7 @@ def test_the_wheel_leaves_the_answers_out_and_solution_withholds(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert "rnn_core/practice.py" in names and "rnn_core/_grade_child.py" in names
     assert not [n for n in names if "_practice_solutions" in n]
+    assert "rnn_core/stored_runs/06-race.json" in names  # the long runs' stored results (rnn_core.stored)
     target = tmp_path / "site"
     install = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(wheel)]
     subprocess.run(install, check=True)

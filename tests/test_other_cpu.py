@@ -10,6 +10,11 @@ today's machines that every x86-64 CPU of the last decade can run), or under Neh
 the machine itself is a Sandybridge. A notebook whose assertion or printed number depends on the
 CPU fails here, not on a reader's laptop.
 
+This pass also runs every long run (``RNN_CORE_LONG_RUNS=1``, rnn_core/stored.py): the comparisons that
+a notebook's ``LONG_RUNS = False`` shows from stored results train afresh here, once in the suite, so
+that the claims tests/notebook_checks.py makes of them are checked on new runs under other kernels,
+and each is compared with its stored results.
+
 Skipped where it cannot mean anything: not an x86-64 machine, or a numpy not built on OpenBLAS.
 Deselect it with ``-m "not other_cpu"``. Run it alone with ``python -m pytest tests/test_other_cpu.py``.
 """
@@ -55,7 +60,7 @@ def test_the_notebooks_pass_with_another_cpus_kernels():
     if "openblas" not in _blas_name():
         pytest.skip(f"numpy here is built on {_blas_name() or 'an unknown BLAS'}, not OpenBLAS")
     core = FALLBACK_CORE if _default_core().lower() == OTHER_CORE.lower() else OTHER_CORE
-    env = {**os.environ, "OPENBLAS_CORETYPE": core}
+    env = {**os.environ, "OPENBLAS_CORETYPE": core, "RNN_CORE_LONG_RUNS": "1"}
     # both cores, a notebook per worker (--dist loadfile, pyproject.toml), one BLAS thread each (conftest.py)
     command = [sys.executable, "-m", "pytest", "notebooks", "-q", "-n", "2"]
     run = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=TIMEOUT)

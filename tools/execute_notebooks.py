@@ -10,6 +10,10 @@ outputs, execution counts 1..n in order, cell ids and every other key kept, no t
 added, in the JSON layout nbformat writes. A cell that raises stops the run and the file is left
 untouched (the error, its cell and its traceback are printed; exit code 1).
 
+``--store-runs`` first runs the notebook with every long run on (``rnn_core.stored``: the cells
+that a notebook's ``LONG_RUNS = False`` shows from stored results), writing their results into
+rnn_core/stored_runs/, and then runs it as a reader's Run All does, which shows them.
+
 No live widget is stored: a widget does not outlive its kernel, and a stored one shows as a repr
 (``VBox(children=...``) in JupyterLab before the cell runs, as nothing on GitHub and as a dead
 slider on the site. Each widget output is replaced by what it stands for
@@ -127,6 +131,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="+", help="NN-slug.ipynb names (in notebooks/) or paths")
     parser.add_argument("--timeout", type=int, default=CELL_TIMEOUT, help="seconds per cell (default: %(default)s)")
+    parser.add_argument(
+        "--store-runs", action="store_true", help="first run every long run and store its results (rnn_core.stored)"
+    )
     args = parser.parse_args(argv)
     paths = [resolve(name) for name in args.notebooks]
     set_threads = {v: os.environ[v] for v in THREAD_VARS if v in os.environ}
@@ -140,10 +147,28 @@ def main(argv=None):
     print(f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}")
     with tempfile.TemporaryDirectory(prefix="rnn_core_my_rnn_") as folder:
         (Path(folder) / "notebooks").mkdir()  # the file prints as a reader's does: notebooks/my_rnn.py
-        return run_all(paths, args.timeout, Path(folder) / "notebooks" / "my_rnn.py")
+        return run_all(paths, args.timeout, Path(folder) / "notebooks" / "my_rnn.py", args.store_runs)
 
 
-def run_all(paths, timeout, my_rnn):
+def store_runs(path, timeout):
+    """Run the notebook with its long runs on, storing their results (rnn_core.stored); nothing is written
+    back to the notebook. Raises CellExecutionError if a cell fails."""
+    from rnn_core import stored
+
+    on = {stored.RUN_ALL: "1", stored.STORE_INTO: str(stored.FOLDER)}
+    before = {name: os.environ.get(name) for name in on}
+    os.environ.update(on)  # the kernel inherits them
+    try:
+        execute(path, timeout)
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def run_all(paths, timeout, my_rnn, long_runs=False):
     """Execute and write back every notebook, with $RNN_CORE_MY_RNN a fresh template at my_rnn."""
     with contextlib.redirect_stdout(io.StringIO()):
         practice.my_rnn(my_rnn)  # the template, made as a reader's first call makes it
@@ -152,6 +177,9 @@ def run_all(paths, timeout, my_rnn):
     for path in paths:
         t0 = time.monotonic()
         try:
+            if long_runs:
+                store_runs(path, timeout)
+                print(f"stored the long runs of {path.name} in {time.monotonic() - t0:.0f} s")
             nb = execute(path, timeout)
         except CellExecutionError as e:
             failed += 1
