@@ -124,9 +124,18 @@ CHECKS: dict[str, list[Check]] = {
         ),
         Check(
             "every run of the race ran its steps and ended finite; SGD's largest rate ends far worse than its best",
-            "assert all(run.step == COMPARE_STEPS and np.isfinite(run.val_bpc) for run in races.values())\n"
+            "assert all(steps == COMPARE_STEPS for steps in race_results['steps'])\n"
+            "assert np.isfinite(list(grid['sgd'].values()) + [b for bs in by_seed.values() for b in bs]).all()\n"
             'assert grid["sgd"][RATES["sgd"][-1]] > min(grid["sgd"].values()) + 0.3',
-            after="races = {}",
+            after="def run_the_race(",
+        ),
+        Check(
+            "the race run afresh (LONG_RUNS) starts as the stored one did: the first 5 steps of every run "
+            "(the unstable rates' runs part ways after a few more: float32 rounding, amplified)",
+            "kept = stored.load('06-race')['results']['curves']\n"
+            "firsts = [(a[:5], b[:5]) for r in RATES for a, b in zip(race_results['curves'][r], kept[r])]\n"
+            "assert len(firsts) == 9 and max(np.abs(np.subtract(a, b)).max() for a, b in firsts) < 0.01",
+            after="def run_the_race(",
         ),
         Check(
             "at every seed, SGD with momentum ends below SGD and Adam below SGD with momentum",
@@ -221,25 +230,39 @@ CHECKS: dict[str, list[Check]] = {
         ),
         Check(
             "every doubling of H helps, a lot over the range, and buys a fraction of the last one per added parameter",
-            "assert all(run.step == SWEEP_STEPS and np.isfinite(run.val_bpc) for run in sweep.values())\n"
+            "assert all(run['step'] == SWEEP_STEPS and np.isfinite(run['val_bpc']) for run in sweep.values())\n"
             "assert np.all(gains > 0) and val_by_size[-1] < val_by_size[0] - 0.5\n"
             "assert np.all(per_1000[1:] < 0.6 * per_1000[:-1])",
-            after="sweep = {",
+            after="def fingerprint(",
+        ),
+        Check(
+            "the sweep run afresh (LONG_RUNS) ends near the stored one at every H",
+            "kept = stored.load('07-sweep')['results']\n"
+            "assert max(abs(sweep[int(H)]['val_bpc'] - run['val_bpc']) for H, run in kept.items()) < 0.1",
+            after="def fingerprint(",
         ),
         Check(
             "beside the sweep: three seeds at H = 64 spread far less than the smallest gain; ÷10 lags far; "
             "×10 ends ahead of all three by more than their spread; "
             "×60 climbs past the uniform guess, ends far behind; T = 8 behind",
-            "ref = sweep[64].val_bpc\n"
-            "assert all(run.step == SWEEP_STEPS and np.isfinite(run.val_bpc) for run in variants.values())\n"
-            'three = [ref] + [variants[f"H = 64 from seed {s}"].val_bpc for s in (1, 2)]\n'
+            "bpc = {name: run['val_bpc'] for name, run in variants.items()}\n"
+            "ref = sweep[64]['val_bpc']\n"
+            "assert all(run['step'] == SWEEP_STEPS and np.isfinite(run['val_bpc']) for run in variants.values())\n"
+            'three = [ref] + [bpc[f"H = 64 from seed {s}"] for s in (1, 2)]\n'
             "assert np.ptp(three) < 0.5 * gains.min()\n"
-            'assert variants["learning rate ÷ 10 (0.0005)"].val_bpc > ref + 0.5\n'
-            'assert variants["learning rate × 10 (0.05)"].val_bpc < min(three) - np.ptp(three)\n'
+            'assert bpc["learning rate ÷ 10 (0.0005)"] > ref + 0.5\n'
+            'assert bpc["learning rate × 10 (0.05)"] < min(three) - np.ptp(three)\n'
             'wild = variants["learning rate × 60 (0.3)"]\n'
-            'assert wild.history.arrays()["train_bpc"].max() > 2 * BASELINES["uniform"]\n'
-            "assert wild.val_bpc > ref + 1\n"
-            'assert variants["windows of T = 8"].val_bpc > ref',
+            'assert wild["highest"] > 2 * BASELINES["uniform"]\n'
+            "assert wild['val_bpc'] > ref + 1\n"
+            'assert bpc["windows of T = 8"] > ref',
+            after="VARIANTS = {",
+        ),
+        Check(
+            "the runs beside the sweep, run afresh (LONG_RUNS), end near the stored ones (all but the wild rate)",
+            "kept = stored.load('07-variants')['results']\n"
+            "near = [abs(variants[n]['val_bpc'] - run['val_bpc']) for n, run in kept.items() if '× 60' not in n]\n"
+            "assert len(near) == len(VARIANTS) - 1 and max(near) < 0.15",
             after="VARIANTS = {",
         ),
         Check(
@@ -850,21 +873,35 @@ CHECKS: dict[str, list[Check]] = {
             "n = task_vocab.size\n"
             "assert rnn_core.count_params(n, big_vanilla_H) >= lstm.count_params(n, TASK_H)\n"
             "assert lstm.count_params(n, small_lstm_H) <= rnn_core.count_params(n, TASK_H)\n"
-            "assert sum(run[1] > CHANCE + 0.1 for run in big[20]) <= 1\n"
-            "assert all(run[1] < 0.9 for run in big[20])\n"
-            "assert all(run[1] >= 0.9 for run in small[20])",
+            "assert sum(acc > CHANCE + 0.1 for acc, _ in big[20]) <= 1\n"
+            "assert all(acc < 0.9 for acc, _ in big[20])\n"
+            "assert all(acc >= 0.9 for acc, _ in small[20])",
+            after="controls = {",
+        ),
+        Check(
+            "the controls run afresh (LONG_RUNS) recall as the stored ones did, seed by seed",
+            "kept = stored.load('08-controls')['results']\n"
+            "pairs = [(a, k) for n in kept for g, s in zip(control_runs[n].values(), kept[n].values())\n"
+            "         for (a, _), (k, _) in zip(g, s)]\n"
+            "assert len(pairs) == 6 and all((a >= 0.9) == (k >= 0.9) for a, k in pairs)",
             after="controls = {",
         ),
         Check(
             "with the mean clipped no update is clipped and fewer seeds recall at lag 40; the gradient's "
             "norm falls tenfold early and later swings by ten or more",
-            "def solved(runs):\n"
-            "    return sum(run[1] >= 0.95 for run in runs)\n"
-            "assert all(np.mean(run[3] > CLIP) == 0 for run in mean_clipped)\n"
-            "assert solved(mean_clipped) < solved(lstm_runs[LAGS[-1]])\n"
+            "assert all(max(n) <= CLIP for _, _, n in mean_clipped)\n"
+            "solved = sum(acc >= 0.95 for acc, _, _ in mean_clipped)\n"
+            "assert solved < sum(run[1] >= 0.95 for run in lstm_runs[LAGS[-1]])\n"
             "assert norms[0] > 10 * np.median(norms[20:50])\n"
             "assert later.max() > 10 * later.min()",
-            after="mean_clipped = [",
+            after="def run_the_mean_clipped(",
+        ),
+        Check(
+            "the runs with the mean clipped, run afresh (LONG_RUNS), start as the stored ones did, seed by seed",
+            "kept = stored.load('08-mean-clipped')['results']\n"
+            "firsts = [(n[0], k[0]) for (_, _, n), (_, _, k) in zip(mean_clipped, kept)]\n"
+            "assert len(firsts) == len(SEEDS) and all(abs(a - b) < 1e-3 * b for a, b in firsts)",
+            after="def run_the_mean_clipped(",
         ),
         Check(
             "after training the LSTM's gradient reaches the signal, the vanilla RNN's does not",
@@ -939,6 +976,13 @@ CHECKS: dict[str, list[Check]] = {
             "assert end['GRU'].max() < min(end['vanilla RNN'].min(), end['LSTM'].min())\n"
             "assert end['LSTM'].min() > end['vanilla RNN'].max()",
             after="def compare(a, b):",
+        ),
+        Check(
+            "the race run afresh (LONG_RUNS) ends near the stored one, cell by cell and seed by seed",
+            "kept = stored.load('09-race')['results']\n"
+            "ends = [(c[-1][2], k[-1][2]) for n in race for (*_, c), (*_, k) in zip(race[n], kept[n])]\n"
+            "assert len(ends) == 9 and max(abs(a - b) for a, b in ends) < 0.1",
+            after="pp_updates = {",
         ),
     ],
     "12-attention.ipynb": [
