@@ -8,8 +8,11 @@ seed gives cases with the properties the exercise needs to expose mistakes: size
 mix-up of sizes could hide (H != V, num_classes unrelated to len(y)), non-zero biases and starting
 states, every scalar argument with at least two values (x_t, lr, max_norm), scores of both signs
 near ±1000 at once (the largest at every index in turn), clipping thresholds below, between 1 and 2
-times, far above and just around (0.99 and 1.01 times) the norm, a sequence whose gradient has entries
-above 5 and a long one (T = 50) whose gradient reaches back to its first step. ``Exercise.varied``
+times, far above and just around (0.99 and 1.01 times, and within 1e-3, 1e-4 and 1e-5 of) the norm, a
+sequence whose gradient has entries above 5 and a long one (T = 50) whose gradient reaches back to its
+first step; and, appended after the cases above (so that their messages stay as they were), the special
+cases a shortcut hides in (T = 1, B = 1, beam_size 1, the index 0, ties, -inf, pads anywhere) and sizes
+as the notebooks use them. ``Exercise.varied``
 names the arguments whose entries a repeated call may change in place (any entries of their shape suit).
 
 Each exercise also has a *model*: a plain implementation in named steps, and its mistakes, small
@@ -54,6 +57,22 @@ def _two_sizes(rng, low=3, high=7):
     """(H, V): two different sizes in [low, high]."""
     H, V = (int(n) for n in rng.choice(np.arange(low, high + 1), size=2, replace=False))
     return H, V
+
+
+def _first_step_sizes(rng):
+    """(H, V) of a first-step case: H in 8..11, unlike the other cases' H; V above H, with indices to spare."""
+    H = int(rng.integers(8, 12))
+    return H, H + int(rng.integers(1, 4))
+
+
+def _zero_first(rng, V, used):
+    """The index 0 (falsy: an answer that tests ``if x_t:`` fails on it), or a fresh one if a case has it already."""
+    return _fresh_index(rng, V, used) if 0 in used else _take(used, 0)
+
+
+def _take(used, x_t):
+    used.add(x_t)
+    return x_t
 
 
 def _fresh_index(rng, V, used):
@@ -111,6 +130,16 @@ def _one_hot_cases(rng):
     y6 = rng.integers(0, V6, int(rng.integers(40, 60)))
     y6[-2:] = V6 - 1, V6 - 2
     out.append(Case(f"many indices among many classes (len(y) = {len(y6)}, num_classes = {V6})", (y6, V6)))
+    # an array of one index (rows (1, V), not one vector), the index 0 given as an int (falsy), and a book-sized
+    # alphabet with a long text: answers that special-case length 1 or 0, or hold only for small sizes, fail
+    V7 = int(rng.integers(5, 9))
+    y7 = np.array([int(rng.integers(0, V7))])
+    out.append(Case(f"an array of one index (y = {list(map(int, y7))}, num_classes = {V7}): one row", (y7, V7)))
+    out.append(Case(f"the index 0 as an int (num_classes = {V7})", (0, V7)))
+    V8 = int(rng.integers(90, 130))
+    y8 = rng.integers(0, V8, int(rng.integers(150, 250)))
+    y8[-3:] = V8 - 1, 0, V8 - 2
+    out.append(Case(f"a long text among many classes (len(y) = {len(y8)}, num_classes = {V8})", (y8, V8)))
     return out
 
 
@@ -223,6 +252,28 @@ def _softmax_cases(rng):
         Case(f"scores from -1000 to 1000 at once, V = {V[3]}", (wide,)),
         *everywhere,
         Case(f"many negative scores, from -1000 to -1, V = {V5}", (many,)),
+        *_softmax_more_cases(rng),
+    ]
+
+
+def _softmax_more_cases(rng):
+    """Many scores from -1000 to 1000, the first half of them below -900 and the largest far from the front; the
+    two largest scores exactly equal, and two within 1e-9 of each other: an answer that shifts by the largest of
+    the first few scores, holds only for small V, or treats (near-)ties at the top apart, fails here."""
+    V = int(rng.integers(80, 130))
+    wide = np.concatenate([rng.uniform(-1000.0, -900.0, V // 2), rng.uniform(-1000.0, 1000.0, V - V // 2)])
+    wide[int(rng.integers(V // 2, V))] = 1000.0 + rng.uniform(0, 1)
+    tie = rng.normal(0.0, 2.0, int(rng.integers(5, 9)))
+    i, j = rng.choice(len(tie), size=2, replace=False)
+    tie[i] = tie[j] = tie.max() + rng.uniform(0.5, 1.0)
+    near = rng.normal(0.0, 2.0, int(rng.integers(5, 9)))
+    i, j = rng.choice(len(near), size=2, replace=False)
+    near[i] = near.max() + rng.uniform(0.5, 1.0)
+    near[j] = near[i] - 1e-9
+    return [
+        Case(f"many scores from -1000 to 1000, the largest far from the front, V = {V}", (wide,)),
+        Case(f"the two largest scores equal, V = {len(tie)}", (tie,)),
+        Case(f"the two largest scores 1e-9 apart, V = {len(near)}", (near,)),
     ]
 
 
@@ -282,6 +333,11 @@ def _jacobian_cases(rng):
     o = rng.normal(0.0, 3.0, V)
     o[int(rng.integers(V // 2, V))] = 12.0
     out.append(Case(f"ŷ = softmax(o) for o of V = {V} scores, one far above the rest", (F.softmax(o),)))
+    # a book-sized alphabet, two probabilities exactly equal: an answer right only for V up to some size fails
+    V = int(rng.integers(80, 130))
+    o = rng.normal(0.0, 1.0, V)
+    o[int(rng.integers(V // 2, V))] = o[int(rng.integers(0, V // 2))]
+    out.append(Case(f"ŷ = softmax(o) for o of V = {V} scores", (F.softmax(o),)))
     return out
 
 
@@ -388,7 +444,30 @@ def _cross_entropy_cases(rng):
             (wide, int(bottom)),
         ),
         Case(f"many classes, V = {V3}, target y = {y3}", (rng.normal(0.0, 2.0, V3), y3)),
+        *_cross_entropy_more_cases(rng),
     ]
+
+
+def _cross_entropy_more_cases(rng):
+    """The targets 0 and V − 1 (an index that is falsy, and the last one), the two largest scores equal or 1e-9
+    apart with the target among them or not, and a book-sized alphabet: answers that special-case a target,
+    a (near-)tie at the top, or hold only for small V, fail here."""
+    cases = []
+    V = int(rng.integers(5, 9))
+    cases.append(Case(f"target y = 0, V = {V}", (rng.normal(0.0, 2.0, V), 0)))
+    cases.append(Case(f"target y = {V - 1}, the last class, V = {V}", (rng.normal(0.0, 2.0, V), V - 1)))
+    for gap, about in ((0.0, "equal"), (1e-9, "1e-9 apart")):
+        o = rng.normal(0.0, 2.0, V)
+        i, j = (int(k) for k in rng.choice(V, size=2, replace=False))
+        o[i] = o.max() + rng.uniform(0.5, 1.0)
+        o[j] = o[i] - gap
+        other = int(rng.choice([k for k in range(V) if k not in (i, j)]))
+        for y in (i, other):  # the target one of the two, or neither
+            cases.append(Case(f"the two largest scores {about} (at {i} and {j}), target y = {y}, V = {V}", (o, y)))
+    V = int(rng.integers(80, 130))
+    y = int(rng.integers(V // 2, V))
+    cases.append(Case(f"a book-sized alphabet, V = {V}, target y = {y}", (rng.uniform(-1000.0, 1000.0, V), y)))
+    return cases
 
 
 CROSS_ENTROPY_MISTAKES = Mistakes()
@@ -508,6 +587,19 @@ def _step_forward_cases(rng):
     params = {k: 6.0 * a for k, a in params.items()}
     about = f"a wide network ({_sizes(H, V)}) with large weights: pre-activations far beyond ±5"
     cases.append(Case(about, (params, _fresh_index(rng, V, used), h_prev)))
+    # the first step (h_prev = 0, as from h0 = zeros) and the input 0, then a book-sized network: an answer that
+    # special-cases a zero state or the index 0, or holds only for small sizes, fails here
+    (H, V), H2, V2 = (
+        _first_step_sizes(rng),
+        int(rng.integers(40, 70)),
+        int(rng.integers(80, 130)),
+    )
+    params, _ = _rnn_params(rng, V, H)
+    x_t = _zero_first(rng, V, used)
+    cases.append(Case(f"the first step: h_prev = 0, x_t = {x_t} ({_sizes(H, V)})", (params, x_t, np.zeros(H))))
+    params, h_prev = _rnn_params(rng, V2, H2)
+    used.add(V2 - 1)
+    cases.append(Case(f"a book-sized network ({_sizes(H2, V2)}), x_t = {V2 - 1}", (params, V2 - 1, h_prev)))
     return cases
 
 
@@ -585,6 +677,21 @@ def _step_backward_cases(rng):
     x_t = _fresh_index(rng, V, used)
     case = (params, 100.0 * rng.standard_normal(H), RNN.step_forward(params, x_t, h_prev), h_prev, x_t)
     cases.append(Case(f"a wide network ({_sizes(H, V)}), upstream gradient entries around 100", case))
+    # the input 0 at the first step (h_prev = 0), and upstream gradients around 1e4 in a book-sized network: an
+    # answer that special-cases the index 0 or a zero state, or clips δ at any size up to thousands, fails here
+    (H, V), H2, V2 = (
+        _first_step_sizes(rng),
+        int(rng.integers(40, 70)),
+        int(rng.integers(80, 130)),
+    )
+    params, _ = _rnn_params(rng, V, H)
+    h_prev, x_t = np.zeros(H), _zero_first(rng, V, used)
+    case = (params, rng.standard_normal(H), RNN.step_forward(params, x_t, h_prev), h_prev, x_t)
+    cases.append(Case(f"the first step: h_prev = 0, x_t = {x_t} ({_sizes(H, V)})", case))
+    params, h_prev = _rnn_params(rng, V2, H2)
+    used.add(V2 - 1)
+    case = (params, 1e4 * rng.standard_normal(H2), RNN.step_forward(params, V2 - 1, h_prev), h_prev, V2 - 1)
+    cases.append(Case(f"a book-sized network ({_sizes(H2, V2)}), upstream gradient entries around 10000", case))
     return cases
 
 
@@ -752,7 +859,16 @@ def _loss_and_grads_cases(rng):
         _sequence(rng, H, H, 5, f"a square network (H = V = {H})", square=True),
     ]
     (H4, V4), (H5, V5) = _networks(rng, 2)
-    return cases[:3] + [_long_memory_case(rng, V4, H4), _large_output_weights_case(rng, V5, H5)] + cases[3:]
+    cases = cases[:3] + [_long_memory_case(rng, V4, H4), _large_output_weights_case(rng, V5, H5)] + cases[3:]
+    # one step and two steps (an answer that special-cases a short sequence fails), and a long text read through a
+    # book-sized network (one right only up to some length or size fails)
+    (H6, V6), (H7, V7) = _networks(rng, 2)
+    cases.append(_sequence(rng, V6, H6, 1, f"a sequence of one step, T = 1 ({_sizes(H6, V6)}, h0 ≠ 0)"))
+    cases.append(_sequence(rng, V7, H7, 2, f"a sequence of two steps, T = 2 ({_sizes(H7, V7)}, h0 ≠ 0)"))
+    H8, V8 = int(rng.integers(20, 40)), int(rng.integers(60, 90))
+    T8 = int(rng.integers(90, 130))
+    cases.append(_sequence(rng, V8, H8, T8, f"a long text, T = {T8}, through a book-sized network ({_sizes(H8, V8)})"))
+    return cases
 
 
 def _large_output_weights_case(rng, V, H, T=8):
@@ -1058,6 +1174,7 @@ def _clip_cases(rng):
             (_gradients(rng, V3, H3, n3), c3),
         ),
         *_near_the_threshold(rng),
+        *_nearer_the_threshold(rng),
     ]
 
 
@@ -1078,6 +1195,36 @@ def _near_the_threshold(rng):
                 (grads, c),
             )
         )
+    return cases
+
+
+def _nearer_the_threshold(rng):
+    """Global norms 1 ± 1e-3, 1 ± 1e-4 and 1 ± 1e-5 times max_norm (every array and entry below it), where the
+    rescaling still shows in float64 at the check's 1e-6, and a norm above max_norm made of 20 to 40 small arrays:
+    a threshold off by a factor that far from 1 (0.995, 1.001, ...), or a norm of some of the arrays, fails."""
+    cases = []
+    for factor in (1 - 1e-3, 1 + 1e-3, 1 - 1e-4, 1 + 1e-4, 1 - 1e-5, 1 + 1e-5):
+        H, V = _two_sizes(rng)
+        c = float(rng.choice([0.5, 1.0, 2.0, 5.0]))
+        grads = {name: rng.standard_normal(shape) for name, shape in RNN.param_shapes(V, H).items()}
+        total = _global_norm(grads)
+        for g in grads.values():
+            g *= factor * c / total
+        where = "below" if factor < 1 else "above"
+        cases.append(
+            Case(
+                f"gradients of global norm 1 {'-' if factor < 1 else '+'} {abs(factor - 1):.0e} times max_norm = "
+                f"{c:g}, just {where} it ({_sizes(H, V)})",
+                (grads, c),
+                group="global norms within 1e-3, 1e-4 and 1e-5 of max_norm, below and above (6 cases)",
+            )
+        )
+    grads = _many_arrays(rng)
+    c = float(rng.uniform(0.6, 0.9)) * _global_norm(grads)
+    for g in list(grads.values())[:8]:
+        g *= 0.01  # the first eight arrays alone are far below max_norm
+    c = min(c, 0.9 * _global_norm(grads))
+    cases.append(Case(f"{len(grads)} arrays of any names, global norm above max_norm = {c:.3g}", (grads, c)))
     return cases
 
 
@@ -1187,7 +1334,28 @@ def _global_norm_cases(rng):
         shapes = {"W_x": (4 * H, V), "W_h": (4 * H, H), "b": (4 * H,), "W": (V, H), **RNN.param_shapes(V, H, 2)}
         grads = {k: rng.normal(0.0, rng.uniform(0.5, 3.0), shapes[k]) for k in keys}
         cases.append(Case(f"gradients {', '.join(keys)} ({_sizes(H, V)})", (grads,)))
+    grads = _many_arrays(rng)
+    cases.append(Case(f"{len(grads)} arrays of any names and sizes, the largest last", (grads,)))
     return cases
+
+
+def _many_arrays(rng):
+    """Gradients of a deep network: 40 to 80 arrays named anyhow (an encoder's and a decoder's layers, an
+    embedding), one of over 5,000 entries, and the largest entries in the last array: a norm of the first
+    few arrays, of some names only, or of the first entries of each array, fails here."""
+    n = int(rng.integers(40, 81))
+    names = [
+        f"{part}.{kind}_{k}"
+        for k, (part, kind) in enumerate(zip(rng.choice(["enc", "dec"], n), rng.choice(["W", "b", "u"], n)))
+    ]
+    names[int(rng.integers(n - 1))] = "embedding"
+    grads = {
+        name: rng.normal(0.0, rng.uniform(0.5, 2.0), tuple(int(d) for d in rng.integers(1, 9, rng.integers(1, 3))))
+        for name in names
+    }
+    grads["embedding"] = rng.normal(0.0, 0.5, (int(rng.integers(60, 90)), int(rng.integers(70, 100))))
+    grads[names[-1]] = 20.0 * grads[names[-1]]
+    return grads
 
 
 GLOBAL_NORM_MISTAKES = Mistakes()
@@ -1261,7 +1429,26 @@ def _adam_cases(rng):
             extra=first,
         ),
         _adam_own_settings_case(rng),
+        _adam_late_step_case(rng),
     ]
+
+
+def _adam_late_step_case(rng):
+    """A late step (t in the hundreds or thousands, where 1 − β₂^t is still far from 1) of a network whose arrays
+    have names of any kind, with a large lr: an answer that drops the bias correction after some step, updates
+    only names it knows, or caps lr, fails here."""
+    names = ["embedding", f"enc.W_{int(rng.integers(10))}", "dec.b", "u"]
+    shapes = [tuple(int(d) for d in rng.integers(2, 6, int(rng.integers(1, 3)))) for _ in names]
+    params = {k: 0.1 * rng.standard_normal(shape) for k, shape in zip(names, shapes)}
+    grads = {k: rng.standard_normal(p.shape) for k, p in params.items()}
+    t = int(rng.integers(150, 3000))
+    state = {
+        "t": t,
+        "m": {k: 0.3 * rng.standard_normal(p.shape) for k, p in params.items()},
+        "v": {k: rng.uniform(0.05, 2.0, p.shape) for k, p in params.items()},
+    }
+    lr = float(rng.choice([0.2, 0.5]))
+    return Case(f"step {t + 1} of arrays named {', '.join(names)}, with lr = {lr:g}", (params, grads, state, lr))
 
 
 def _adam_own_settings_case(rng):
@@ -1434,7 +1621,17 @@ def _lstm_forward_cases(rng):
     params = {k: 4.0 * a for k, a in params.items()}
     about = f"a wide network ({_sizes(H, V)}), large weights, c_prev around 10"
     cases.append(Case(about, (params, x_t, h_prev, 10.0 * c_prev)))
+    params, x_t, h_prev, c_prev, H, V = _lstm_parts(rng, *_book_sized(rng, used))
+    cases.append(Case(f"a book-sized network ({_sizes(H, V)}), x_t = {x_t}", (params, x_t, h_prev, c_prev)))
     return cases
+
+
+def _book_sized(rng, used):
+    """(H, V, used) of a book-sized network whose input is x_t = 0 where no case has it yet (``used`` then
+    extended by every other index, for _fresh_index): an answer right only up to some size, or one that
+    special-cases the index 0 (falsy), fails on it."""
+    H, V = int(rng.integers(24, 41)), int(rng.integers(60, 91))
+    return H, V, used if 0 in used else used | set(range(1, V))
 
 
 def _lstm_forward_model(args, s, case):
@@ -1520,6 +1717,10 @@ def _lstm_backward_cases(rng):
     _, _, cache = LSTM.step_forward(params, x_t, h_prev, c_prev)
     dh_t, dc_t = 100.0 * rng.standard_normal(H), 100.0 * rng.standard_normal(H)
     cases.append(Case(f"a wide network ({_sizes(H, V)}), dh_t and dc_t around 100", (params, dh_t, dc_t, cache)))
+    params, x_t, h_prev, c_prev, H, V = _lstm_parts(rng, *_book_sized(rng, used))
+    _, _, cache = LSTM.step_forward(params, x_t, h_prev, c_prev)
+    dh_t, dc_t = rng.standard_normal(H), rng.standard_normal(H)
+    cases.append(Case(f"a book-sized network ({_sizes(H, V)}), x_t = {x_t}", (params, dh_t, dc_t, cache)))
     return cases
 
 
@@ -1632,6 +1833,8 @@ def _gru_forward_cases(rng):
     params, x_t, h_prev, H, V = _gru_parts(rng, int(rng.integers(12, 17)), int(rng.integers(20, 30)), used)
     params = {k: 5.0 * a for k, a in params.items()}
     cases.append(Case(f"a wide network ({_sizes(H, V)}), large weights", (params, x_t, h_prev)))
+    params, x_t, h_prev, H, V = _gru_parts(rng, *_book_sized(rng, used))
+    cases.append(Case(f"a book-sized network ({_sizes(H, V)}), x_t = {x_t}", (params, x_t, h_prev)))
     return cases
 
 
@@ -1716,6 +1919,9 @@ def _gru_backward_cases(rng):
     cases.append(
         Case(f"a wide network ({_sizes(H, V)}), dh_t around 100", (params, 100.0 * rng.standard_normal(H), cache))
     )
+    params, x_t, h_prev, H, V = _gru_parts(rng, *_book_sized(rng, used))
+    _, cache = GRU.step_forward(params, x_t, h_prev)
+    cases.append(Case(f"a book-sized network ({_sizes(H, V)}), x_t = {x_t}", (params, rng.standard_normal(H), cache)))
     return cases
 
 
@@ -1829,6 +2035,12 @@ def _dropout_cases(rng):
     # gradients around 100 (an answer that clips them fails here)
     d_out, keep = _dropout_case(rng, (int(rng.integers(10, 20)),), 0.4)
     cases.append(Case(f"gradients around 100, H = {d_out.shape[0]}, rate = 0.4", (100.0 * d_out, keep, 0.4)))
+    # a rate drawn anywhere in (0, 1), not one of a few round values: a table of rates fails here
+    rate = round(float(rng.uniform(0.05, 0.95)), 3)
+    while rate in (rate1, 0.5, rate3, 0.4):
+        rate = round(float(rng.uniform(0.05, 0.95)), 3)
+    d_out, keep = _dropout_case(rng, (int(rng.integers(2, 5)), int(rng.integers(5, 9))), rate)
+    cases.append(Case(f"a batch of shape {d_out.shape}, rate = {rate:g}", (d_out, keep, rate)))
     return cases
 
 
@@ -1937,6 +2149,36 @@ def _masked_loss_cases(rng):
     o, y, n = _masked_case(rng, 2, 4, V[3], [4, 2], True)
     o = o + 1000.0 * rng.choice([-1.0, 1.0], size=(2, 4, 1))  # scores near ±1000
     cases.append(Case(f"scores near ±1000, lengths [4, 2], T = 4, V = {V[3]}", (o, y, n)))
+    return cases + _masked_loss_more_cases(rng)
+
+
+def _masked_loss_more_cases(rng):
+    """One row; one step (T = 1); rows that all fill T, more than two of them; and a batch as the notebook's
+    training draws it (B around 32, T up to 16, a target vocabulary up to 60): each row ends with EOS (2), a
+    real target. An answer that special-cases B = 1, T = 1 or no pads, holds only for small B, T or V, or
+    counts only the ids past EOS, fails here."""
+    cases = []
+    for about, B, T, V, lengths in (
+        ("one row", 1, int(rng.integers(4, 7)), int(rng.integers(5, 9)), None),
+        ("one step, T = 1", int(rng.integers(2, 4)), 1, int(rng.integers(5, 9)), "full"),
+        ("rows that all fill T", int(rng.integers(3, 6)), int(rng.integers(3, 6)), int(rng.integers(5, 9)), "full"),
+        (
+            "a batch as training draws it",
+            int(rng.integers(24, 41)),
+            int(rng.integers(10, 17)),
+            int(rng.integers(30, 61)),
+            None,
+        ),
+    ):
+        if lengths is None:
+            lengths = rng.integers(1, T + 1, B)
+            lengths[int(rng.integers(B))] = int(rng.integers(1, T))  # at least one row with pads
+        else:
+            lengths = np.full(B, T)
+        o, y, n = _masked_case(rng, B, T, V, lengths, True)
+        y[np.arange(B), n - 1] = 2  # EOS ends every row
+        shown = f"lengths {list(map(int, n))}" if B <= 5 else f"lengths from {n.min()} to {n.max()}"
+        cases.append(Case(f"{about}: B = {B}, T = {T}, V = {V}, {shown}, EOS (2) ending each row", (o, y, n)))
     return cases
 
 
@@ -2077,6 +2319,48 @@ def _beam_cases(rng):
     log_probs = np.log(np.full((K5, V5), 1 / V5))
     log_p = np.array([-1.0, -1.0, -2.0])
     cases.append(Case("equal scores: ties go to the earlier prefix, then the lower id", (log_p, log_probs, 5)))
+    return cases + _beam_more_cases(rng)
+
+
+def _beam_more_cases(rng):
+    """beam_size 1; one prefix whose log P is not 0 (a later step, the others finished); prefixes in no order of
+    log P with a larger V; many exact ties across prefixes, the beam cut inside them, among more candidates than
+    numpy sorts by insertion (an unstable sort or a partition breaks their order); and more extensions kept than
+    there are finite ones (-inf scores in the answer). An answer that special-cases beam_size 1 or K = 1,
+    assumes the prefixes sorted, sorts unstably, or changes -inf, fails here."""
+    cases = []
+    K, V = int(rng.integers(3, 5)), int(rng.integers(5, 9))
+    log_p = rng.permutation(np.sort(rng.uniform(-5, -0.5, K)) - np.arange(K))  # spread out, in no order
+    log_probs = F.log_softmax(rng.normal(0, 2.0, (K, V)))
+    log_probs[int(np.argmin(log_p)), int(rng.integers(V))] = -1e-3  # the best token after the worst prefix
+    cases.append(Case(f"beam_size 1: K = {K} prefixes in no order of log P, V = {V}", (log_p, log_probs, 1)))
+    V = int(rng.integers(5, 9))
+    log_p = np.array([-float(rng.uniform(1.0, 6.0))])
+    cases.append(
+        Case(
+            f"one prefix of log P {log_p[0]:.3g}, V = {V}, beam_size 3",
+            (log_p, F.log_softmax(rng.normal(0, 1.5, (1, V))), 3),
+        )
+    )
+    K, V = int(rng.integers(4, 6)), int(rng.integers(20, 40))
+    log_p = rng.permutation(-rng.uniform(0.5, 6.0, K))
+    log_probs = F.log_softmax(rng.normal(0, 2.0, (K, V)))
+    cases.append(Case(f"K = {K} prefixes in no order of log P, V = {V}, beam_size {K}", (log_p, log_probs, K)))
+    K, V = 4, int(rng.integers(12, 17))
+    row = F.log_softmax(rng.integers(0, 3, (1, V)).astype(float))[0]  # three values, each many times
+    log_probs = np.array([row, row, rng.permutation(row), row])
+    log_p = np.array([-1.0, -1.0, -1.0, -1.5])  # sums that tie exactly
+    beam = int(rng.integers(K * V // 4, K * V // 2))
+    cases.append(Case(f"many exact ties among K V = {K * V} extensions, beam_size {beam}", (log_p, log_probs, beam)))
+    K, V = 2, int(rng.integers(5, 8))
+    log_probs = F.log_softmax(rng.normal(0, 1.0, (K, V)))
+    for k in range(K):
+        log_probs[k, rng.choice(V, size=V - 2, replace=False)] = -np.inf  # two possible tokens a prefix
+    beam = int(rng.integers(5, 2 * V))
+    log_p = np.array([-0.5, -1.5])
+    cases.append(
+        Case(f"beam_size {beam} above the 4 finite extensions: -inf scores kept, V = {V}", (log_p, log_probs, beam))
+    )
     return cases
 
 
@@ -2228,6 +2512,59 @@ def _attention_forward_cases(rng):
     # the largest score +1000 (and the others up to ±1000): exp overflows unless the softmax is shifted
     h3 *= 1000.0 / extreme
     cases.append(Case(f"one row of length {L3} in S = {S3}, H = {H3}, scores up to ±1000", (h3, u3, mask3)))
+    return cases + _attention_forward_more_cases(rng)
+
+
+def _scattered_mask(rng, B, S):
+    """A (B, S) mask with pads anywhere: the first row padded at its start, the second in its middle, the rest
+    at random; every row with at least one real position."""
+    mask = rng.random((B, S)) < 0.6
+    mask[0, : int(rng.integers(1, min(4, S // 2 + 1)))] = False
+    mask[0, -1] = True
+    if B > 1:
+        mask[1] = True
+        mask[1, int(rng.integers(1, S - 1))] = False
+    for b in range(B):
+        if not mask[b].any():
+            mask[b, int(rng.integers(S))] = True
+    return mask
+
+
+def _attention_memory_masked(rng, mask, H):
+    """h (B, H) and u (B, S, H) for a mask of any pattern, the pads holding large entries as _attention_memory's."""
+    B, S = mask.shape
+    h, u = rng.normal(0.0, 1.0, (B, H)), rng.normal(0.0, 1.0, (B, S, H))
+    u[~mask] = rng.choice([-1.0, 1.0], size=u[~mask].shape) * rng.uniform(2.0, 4.0, u[~mask].shape)
+    return h, u
+
+
+def _attention_forward_more_cases(rng):
+    """Pads anywhere in a row (the first row's at its start, the second's in its middle); one row with pads and
+    scores of moderate size; one whose every real score is near -600; and a batch as notebook 12 draws it
+    (B around 32, S up to 40, H up to 20). An answer that takes the mask for a length, masks with a finite score such as
+    -100, special-cases B = 1, or holds only for small S or H, fails here."""
+    cases = []
+    B, S, H = int(rng.integers(3, 5)), int(rng.integers(6, 10)), int(rng.integers(3, 6))
+    mask = _scattered_mask(rng, B, S)
+    h, u = _attention_memory_masked(rng, mask, H)
+    cases.append(
+        Case(f"B = {B} rows, S = {S}, H = {H}: pads anywhere, not only after the real positions", (h, u, mask))
+    )
+    S, H = int(rng.integers(5, 8)), int(rng.integers(3, 6))
+    L = int(rng.integers(2, S))
+    h, u, mask = _attention_memory(rng, 1, S, H, [L])
+    cases.append(Case(f"one row of length {L} in S = {S}, H = {H}, scores of moderate size", (h, u, mask)))
+    S, H = int(rng.integers(5, 8)), int(rng.integers(3, 6))
+    L = int(rng.integers(2, S))
+    h, u, mask = _attention_memory(rng, 1, S, H, [L])
+    along = h[0] / (h[0] @ h[0])  # u_s = c_s h / |h|^2 + (a part orthogonal to h) scores exactly c_s
+    for s_ in range(L):
+        u[0, s_] += (-600.0 + rng.uniform(-20, 20) - u[0, s_] @ h[0]) * along
+    cases.append(Case(f"one row of length {L} in S = {S}, H = {H}, every real score near -600", (h, u, mask)))
+    B, S, H = int(rng.integers(24, 41)), int(rng.integers(20, 41)), int(rng.integers(10, 21))
+    mask = _scattered_mask(rng, B, S)
+    h, u = _attention_memory_masked(rng, mask, H)
+    cases.append(Case(f"a batch of B = {B} rows, S = {S}, H = {H}, pads anywhere", (h, u, mask)))
     return cases
 
 
@@ -2321,7 +2658,19 @@ def _attention_backward_cases(rng):
                 extra={"mask": mask},
             )
         )
-    return cases
+    return cases + _attention_backward_more_cases(rng)
+
+
+def _attention_backward_more_cases(rng):
+    """Pads anywhere in a batch as notebook 12 draws it (B around 32, S up to 40, H up to 20; many weights far
+    below 1e-4): an answer that holds only for small S, H or B, or drops the small weights, fails here."""
+    B, S, H = int(rng.integers(24, 41)), int(rng.integers(20, 41)), int(rng.integers(10, 21))
+    mask = _scattered_mask(rng, B, S)
+    h, u = _attention_memory_masked(rng, mask, H)
+    alpha, _ = ATT.attention_forward(h, u, mask)
+    dcontext = rng.normal(0.0, 1.0, (B, H))
+    about = f"a batch of B = {B} rows, S = {S}, H = {H}, pads anywhere"
+    return [Case(about, (dcontext, h, u, alpha), extra={"mask": mask})]
 
 
 def _attention_backward_model(args, s, case):

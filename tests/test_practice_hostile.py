@@ -24,6 +24,8 @@ from practice_answers import (
     check,
     model_answer,
     plain_adam_update,
+    plain_attention_backward,
+    plain_beam_step,
     plain_clip_global_norm,
     plain_dropout_backward,
     plain_global_norm,
@@ -32,6 +34,7 @@ from practice_answers import (
     plain_loss_and_grads,
     plain_lstm_step_backward,
     plain_lstm_step_forward,
+    plain_masked_loss_and_grad,
     plain_softmax,
     plain_step_forward,
 )
@@ -666,3 +669,251 @@ def _first_units(fn, n=8):
 def test_gated_steps_and_dropout_right_only_for_small_or_moderate_entries_fail_on_every_seed(name, fn):
     for seed in SEEDS:
         assert status(name, fn, seed) == "wrong", (name, seed)
+
+
+# -- a second fresh hostile pass: thresholds near the case values, special cases, ties, the four newest --------
+# One repro per class of defect closed; each wrong answer fails on every seed, each right variant passes.
+
+FEW = SEEDS[:4]
+
+
+def half(out):
+    """An output spoiled: its first part (or the whole) halved."""
+    return (0.5 * np.asarray(out[0]), *out[1:]) if isinstance(out, tuple) else 0.5 * np.asarray(out)
+
+
+def wrong_when(name, condition, spoil):
+    """The plain answer of ``name``, its output spoiled by ``spoil`` whenever ``condition(*args)`` holds."""
+
+    def fn(*args):
+        out = PLAIN[name](*args)
+        return spoil(out) if condition(*args) else out
+
+    return fn
+
+
+def clip_above(factor):
+    def clip(grads, max_norm):
+        norm = plain_global_norm(grads)
+        return {k: g * (max_norm / norm) if norm > factor * max_norm else g.copy() for k, g in grads.items()}, norm
+
+    return clip
+
+
+@pytest.mark.parametrize("factor", [0.995, 1.005, 0.9998, 1.00003])
+def test_clipping_at_a_threshold_near_max_norm_fails_on_every_seed(factor):
+    for seed in FEW:
+        assert status("clip_global_norm", clip_above(factor), seed) == "wrong", seed
+
+
+def test_clipping_with_min_of_1_and_the_ratio_passes():
+    def clip(grads, max_norm):
+        norm = plain_global_norm(grads)
+        return {k: g * min(1.0, max_norm / norm) for k, g in grads.items()}, norm
+
+    assert all(status("clip_global_norm", clip, seed) == "passed" for seed in FEW)
+
+
+def norm_of_first(n):
+    return lambda grads: float(np.sqrt(sum(np.sum(g * g) for g in list(grads.values())[:n])))
+
+
+def test_a_norm_of_the_first_30_arrays_fails_in_global_norm_and_in_clipping():
+    def clip(grads, max_norm):
+        norm = norm_of_first(30)(grads)
+        return {k: g * (max_norm / norm) if norm > max_norm else g.copy() for k, g in grads.items()}, norm
+
+    for seed in FEW:
+        assert status("global_norm", norm_of_first(30), seed) == "wrong", seed
+        assert status("clip_global_norm", clip, seed) == "wrong", seed
+
+
+@pytest.mark.parametrize(
+    "name, condition, spoil",
+    [
+        ("loss_and_grads", lambda p, x, y, h0: len(x) == 1, half),
+        ("seq2seq.masked_loss_and_grad", lambda o, y, n: o.shape[0] == 1, lambda out: (out[0], out[1][0])),
+        ("seq2seq.masked_loss_and_grad", lambda o, y, n: o.shape[1] == 1, lambda out: (out[0], 2 * out[1])),
+        ("seq2seq.masked_loss_and_grad", lambda o, y, n: np.all(n == o.shape[1]) and len(n) > 2, half),
+        ("seq2seq.beam_step", lambda lp, lps, k: k == 1, lambda out: (out[0], out[1], out[2] - 0.5)),
+        ("seq2seq.beam_step", lambda lp, lps, k: len(lp) == 1, lambda out: (out[0], out[1], out[2] - 1.0)),
+        ("attention_forward", lambda h, u, m: len(h) == 1, lambda out: (out[0], 0 * out[1])),
+        ("one_hot", lambda y, V: np.ndim(y) == 1 and len(y) == 1, lambda out: out[0]),
+    ],
+    ids=["T=1", "B=1", "masked-T=1", "no-pads-B>2", "beam-1", "one-prefix", "attention-B=1", "one-index-array"],
+)  # fmt: skip
+def test_answers_wrong_only_in_a_special_case_of_size_one_fail_on_every_seed(name, condition, spoil):
+    for seed in FEW:
+        assert status(name, wrong_when(name, condition, spoil), seed) == "wrong", seed
+
+
+@pytest.mark.parametrize(
+    "name, condition",
+    [
+        ("one_hot", lambda y, V: np.ndim(y) == 0 and y == 0),
+        ("cross_entropy_grad", lambda o, y: y == 0),
+        ("step_forward", lambda params, x_t, h_prev: x_t == 0),
+        ("step_forward", lambda params, x_t, h_prev: not np.any(h_prev)),
+        ("lstm.step_forward", lambda params, x_t, h_prev, c_prev: x_t == 0),
+        ("gru.step_forward", lambda params, x_t, h_prev: x_t == 0),
+    ],
+    ids=["one_hot-0", "cross_entropy-y=0", "step-x_t=0", "step-h_prev=0", "lstm-x_t=0", "gru-x_t=0"],
+)
+def test_answers_wrong_only_for_the_index_0_or_a_zero_state_fail_on_every_seed(name, condition):
+    for seed in FEW:
+        assert status(name, wrong_when(name, condition, half), seed) == "wrong", seed
+
+
+def top_two_within(o, gap):
+    top = np.sort(np.asarray(o))[-2:]
+    return top[1] - top[0] <= gap
+
+
+@pytest.mark.parametrize("name", ["softmax", "cross_entropy_grad"])
+def test_answers_wrong_only_on_near_ties_at_the_top_fail_on_every_seed(name):
+    wrong = wrong_when(name, lambda o, *y: top_two_within(o, 1e-6), lambda out: out[::-1].copy())
+    for seed in FEW:
+        assert status(name, wrong, seed) == "wrong", seed
+
+
+def adam_for_names(names):
+    def adam(params, grads, state, lr, beta1=0.9, beta2=0.999, eps=1e-8):
+        new, kept = plain_adam_update(params, grads, state, lr, beta1, beta2, eps)
+        return {k: new[k] if k in names else params[k].copy() for k in params}, kept
+
+    return adam
+
+
+def adam_corrected_until(t_max):
+    """Adam that drops the bias correction after step t_max (its state stays right)."""
+
+    def adam(params, grads, state, lr, beta1=0.9, beta2=0.999, eps=1e-8):
+        new, kept = plain_adam_update(params, grads, state, lr, beta1, beta2, eps)
+        if state["t"] + 1 > t_max:
+            new = {k: params[k] - lr * kept["m"][k] / (np.sqrt(kept["v"][k]) + eps) for k in params}
+        return new, kept
+
+    return adam
+
+
+def test_adam_with_the_names_hard_coded_or_correction_dropped_late_fails_on_every_seed():
+    known = ("W_xh", "W_hh", "W_yh", "b_h", "b_o", "W_x", "W_h", "b")
+    for seed in FEW:
+        assert status("adam_update", adam_for_names(known), seed) == "wrong", seed
+        assert status("adam_update", adam_corrected_until(25), seed) == "wrong", seed
+
+
+def test_adam_in_float32_passes():
+    def adam32(params, grads, state, lr, *settings):
+        return plain_adam_update({k: p.astype(np.float32) for k, p in params.items()}, grads, state, lr, *settings)
+
+    assert all(status("adam_update", adam32, seed) == "passed" for seed in FEW)
+
+
+@pytest.mark.parametrize(
+    "name, large",
+    [
+        ("one_hot", lambda y, V: V > 64),
+        ("softmax_jacobian", lambda p: len(p) > 50),
+        ("global_norm", lambda grads: len(grads) > 30),
+        ("loss_and_grads", lambda params, x, y, h0: len(x) > 60),
+        ("seq2seq.masked_loss_and_grad", lambda o, y, n: o.shape[1] > 8),
+        ("seq2seq.masked_loss_and_grad", lambda o, y, n: o.shape[2] > 8),
+        ("seq2seq.masked_loss_and_grad", lambda o, y, n: o.shape[0] > 4),
+        ("seq2seq.beam_step", lambda lp, lps, k: lps.shape[1] > 10),
+        ("attention_forward", lambda h, u, m: u.shape[1] > 8),
+        ("attention_backward", lambda dc, h, u, a: u.shape[0] > 4),
+    ],
+    ids=["one_hot-V>64", "jacobian-V>50", "global_norm-30-arrays", "bptt-T>60", "masked-T>8", "masked-V>8",
+         "masked-B>4", "beam-V>10", "attention-S>8", "attention_backward-B>4"],
+)  # fmt: skip
+def test_answers_right_only_for_small_sizes_fail_on_every_seed(name, large):
+    for seed in FEW:
+        assert status(name, wrong_when(name, large, half), seed) == "wrong", seed
+
+
+def test_softmax_shifted_by_the_largest_of_the_first_eight_scores_fails_on_every_seed():
+    for seed in FEW:
+        assert status("softmax", shifted(lambda o: np.max(o[:8])), seed) == "wrong", seed
+
+
+def test_masked_loss_without_the_eos_token_fails_and_float32_with_a_numpy_loss_passes():
+    def without_eos(o, y, lengths):
+        return plain_masked_loss_and_grad(o, y, np.maximum(np.asarray(lengths) - 1, 1))
+
+    def in_float32(o, y, lengths):
+        loss, do = plain_masked_loss_and_grad(np.asarray(o, dtype=np.float32), y, lengths)
+        return np.float32(loss), do.astype(np.float32)
+
+    for seed in FEW:
+        assert status("seq2seq.masked_loss_and_grad", without_eos, seed) == "wrong", seed
+        assert status("seq2seq.masked_loss_and_grad", in_float32, seed) == "passed", seed
+
+
+def beam_sorted_by(kind):
+    def beam_step(log_p, log_probs, beam_size):
+        V = log_probs.shape[1]
+        cand = (log_p[:, None] + log_probs).ravel()
+        best = np.argsort(-cand, kind=kind)[:beam_size]
+        return best // V, best % V, cand[best]
+
+    return beam_step
+
+
+def test_beam_step_sorted_unstably_with_minus_inf_changed_or_rows_as_floats_fails_on_every_seed():
+    def finite(log_p, log_probs, beam_size):
+        return plain_beam_step(log_p, np.where(np.isinf(log_probs), -1e9, log_probs), beam_size)
+
+    def float_rows(log_p, log_probs, beam_size):
+        rows, tokens, scores = plain_beam_step(log_p, log_probs, beam_size)
+        return rows.astype(float), tokens, scores
+
+    for seed in FEW:
+        for fn in (beam_sorted_by("quicksort"), beam_sorted_by("heapsort"), finite, float_rows):
+            assert status("seq2seq.beam_step", fn, seed) == "wrong", (seed, fn)
+
+
+def test_beam_step_by_a_stable_sort_or_heapq_passes():
+    import heapq
+
+    def by_heapq(log_p, log_probs, beam_size):
+        K, V = log_probs.shape
+        top = heapq.nlargest(beam_size, range(K * V), key=lambda i: log_p[i // V] + log_probs[i // V, i % V])
+        top = np.array(top, dtype=int)
+        return top // V, top % V, log_p[top // V] + log_probs[top // V, top % V]
+
+    for seed in FEW:
+        assert status("seq2seq.beam_step", beam_sorted_by("stable"), seed) == "passed", seed
+        assert status("seq2seq.beam_step", by_heapq, seed) == "passed", seed
+
+
+def attention_with(mask_of=lambda m: m, fill=-np.inf):
+    def attention_forward(h, u, mask):
+        mask = mask_of(np.asarray(mask))
+        scores = np.where(mask, np.einsum("bh,bsh->bs", h, u), fill)
+        e = np.exp(scores - scores.max(axis=1, keepdims=True))
+        alpha = e / e.sum(axis=1, keepdims=True)
+        return alpha, np.einsum("bs,bsh->bh", alpha, u)
+
+    return attention_forward
+
+
+def test_attention_that_takes_the_mask_for_a_length_or_masks_with_minus_100_fails_on_every_seed():
+    as_length = attention_with(lambda m: np.arange(m.shape[1]) < m.sum(axis=1)[:, None])
+    for seed in FEW:
+        assert status("attention_forward", as_length, seed) == "wrong", seed
+        assert status("attention_forward", attention_with(fill=-100.0), seed) == "wrong", seed
+
+
+def test_attention_masked_with_minus_1e9_or_in_float32_passes():
+    def in_float32(h, u, mask):
+        return attention_with()(h.astype(np.float32), u.astype(np.float32), mask)
+
+    def backward32(dcontext, h, u, alpha):  # computed and returned in float32 (judged to TOL32)
+        dh, du = plain_attention_backward(*(a.astype(np.float32) for a in (dcontext, h, u, alpha)))
+        return dh.astype(np.float32), du.astype(np.float32)
+
+    for seed in FEW:
+        assert status("attention_forward", attention_with(fill=-1e9), seed) == "passed", seed
+        assert status("attention_forward", in_float32, seed) == "passed", seed
+        assert status("attention_backward", backward32, seed) == "passed", seed
