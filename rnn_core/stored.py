@@ -95,7 +95,8 @@ def long_run(name: str, compute, *, run: bool, settings: dict, about: str = ""):
     if not run and os.environ.get(RUN_ALL) != "1":
         record = load(name)
         if record["settings"] == settings:
-            print(f"stored results: {about or name}, {record['seconds']:.0f} s of runs where they were made")
+            took = f", {record['seconds']:.0f} s of runs where they were made" if record["seconds"] >= 1 else ""
+            print(f"stored results: {about or name}{took}")
             print("(LONG_RUNS = True, among the notebook's parameters, runs them here)\n")
             return record["results"]
         changed = sorted(

@@ -954,6 +954,14 @@ CHECKS: dict[str, list[Check]] = {
             after="accuracy = {",
         ),
         Check(
+            "the recall runs run afresh (LONG_RUNS): as many as the stored ones, the shortest lag's as accurate",
+            "kept = stored.load('09-recall')['results']\n"
+            "assert all(len(runs[n][lag]) == len(kept[n][str(lag)]) for n in CELLS for lag in LAGS)\n"
+            "pairs = [(a, b) for n in CELLS for (a, _), (b, _) in zip(runs[n][LAGS[0]], kept[n][str(LAGS[0])])]\n"
+            "assert max(abs(a - b) for a, b in pairs) < 0.02",
+            after="snapshots = {}",
+        ),
+        Check(
             "with rnn_core's steps (the template's stubs), your_cell is rnn_core.gru and trains the same run",
             "assert your_gru is gru and (your_acc, your_updates) == (acc, made)",
             after="your_gru = practice.your_cell(",
