@@ -963,6 +963,11 @@ CHECKS: dict[str, list[Check]] = {
             "assert check_step(memory_zeroed_only) == (False, True, False) and not any(check_step(no_mask))",
             after="def check_step",
         ),
+        Check(
+            "with the template's stubs every piece is rnn_core's, and the cell trains nothing again",
+            "assert pieces == {}",
+            after="PIECES = {",
+        ),
     ],
 }
 
