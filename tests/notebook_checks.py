@@ -52,6 +52,21 @@ CHECKS: dict[str, list[Check]] = {
             "assert max(f[2] for f in fields_of.values()) < 0.06",
             after="src, src_len, _, _ = encode_pairs(held_out)",
         ),
+        Check(
+            "the long runs get nearly every held-out date whole at every seed, the short ones too",
+            'assert min(long["exact"].values()) > 0.95\nassert min(long["by_bin"][str(s)][0] for s in SEEDS) > 0.9',
+            after="def run_the_bottleneck",
+        ),
+        Check(
+            "no bin's mean exact match differs from another's by more than the seeds' largest spread",
+            "means, spreads = by_bin.mean(axis=0), np.ptp(by_bin, axis=0)\nassert np.ptp(means) <= spreads.max()",
+            after="def run_the_bottleneck",
+        ),
+        Check(
+            "the long runs, run afresh (the other-CPU pass), give the stored results within a tenth",
+            'assert max(stored.differences("11-bottleneck", long, keys=["exact", "by_bin", "fields"])) < 0.1',
+            after="def run_the_bottleneck",
+        ),
     ],
     "06-training-on-pride-and-prejudice.ipynb": [
         Check(
