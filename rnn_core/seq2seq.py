@@ -53,6 +53,14 @@ Choices, each said once:
   attention, nothing real depends on them: their gradient is exactly zero.
 - PAD = 0, BOS = 1, EOS = 2 in both vocabularies (rnn_core.dates builds them so).
 
+Given functions (``pieces=``). ``loss_and_grads``, ``greedy_decode`` and ``beam_search`` take a
+dict of the exercises' functions (``PIECES``: a reader's, saved in my_rnn.py) to use in place of
+their own code: ``masked_loss_and_grad`` for the output layer's loss; ``attention_forward`` and
+``attention_backward`` (rnn_core.attention's interface: one decoder step of dot attention over a
+memory of width H) called once per output step t, which needs a model with attention="dot" and
+a one-way encoder (M = H, the keys the memory itself); ``beam_step`` at each step of beam search.
+A piece not given is rnn_core's own code. Right pieces give the same numbers, up to rounding.
+
 Decoding (``greedy_decode``, ``beam_search``) returns token ids with the EOS that ended the
 sequence included (as ``tgt`` holds it); a sequence cut at ``max_len`` has no EOS.
 
@@ -84,6 +92,7 @@ __all__ = [
     "EOS",
     "CELLS",
     "ATTENTIONS",
+    "PIECES",
     "Config",
     "param_names",
     "param_shapes",
@@ -103,6 +112,8 @@ __all__ = [
 PAD, BOS, EOS = 0, 1, 2  # the special ids, the same in both vocabularies
 CELLS = {"rnn": rnn, "lstm": lstm, "gru": gru}
 ATTENTIONS = (None, "additive", "dot")
+# the exercises' functions that training and decoding can take in place of their own code (``pieces=``)
+PIECES = ("masked_loss_and_grad", "attention_forward", "attention_backward", "beam_step")
 _GATES = {"rnn": 1, "lstm": 4, "gru": 3}  # blocks of H rows in a layer's weights
 _SLOTS = {"enc": 1, "rev": 2, "dec": 3}  # each recurrence's own arrays in a fast engine's workspace
 
@@ -268,6 +279,28 @@ def _layer(params, cell, part):
     return {n: params[f"{n}_{part}"] for n in CELLS[cell].LAYER_NAMES}
 
 
+def _check_pieces(pieces, cfg):
+    """The given functions as a dict (empty for None), checked against the model they are used with."""
+    if pieces is None:
+        return {}
+    if not isinstance(pieces, Mapping):
+        raise TypeError(f"pieces must be a dict {{name: function}} or None, got {type(pieces).__name__}")
+    unknown = sorted(set(pieces) - set(PIECES))
+    if unknown:
+        raise ValueError(f"pieces has no use for {', '.join(map(repr, unknown))}: the pieces are {', '.join(PIECES)}")
+    for name, fn in pieces.items():
+        if not callable(fn):
+            raise TypeError(f"pieces[{name!r}] must be a function, got {type(fn).__name__}")
+    attention = sorted({"attention_forward", "attention_backward"} & set(pieces))
+    if attention and (cfg.attention != "dot" or cfg.bidirectional):
+        raise ValueError(
+            f"{' and '.join(attention)}: dot attention over a memory of width H, for a model with "
+            f"attention='dot' and bidirectional=False; these params have attention={cfg.attention!r}, "
+            f"bidirectional={cfg.bidirectional}"
+        )
+    return dict(pieces)
+
+
 # -- input checks ----------------------------------------------------------------------------------
 
 
@@ -411,9 +444,16 @@ def _keys(params, cfg, memory_b):
     return memory_b @ params["W_k"].T  # (B, S, M) @ (M, H) -> (B, S, H)
 
 
-def _attend(params, cfg, queries, memory_b, keys, src_mask):
-    """alpha (B, T, S), the context psi (B, T, M), phi (B, T, H) and the additive score's tanh zeta, Z (B, T, S, H)."""
+def _attend(params, cfg, queries, memory_b, keys, src_mask, pieces=None):
+    """alpha (B, T, S), the context psi (B, T, M), phi (B, T, H) and the additive score's tanh zeta, Z (B, T, S, H).
+    pieces: with an "attention_forward", alpha and psi come from it, one step t at a time (dot, M = H)."""
     Z = None
+    if pieces and "attention_forward" in pieces:
+        steps = [pieces["attention_forward"](queries[:, t], memory_b, src_mask) for t in range(queries.shape[1])]
+        alpha = np.stack([np.asarray(a, dtype=memory_b.dtype) for a, _ in steps], axis=1)  # (B, T, S)
+        context = np.stack([np.asarray(c, dtype=memory_b.dtype) for _, c in steps], axis=1)  # (B, T, H)
+        h_tilde = np.tanh(np.concatenate([context, queries], axis=-1) @ params["W_c"].T + params["b_c"])
+        return alpha, context, h_tilde, Z
     if cfg.attention == "dot":
         scores = queries @ keys.transpose(0, 2, 1)  # h_t . k_s: (B, T, H) @ (B, H, S) -> (B, T, S)
     else:
@@ -427,8 +467,9 @@ def _attend(params, cfg, queries, memory_b, keys, src_mask):
     return alpha, context, h_tilde, Z
 
 
-def _attend_backward(params, cfg, dh_tilde, queries, memory_b, keys, cache):
-    """Back through the attentional layer and attention: (grads, dqueries (B, T, H), dmemory (B, S, M))."""
+def _attend_backward(params, cfg, dh_tilde, queries, memory_b, keys, cache, pieces=None):
+    """Back through the attentional layer and attention: (grads, dqueries (B, T, H), dmemory (B, S, M)).
+    pieces: with an "attention_backward", dqueries and dmemory come from it, one step t at a time (dot, M = H)."""
     alpha, context, h_tilde, Z = cache
     M, grads = memory_b.shape[-1], {}
     delta = dh_tilde * (1.0 - h_tilde**2)  # back through tanh: (B, T, H)
@@ -437,6 +478,13 @@ def _attend_backward(params, cfg, dh_tilde, queries, memory_b, keys, cache):
     grads["b_c"] = delta.sum(axis=(0, 1))
     dz = delta @ params["W_c"]  # (B, T, H) @ (H, M + H)
     dcontext, dqueries = dz[..., :M], dz[..., M:].copy()
+    if pieces and "attention_backward" in pieces:  # dot attention, keys = memory: the step's (dh_t, dU)
+        dmemory = np.zeros_like(memory_b)
+        for t in range(queries.shape[1]):
+            dh_t, du_t = pieces["attention_backward"](dcontext[:, t], queries[:, t], memory_b, alpha[:, t])
+            dqueries[:, t] += np.asarray(dh_t)
+            dmemory += np.asarray(du_t)
+        return grads, dqueries, dmemory
     dmemory = alpha.transpose(0, 2, 1) @ dcontext  # psi_t = sum_s alpha_ts U_s: (B, S, T) @ (B, T, M)
     dalpha = dcontext @ memory_b.transpose(0, 2, 1)  # dpsi_t . U_s, (B, T, S)
     dscores = alpha * (dalpha - (alpha * dalpha).sum(axis=-1, keepdims=True))  # back through softmax; 0 at pads
@@ -461,7 +509,7 @@ def _attend_backward(params, cfg, dh_tilde, queries, memory_b, keys, cache):
 # -- the whole model ------------------------------------------------------------------------------
 
 
-def _forward(params, cfg, batch, engine, for_backward=True):
+def _forward(params, cfg, batch, engine, for_backward=True, pieces=None):
     """Encoder, decoder and output for a checked batch; returns the pieces the backward pass needs."""
     enc = _encode(params, cfg, batch, engine, for_backward)
     u = params["E_tgt"][batch.dec_in]  # u_t = E_tgt[y_{t-1}], (T, B, E)
@@ -471,7 +519,7 @@ def _forward(params, cfg, batch, engine, for_backward=True):
     out = {"enc": enc, "rec_dec": rec_dec, "queries": queries, "memory_b": memory_b, "top": queries}
     if cfg.attention is not None:
         out["keys"] = _keys(params, cfg, memory_b)
-        out["attn"] = _attend(params, cfg, queries, memory_b, out["keys"], batch.src_mask)
+        out["attn"] = _attend(params, cfg, queries, memory_b, out["keys"], batch.src_mask, pieces)
         out["top"] = out["attn"][2]  # phi_t
     out["logits"] = out["top"] @ params["W_yh"].T + params["b_o"]  # o_t = W_yh phi_t + b_o, (B, T, V_tgt)
     return out
@@ -508,7 +556,7 @@ def masked_loss_and_grad(o, y, lengths):
     return total / N, do
 
 
-def loss_and_grads(params, src, src_lengths, tgt, tgt_lengths, *, fast=True):
+def loss_and_grads(params, src, src_lengths, tgt, tgt_lengths, *, fast=True, pieces=None):
     """The mean of -log P(y_t | y_<t, x) over the real target tokens, and its exact gradient.
 
     params: from ``init_params`` (float32 or float64, computed in that dtype).
@@ -516,16 +564,21 @@ def loss_and_grads(params, src, src_lengths, tgt, tgt_lengths, *, fast=True):
     tgt (B, T) int: y_1 .. y_{T_b} (ending in EOS), real up to tgt_lengths[b]; the decoder reads
       BOS, y_1 .. y_{T_b - 1} (teacher forcing).
     fast: the cells' fast engines (default) or their reference loops: the same numbers.
+    pieces: None, or a dict of functions to use instead of rnn_core's (``PIECES``: here
+      masked_loss_and_grad, attention_forward, attention_backward; see the module's docstring).
     Returns (loss, grads): loss = (1/N) sum over the N real target tokens of -log y_hat_t[y_t], a
     float; grads a dict keyed like params. Entries beyond the lengths change neither.
     """
     cfg = check_params(params)
+    pieces = _check_pieces(pieces, cfg)
     batch = _batch(cfg, src, src_lengths, tgt, tgt_lengths)
     engine = _engine(cfg.cell, fast)
-    out = _forward(params, cfg, batch, engine)
+    out = _forward(params, cfg, batch, engine, pieces=pieces)
     B, T, Vt = out["logits"].shape
     # dL/do_t = (y_hat_t - onehot(y_t)) / N at the real tokens, exactly 0 at the pads
-    loss, do = masked_loss_and_grad(out["logits"], batch.tgt.T, batch.tgt_mask.sum(axis=0))
+    loss_and_grad = pieces.get("masked_loss_and_grad", masked_loss_and_grad)
+    loss, do = loss_and_grad(out["logits"], batch.tgt.T, batch.tgt_mask.sum(axis=0))
+    loss, do = float(loss), np.asarray(do, dtype=out["logits"].dtype)
     do = do.reshape(-1, Vt)
     top = out["top"].reshape(-1, out["top"].shape[-1])
     grads = {"W_yh": do.T @ top, "b_o": do.sum(axis=0)}  # (V, N) @ (N, H)
@@ -534,7 +587,9 @@ def loss_and_grads(params, src, src_lengths, tgt, tgt_lengths, *, fast=True):
     if cfg.attention is None:
         dqueries, dmemory = dtop, np.zeros_like(memory_b)
     else:
-        g, dqueries, dmemory = _attend_backward(params, cfg, dtop, out["queries"], memory_b, out["keys"], out["attn"])
+        g, dqueries, dmemory = _attend_backward(
+            params, cfg, dtop, out["queries"], memory_b, out["keys"], out["attn"], pieces
+        )
         grads.update(g)
     # the decoder, and the embeddings it read
     g, du, dstate0 = _back(engine, out["rec_dec"], np.ascontiguousarray(dqueries.transpose(1, 0, 2)))
@@ -627,7 +682,7 @@ class _Source(NamedTuple):
         return _Source(self.memory[rows], None if self.keys is None else self.keys[rows], self.mask[rows])
 
 
-def _decoder_step(params, cfg, source, y_prev, state):
+def _decoder_step(params, cfg, source, y_prev, state, pieces=None):
     """Read y_prev (N,) from ``state``: (log y_hat (N, V_tgt), the new state). The cell's own step.
     PAD and BOS get log y_hat = -inf: the markers are never an output (the other tokens keep the
     model's own log-probabilities, as ``sequence_log_probs`` gives them)."""
@@ -636,7 +691,7 @@ def _decoder_step(params, cfg, source, y_prev, state):
     top = state[0]
     if cfg.attention is not None:
         q = top[:, None, :]  # one query per row, (N, 1, H)
-        top = _attend(params, cfg, q, source.memory, source.keys, source.mask)[2][:, 0]
+        top = _attend(params, cfg, q, source.memory, source.keys, source.mask, pieces)[2][:, 0]
     log_y_hat = log_softmax(top @ params["W_yh"].T + params["b_o"])
     log_y_hat[:, [PAD, BOS]] = -np.inf
     return log_y_hat, state
@@ -650,19 +705,21 @@ def _start(params, cfg, src, src_lengths, name="src"):
     return _Source(memory, keys, batch.src_mask), enc.state0
 
 
-def greedy_decode(params, src, src_lengths, max_len):
+def greedy_decode(params, src, src_lengths, max_len, *, pieces=None):
     """The most probable next token at each step, from BOS, until EOS or ``max_len`` tokens.
 
     src (B, S), src_lengths (B,): as for ``loss_and_grads``. Returns a list of B lists of ids, each
     ending in the EOS that stopped it (included), or max_len ids long without EOS if none came.
+    pieces: None, or a dict of functions to use instead of rnn_core's (here attention_forward).
     """
     cfg = check_params(params)
+    pieces = _check_pieces(pieces, cfg)
     max_len = check_int(max_len, "max_len")
     source, state = _start(params, cfg, src, src_lengths)
     B = len(source.mask)
     y, done, out = np.full(B, BOS), np.zeros(B, bool), [[] for _ in range(B)]
     for _ in range(max_len):
-        logp, state = _decoder_step(params, cfg, source, y, state)
+        logp, state = _decoder_step(params, cfg, source, y, state, pieces)
         y = logp.argmax(axis=1)  # the first of equal maxima, as beam_search ranks them
         for b in np.flatnonzero(~done):
             out[b].append(int(y[b]))
@@ -694,7 +751,7 @@ def beam_step(log_p, log_probs, beam_size):
     return rows, tokens, cand[best]
 
 
-def beam_search(params, src_row, beam_size, max_len, length_penalty=0.0):
+def beam_search(params, src_row, beam_size, max_len, length_penalty=0.0, *, pieces=None):
     """An approximate arg max over outputs y of log P(y | x), with length normalisation.
 
     log P(y | x) = sum_t log y_hat_t[y_t] falls with every token, so ranking raw log-probabilities
@@ -713,8 +770,11 @@ def beam_search(params, src_row, beam_size, max_len, length_penalty=0.0):
 
     src_row (S,): one source sequence, every entry real. Returns (sequence, log_prob): the ids
     (EOS included, as greedy_decode) of the best finished output by score, and its log P(y | x).
+    pieces: None, or a dict of functions to use instead of rnn_core's (beam_step, attention_forward).
     """
     cfg = check_params(params)
+    pieces = _check_pieces(pieces, cfg)
+    step = pieces.get("beam_step", beam_step)
     row = np.asarray(src_row)
     if row.size == 0:
         raise ValueError("src_row is empty: give a source sequence of at least one token")
@@ -729,8 +789,9 @@ def beam_search(params, src_row, beam_size, max_len, length_penalty=0.0):
     seqs, logps, finished = [[]], np.zeros(1), []  # the live prefixes and their log P; finished (score, log P, y)
     for t in range(max_len):
         y_prev = np.array([s[-1] if s else BOS for s in seqs])
-        logp, state = _decoder_step(params, cfg, source.take(np.zeros(len(seqs), np.intp)), y_prev, state)
-        rows, tokens, scores = beam_step(logps, logp, beam_size)  # the beam_size most probable extensions
+        logp, state = _decoder_step(params, cfg, source.take(np.zeros(len(seqs), np.intp)), y_prev, state, pieces)
+        # the beam_size most probable extensions
+        rows, tokens, scores = (np.asarray(a) for a in step(logps, logp, beam_size))
         live, live_seqs = [], []
         for k, y, score in zip(rows.tolist(), tokens.tolist(), scores.tolist()):
             seq = seqs[k] + [y]

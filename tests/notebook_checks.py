@@ -52,6 +52,24 @@ CHECKS: dict[str, list[Check]] = {
             "assert max(f[2] for f in fields_of.values()) < 0.06",
             after="src, src_len, _, _ = encode_pairs(held_out)",
         ),
+        Check(
+            "the long runs get nearly every held-out date whole at two seeds of three, short dates too",
+            'assert sorted(long["exact"].values())[1] > 0.95\n'
+            'assert sorted(long["by_bin"][str(s)][0] for s in SEEDS)[1] > 0.9',
+            after="def run_the_bottleneck",
+        ),
+        Check(
+            "no bin's mean exact match differs from another's by more than the seeds' largest spread",
+            "means, spreads = by_bin.mean(axis=0), np.ptp(by_bin, axis=0)\nassert np.ptp(means) <= spreads.max()",
+            after="def run_the_bottleneck",
+        ),
+        Check(
+            "the long runs, run afresh (the other-CPU pass), follow the stored loss curves for 1000 steps",
+            'kept = stored.load("11-bottleneck")["results"]["loss"]\n'
+            'assert sorted(kept) == sorted(long["loss"])\n'
+            'assert max(abs(a - b) for s in kept for a, b in zip(kept[s][:10], long["loss"][s][:10])) < 0.02',
+            after="def run_the_bottleneck",
+        ),
     ],
     "06-training-on-pride-and-prejudice.ipynb": [
         Check(
@@ -1014,6 +1032,11 @@ CHECKS: dict[str, list[Check]] = {
             "the Addons step passes only the check that the pads change nothing; the unmasked step fails all three",
             "assert check_step(memory_zeroed_only) == (False, True, False) and not any(check_step(no_mask))",
             after="def check_step",
+        ),
+        Check(
+            "with the template's stubs every piece is rnn_core's, and the cell trains nothing again",
+            "assert pieces == {}",
+            after="PIECES = {",
         ),
     ],
 }
