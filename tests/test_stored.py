@@ -109,3 +109,17 @@ def test_every_long_run_of_the_notebooks_is_stored_and_every_stored_run_is_used(
             )
     files = {p.stem for p in stored.FOLDER.glob("*.json")}
     assert named == files, f"long runs without a stored file: {named - files}; files no notebook uses: {files - named}"
+
+
+def test_every_cell_with_a_long_run_is_tagged_nbval_ignore_output():
+    # it prints two lines when it shows stored results and progress bars when it runs: the other-CPU
+    # pass runs it, and strict nbval would find its output changed
+    untagged = [
+        f"{path.name}, cell {k}"
+        for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+        for k, cell in enumerate(nbformat.read(path, as_version=4).cells)
+        if cell.cell_type == "code"
+        and "stored.long_run(" in cell.source
+        and "nbval-ignore-output" not in cell.metadata.get("tags", [])
+    ]
+    assert not untagged, f"cells that call stored.long_run without the nbval-ignore-output tag: {untagged}"
