@@ -26,9 +26,12 @@ from pathlib import Path
 
 import numpy as np
 
+from .files import write_atomically
+
 FOLDER = Path(__file__).resolve().parent / "stored_runs"
-STORE_INTO = "RNN_CORE_STORE_RUNS"  # tools/store_runs.py names a folder here to write the runs into
-# set to 1 by the tests' pass that runs every long run (tests/test_other_cpu.py) and by tools/store_runs.py:
+# tools/execute_notebooks.py --store-runs names a folder here to write the runs into
+STORE_INTO = "RNN_CORE_STORE_RUNS"
+# set to 1 by the tests' pass that runs every long run (tests/test_other_cpu.py) and by --store-runs:
 # every long_run runs, whatever its notebook's LONG_RUNS says
 RUN_ALL = "RNN_CORE_LONG_RUNS"
 
@@ -113,10 +116,8 @@ def long_run(name: str, compute, *, run: bool, settings: dict, about: str = ""):
             "seconds": round(time.perf_counter() - start, 1),
             "made": str(date.today()),
         }
-        target = Path(folder) / f"{name}.json"
-        partial = target.with_suffix(".json.partial")
-        partial.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-        partial.replace(target)  # whole or not at all
+        text = json.dumps(record, indent=1, ensure_ascii=False) + "\n"
+        write_atomically(Path(folder) / f"{name}.json", lambda f: f.write(text.encode("utf-8")))
     return results
 
 
