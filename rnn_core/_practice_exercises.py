@@ -2373,7 +2373,7 @@ def _beam_model(args, s, case):
 
 
 BEAM_STEPS = {
-    "total": lambda log_p, log_probs: log_p[:, None] + log_probs,  # log P of every extension, (K, V)
+    "total": lambda log_p, log_probs: log_p[:, None] + log_probs,  # log P of every extension, (n, V)
     "order": lambda cand: np.argsort(-cand, kind="stable"),  # best first, ties in (k, v) order
     "split": lambda best, shape: np.divmod(best, shape[1]),  # flat index -> (prefix, token)
 }

@@ -1138,9 +1138,9 @@ def seq2seq_masked_loss_and_grad(o, y, lengths):
 def seq2seq_beam_step(log_p, log_probs, beam_size):
     """The exercise seq2seq.beam_step: one step of beam search (notebook 11).
 
-    log_p: (K,) the live prefixes' log P; log_probs: (K, V) log y_hat of each
+    log_p: (n,) the live prefixes' log P; log_probs: (n, V) log y_hat of each
     next token.
-    Returns (rows, tokens, scores): the min(beam_size, K V) extensions of highest
+    Returns (rows, tokens, scores): the min(beam_size, n V) extensions of highest
     log_p[k] + log_probs[k, v], best first (ties: lower k, then lower v).
     """
     raise NotImplementedError  # your code here

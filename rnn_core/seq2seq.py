@@ -732,20 +732,21 @@ def greedy_decode(params, src, src_lengths, max_len, *, pieces=None):
 def beam_step(log_p, log_probs, beam_size):
     """One step of beam search: the beam_size most probable one-token extensions of the live prefixes.
 
-    log_p (K,): log P(y_<t | x) of each of the K live prefixes; log_probs (K, V): log y_hat_t, the
+    log_p (n,): log P(y_<t | x) of each of the n live prefixes; log_probs (n, V): log y_hat_t, the
     decoder's log-probabilities of every next token after each prefix (-inf allowed: a token that
     is never an output). Every extension (k, v) has
 
         log P(y_<t, v | x) = log_p[k] + log_probs[k, v]
 
-    and the K * V of them are ranked by it, highest first (ties: the earlier prefix, then the lower
-    token id). Returns (rows, tokens, scores), three arrays of n = min(beam_size, K * V) entries in
-    that order: the prefix each extends (ints in 0..K-1), its new token (ints in 0..V-1), and its
-    log P. Derived in notebooks/11-one-sequence-into-another.ipynb, section 6.
+    and the n * V of them are ranked by it, highest first (ties: the earlier prefix, then the lower
+    token id). Returns (rows, tokens, scores), three arrays of min(beam_size, n * V) entries in
+    that order: the prefix each extends (ints in 0..n-1), its new token (ints in 0..V-1), and its
+    log P. Derived in notebooks/11-one-sequence-into-another.ipynb, section 6 (where K is the beam
+    size and n <= K the live prefixes' count).
     """
     log_probs = np.asarray(log_probs)
-    K, V = log_probs.shape
-    cand = (np.asarray(log_p)[:, None] + log_probs).ravel()  # (K * V,): every extension's log P
+    n, V = log_probs.shape
+    cand = (np.asarray(log_p)[:, None] + log_probs).ravel()  # (n * V,): every extension's log P
     best = np.argsort(-cand, kind="stable")[:beam_size]  # stable: equal scores keep (k, v) order
     rows, tokens = np.divmod(best, V)
     return rows, tokens, cand[best]
