@@ -48,6 +48,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from unittest import mock
 
 import nbformat
 from nbclient import NotebookClient
@@ -155,17 +156,9 @@ def store_runs(path, timeout):
     back to the notebook. Raises CellExecutionError if a cell fails."""
     from rnn_core import stored
 
-    on = {stored.RUN_ALL: "1", stored.STORE_INTO: str(stored.FOLDER)}
-    before = {name: os.environ.get(name) for name in on}
-    os.environ.update(on)  # the kernel inherits them
-    try:
+    # the kernel inherits the environment: every long run on, stored into the package's folder
+    with mock.patch.dict(os.environ, {stored.RUN_ALL: "1", stored.STORE_INTO: str(stored.FOLDER)}):
         execute(path, timeout)
-    finally:
-        for name, value in before.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def run_all(paths, timeout, my_rnn, long_runs=False):
