@@ -8,10 +8,10 @@ length and padded after it, and B target sequences y (B, T), y_1 .. y_{T_b} endi
     e_s     = E_src[x_s]                              embedding: 03's one-hot times a matrix, a row lookup, (E,)
     U_s     = h_s of the encoder over e_1 .. e_S          the memory, (H,)  (the cell's own recurrence)
     bidirectional: U_s = [h->_s; h<-_s]                   (2H,): h<- runs over each row's real tokens reversed
-    d_0     = U_{S_b} (the state after the last real token; an LSTM's cell c_0 = 0)
-    bidirectional: d_0 = tanh(W_b [h->_{S_b}; h<-_1] + b_b)     the bridge
-    u_t     = E_tgt[y_{t-1}],  y_0 = BOS                   teacher forcing: the decoder reads the targets
-    h_t     = the decoder's step from h_{t-1} and u_t      (H,)  (the cell's own recurrence, from d_0)
+    h_0     = U_{S_b} (the state after the last real token; an LSTM's cell c_0 = 0)
+    bidirectional: h_0 = tanh(W_b [h->_{S_b}; h<-_1] + b_b)     the bridge
+    e_t     = E_tgt[y_{t-1}],  y_0 = BOS                   teacher forcing: the decoder reads the targets
+    h_t     = the decoder's step from h_{t-1} and e_t      (H,)  (the cell's own recurrence, from h_0)
   without attention:
     o_t     = W_yh h_t + b_o                               logits, (V_tgt,)
   with attention (Luong's placement: the recurrent step first, then attention over the memory):
@@ -512,8 +512,8 @@ def _attend_backward(params, cfg, dh_tilde, queries, memory_b, keys, cache, piec
 def _forward(params, cfg, batch, engine, for_backward=True, pieces=None):
     """Encoder, decoder and output for a checked batch; returns the pieces the backward pass needs."""
     enc = _encode(params, cfg, batch, engine, for_backward)
-    u = params["E_tgt"][batch.dec_in]  # u_t = E_tgt[y_{t-1}], (T, B, E)
-    rec_dec, h = _run(engine, _layer(params, cfg.cell, "dec"), u, enc.state0, "dec", for_backward)
+    e = params["E_tgt"][batch.dec_in]  # e_t = E_tgt[y_{t-1}], (T, B, E)
+    rec_dec, h = _run(engine, _layer(params, cfg.cell, "dec"), e, enc.state0, "dec", for_backward)
     queries = np.ascontiguousarray(h.transpose(1, 0, 2))  # h_t, batch-first (B, T, H)
     memory_b = np.ascontiguousarray(enc.memory.transpose(1, 0, 2))  # (B, S, M)
     out = {"enc": enc, "rec_dec": rec_dec, "queries": queries, "memory_b": memory_b, "top": queries}
@@ -592,11 +592,11 @@ def loss_and_grads(params, src, src_lengths, tgt, tgt_lengths, *, fast=True, pie
         )
         grads.update(g)
     # the decoder, and the embeddings it read
-    g, du, dstate0 = _back(engine, out["rec_dec"], np.ascontiguousarray(dqueries.transpose(1, 0, 2)))
+    g, de, dstate0 = _back(engine, out["rec_dec"], np.ascontiguousarray(dqueries.transpose(1, 0, 2)))
     grads.update((f"{n}_dec", a) for n, a in g.items())
     E = params["E_tgt"].shape[1]
-    grads["E_tgt"] = input_weight_grad(du.reshape(-1, E).T, batch.dec_in, cfg.tgt_vocab_size).T  # row y gets du_t
-    # the encoder: what reaches m_s from attention, and its last state from the decoder's start
+    grads["E_tgt"] = input_weight_grad(de.reshape(-1, E).T, batch.dec_in, cfg.tgt_vocab_size).T  # row y gets de_t
+    # the encoder: what reaches U_s from attention, and its last state from the decoder's start
     enc, H = out["enc"], cfg.hidden_size
     cols, last = np.arange(B), batch.src_lengths - 1
     dmemory = dmemory.transpose(1, 0, 2)  # (S, B, M)
