@@ -2219,8 +2219,9 @@ def pads_in_the_loss(o, lengths):
     "divisor",
     "averaged over the padded length, then divided by N",
     "each row's masked losses averaged over all T positions, pads included, and then divided by the number "
-    "of real tokens as well (d2l-ai/d2l-en issue 2076): the loss and its gradient come out T times too "
-    "small. Divide the sum over the real tokens by their number, once.",
+    "of real tokens as well (d2l-ai/d2l-en issue 2076): the loss comes out T times too small (d2l's "
+    "loop then backpropagates its sum, and trains on N/T times the gradient: notebook 11, section 3). Divide "
+    "the sum over the real tokens by their number, once.",
     rows=(29,),
 )
 def mean_over_the_padded_length_too(m, o):
@@ -2297,7 +2298,7 @@ def _beam_cases(rng):
     V1 = int(rng.integers(5, 8))
     cases.append(
         Case(
-            f"the first step: one prefix (K = 1), V = {V1}, beam_size 3",
+            f"the first step: one prefix (R = 1), V = {V1}, beam_size 3",
             (np.zeros(1), F.log_softmax(rng.normal(0, 1.5, (1, V1))), 3),
         )
     )
@@ -2305,16 +2306,16 @@ def _beam_cases(rng):
     log_p = np.sort(rng.uniform(-6, -1, K2))[::-1] - np.array([0.0, 0.2, 3.0])  # spread-out prefixes
     log_probs = F.log_softmax(rng.normal(0, 2.0, (K2, V2)))
     log_probs[-1, 3] = -0.01  # a near-certain token after the least probable prefix
-    cases.append(Case(f"K = {K2} prefixes of different log P, V = {V2}, beam_size {K2}", (log_p, log_probs, K2)))
+    cases.append(Case(f"R = {K2} prefixes of different log P, V = {V2}, beam_size {K2}", (log_p, log_probs, K2)))
     K3, V3 = 4, int(rng.integers(5, 8))
     log_probs = F.log_softmax(rng.normal(0, 1.0, (K3, V3)))
     log_probs[:, :2] = -np.inf  # PAD and BOS: never an output
     log_p = np.sort(rng.uniform(-4, -0.5, K3))[::-1]
-    cases.append(Case(f"K = {K3}, V = {V3}, -inf for ids 0 and 1, beam_size 5", (log_p, log_probs, 5)))
+    cases.append(Case(f"R = {K3}, V = {V3}, -inf for ids 0 and 1, beam_size 5", (log_p, log_probs, 5)))
     K4, V4 = 2, 3
     log_probs = F.log_softmax(rng.normal(0, 1.0, (K4, V4)))
     log_p = np.array([-0.5, -1.5]) + rng.uniform(-0.2, 0.2)
-    cases.append(Case(f"beam_size 10 > K V = {K4 * V4}: every extension, best first", (log_p, log_probs, 10)))
+    cases.append(Case(f"beam_size 10 > R V = {K4 * V4}: every extension, best first", (log_p, log_probs, 10)))
     K5, V5 = 3, 4
     log_probs = np.log(np.full((K5, V5), 1 / V5))
     log_p = np.array([-1.0, -1.0, -2.0])
@@ -2326,14 +2327,14 @@ def _beam_more_cases(rng):
     """beam_size 1; one prefix whose log P is not 0 (a later step, the others finished); prefixes in no order of
     log P with a larger V; many exact ties across prefixes, the beam cut inside them, among more candidates than
     numpy sorts by insertion (an unstable sort or a partition breaks their order); and more extensions kept than
-    there are finite ones (-inf scores in the answer). An answer that special-cases beam_size 1 or K = 1,
+    there are finite ones (-inf scores in the answer). An answer that special-cases beam_size 1 or R = 1,
     assumes the prefixes sorted, sorts unstably, or changes -inf, fails here."""
     cases = []
     K, V = int(rng.integers(3, 5)), int(rng.integers(5, 9))
     log_p = rng.permutation(np.sort(rng.uniform(-5, -0.5, K)) - np.arange(K))  # spread out, in no order
     log_probs = F.log_softmax(rng.normal(0, 2.0, (K, V)))
     log_probs[int(np.argmin(log_p)), int(rng.integers(V))] = -1e-3  # the best token after the worst prefix
-    cases.append(Case(f"beam_size 1: K = {K} prefixes in no order of log P, V = {V}", (log_p, log_probs, 1)))
+    cases.append(Case(f"beam_size 1: R = {K} prefixes in no order of log P, V = {V}", (log_p, log_probs, 1)))
     V = int(rng.integers(5, 9))
     log_p = np.array([-float(rng.uniform(1.0, 6.0))])
     cases.append(
@@ -2345,13 +2346,13 @@ def _beam_more_cases(rng):
     K, V = int(rng.integers(4, 6)), int(rng.integers(20, 40))
     log_p = rng.permutation(-rng.uniform(0.5, 6.0, K))
     log_probs = F.log_softmax(rng.normal(0, 2.0, (K, V)))
-    cases.append(Case(f"K = {K} prefixes in no order of log P, V = {V}, beam_size {K}", (log_p, log_probs, K)))
+    cases.append(Case(f"R = {K} prefixes in no order of log P, V = {V}, beam_size {K}", (log_p, log_probs, K)))
     K, V = 4, int(rng.integers(12, 17))
     row = F.log_softmax(rng.integers(0, 3, (1, V)).astype(float))[0]  # three values, each many times
     log_probs = np.array([row, row, rng.permutation(row), row])
     log_p = np.array([-1.0, -1.0, -1.0, -1.5])  # sums that tie exactly
     beam = int(rng.integers(K * V // 4, K * V // 2))
-    cases.append(Case(f"many exact ties among K V = {K * V} extensions, beam_size {beam}", (log_p, log_probs, beam)))
+    cases.append(Case(f"many exact ties among R V = {K * V} extensions, beam_size {beam}", (log_p, log_probs, beam)))
     K, V = 2, int(rng.integers(5, 8))
     log_probs = F.log_softmax(rng.normal(0, 1.0, (K, V)))
     for k in range(K):
@@ -2411,8 +2412,9 @@ def ascending(cand):
 
 @BEAM_MISTAKES(
     "split",
-    "the flat index split by K",
-    "the index into the K × V candidates is k V + v: divide by V, the number of tokens, not by K.",
+    "the flat index split by R",
+    "the index into the R × V candidates is k V + j: divide by V, the number of tokens, not by R, the number "
+    "of prefixes.",
 )
 def split_by_the_number_of_prefixes(best, shape):
     return np.divmod(best, shape[0])
@@ -2422,7 +2424,7 @@ def split_by_the_number_of_prefixes(best, shape):
     ANSWER,
     "one extension per prefix",
     "each prefix extended by its own best token only, then the best of those kept: two good extensions of one "
-    "prefix can both belong in the beam. Rank all K V extensions together.",
+    "prefix can both belong in the beam. Rank all R V extensions together.",
 )
 def one_extension_per_prefix(log_p, log_probs, beam_size):
     log_p, log_probs = np.asarray(log_p), np.asarray(log_probs)
@@ -3110,8 +3112,8 @@ EXERCISE_LIST = (
         public=("rnn_core.seq2seq.beam_step",),
         diagnostics=(_nonfinite_remark,),
         where="notebook 11, section 6",
-        hint="Add each prefix's log P to its whole row of log_probs (a (K, 1) column broadcast against the "
-        "(K, V) table), flatten the K × V table, and order it from the highest down with a stable sort, so "
+        hint="Add each prefix's log P to its whole row of log_probs (an (R, 1) column broadcast against the "
+        "(R, V) table), flatten the R × V table, and order it from the highest down with a stable sort, so "
         "that equal scores keep their order; keep the first beam_size. A flat index i is prefix i // V and "
         "token i % V.",
     ),

@@ -455,10 +455,10 @@ prints this answer.
     "seq2seq.beam_step": Solution(
         """
 def seq2seq_beam_step(log_p, log_probs, beam_size):
-    # log P of every extension (k, v): the prefix's log P plus the new token's log y_hat
-    n, V = log_probs.shape
-    total = (log_p[:, None] + log_probs).ravel()  # (n * V,), index k * V + v
-    best = np.argsort(-total, kind="stable")[:beam_size]  # highest first; ties in (k, v) order
+    # log P of every extension (k, j): the prefix's log P plus the new token's log y_hat
+    R, V = log_probs.shape
+    total = (log_p[:, None] + log_probs).ravel()  # (R * V,), index k * V + j
+    best = np.argsort(-total, kind="stable")[:beam_size]  # highest first; ties in (k, j) order
     return best // V, best % V, total[best]
 """,
         r"""
@@ -466,7 +466,7 @@ The mistakes the check names: ranking by the new token's $\log \hat y$ alone, fo
 $\log P$ <!-- practice:mistake seq2seq.beam_step/the-new-token-alone -->; the two log-probabilities multiplied
 where they add <!-- practice:mistake seq2seq.beam_step/log-probabilities-multiplied -->; the sort the wrong way
 round, keeping the least probable <!-- practice:mistake seq2seq.beam_step/ascending -->; the flat index divided by
-$n$ where it is $kV + v$ <!-- practice:mistake seq2seq.beam_step/split-by-the-number-of-prefixes -->; each prefix
+$R$ where it is $kV + j$ <!-- practice:mistake seq2seq.beam_step/split-by-the-number-of-prefixes -->; each prefix
 extended by its own best token only <!-- practice:mistake seq2seq.beam_step/one-extension-per-prefix -->; and the
 new token's $\log \hat y$ returned as the score <!-- practice:mistake seq2seq.beam_step/score-of-the-token-alone
 -->. `practice.hint("seq2seq.beam_step")` gives a nudge, and `practice.solution("seq2seq.beam_step")` prints this

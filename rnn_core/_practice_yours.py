@@ -1138,10 +1138,10 @@ def seq2seq_masked_loss_and_grad(o, y, lengths):
 def seq2seq_beam_step(log_p, log_probs, beam_size):
     """The exercise seq2seq.beam_step: one step of beam search (notebook 11).
 
-    log_p: (n,) the live prefixes' log P; log_probs: (n, V) log y_hat of each
+    log_p: (R,) the live prefixes' log P; log_probs: (R, V) log y_hat of each
     next token.
-    Returns (rows, tokens, scores): the min(beam_size, n V) extensions of highest
-    log_p[k] + log_probs[k, v], best first (ties: lower k, then lower v).
+    Returns (rows, tokens, scores): the min(beam_size, R V) extensions of highest
+    log_p[k] + log_probs[k, j], best first (ties: lower k, then lower j).
     """
     raise NotImplementedError  # your code here
 

@@ -5,13 +5,13 @@ The same conventions as the cells (rnn_core.rnn): column vectors in the maths, o
 sequence in the code. A batch of B source sequences x (B, S) of ids, each row real up to its
 length and padded after it, and B target sequences y (B, T), y_1 .. y_{T_b} ending in EOS:
 
-    e_s     = E_src[x_s]                              embedding: 03's one-hot times a matrix, a row lookup, (E,)
-    U_s     = h_s of the encoder over e_1 .. e_S          the memory, (H,)  (the cell's own recurrence)
+    x~_s    = E_src[x_s]                              embedding: 03's one-hot times a matrix, a row lookup, (E,)
+    U_s     = h_s of the encoder over x~_1 .. x~_S        the memory, (H,)  (the cell's own recurrence)
     bidirectional: U_s = [h->_s; h<-_s]                   (2H,): h<- runs over each row's real tokens reversed
     h_0     = U_{S_b} (the state after the last real token; an LSTM's cell c_0 = 0)
     bidirectional: h_0 = tanh(W_b [h->_{S_b}; h<-_1] + b_b)     the bridge
-    e_t     = E_tgt[y_{t-1}],  y_0 = BOS                   teacher forcing: the decoder reads the targets
-    h_t     = the decoder's step from h_{t-1} and e_t      (H,)  (the cell's own recurrence, from h_0)
+    y~_t-1  = E_tgt[y_{t-1}],  y_0 = BOS                   teacher forcing: the decoder reads the targets
+    h_t     = the decoder's step from h_{t-1} and y~_t-1   (H,)  (the cell's own recurrence, from h_0)
   without attention:
     o_t     = W_yh h_t + b_o                               logits, (V_tgt,)
   with attention (Luong's placement: the recurrent step first, then attention over the memory):
@@ -512,8 +512,8 @@ def _attend_backward(params, cfg, dh_tilde, queries, memory_b, keys, cache, piec
 def _forward(params, cfg, batch, engine, for_backward=True, pieces=None):
     """Encoder, decoder and output for a checked batch; returns the pieces the backward pass needs."""
     enc = _encode(params, cfg, batch, engine, for_backward)
-    e = params["E_tgt"][batch.dec_in]  # e_t = E_tgt[y_{t-1}], (T, B, E)
-    rec_dec, h = _run(engine, _layer(params, cfg.cell, "dec"), e, enc.state0, "dec", for_backward)
+    y_tilde = params["E_tgt"][batch.dec_in]  # y~_{t-1} = E_tgt[y_{t-1}], (T, B, E)
+    rec_dec, h = _run(engine, _layer(params, cfg.cell, "dec"), y_tilde, enc.state0, "dec", for_backward)
     queries = np.ascontiguousarray(h.transpose(1, 0, 2))  # h_t, batch-first (B, T, H)
     memory_b = np.ascontiguousarray(enc.memory.transpose(1, 0, 2))  # (B, S, M)
     out = {"enc": enc, "rec_dec": rec_dec, "queries": queries, "memory_b": memory_b, "top": queries}
@@ -537,7 +537,8 @@ def masked_loss_and_grad(o, y, lengths):
     """The mean cross-entropy over the real target tokens of a padded batch, and its gradient.
 
     o (B, T, V): logits; y (B, T) int: targets, row b real up to lengths[b] (B,), any id after;
-    the real ones in 0..V-1. With m_bt = 1 for t < lengths[b] (else 0) and N = sum_b lengths[b]:
+    the real ones in 0..V-1. With m_bt = 1 for t < lengths[b], else 0 (t counts from 0 here; the notebooks
+    count from 1 and write t <= T_b), and N = sum_b lengths[b]:
 
         L = (1 / N) sum_b sum_t m_bt (-log softmax(o_bt)[y_bt])
         dL/do_bt = m_bt (softmax(o_bt) - onehot(y_bt)) / N        exactly 0 at the pads
@@ -592,10 +593,10 @@ def loss_and_grads(params, src, src_lengths, tgt, tgt_lengths, *, fast=True, pie
         )
         grads.update(g)
     # the decoder, and the embeddings it read
-    g, de, dstate0 = _back(engine, out["rec_dec"], np.ascontiguousarray(dqueries.transpose(1, 0, 2)))
+    g, dy_tilde, dstate0 = _back(engine, out["rec_dec"], np.ascontiguousarray(dqueries.transpose(1, 0, 2)))
     grads.update((f"{n}_dec", a) for n, a in g.items())
     E = params["E_tgt"].shape[1]
-    grads["E_tgt"] = input_weight_grad(de.reshape(-1, E).T, batch.dec_in, cfg.tgt_vocab_size).T  # row y gets de_t
+    grads["E_tgt"] = input_weight_grad(dy_tilde.reshape(-1, E).T, batch.dec_in, cfg.tgt_vocab_size).T  # row y gets dy~
     # the encoder: what reaches U_s from attention, and its last state from the decoder's start
     enc, H = out["enc"], cfg.hidden_size
     cols, last = np.arange(B), batch.src_lengths - 1
@@ -628,7 +629,7 @@ def loss_and_grads(params, src, src_lengths, tgt, tgt_lengths, *, fast=True, pie
 def forward(params, src, src_lengths, tgt, tgt_lengths=None, *, fast=True):
     """The teacher-forced forward pass, every intermediate batch-first, as a dict:
 
-    memory (B, S, M): m_s; h (B, T, H): the decoder's h_t; with attention, alpha (B, T, S),
+    memory (B, S, M): U_s; h (B, T, H): the decoder's h_t; with attention, alpha (B, T, S),
     context (B, T, M) and h_tilde (B, T, H); logits and y_hat (B, T, V_tgt); token_loss (B, T),
     -log y_hat_t[y_t] (0 beyond the lengths); loss, their mean over the real tokens.
     tgt_lengths None: every entry of tgt is real.
@@ -732,22 +733,22 @@ def greedy_decode(params, src, src_lengths, max_len, *, pieces=None):
 def beam_step(log_p, log_probs, beam_size):
     """One step of beam search: the beam_size most probable one-token extensions of the live prefixes.
 
-    log_p (n,): log P(y_<t | x) of each of the n live prefixes; log_probs (n, V): log y_hat_t, the
+    log_p (R,): log P(y_<t | x) of each of the R live prefixes; log_probs (R, V): log y_hat_t, the
     decoder's log-probabilities of every next token after each prefix (-inf allowed: a token that
-    is never an output). Every extension (k, v) has
+    is never an output). Every extension (k, j) has
 
-        log P(y_<t, v | x) = log_p[k] + log_probs[k, v]
+        log P(y_<t, j | x) = log_p[k] + log_probs[k, j]
 
-    and the n * V of them are ranked by it, highest first (ties: the earlier prefix, then the lower
-    token id). Returns (rows, tokens, scores), three arrays of min(beam_size, n * V) entries in
-    that order: the prefix each extends (ints in 0..n-1), its new token (ints in 0..V-1), and its
+    and the R * V of them are ranked by it, highest first (ties: the earlier prefix, then the lower
+    token id). Returns (rows, tokens, scores), three arrays of min(beam_size, R * V) entries in
+    that order: the prefix each extends (ints in 0..R-1), its new token (ints in 0..V-1), and its
     log P. Derived in notebooks/11-one-sequence-into-another.ipynb, section 6 (where K is the beam
-    size and n <= K the live prefixes' count).
+    size and R <= K the live prefixes' count).
     """
     log_probs = np.asarray(log_probs)
-    n, V = log_probs.shape
-    cand = (np.asarray(log_p)[:, None] + log_probs).ravel()  # (n * V,): every extension's log P
-    best = np.argsort(-cand, kind="stable")[:beam_size]  # stable: equal scores keep (k, v) order
+    R, V = log_probs.shape
+    cand = (np.asarray(log_p)[:, None] + log_probs).ravel()  # (R * V,): every extension's log P
+    best = np.argsort(-cand, kind="stable")[:beam_size]  # stable: equal scores keep (k, j) order
     rows, tokens = np.divmod(best, V)
     return rows, tokens, cand[best]
 
@@ -785,7 +786,7 @@ def beam_search(params, src_row, beam_size, max_len, length_penalty=0.0, *, piec
         raise ValueError(f"src_row must have shape (S,), one source sequence, got shape {row.shape}")
     beam_size = check_int(beam_size, "beam_size")
     max_len = check_int(max_len, "max_len")
-    alpha = check_number(length_penalty, "length_penalty", 0, include_low=True)
+    nu = check_number(length_penalty, "length_penalty", 0, include_low=True)
     source, state = _start(params, cfg, row[None, :], np.array([row.size]), "src_row")
     seqs, logps, finished = [[]], np.zeros(1), []  # the live prefixes and their log P; finished (score, log P, y)
     for t in range(max_len):
@@ -797,13 +798,13 @@ def beam_search(params, src_row, beam_size, max_len, length_penalty=0.0, *, piec
         for k, y, score in zip(rows.tolist(), tokens.tolist(), scores.tolist()):
             seq = seqs[k] + [y]
             if y == EOS or t == max_len - 1:
-                finished.append((score / len(seq) ** alpha, score, seq))
+                finished.append((score / len(seq) ** nu, score, seq))
             else:
                 live.append((k, score))
                 live_seqs.append(seq)
         if not live:
             break
-        if alpha == 0 and max(f[1] for f in finished or [(0, -np.inf)]) >= live[0][1]:
+        if nu == 0 and max(f[1] for f in finished or [(0, -np.inf)]) >= live[0][1]:
             break  # nothing live can overtake the best finished output: log P only falls
         state = tuple(s[np.array([k for k, _ in live])] for s in state)
         seqs, logps = live_seqs, np.array([score for _, score in live])
