@@ -2374,8 +2374,8 @@ def _beam_model(args, s, case):
 
 
 BEAM_STEPS = {
-    "total": lambda log_p, log_probs: log_p[:, None] + log_probs,  # log P of every extension, (n, V)
-    "order": lambda cand: np.argsort(-cand, kind="stable"),  # best first, ties in (k, v) order
+    "total": lambda log_p, log_probs: log_p[:, None] + log_probs,  # log P of every extension, (R, V)
+    "order": lambda cand: np.argsort(-cand, kind="stable"),  # best first, ties in (k, j) order
     "split": lambda best, shape: np.divmod(best, shape[1]),  # flat index -> (prefix, token)
 }
 
@@ -2386,7 +2386,7 @@ BEAM_MISTAKES = Mistakes()
     "total",
     "ranked by the new token alone",
     "the extensions are ranked by log ŷ of the new token only, without the log P of the prefix it extends: "
-    "log P(y_<t, v | x) = log P(y_<t | x) + log ŷ_t[v].",
+    "log P(y_<t, j | x) = log P(y_<t | x) + log ŷ_t[j].",
 )
 def the_new_token_alone(log_p, log_probs):
     return log_probs + 0 * log_p[:, None]

@@ -9,13 +9,14 @@ length and padded after it, and B target sequences y (B, T), y_1 .. y_{T_b} endi
     U_s     = h_s of the encoder over x~_1 .. x~_S        the memory, (H,)  (the cell's own recurrence)
     bidirectional: U_s = [h->_s; h<-_s]                   (2H,): h<- runs over each row's real tokens reversed
     h_0     = U_{S_b} (the state after the last real token; an LSTM's cell c_0 = 0)
-    bidirectional: h_0 = tanh(W_b [h->_{S_b}; h<-_1] + b_b)     the bridge
+    bidirectional: h_0 = tanh(W_b [h->_{S_b}; h<-_1] + b_b)     the bridge (the notebooks' W_br, b_br)
     y~_t-1  = E_tgt[y_{t-1}],  y_0 = BOS                   teacher forcing: the decoder reads the targets
     h_t     = the decoder's step from h_{t-1} and y~_t-1   (H,)  (the cell's own recurrence, from h_0)
   without attention:
     o_t     = W_yh h_t + b_o                               logits, (V_tgt,)
   with attention (Luong's placement: the recurrent step first, then attention over the memory):
-    omega_ts = h_t . U_s                                   "dot" (Luong 2015); bidirectional: h_t . (W_k U_s)
+    omega_ts = h_t . U_s                                   "dot" (Luong 2015); bidirectional: h_t . (W_k U_s),
+                                                           Luong's "general" score (U_s is 2H wide)
     omega_ts = w . tanh(W_q h_t + W_k U_s)                 "additive" (Bahdanau 2015's score; w is ``v``)
     alpha_t = softmax(omega_t with -inf at the padded s)   (S,): sums to 1, exactly 0 at the pads
     psi_t   = sum_s alpha_ts U_s                           the context, (H,) or (2H,)
@@ -41,7 +42,8 @@ attention and the output layer is the cells' own.
 
 Choices, each said once:
 - the attention size (the rows of W_q, W_k and v) is H;
-- a bidirectional memory is 2H wide, so the dot score projects it, W_k (H, 2H), to meet h_t;
+- a bidirectional memory is 2H wide, so attention="dot" projects it, W_k (H, 2H), to meet h_t: with a
+  bidirectional encoder it is Luong et al.'s "general" score, h_t . (W_k U_s), not their dot score;
 - an LSTM decoder starts from c_0 = 0: an engine's backward pass takes what reaches h_t from above
   at every step but what reaches c only at its window's start, so the encoder's c at a row's last
   real token (before the pads) is not a state the gradient could reach through the engine;
@@ -176,7 +178,7 @@ def param_shapes(
 
     E_src (V_src, E), E_tgt (V_tgt, E); each recurrence: input weights (gH, E), recurrent (gH, H),
     bias (gH,), g its blocks (1, LSTM 4, GRU 3); W_b (H, 2H), b_b (H,); W_q (H, H), W_k (H, M),
-    v (H,) (additive; M = H or 2H, the memory's width); W_k (H, 2H) (dot, bidirectional);
+    v (H,) (additive; M = H or 2H, the memory's width); W_k (H, 2H) (dot, bidirectional: Luong's "general" score);
     W_c (H, M + H), b_c (H,); W_yh (V_tgt, H), b_o (V_tgt,).
     """
     Vs, Vt = check_int(src_vocab_size, "src_vocab_size"), check_int(tgt_vocab_size, "tgt_vocab_size")
@@ -417,7 +419,7 @@ def _encode(params, cfg, batch, engine, for_backward=True):
     S, B = batch.src.shape
     cols, last = np.arange(B), batch.src_lengths - 1
     zeros = tuple(np.zeros((B, cfg.hidden_size), params["W_yh"].dtype) for _ in CELLS[cfg.cell].STATE_NAMES)
-    x = params["E_src"][batch.src]  # e_s = E_src[x_s]: the one-hot product as a row lookup, (S, B, E)
+    x = params["E_src"][batch.src]  # x~_s = E_src[x_s]: the one-hot product as a row lookup, (S, B, E)
     rec, h_f = _run(engine, _layer(params, cfg.cell, "enc"), x, zeros, "enc", for_backward)
     records, bridge_in, rev = {"enc": rec}, None, None
     if cfg.bidirectional:
@@ -512,8 +514,8 @@ def _attend_backward(params, cfg, dh_tilde, queries, memory_b, keys, cache, piec
 def _forward(params, cfg, batch, engine, for_backward=True, pieces=None):
     """Encoder, decoder and output for a checked batch; returns the pieces the backward pass needs."""
     enc = _encode(params, cfg, batch, engine, for_backward)
-    y_tilde = params["E_tgt"][batch.dec_in]  # y~_{t-1} = E_tgt[y_{t-1}], (T, B, E)
-    rec_dec, h = _run(engine, _layer(params, cfg.cell, "dec"), y_tilde, enc.state0, "dec", for_backward)
+    y_emb = params["E_tgt"][batch.dec_in]  # y~_{t-1} = E_tgt[y_{t-1}], (T, B, E)
+    rec_dec, h = _run(engine, _layer(params, cfg.cell, "dec"), y_emb, enc.state0, "dec", for_backward)
     queries = np.ascontiguousarray(h.transpose(1, 0, 2))  # h_t, batch-first (B, T, H)
     memory_b = np.ascontiguousarray(enc.memory.transpose(1, 0, 2))  # (B, S, M)
     out = {"enc": enc, "rec_dec": rec_dec, "queries": queries, "memory_b": memory_b, "top": queries}
@@ -593,10 +595,10 @@ def loss_and_grads(params, src, src_lengths, tgt, tgt_lengths, *, fast=True, pie
         )
         grads.update(g)
     # the decoder, and the embeddings it read
-    g, dy_tilde, dstate0 = _back(engine, out["rec_dec"], np.ascontiguousarray(dqueries.transpose(1, 0, 2)))
+    g, dy_emb, dstate0 = _back(engine, out["rec_dec"], np.ascontiguousarray(dqueries.transpose(1, 0, 2)))
     grads.update((f"{n}_dec", a) for n, a in g.items())
     E = params["E_tgt"].shape[1]
-    grads["E_tgt"] = input_weight_grad(dy_tilde.reshape(-1, E).T, batch.dec_in, cfg.tgt_vocab_size).T  # row y gets dy~
+    grads["E_tgt"] = input_weight_grad(dy_emb.reshape(-1, E).T, batch.dec_in, cfg.tgt_vocab_size).T  # row y gets dy~
     # the encoder: what reaches U_s from attention, and its last state from the decoder's start
     enc, H = out["enc"], cfg.hidden_size
     cols, last = np.arange(B), batch.src_lengths - 1

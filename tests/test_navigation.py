@@ -309,7 +309,7 @@ def test_glance_and_bottom_navigation_are_generated(repo):
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     assert nbnav._source(cells[-1]) == nbnav._source(cells[1]) == "[← 01 · A](01-a.ipynb)"
     assert nbnav._source(cells[2]) == (
-        "**Reading:** about 30 min · **Run All:** about 75 s on a 2-core machine · "
+        "**Reading:** about 30 min · **Run All:** about 75 s on a quiet 2-core machine · "
         "**Needs:** [01](01-a.ipynb), a pencil · **Optional, skip on a first read:** 3 · A detour"
     )
     assert nbnav.check(repo) == []

@@ -79,8 +79,9 @@ MAP_HEADER = [
 ]
 MAP_LEGEND = (
     "*Reading*: about how long it takes to read a notebook and work through its cells. *Run All*: how "
-    "long its *Run → Run All Cells* takes on a 2-core machine (measured by benchmarks/run_all.py, rounded "
-    "up). *Optional sections* can be skipped on a "
+    "long its *Run → Run All Cells* takes on a quiet 2-core machine with one BLAS thread (measured by "
+    "benchmarks/run_all.py, rounded up; a busy machine takes longer, as the times stored in the progress "
+    "bars may show). *Optional sections* can be skipped on a "
     "first read; nothing later depends on them."
 )
 
@@ -289,7 +290,7 @@ def glance_text(notebooks, i):
     parts.append(
         f"**Run All:** {NOT_MEASURED}"
         if seconds is None
-        else f"**Run All:** about {_duration(seconds)} on a 2-core machine"
+        else f"**Run All:** about {_duration(seconds)} on a quiet 2-core machine"
     )
     parts.append("**Needs:** " + (_needs(meta.get("needs", []), by_number) or "nothing but Python and numpy"))
     if meta.get("optional"):
