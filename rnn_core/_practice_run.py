@@ -209,9 +209,10 @@ def run(fn, args, watch=frozenset(), echo=True, time_limit=TIME_LIMIT, fresh=Tru
         state.done = True
         call.timed_out = True
     finally:  # first, and after a real interrupt too: the code below may use what the reader's code rebound
+        # the reader's time ends here: the checker's own restoring below is not counted against it
+        call.seconds = _perf_counter() - start
         patched = _restore(before)
         patched += [f"{name}.__code__" for name in restore_checker()]
-    call.seconds = _perf_counter() - start
     if time_limit and call.seconds > time_limit:  # it swallowed the alarm, and went on past the limit
         call.timed_out = True
     call.delegated = list(dict.fromkeys(state.delegated))  # in the order they were first called
