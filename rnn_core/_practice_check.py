@@ -258,7 +258,7 @@ def _problem(ex, fn, r, stub, runs, square, notes):
         return _report("wrong", list(_output_names(ex, r.want_raw)), lines, notes)
     if r.call.patched:
         return _patching(ex, r, notes)
-    wrong = _differences(r.got, r.want)
+    wrong = _differences(r.got, r.want, r.case)
     if wrong:
         return _wrong(ex, fn, r, wrong, runs, square, notes)
     return _arguments_changed(ex, r, notes)
@@ -320,7 +320,7 @@ def _again(ex, fn, runs, notes):
     if call.patched:
         return _patching(ex, _Run(first.case, first.want_raw, call), notes)
     got, want = _flatten(ex, call.value, first.want_raw) if call.value is not None else ({}, first.want)
-    wrong = _differences(got, want) if call.value is not None else dict.fromkeys(want, "None")
+    wrong = _differences(got, want, first.case) if call.value is not None else dict.fromkeys(want, "None")
     if wrong:
         names = list(wrong)
         lines = [
@@ -417,7 +417,7 @@ def _repeat_problem(ex, r, notes, how):
         wrong = dict.fromkeys(r.want, "None")
     else:
         r.got, r.want = _flatten(ex, call.value, r.want_raw)
-        wrong = _differences(r.got, r.want)
+        wrong = _differences(r.got, r.want, r.case)
     if not wrong:
         return None
     names = list(wrong)
@@ -630,7 +630,7 @@ def _square_diagnosis(ex, fn, square):
         return [], None
     r = _Run(square, _reference(ex, square), call)
     r.got, r.want = _flatten(ex, call.value, r.want_raw)
-    wrong = _differences(r.got, r.want)
+    wrong = _differences(r.got, r.want, r.case)
     combo = _explain(ex, [r], r, wrong) if wrong else None
     if not combo:
         return [], None
@@ -719,7 +719,9 @@ def _unrecognised(ex, fn, r, wrong, runs):
             first = run(fn, runs[0].case.args, ex.watch, echo=False)
             if first.error is None and first.value is not None and not first.timed_out:
                 got0, _ = _flatten(ex, first.value, runs[0].want_raw)
-                if _differences(got0, runs[0].want) and not _differences(runs[0].got, runs[0].want):
+                if _differences(got0, runs[0].want, runs[0].case) and not _differences(
+                    runs[0].got, runs[0].want, runs[0].case
+                ):
                     lines.append(
                         f"Called again on the first case ({runs[0].case.about}), where it was right before, "
                         "your function is now wrong there too: it keeps something from one call to the next."
@@ -824,7 +826,7 @@ def _explain(ex, runs, failing, wrong):
     other pairs (slips that interact). None if no combination fits, or if two different ones do.
     """
     runs = [failing] + [r for r in runs if r is not failing]
-    wrong_in = {id(r): set(wrong) if r is failing else set(_differences(r.got, r.want)) for r in runs}
+    wrong_in = {id(r): set(wrong) if r is failing else set(_differences(r.got, r.want, r.case)) for r in runs}
     everything = set().union(*wrong_in.values())
     candidates, explainers, reach = [], [], {}
     for mistake in ex.mistakes:
@@ -976,10 +978,15 @@ def _flatten_reference(ex, value):
     return flat, None
 
 
-def _differences(got, want):
-    """{name: what is wrong} for every name whose value differs."""
+def _differences(got, want, case=None):
+    """{name: what is wrong} for every name whose value differs: to TOL32 for an answer in float32, else to the
+    case's own tolerance where it sets one (``case.extra["tol"]``: a case whose right answer differs from a wrong
+    one by less than TOL, such as a global norm 1 + 1e-7 times max_norm), else to TOL."""
     wrong = {}
-    tol = TOL32 if any(_in_float32(v) for v in got.values()) else None  # a float32 answer: its numbers too
+    if any(_in_float32(v) for v in got.values()):
+        tol = TOL32  # a float32 answer: its numbers too
+    else:
+        tol = case.extra.get("tol") if case is not None else None
     for name, w in want.items():
         why = _differ(got[name], w, tol)
         if why:

@@ -38,6 +38,7 @@ F, RNN, OPTIM, LSTM, GRU, S2S = (reference.load(m) for m in ("functions", "rnn",
 PUBLIC_SEED = 2024  # check's own cases; a grader's seed draws others with the same properties
 ALIASING_ROWS = (7,)  # "delta_o = o": an array changed through a second name, the caller's changed with it
 PARAM_NAMES = ("W_xh", "W_hh", "W_yh", "b_h", "b_o")
+HUGE = 1e8  # BPTT's deltas in the cases whose deltas must pass a clip at any size up to millions
 
 
 def public_seed_rng(seed, index):
@@ -692,6 +693,12 @@ def _step_backward_cases(rng):
     used.add(V2 - 1)
     case = (params, 1e4 * rng.standard_normal(H2), RNN.step_forward(params, V2 - 1, h_prev), h_prev, V2 - 1)
     cases.append(Case(f"a book-sized network ({_sizes(H2, V2)}), upstream gradient entries around 10000", case))
+    # upstream gradients near 1e8: a δ clipped at ±1e5 (or at any size up to millions) fails here
+    H, V = int(rng.integers(20, 30)), int(rng.integers(30, 40))  # an H no other case has
+    params, h_prev = _rnn_params(rng, V, H)
+    x_t = _fresh_index(rng, V, used)
+    case = (params, HUGE * rng.standard_normal(H), RNN.step_forward(params, x_t, h_prev), h_prev, x_t)
+    cases.append(Case(f"one step ({_sizes(H, V)}), upstream gradient entries near 1e8", case))
     return cases
 
 
@@ -868,7 +875,21 @@ def _loss_and_grads_cases(rng):
     H8, V8 = int(rng.integers(20, 40)), int(rng.integers(60, 90))
     T8 = int(rng.integers(90, 130))
     cases.append(_sequence(rng, V8, H8, T8, f"a long text, T = {T8}, through a book-sized network ({_sizes(H8, V8)})"))
+    cases.append(_huge_deltas_case(rng, *_two_sizes(rng)))
     return cases
+
+
+def _huge_deltas_case(rng, H, V, T=6):
+    """Output weights 1e8 times the usual and states 1e-8 times (tanh in its linear part, scores moderate): the
+    deltas, ∇W_xh L and ∇b_h L reach about 1e8, a thousand times beyond a clip at ±1e5 that no other case
+    reaches. (The loss, ∇b_o L and ∇W_hh L stay moderate; float64 keeps every number to ~1e-15 of its size.)"""
+    params, h0 = _rnn_params(rng, V, H)
+    for name in ("W_xh", "b_h"):
+        params[name] = params[name] / HUGE
+    params["W_yh"] = HUGE * params["W_yh"]
+    inputs, targets = rng.integers(0, V, T), rng.integers(0, V, T)
+    about = f"a sequence of T = {T} steps, output weights 1e8 times the usual ({_sizes(H, V)}): deltas near 1e8"
+    return Case(about, (params, inputs, targets, h0 / HUGE))
 
 
 def _large_output_weights_case(rng, V, H, T=8):
@@ -1175,7 +1196,37 @@ def _clip_cases(rng):
         ),
         *_near_the_threshold(rng),
         *_nearer_the_threshold(rng),
+        *_a_hair_from_the_threshold(rng),
     ]
+
+
+HAIR = 1e-7  # the last clipping cases' norms are 1 ± HAIR times max_norm
+HAIR_TOL = 1e-10  # and are compared to this, relative: a right answer's rounding is ~1e-15, a wrong one's miss ~HAIR
+
+
+def _a_hair_from_the_threshold(rng):
+    """Global norms 1 - 1e-7 and 1 + 1e-7 times max_norm, compared to 1e-10 of the largest entry (a float32 answer:
+    to TOL32): the rescaling then shows, so that a threshold off by a factor as near 1 as 1.000002 (inside the
+    check's usual 1e-6) fails. Any right form (g * c / norm, min(1, c / norm), np.linalg.norm) rounds to ~1e-15."""
+    cases = []
+    for factor in (1 - HAIR, 1 + HAIR):
+        H, V = _two_sizes(rng)
+        c = float(rng.choice([0.5, 1.0, 2.0, 5.0]))
+        grads = {name: rng.standard_normal(shape) for name, shape in RNN.param_shapes(V, H).items()}
+        total = _global_norm(grads)
+        for g in grads.values():
+            g *= factor * c / total
+        where = "below" if factor < 1 else "above"
+        cases.append(
+            Case(
+                f"gradients of global norm 1 {'-' if factor < 1 else '+'} 1e-07 times max_norm = {c:g}, just {where} "
+                f"it, compared to 1e-10 ({_sizes(H, V)})",
+                (grads, c),
+                extra={"tol": HAIR_TOL},
+                group="global norms within 1e-7 of max_norm, below and above, compared to 1e-10 (2 cases)",
+            )
+        )
+    return cases
 
 
 def _near_the_threshold(rng):

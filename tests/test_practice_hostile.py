@@ -917,3 +917,86 @@ def test_attention_masked_with_minus_1e9_or_in_float32_passes():
         assert status("attention_forward", attention_with(fill=-1e9), seed) == "passed", seed
         assert status("attention_forward", in_float32, seed) == "passed", seed
         assert status("attention_backward", backward32, seed) == "passed", seed
+
+
+# -- the last pass: clips far above every other case, thresholds a hair off, finite masks, large sizes --------
+
+
+def bptt_with_deltas_clipped(c):
+    """loss_and_grads whose every δ_t is clipped at ±``c`` (everything else right)."""
+
+    def loss_and_grads(params, inputs, targets, h0):
+        W_xh, W_hh, W_yh, b_h, b_o = (params[n] for n in ("W_xh", "W_hh", "W_yh", "b_h", "b_o"))
+        hs, y_hats, loss = [h0], [], 0.0
+        for x, y in zip(inputs, targets):
+            hs.append(np.tanh(W_xh[:, x] + W_hh @ hs[-1] + b_h))
+            y_hats.append(plain_softmax(W_yh @ hs[-1] + b_o))
+            loss -= np.log(y_hats[-1][y])
+        grads = {n: np.zeros_like(p) for n, p in params.items()}
+        dh_next = np.zeros_like(h0)
+        for t in range(len(inputs) - 1, -1, -1):
+            do = y_hats[t].copy()
+            do[targets[t]] -= 1
+            grads["W_yh"] += np.outer(do, hs[t + 1])
+            grads["b_o"] += do
+            delta = np.clip((1 - hs[t + 1] ** 2) * (W_yh.T @ do + dh_next), -c, c)
+            grads["W_xh"][:, inputs[t]] += delta
+            grads["W_hh"] += np.outer(delta, hs[t])
+            grads["b_h"] += delta
+            dh_next = W_hh.T @ delta
+        return loss, grads, hs[-1]
+
+    return loss_and_grads
+
+
+def test_deltas_or_gradients_clipped_at_1e5_fail_on_every_seed():
+    def grads_clipped(params, inputs, targets, h0):
+        loss, grads, h_last = plain_loss_and_grads(params, inputs, targets, h0)
+        return loss, {k: np.clip(g, -1e5, 1e5) for k, g in grads.items()}, h_last
+
+    def step_clipped(params, dh_t, h_t, h_prev, x_t):
+        delta = np.clip((1.0 - h_t * h_t) * dh_t, -1e5, 1e5)
+        dW_xh = np.zeros_like(params["W_xh"])
+        dW_xh[:, x_t] = delta
+        return params["W_hh"].T @ delta, {"W_xh": dW_xh, "W_hh": np.outer(delta, h_prev), "b_h": delta}
+
+    for seed in FEW:
+        assert status("loss_and_grads", bptt_with_deltas_clipped(1e5), seed) == "wrong", seed
+        assert status("loss_and_grads", grads_clipped, seed) == "wrong", seed
+        assert status("step_backward", step_clipped, seed) == "wrong", seed
+        assert status("loss_and_grads", bptt_with_deltas_clipped(np.inf), seed) == "passed", seed
+
+
+def clip_with(factor=1.0, norm_of=plain_global_norm, in_place=False):
+    """clip_global_norm that rescales when the norm exceeds ``factor`` times max_norm (1.0: the right rule)."""
+
+    def clip(grads, max_norm):
+        norm = norm_of(grads)
+        if in_place:
+            out = {k: g.copy() for k, g in grads.items()}
+            if norm > factor * max_norm:
+                for g in out.values():
+                    g *= max_norm / norm
+            return out, norm
+        scale = min(1.0, max_norm / norm) if factor == 1.0 else (max_norm / norm if norm > factor * max_norm else 1.0)
+        return {k: g * scale for k, g in grads.items()}, norm
+
+    return clip
+
+
+def test_clipping_at_1_000002_or_0_999998_max_norm_fails_and_every_right_form_passes():
+    def by_linalg(grads):
+        return float(np.linalg.norm(np.concatenate([g.ravel() for g in grads.values()])))
+
+    def by_norms_of_norms(grads):
+        return float(np.linalg.norm([np.linalg.norm(g) for g in grads.values()]))
+
+    def in_float32(grads, max_norm):
+        return clip_with()({k: g.astype(np.float32) for k, g in grads.items()}, max_norm)
+
+    right = [clip_with(), clip_with(norm_of=by_linalg), clip_with(norm_of=by_norms_of_norms, in_place=True)]
+    for seed in FEW:
+        for factor in (1.000002, 0.999998):
+            assert status("clip_global_norm", clip_with(factor, in_place=True), seed) == "wrong", (seed, factor)
+        for fn in [*right, in_float32, plain_clip_global_norm]:
+            assert status("clip_global_norm", fn, seed) == "passed", (seed, fn)
