@@ -2412,7 +2412,21 @@ def _beam_more_cases(rng):
     cases.append(
         Case(f"beam_size {beam} above the 4 finite extensions: -inf scores kept, V = {V}", (log_p, log_probs, beam))
     )
-    return cases
+    return cases + [_prefixes_far_below_any_mask(rng)]
+
+
+def _prefixes_far_below_any_mask(rng):
+    """K = 3 prefixes of log P near -1e5, ids 0 and 1 at -inf, beam_size 3 (fewer than the finite extensions): an
+    answer that orders the candidates with a finite stand-in for -inf (-1e4, -1e9 would do) keeps -inf ones here.
+    The finite scores lie at least 0.1 apart, so that float32's rounding of numbers near 1e5 (0.008) keeps them
+    in order."""
+    K, V = 3, int(rng.integers(5, 9))
+    log_p = FAR_BELOW - 0.2 * np.arange(K)
+    steps = 0.5 * rng.permutation(K * (V - 2)).reshape(K, V - 2)  # distinct halves: totals 0.1 apart at least
+    log_probs = np.full((K, V), -np.inf)
+    log_probs[:, 2:] = -0.1 - steps
+    about = f"K = {K} prefixes of log P near -1e5, V = {V}, -inf for ids 0 and 1, beam_size {K}"
+    return Case(about, (rng.permutation(log_p), log_probs, K))
 
 
 def _beam_model(args, s, case):
@@ -2563,7 +2577,30 @@ def _attention_forward_cases(rng):
     # the largest score +1000 (and the others up to ±1000): exp overflows unless the softmax is shifted
     h3 *= 1000.0 / extreme
     cases.append(Case(f"one row of length {L3} in S = {S3}, H = {H3}, scores up to ±1000", (h3, u3, mask3)))
-    return cases + _attention_forward_more_cases(rng)
+    return cases + _attention_forward_more_cases(rng) + [_scores_far_below_any_mask(rng)]
+
+
+FAR_BELOW = -1e5  # the real scores of the last attention case: far below a finite mask such as -1e4
+FAR_BELOW_TOL32 = 0.05  # how far a float32 answer may miss there: its scores' rounding (~0.01) shows in the weights
+
+
+def _scores_far_below_any_mask(rng):
+    """Two rows with pads (after the real positions, and in the middle) whose every score is near -1e5, spread by a
+    few units: a pad given a finite score above them (-1e4, -1e3) takes all the weight, where -inf (or -1e9) gives
+    it none. Compared in float64 to TOL; a float32 answer to 0.05 (its rounding of scores near 1e5 moves the
+    weights by about 1%), where a finite mask misses by the whole weight."""
+    S, H = int(rng.integers(5, 8)), int(rng.integers(3, 6))
+    L = int(rng.integers(2, S - 1))
+    mask = np.ones((2, S), dtype=bool)
+    mask[0, L:] = False
+    mask[1, int(rng.integers(1, S - 1))] = False
+    h, u = _attention_memory_masked(rng, mask, H)
+    for b in range(2):
+        along = h[b] / (h[b] @ h[b])  # u_s = c_s h / |h|^2 + (a part orthogonal to h) scores exactly c_s
+        for s_ in range(S):  # the pads' own scores near -1e5 too: a softmax shifted by the largest score of all
+            u[b, s_] += (FAR_BELOW + rng.uniform(-3, 3) - u[b, s_] @ h[b]) * along  # positions, pads included, works
+    about = f"B = 2 rows with pads, S = {S}, H = {H}, every real score near -1e5: below any finite mask"
+    return Case(about, (h, u, mask), extra={"tol32": FAR_BELOW_TOL32})
 
 
 def _scattered_mask(rng, B, S):

@@ -1000,3 +1000,23 @@ def test_clipping_at_1_000002_or_0_999998_max_norm_fails_and_every_right_form_pa
             assert status("clip_global_norm", clip_with(factor, in_place=True), seed) == "wrong", (seed, factor)
         for fn in [*right, in_float32, plain_clip_global_norm]:
             assert status("clip_global_norm", fn, seed) == "passed", (seed, fn)
+
+
+def test_attention_and_beam_step_with_a_finite_mask_of_minus_1e4_fail_and_right_float32_forms_pass():
+    def beam_ordered_with(stand_in):
+        def beam_step(log_p, log_probs, beam_size):
+            V = log_probs.shape[1]
+            cand = (log_p[:, None] + log_probs).ravel()
+            best = np.argsort(-np.where(np.isinf(cand), stand_in, cand), kind="stable")[:beam_size]
+            return best // V, best % V, cand[best]
+
+        return beam_step
+
+    def attention32(h, u, mask):
+        return attention_with()(h.astype(np.float32), u.astype(np.float32), mask)
+
+    for seed in FEW:
+        assert status("attention_forward", attention_with(fill=-1e4), seed) == "wrong", seed
+        assert status("seq2seq.beam_step", beam_ordered_with(-1e4), seed) == "wrong", seed
+        assert status("attention_forward", attention32, seed) == "passed", seed
+        assert status("seq2seq.beam_step", beam_ordered_with(-np.inf), seed) == "passed", seed
