@@ -980,9 +980,9 @@ def _flatten_reference(ex, value):
 
 def _differences(got, want, case=None):
     """{name: what is wrong} for every name whose value differs: to TOL, or TOL32 for an answer in float32, unless
-    the case sets its own (``case.extra["tol"]`` for float64: a wrong answer that misses by less than TOL there,
-    such as a threshold 1.000002 max_norm on a norm 1 + 1e-7 times it; ``case.extra["tol32"]`` for float32: numbers
-    whose float32 rounding alone misses by more than TOL32, such as attention scores near -1e5)."""
+    the case sets its own, ``case.extra["tol"]`` (float64) and ``case.extra["tol32"]``: tighter where a wrong answer
+    misses by less than TOL (a threshold 1.000002 max_norm on a norm 1 + 1e-7 times it), looser where float32
+    rounding alone misses by more than TOL32 and a wrong answer by far more (attention scores near -1e5)."""
     wrong = {}
     own = case.extra if case is not None else {}
     if any(_in_float32(v) for v in got.values()):

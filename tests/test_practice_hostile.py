@@ -25,6 +25,7 @@ from practice_answers import (
     model_answer,
     plain_adam_update,
     plain_attention_backward,
+    plain_attention_forward,
     plain_beam_step,
     plain_clip_global_norm,
     plain_dropout_backward,
@@ -1020,3 +1021,11 @@ def test_attention_and_beam_step_with_a_finite_mask_of_minus_1e4_fail_and_right_
         assert status("seq2seq.beam_step", beam_ordered_with(-1e4), seed) == "wrong", seed
         assert status("attention_forward", attention32, seed) == "passed", seed
         assert status("seq2seq.beam_step", beam_ordered_with(-np.inf), seed) == "passed", seed
+
+
+def test_attention_computed_in_float32_inside_a_float64_answer_passes():
+    def rows32(h, u, mask):  # float32 scores, written into float64 outputs
+        return plain_attention_forward(h.astype(np.float32), u.astype(np.float32), mask)
+
+    for seed in FEW:
+        assert status("attention_forward", rows32, seed) == "passed", seed
