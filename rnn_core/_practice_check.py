@@ -7,6 +7,7 @@ imports the other's caller, so the checker has no import circle.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import copy
 import difflib
@@ -24,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _practice_reference as reference
-from ._practice_exercises import ALIASING_ROWS, EXERCISE_LIST, public_seed_rng
+from ._practice_exercises import ALIASING_ROWS, EXERCISE_LIST, GRADE_CASES, public_seed_rng
 from ._practice_model import ANSWER, Case, Mistake
 from ._practice_run import CHECKER, TIME_LIMIT, Odd, Seq, read, run, safe_str, type_name
 from .edition import solutions_withheld
@@ -208,9 +209,26 @@ class _Run:
     want: dict = None  # output name -> the reference's value
 
 
+_GRADING = contextvars.ContextVar("grading", default=False)  # grade's check: its own large cases too (GRADE_CASES)
+
+
+@contextlib.contextmanager
+def grading():
+    """Within it, check adds the grader's own cases (``GRADE_CASES``: sizes beyond every published case) to the
+    cases of a seed; ``python -m rnn_core grade`` checks each submission so, a learner's check never does."""
+    token = _GRADING.set(True)
+    try:
+        yield
+    finally:
+        _GRADING.reset(token)
+
+
 def _check(ex, fn, seed):
     """Run every case; report the first problem, in the order of the cases, or "passed"."""
-    cases = ex.cases(public_seed_rng(seed, list(_BY_NAME).index(ex.name)))
+    rng = public_seed_rng(seed, list(_BY_NAME).index(ex.name))
+    cases = ex.cases(rng)
+    if _GRADING.get():
+        cases = cases + GRADE_CASES[ex.name](rng)
     square = next((c for c in cases if c.square), None)
     main = [c for c in cases if not c.square]
     notes = _patched_notes(ex)

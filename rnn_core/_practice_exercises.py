@@ -3251,3 +3251,213 @@ EXERCISE_LIST = (
         "and each state the query times its score's gradient.",
     ),
 )
+
+
+# -- the grader's own cases: sizes far beyond every case check publishes ---------------------------------
+#
+# python -m rnn_core grade adds these to each exercise's hidden cases (check never draws them): an answer that
+# switches to a shortcut only beyond the sizes the public cases reach (`if V > 128:`, `if T > 100:`, Adam's
+# `if t > 1000:`, attention's `if S > 32:`) fails here. Each exercise's add a second or so at most.
+
+
+def _big(rng, low, high):
+    return int(rng.integers(low, high + 1))
+
+
+def _large(about, args, **kwargs):
+    return Case(f"{about} (a size beyond the published cases)", args, long=True, **kwargs)
+
+
+def _large_one_hot(rng):
+    V = _big(rng, 300, 400)
+    y = rng.integers(0, V, _big(rng, 300, 500))
+    y[-3:] = V - 1, 0, V - 2
+    return [_large(f"len(y) = {len(y)}, num_classes = {V}", (y, V))]
+
+
+def _large_softmax(rng):
+    o = rng.normal(0.0, 3.0, _big(rng, 300, 400))
+    o[: len(o) // 2] -= 1000.0
+    o[_big(rng, len(o) // 2, len(o) - 1)] = 1000.0  # the largest in the second half, every score of the first far below
+    return [_large(f"V = {len(o)} scores from -1000 to 1000", (o,))]
+
+
+def _large_jacobian(rng):
+    y_hat = F.softmax(rng.normal(0.0, 2.0, _big(rng, 200, 300)))
+    return [_large(f"V = {len(y_hat)} probabilities", (y_hat,))]
+
+
+def _large_cross_entropy(rng):
+    V = _big(rng, 300, 400)
+    return [_large(f"V = {V} scores, y = {V - 1}", (rng.normal(0.0, 2.0, V), V - 1))]
+
+
+def _large_network(rng):
+    H, V = _big(rng, 100, 150), _big(rng, 300, 400)
+    params, h_prev = _rnn_params(rng, V, H)
+    return H, V, params, h_prev
+
+
+def _large_step_forward(rng):
+    H, V, params, h_prev = _large_network(rng)
+    return [_large(f"one step, {_sizes(H, V)}, x_t = {V - 1}", (params, V - 1, h_prev))]
+
+
+def _large_step_backward(rng):
+    H, V, params, h_prev = _large_network(rng)
+    h_t = RNN.step_forward(params, V - 1, h_prev)
+    return [_large(f"one step, {_sizes(H, V)}, x_t = {V - 1}", (params, rng.standard_normal(H), h_t, h_prev, V - 1))]
+
+
+def _large_loss_and_grads(rng):
+    H, V = _big(rng, 60, 100), _big(rng, 300, 400)
+    T = _big(rng, 250, 300)
+    return [_large(f"a sequence of T = {T} steps, {_sizes(H, V)}", _sequence(rng, V, H, T, "").args)]
+
+
+def _large_arrays(rng, n):
+    """n arrays named anyhow, one of them of 10,000 to 40,000 entries."""
+    grads = {f"layer{k}.W": rng.normal(0.0, 1.0, (_big(rng, 1, 9), _big(rng, 1, 9))) for k in range(n)}
+    grads[f"layer{_big(rng, 0, n - 1)}.W"] = rng.normal(0.0, 0.1, (_big(rng, 100, 200), _big(rng, 100, 200)))
+    return grads
+
+
+def _large_global_norm(rng):
+    grads = _large_arrays(rng, _big(rng, 150, 250))
+    return [_large(f"{len(grads)} arrays, one of {max(g.size for g in grads.values())} entries", (grads,))]
+
+
+def _large_clip(rng):
+    cases = []
+    for factor in (1 - 1e-5, float(rng.uniform(1.5, 3.0))):
+        grads = _large_arrays(rng, _big(rng, 150, 250))
+        c = _global_norm(grads) / factor
+        cases.append(_large(f"{len(grads)} arrays, global norm {factor:.6g} times max_norm", (grads, c)))
+    return cases
+
+
+def _large_adam(rng):
+    """Late steps: t from 4,000 to 12,000 with the default β's (1 - β₂^t still differs from 1 by more than 1e-6),
+    and t from 100,000 to 1,000,000 with β₁ = 0.99999 and β₂ = 0.9999999, where both corrections still show."""
+    cases = []
+    for t, settings in ((_big(rng, 4_000, 12_000), ()), (_big(rng, 100_000, 1_000_000), (0.99999, 0.9999999, 1e-8))):
+        params = {k: 0.1 * rng.standard_normal((_big(rng, 50, 120), _big(rng, 50, 120))) for k in ("W", "U", "b")}
+        state = {
+            "t": t,
+            "m": {k: 0.3 * rng.standard_normal(p.shape) for k, p in params.items()},
+            "v": {k: rng.uniform(0.05, 2.0, p.shape) for k, p in params.items()},
+        }
+        grads = {k: rng.standard_normal(p.shape) for k, p in params.items()}
+        betas = f", β₁ = {settings[0]}, β₂ = {settings[1]}" if settings else ""
+        cases.append(_large(f"step {t + 1}{betas}", (params, grads, state, 0.01, *settings)))
+    return cases
+
+
+def _large_lstm_forward(rng):
+    H, V = _big(rng, 100, 150), _big(rng, 300, 400)
+    params, x_t, h_prev, c_prev, H, V = _lstm_parts(rng, H, V, set(range(V - 1)))
+    return [_large(f"one step, {_sizes(H, V)}, x_t = {x_t}", (params, x_t, h_prev, c_prev))]
+
+
+def _large_lstm_backward(rng):
+    (case,) = _large_lstm_forward(rng)
+    params, x_t, h_prev, c_prev = case.args
+    _, _, cache = LSTM.step_forward(params, x_t, h_prev, c_prev)
+    H = h_prev.shape[0]
+    args = (params, rng.standard_normal(H), rng.standard_normal(H), cache)
+    return [_large(f"one step, {_sizes(H, params['W_x'].shape[1])}", args)]
+
+
+def _large_gru_forward(rng):
+    H, V = _big(rng, 100, 150), _big(rng, 300, 400)
+    params, x_t, h_prev, H, V = _gru_parts(rng, H, V, set(range(V - 1)))
+    return [_large(f"one step, {_sizes(H, V)}, x_t = {x_t}", (params, x_t, h_prev))]
+
+
+def _large_gru_backward(rng):
+    (case,) = _large_gru_forward(rng)
+    params, x_t, h_prev = case.args
+    _, cache = GRU.step_forward(params, x_t, h_prev)
+    H = h_prev.shape[0]
+    return [_large(f"one step, {_sizes(H, params['W_x'].shape[1])}", (params, rng.standard_normal(H), cache))]
+
+
+def _large_dropout(rng):
+    shape = (_big(rng, 20, 40), _big(rng, 100, 200), _big(rng, 10, 20))
+    d_out, keep = _dropout_case(rng, shape, 0.3)
+    return [_large(f"shape {shape}, rate = 0.3", (d_out, keep, 0.3))]
+
+
+def _large_masked(rng):
+    """One size large at a time (B, then T, then V), the others small, so that each case stays small."""
+    cases = []
+    for B, T, V in (
+        (_big(rng, 150, 250), _big(rng, 4, 8), _big(rng, 8, 16)),
+        (_big(rng, 3, 5), _big(rng, 200, 300), _big(rng, 8, 16)),
+        (_big(rng, 3, 5), _big(rng, 4, 8), _big(rng, 300, 400)),
+    ):
+        lengths = rng.integers(1, T + 1, B)
+        lengths[0] = T
+        lengths[-1] = max(1, T // 2)
+        o, y, n = _masked_case(rng, B, T, V, lengths, True)
+        cases.append(_large(f"B = {B}, T = {T}, V = {V}, lengths from {n.min()} to {n.max()}", (o, y, n)))
+    return cases
+
+
+def _large_beam(rng):
+    K, V = _big(rng, 10, 20), _big(rng, 300, 400)
+    log_p = rng.permutation(-rng.uniform(0.5, 20.0, K))
+    log_probs = F.log_softmax(rng.normal(0.0, 2.0, (K, V)))
+    beam = _big(rng, K, 2 * K)
+    return [_large(f"K = {K} prefixes, V = {V}, beam_size {beam}", (log_p, log_probs, beam))]
+
+
+def _large_attention_memories(rng):
+    """(B, S, H, mask, h, u) with one size large at a time: B, then S, then H."""
+    out = []
+    for B, S, H in (
+        (_big(rng, 150, 250), _big(rng, 5, 10), _big(rng, 3, 8)),
+        (_big(rng, 2, 4), _big(rng, 150, 200), _big(rng, 3, 8)),
+        (_big(rng, 2, 4), _big(rng, 5, 10), _big(rng, 150, 250)),
+    ):
+        mask = _scattered_mask(rng, B, S)
+        h, u = _attention_memory_masked(rng, mask, H)
+        out.append((B, S, H, mask, h, u))
+    return out
+
+
+def _large_attention_forward(rng):
+    memories = _large_attention_memories(rng)
+    return [_large(f"B = {B}, S = {S}, H = {H}, pads anywhere", (h, u, mask)) for B, S, H, mask, h, u in memories]
+
+
+def _large_attention_backward(rng):
+    cases = []
+    for B, S, H, mask, h, u in _large_attention_memories(rng):
+        alpha, _ = ATT.attention_forward(h, u, mask)
+        args = (rng.normal(0.0, 1.0, (B, H)), h, u, alpha)
+        cases.append(_large(f"B = {B}, S = {S}, H = {H}, pads anywhere", args, extra={"mask": mask}))
+    return cases
+
+
+GRADE_CASES = {  # exercise name -> rng -> the grader's cases beyond every published size
+    "one_hot": _large_one_hot,
+    "softmax": _large_softmax,
+    "softmax_jacobian": _large_jacobian,
+    "cross_entropy_grad": _large_cross_entropy,
+    "step_forward": _large_step_forward,
+    "step_backward": _large_step_backward,
+    "loss_and_grads": _large_loss_and_grads,
+    "global_norm": _large_global_norm,
+    "clip_global_norm": _large_clip,
+    "adam_update": _large_adam,
+    "lstm.step_forward": _large_lstm_forward,
+    "lstm.step_backward": _large_lstm_backward,
+    "gru.step_forward": _large_gru_forward,
+    "gru.step_backward": _large_gru_backward,
+    "dropout_backward": _large_dropout,
+    "seq2seq.masked_loss_and_grad": _large_masked,
+    "seq2seq.beam_step": _large_beam,
+    "attention_forward": _large_attention_forward,
+    "attention_backward": _large_attention_backward,
+}

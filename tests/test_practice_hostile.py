@@ -1023,6 +1023,50 @@ def test_attention_and_beam_step_with_a_finite_mask_of_minus_1e4_fail_and_right_
         assert status("seq2seq.beam_step", beam_ordered_with(-np.inf), seed) == "passed", seed
 
 
+def beyond(name, size, limit, spoil=half):
+    """An answer right up to ``limit`` of the size ``size`` of its arguments, spoilt above it."""
+    return wrong_when(name, lambda *args: size(*args) > limit, spoil)
+
+
+def softmax_unshifted_above(limit):
+    def softmax(o):
+        if o.size > limit:
+            e = np.exp(o)
+            return e / e.sum()
+        return plain_softmax(o)
+
+    return softmax
+
+
+GRADE_ONLY = [
+    ("softmax", softmax_unshifted_above(130)),
+    ("one_hot", beyond("one_hot", lambda y, V: V, 130)),
+    ("softmax", beyond("softmax", lambda o: o.size, 130)),
+    ("step_forward", beyond("step_forward", lambda p, x, h: p["W_xh"].shape[1], 130)),
+    ("loss_and_grads", beyond("loss_and_grads", lambda p, x, y, h0: len(x), 130)),
+    ("loss_and_grads", beyond("loss_and_grads", lambda p, x, y, h0: p["W_xh"].shape[1], 130)),
+    ("adam_update", adam_corrected_until(3000)),
+    ("seq2seq.masked_loss_and_grad", beyond("seq2seq.masked_loss_and_grad", lambda o, y, n: o.shape[0], 40)),
+    ("seq2seq.beam_step", beyond("seq2seq.beam_step", lambda lp, lps, k: lps.shape[1], 40)),
+    ("attention_forward", beyond("attention_forward", lambda h, u, m: u.shape[1], 40)),
+    ("attention_backward", beyond("attention_backward", lambda dc, h, u, a: u.shape[2], 20)),
+]
+
+
+@pytest.mark.parametrize("name, fn", GRADE_ONLY, ids=[f"{n}-{i}" for i, (n, _) in enumerate(GRADE_ONLY)])
+def test_shortcuts_beyond_every_published_size_pass_check_and_fail_the_graders_cases(name, fn):
+    assert status(name, fn, 3) == "passed"  # check's cases stay as published: a learner's check is unchanged
+    with _practice_check.grading():
+        for seed in (3, 4):
+            assert status(name, fn, seed) == "wrong", seed
+
+
+@pytest.mark.parametrize("name", list(practice.EXERCISES))
+def test_the_series_answers_pass_the_graders_large_cases(name):
+    with _practice_check.grading():
+        assert status(name, PLAIN[name], 3) == "passed"
+
+
 def test_attention_computed_in_float32_inside_a_float64_answer_passes():
     def rows32(h, u, mask):  # float32 scores, written into float64 outputs
         return plain_attention_forward(h.astype(np.float32), u.astype(np.float32), mask)
