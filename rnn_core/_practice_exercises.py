@@ -2415,6 +2415,19 @@ def _beam_more_cases(rng):
     return cases + [_prefixes_far_below_any_mask(rng)]
 
 
+def _minus_inf_kept(case, got, want):
+    """A remark for a beam that keeps extensions of log P −∞ while finite ones are left out (a finite stand-in for −∞
+    in the ordering), else the remark on nan and inf."""
+    scores, right = _floats(got.get("scores")), np.asarray(want["scores"], dtype=float)
+    if scores is not None and scores.shape == right.shape and np.all(np.isfinite(right)) and np.isneginf(scores).any():
+        return (
+            "Your beam keeps extensions of log P −∞ (tokens that are never output) while extensions of finite log P "
+            "are left out: does a finite stand-in for −∞ (−1e4, say) order the candidates? It ranks above every real "
+            "score below it. Order by the scores themselves: −∞ sorts last."
+        )
+    return _nonfinite_remark(case, got, want)
+
+
 def _prefixes_far_below_any_mask(rng):
     """K = 3 prefixes of log P near -1e5, ids 0 and 1 at -inf, beam_size 3 (fewer than the finite extensions): an
     answer that orders the candidates with a finite stand-in for -inf (-1e4, -1e9 would do) keeps -inf ones here.
@@ -3197,7 +3210,7 @@ EXERCISE_LIST = (
         mistakes=tuple(BEAM_MISTAKES),
         watch=_watch("seq2seq.beam_step", "seq2seq.beam_search"),
         public=("rnn_core.seq2seq.beam_step",),
-        diagnostics=(_nonfinite_remark,),
+        diagnostics=(_minus_inf_kept,),
         where="notebook 11, section 6",
         hint="Add each prefix's log P to its whole row of log_probs (a (K, 1) column broadcast against the "
         "(K, V) table), flatten the K × V table, and order it from the highest down with a stable sort, so "
