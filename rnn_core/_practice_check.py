@@ -71,7 +71,8 @@ def check(name, fn, *, seed=None, explain=True):
     fn: the reader's function, taking the same arguments and returning the same values as the
       ``rnn_core`` function of that name.
     seed: None for the public cases (the same every time); an int draws other cases with the same
-      properties (for a grader's hidden cases).
+      properties (for a grader's hidden cases). ``python -m rnn_core grade`` adds cases of its own, of
+      sizes far beyond these (``grading``); check alone never draws them.
     explain: False names each recognised mistake by its errata row and title only, leaving out what it
       is and how to mend it (for an exercise whose task is to find that: the appendix's repair).
     Prints one message, every line at most ``WIDTH`` (100) characters, broken at spaces, and returns

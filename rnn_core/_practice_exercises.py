@@ -3396,7 +3396,7 @@ def _large_gru_backward(rng):
 
 
 def _large_dropout(rng):
-    shape = (_big(rng, 20, 40), _big(rng, 100, 200), _big(rng, 10, 20))
+    shape = (_big(rng, 25, 40), _big(rng, 150, 250), _big(rng, 20, 30))  # 75,000 to 300,000 units
     d_out, keep = _dropout_case(rng, shape, 0.3)
     return [_large(f"shape {shape}, rate = 0.3", (d_out, keep, 0.3))]
 

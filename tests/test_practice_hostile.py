@@ -1052,6 +1052,7 @@ GRADE_ONLY = [
     ("seq2seq.beam_step", beyond("seq2seq.beam_step", lambda lp, lps, k: lps.shape[1], 40)),
     ("attention_forward", beyond("attention_forward", lambda h, u, m: u.shape[1], 40)),
     ("attention_backward", beyond("attention_backward", lambda dc, h, u, a: u.shape[2], 20)),
+    ("dropout_backward", beyond("dropout_backward", lambda d, keep, rate: d.size, 50000)),
 ]
 
 
