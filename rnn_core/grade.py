@@ -26,8 +26,9 @@ For each exercise of ``practice.EXERCISES`` the grader
    grader's own (``_practice_check.grading``: ``GRADE_CASES``, sizes far beyond the published ones);
 4. reads the function's source (``size_branches``): a comparison of a size of its inputs with a number
    (``if V > 128:``), in it or in a function of the submission it calls, is named in the feedback as
-   "review: branches on the input's size at line N of cell C: `...`" (comparisons with 0 or 1, and
-   branches that only raise, are not). Such an exercise scores zero, with the status "review" where
+   "review: branches on the input's size at line N of cell C: `...`" (comparisons with 0 or 1, a number
+   of axes with 2 or 3, and branches that only raise, are not). Such an exercise scores zero, with the
+   status "review" where
    it passed: the instructor reads the lines and may give the points by hand;
 5. scores it: full points for "passed", zero for anything else, with the checker's message as
    feedback: "wrong", "delegated" (rnn_core's own version, or a cell that imports rnn_core),
@@ -1089,7 +1090,8 @@ def _grade_item(item, seed, limits, places):
 # (`B, T, V = o.shape`, `for t in range(T)`), compared (in an if, elif, while, conditional expression or
 # comprehension) with a number written in the code (or a name bound to one at the top of a cell, or an
 # argument's numeric default), or capped by min() or max() with one. Not listed: comparisons with 0 or 1 (an
-# empty input, one item, a scalar: sizes the cases hold), and a branch that only raises (a check of its input:
+# empty input, one item, a scalar: sizes the cases hold), a number of axes compared with 2 or 3 (`if o.ndim == 2:`:
+# the cases hold every number of axes an exercise takes), and a branch that only raises (a check of its input:
 # `if T == 0: raise ValueError(...)`). The functions it calls that the submission defines are read too.
 # Policy: an exercise with such a branch scores zero, its status "review" and its feedback naming each line,
 # as "review: branches on the input's size at line 3 of cell 12: `if V > 128:`", whatever the cases found: no
@@ -1101,6 +1103,7 @@ _SIZE_FUNCTIONS = frozenset({"len", "shape", "size", "ndim"})
 _SIZE_ARGUMENTS = {"one_hot": 1, "seq2seq.beam_step": 2}  # the argument that is a size: num_classes, beam_size
 _SIZE_KEYS = frozenset({"t"})  # state["t"]: Adam's step count
 _HARMLESS = (0, 1)  # comparisons with these are not listed: an empty input, one item, a scalar
+_RANKS = 3  # nor a number of axes compared with one up to this: the cases hold every rank an exercise takes
 _SHOWN_BRANCHES = 5
 _ARITHMETIC = {
     ast.Add: lambda a, b: a + b,
@@ -1199,15 +1202,18 @@ def _branches_in(fn, constants, lines, size_argument=None):
     defaults |= {a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
     numbers = constants | {name for name, d in defaults.items() if _literal(d) is not None}
     sizes = {positional[size_argument].arg} if size_argument is not None and size_argument < len(positional) else set()
+    ranks = set()  # names bound to a number of axes alone (r = o.ndim)
     for _ in range(3):  # names computed from sizes, from names computed from sizes, ...
         for node in ast.walk(fn):
             targets, value = _binding(node)
             if value is not None and _is_size(value, sizes):
-                sizes |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)} - numbers
+                names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)} - numbers
+                sizes |= names
+                ranks |= names if _is_rank(value, ranks) else set()
     found = {}
     for node in ast.walk(fn):
         for test, where in _tests(node):
-            if _compares_a_size(test, sizes, numbers):
+            if _compares_a_size(test, sizes, numbers, ranks):
                 found.setdefault(where, lines[where - 1].strip() if 0 < where <= len(lines) else ast.unparse(test))
     return sorted(found.items())
 
@@ -1255,22 +1261,47 @@ def _tests(node):
     return []
 
 
-def _compares_a_size(test, sizes, numbers):
-    """Whether a test compares a size of the inputs with a number other than 0 and 1."""
+def _compares_a_size(test, sizes, numbers, ranks=frozenset()):
+    """Whether a test compares a size of the inputs with a number other than 0 and 1 (a number of axes with one
+    above _RANKS: the cases hold every number of axes an exercise takes, up to 3)."""
     for n in ast.walk(test):
         if not isinstance(n, ast.Compare):
             continue
         sides = [n.left, *n.comparators]
         if not any(_is_size(side, sizes) for side in sides):
             continue
+        limit = _RANKS if all(_is_rank(side, ranks) for side in sides if _is_size(side, sizes)) else _HARMLESS[-1]
         for side in sides:
             value = _literal(side)
-            if (value is not None and value not in _HARMLESS) or (isinstance(side, ast.Name) and side.id in numbers):
+            if (value is not None and value not in _HARMLESS and not 0 <= value <= limit) or (
+                isinstance(side, ast.Name) and side.id in numbers
+            ):
                 return True
     return False
 
 
-# -- grading ----------------------------------------------------------------------------------------------
+def _is_rank(node, ranks):
+    """Whether an expression is a number of axes: x.ndim, np.ndim(x), len(x.shape), len(np.shape(x)), or a name
+    bound to one."""
+    if isinstance(node, ast.Name):
+        return node.id in ranks
+    if isinstance(node, ast.Attribute):
+        return node.attr == "ndim"
+    called = _called(node)
+    if called == "ndim":
+        return True
+    if called == "len" and len(node.args) == 1:
+        arg = node.args[0]
+        return (isinstance(arg, ast.Attribute) and arg.attr == "shape") or _called(arg) == "shape"
+    return False
+
+
+def _called(node):
+    """The name of the function a call calls (np.ndim -> "ndim"), else None."""
+    if not isinstance(node, ast.Call):
+        return None
+    f = node.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
 
 
 def _points(points, names):

@@ -454,9 +454,11 @@ def test_the_series_answers_have_no_size_branch():
         ("def f(x):\n    if len(x) == 0:\n        raise ValueError('empty')\n    return x\n", "f", []),
         ("def f(x):\n    if x.ndim == 1:\n        x = x[None]\n    return x if len(x) > 1 else x[0]\n", "f", []),
         ("def f(x, t):\n    return x if t > 5 else -x\n", "f", []),  # t is an argument, not a size
+        ("def f(o):\n    r = np.ndim(o)\n    return o if r == 2 or len(o.shape) == 3 else o[None]\n", "f", []),
+        ("def f(o):\n    return o if o.ndim == 2 and o.shape[0] > 64 else o[None]\n", "f", [2]),
     ],
     ids=["num_classes", "loop-index", "adam-t", "named-constant", "in-a-helper", "min-cap", "default", "raises",
-         "0-and-1", "not-a-size"],
+         "0-and-1", "not-a-size", "ranks", "rank-and-size"],
 )  # fmt: skip
 def test_the_source_review_lists_comparisons_of_sizes_with_numbers(source, function, found):
     size_argument = 1 if function == "one_hot" else None
