@@ -463,3 +463,21 @@ def test_the_series_answers_have_no_size_branch():
 def test_the_source_review_lists_comparisons_of_sizes_with_numbers(source, function, found):
     size_argument = 1 if function == "one_hot" else None
     assert [line for _, line, _ in grade.size_branches([["c", source]], function, size_argument)] == found
+
+
+def test_the_notebooks_answer_cells_have_no_size_branch():
+    import re
+
+    found = 0
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            names = [t.split(":", 1)[1] for t in cell.get("metadata", {}).get("tags", []) if t.startswith("answer:")]
+            if not names:
+                continue
+            text = "\n".join(re.sub(r"^> ?", "", line) for line in "".join(cell["source"]).split("\n"))
+            code = "\n".join(re.findall(r"```python\n(.*?)```", text, re.S))
+            function = re.findall(r"^def (\w+)", code, re.M)[-1]
+            size_argument = grade._SIZE_ARGUMENTS.get(names[0])
+            assert grade.size_branches([["answer", code]], function, size_argument) == [], (path.name, names[0])
+            found += 1
+    assert found >= len(grade._exercises())  # every exercise's answer cell was read
