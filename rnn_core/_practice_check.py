@@ -7,6 +7,7 @@ imports the other's caller, so the checker has no import circle.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import copy
 import difflib
@@ -24,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _practice_reference as reference
-from ._practice_exercises import ALIASING_ROWS, EXERCISE_LIST, public_seed_rng
+from ._practice_exercises import ALIASING_ROWS, EXERCISE_LIST, GRADE_CASES, public_seed_rng
 from ._practice_model import ANSWER, Case, Mistake
 from ._practice_run import CHECKER, TIME_LIMIT, Odd, Seq, read, run, safe_str, type_name
 from .edition import solutions_withheld
@@ -70,7 +71,8 @@ def check(name, fn, *, seed=None, explain=True):
     fn: the reader's function, taking the same arguments and returning the same values as the
       ``rnn_core`` function of that name.
     seed: None for the public cases (the same every time); an int draws other cases with the same
-      properties (for a grader's hidden cases).
+      properties (for a grader's hidden cases). ``python -m rnn_core grade`` adds cases of its own, of
+      sizes far beyond these (``grading``); check alone never draws them.
     explain: False names each recognised mistake by its errata row and title only, leaving out what it
       is and how to mend it (for an exercise whose task is to find that: the appendix's repair).
     Prints one message, every line at most ``WIDTH`` (100) characters, broken at spaces, and returns
@@ -208,9 +210,26 @@ class _Run:
     want: dict = None  # output name -> the reference's value
 
 
+_GRADING = contextvars.ContextVar("grading", default=False)  # grade's check: its own large cases too (GRADE_CASES)
+
+
+@contextlib.contextmanager
+def grading():
+    """Within it, check adds the grader's own cases (``GRADE_CASES``: sizes beyond every published case) to the
+    cases of a seed; ``python -m rnn_core grade`` checks each submission so, a learner's check never does."""
+    token = _GRADING.set(True)
+    try:
+        yield
+    finally:
+        _GRADING.reset(token)
+
+
 def _check(ex, fn, seed):
     """Run every case; report the first problem, in the order of the cases, or "passed"."""
-    cases = ex.cases(public_seed_rng(seed, list(_BY_NAME).index(ex.name)))
+    rng = public_seed_rng(seed, list(_BY_NAME).index(ex.name))
+    cases = ex.cases(rng)
+    if _GRADING.get():
+        cases = cases + GRADE_CASES[ex.name](rng)
     square = next((c for c in cases if c.square), None)
     main = [c for c in cases if not c.square]
     notes = _patched_notes(ex)
@@ -258,7 +277,7 @@ def _problem(ex, fn, r, stub, runs, square, notes):
         return _report("wrong", list(_output_names(ex, r.want_raw)), lines, notes)
     if r.call.patched:
         return _patching(ex, r, notes)
-    wrong = _differences(r.got, r.want)
+    wrong = _differences(r.got, r.want, r.case)
     if wrong:
         return _wrong(ex, fn, r, wrong, runs, square, notes)
     return _arguments_changed(ex, r, notes)
@@ -320,7 +339,7 @@ def _again(ex, fn, runs, notes):
     if call.patched:
         return _patching(ex, _Run(first.case, first.want_raw, call), notes)
     got, want = _flatten(ex, call.value, first.want_raw) if call.value is not None else ({}, first.want)
-    wrong = _differences(got, want) if call.value is not None else dict.fromkeys(want, "None")
+    wrong = _differences(got, want, first.case) if call.value is not None else dict.fromkeys(want, "None")
     if wrong:
         names = list(wrong)
         lines = [
@@ -417,7 +436,7 @@ def _repeat_problem(ex, r, notes, how):
         wrong = dict.fromkeys(r.want, "None")
     else:
         r.got, r.want = _flatten(ex, call.value, r.want_raw)
-        wrong = _differences(r.got, r.want)
+        wrong = _differences(r.got, r.want, r.case)
     if not wrong:
         return None
     names = list(wrong)
@@ -630,7 +649,7 @@ def _square_diagnosis(ex, fn, square):
         return [], None
     r = _Run(square, _reference(ex, square), call)
     r.got, r.want = _flatten(ex, call.value, r.want_raw)
-    wrong = _differences(r.got, r.want)
+    wrong = _differences(r.got, r.want, r.case)
     combo = _explain(ex, [r], r, wrong) if wrong else None
     if not combo:
         return [], None
@@ -719,7 +738,9 @@ def _unrecognised(ex, fn, r, wrong, runs):
             first = run(fn, runs[0].case.args, ex.watch, echo=False)
             if first.error is None and first.value is not None and not first.timed_out:
                 got0, _ = _flatten(ex, first.value, runs[0].want_raw)
-                if _differences(got0, runs[0].want) and not _differences(runs[0].got, runs[0].want):
+                if _differences(got0, runs[0].want, runs[0].case) and not _differences(
+                    runs[0].got, runs[0].want, runs[0].case
+                ):
                     lines.append(
                         f"Called again on the first case ({runs[0].case.about}), where it was right before, "
                         "your function is now wrong there too: it keeps something from one call to the next."
@@ -824,7 +845,7 @@ def _explain(ex, runs, failing, wrong):
     other pairs (slips that interact). None if no combination fits, or if two different ones do.
     """
     runs = [failing] + [r for r in runs if r is not failing]
-    wrong_in = {id(r): set(wrong) if r is failing else set(_differences(r.got, r.want)) for r in runs}
+    wrong_in = {id(r): set(wrong) if r is failing else set(_differences(r.got, r.want, r.case)) for r in runs}
     everything = set().union(*wrong_in.values())
     candidates, explainers, reach = [], [], {}
     for mistake in ex.mistakes:
@@ -976,10 +997,17 @@ def _flatten_reference(ex, value):
     return flat, None
 
 
-def _differences(got, want):
-    """{name: what is wrong} for every name whose value differs."""
+def _differences(got, want, case=None):
+    """{name: what is wrong} for every name whose value differs: to TOL, or TOL32 for an answer in float32, unless
+    the case sets its own, ``case.extra["tol"]`` (float64) and ``case.extra["tol32"]``: tighter where a wrong answer
+    misses by less than TOL (a threshold 1.000002 max_norm on a norm 1 + 1e-7 times it), looser where float32
+    rounding alone misses by more than TOL32 and a wrong answer by far more (attention scores near -1e5)."""
     wrong = {}
-    tol = TOL32 if any(_in_float32(v) for v in got.values()) else None  # a float32 answer: its numbers too
+    own = case.extra if case is not None else {}
+    if any(_in_float32(v) for v in got.values()):
+        tol = own.get("tol32", TOL32)  # a float32 answer: its numbers too
+    else:
+        tol = own.get("tol")
     for name, w in want.items():
         why = _differ(got[name], w, tol)
         if why:

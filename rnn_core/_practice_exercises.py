@@ -38,6 +38,7 @@ F, RNN, OPTIM, LSTM, GRU, S2S = (reference.load(m) for m in ("functions", "rnn",
 PUBLIC_SEED = 2024  # check's own cases; a grader's seed draws others with the same properties
 ALIASING_ROWS = (7,)  # "delta_o = o": an array changed through a second name, the caller's changed with it
 PARAM_NAMES = ("W_xh", "W_hh", "W_yh", "b_h", "b_o")
+HUGE = 1e8  # BPTT's deltas in the cases whose deltas must pass a clip at any size up to millions
 
 
 def public_seed_rng(seed, index):
@@ -692,6 +693,12 @@ def _step_backward_cases(rng):
     used.add(V2 - 1)
     case = (params, 1e4 * rng.standard_normal(H2), RNN.step_forward(params, V2 - 1, h_prev), h_prev, V2 - 1)
     cases.append(Case(f"a book-sized network ({_sizes(H2, V2)}), upstream gradient entries around 10000", case))
+    # upstream gradients near 1e8: a δ clipped at ±1e5 (or at any size up to millions) fails here
+    H, V = int(rng.integers(20, 30)), int(rng.integers(30, 40))  # an H no other case has
+    params, h_prev = _rnn_params(rng, V, H)
+    x_t = _fresh_index(rng, V, used)
+    case = (params, HUGE * rng.standard_normal(H), RNN.step_forward(params, x_t, h_prev), h_prev, x_t)
+    cases.append(Case(f"one step ({_sizes(H, V)}), upstream gradient entries near 1e8", case))
     return cases
 
 
@@ -868,7 +875,21 @@ def _loss_and_grads_cases(rng):
     H8, V8 = int(rng.integers(20, 40)), int(rng.integers(60, 90))
     T8 = int(rng.integers(90, 130))
     cases.append(_sequence(rng, V8, H8, T8, f"a long text, T = {T8}, through a book-sized network ({_sizes(H8, V8)})"))
+    cases.append(_huge_deltas_case(rng, *_two_sizes(rng)))
     return cases
+
+
+def _huge_deltas_case(rng, H, V, T=6):
+    """Output weights 1e8 times the usual and states 1e-8 times (tanh in its linear part, scores moderate): the
+    deltas, ∇W_xh L and ∇b_h L reach about 1e8, a thousand times beyond a clip at ±1e5 that no other case
+    reaches. (The loss, ∇b_o L and ∇W_hh L stay moderate; float64 keeps every number to ~1e-15 of its size.)"""
+    params, h0 = _rnn_params(rng, V, H)
+    for name in ("W_xh", "b_h"):
+        params[name] = params[name] / HUGE
+    params["W_yh"] = HUGE * params["W_yh"]
+    inputs, targets = rng.integers(0, V, T), rng.integers(0, V, T)
+    about = f"a sequence of T = {T} steps, output weights 1e8 times the usual ({_sizes(H, V)}): deltas near 1e8"
+    return Case(about, (params, inputs, targets, h0 / HUGE))
 
 
 def _large_output_weights_case(rng, V, H, T=8):
@@ -1175,7 +1196,37 @@ def _clip_cases(rng):
         ),
         *_near_the_threshold(rng),
         *_nearer_the_threshold(rng),
+        *_a_hair_from_the_threshold(rng),
     ]
+
+
+HAIR = 1e-7  # the last clipping cases' norms are 1 ± HAIR times max_norm
+HAIR_TOL = 1e-10  # and are compared to this, relative: a right answer's rounding is ~1e-15, a wrong one's miss ~HAIR
+
+
+def _a_hair_from_the_threshold(rng):
+    """Global norms 1 - 1e-7 and 1 + 1e-7 times max_norm, compared to 1e-10 of the largest entry (a float32 answer:
+    to TOL32): the rescaling then shows, so that a threshold off by a factor as near 1 as 1.000002 (inside the
+    check's usual 1e-6) fails. Any right form (g * c / norm, min(1, c / norm), np.linalg.norm) rounds to ~1e-15."""
+    cases = []
+    for factor in (1 - HAIR, 1 + HAIR):
+        H, V = _two_sizes(rng)
+        c = float(rng.choice([0.5, 1.0, 2.0, 5.0]))
+        grads = {name: rng.standard_normal(shape) for name, shape in RNN.param_shapes(V, H).items()}
+        total = _global_norm(grads)
+        for g in grads.values():
+            g *= factor * c / total
+        where = "below" if factor < 1 else "above"
+        cases.append(
+            Case(
+                f"gradients of global norm 1 {'-' if factor < 1 else '+'} 1e-07 times max_norm = {c:g}, just {where} "
+                f"it, compared to 1e-10 ({_sizes(H, V)})",
+                (grads, c),
+                extra={"tol": HAIR_TOL},
+                group="global norms within 1e-7 of max_norm, below and above, compared to 1e-10 (2 cases)",
+            )
+        )
+    return cases
 
 
 def _near_the_threshold(rng):
@@ -2362,7 +2413,34 @@ def _beam_more_cases(rng):
     cases.append(
         Case(f"beam_size {beam} above the 4 finite extensions: -inf scores kept, V = {V}", (log_p, log_probs, beam))
     )
-    return cases
+    return cases + [_prefixes_far_below_any_mask(rng)]
+
+
+def _minus_inf_kept(case, got, want):
+    """A remark for a beam that keeps extensions of log P −∞ while finite ones are left out (a finite stand-in for −∞
+    in the ordering), else the remark on nan and inf."""
+    scores, right = _floats(got.get("scores")), np.asarray(want["scores"], dtype=float)
+    if scores is not None and scores.shape == right.shape and np.all(np.isfinite(right)) and np.isneginf(scores).any():
+        return (
+            "Your beam keeps extensions of log P −∞ (tokens that are never output) while extensions of finite log P "
+            "are left out: does a finite stand-in for −∞ (−1e4, say) order the candidates? It ranks above every real "
+            "score below it. Order by the scores themselves: −∞ sorts last."
+        )
+    return _nonfinite_remark(case, got, want)
+
+
+def _prefixes_far_below_any_mask(rng):
+    """K = 3 prefixes of log P near -1e5, ids 0 and 1 at -inf, beam_size 3 (fewer than the finite extensions): an
+    answer that orders the candidates with a finite stand-in for -inf (-1e4, -1e9 would do) keeps -inf ones here.
+    The finite scores lie at least 0.1 apart, so that float32's rounding of numbers near 1e5 (0.008) keeps them
+    in order."""
+    K, V = 3, int(rng.integers(5, 9))
+    log_p = FAR_BELOW - 0.2 * np.arange(K)
+    steps = 0.5 * rng.permutation(K * (V - 2)).reshape(K, V - 2)  # distinct halves: totals 0.1 apart at least
+    log_probs = np.full((K, V), -np.inf)
+    log_probs[:, 2:] = -0.1 - steps
+    about = f"K = {K} prefixes of log P near -1e5, V = {V}, -inf for ids 0 and 1, beam_size {K}"
+    return Case(about, (rng.permutation(log_p), log_probs, K))
 
 
 def _beam_model(args, s, case):
@@ -2514,7 +2592,31 @@ def _attention_forward_cases(rng):
     # the largest score +1000 (and the others up to ±1000): exp overflows unless the softmax is shifted
     h3 *= 1000.0 / extreme
     cases.append(Case(f"one row of length {L3} in S = {S3}, H = {H3}, scores up to ±1000", (h3, u3, mask3)))
-    return cases + _attention_forward_more_cases(rng)
+    return cases + _attention_forward_more_cases(rng) + [_scores_far_below_any_mask(rng)]
+
+
+FAR_BELOW = -1e5  # the real scores of the last attention case: far below a finite mask such as -1e4
+FAR_BELOW_TOL = 0.05  # how far an answer may miss there: float32 rounding of its scores (~0.01) moves the weights
+
+
+def _scores_far_below_any_mask(rng):
+    """Two rows with pads (after the real positions, and in the middle) whose every score is near -1e5, spread by a
+    few units: a pad given a finite score above them (-1e4, -1e3) takes all the weight, where -inf (or -1e9) gives
+    it none. Compared to 0.05 of the largest entry, whatever the answer's dtype: an answer that computes in float32
+    (its outputs float32 or not) moves the weights by up to ~0.4% through its rounding of scores near 1e5, where a
+    finite mask misses by the whole weight."""
+    S, H = int(rng.integers(5, 8)), int(rng.integers(3, 6))
+    L = int(rng.integers(2, S - 1))
+    mask = np.ones((2, S), dtype=bool)
+    mask[0, L:] = False
+    mask[1, int(rng.integers(1, S - 1))] = False
+    h, u = _attention_memory_masked(rng, mask, H)
+    for b in range(2):
+        along = h[b] / (h[b] @ h[b])  # u_s = c_s h / |h|^2 + (a part orthogonal to h) scores exactly c_s
+        for s_ in range(S):  # the pads' own scores near -1e5 too: a softmax shifted by the largest score of all
+            u[b, s_] += (FAR_BELOW + rng.uniform(-3, 3) - u[b, s_] @ h[b]) * along  # positions, pads included, works
+    about = f"B = 2 rows with pads, S = {S}, H = {H}, every real score near -1e5: below any finite mask"
+    return Case(about, (h, u, mask), extra={"tol": FAR_BELOW_TOL, "tol32": FAR_BELOW_TOL})
 
 
 def _scattered_mask(rng, B, S):
@@ -3110,7 +3212,7 @@ EXERCISE_LIST = (
         mistakes=tuple(BEAM_MISTAKES),
         watch=_watch("seq2seq.beam_step", "seq2seq.beam_search"),
         public=("rnn_core.seq2seq.beam_step",),
-        diagnostics=(_nonfinite_remark,),
+        diagnostics=(_minus_inf_kept,),
         where="notebook 11, section 6",
         hint="Add each prefix's log P to its whole row of log_probs (an (R, 1) column broadcast against the "
         "(R, V) table), flatten the R × V table, and order it from the highest down with a stable sort, so "
@@ -3164,3 +3266,213 @@ EXERCISE_LIST = (
         "and each state the query times its score's gradient.",
     ),
 )
+
+
+# -- the grader's own cases: sizes far beyond every case check publishes ---------------------------------
+#
+# python -m rnn_core grade adds these to each exercise's hidden cases (check never draws them): an answer that
+# switches to a shortcut only beyond the sizes the public cases reach (`if V > 128:`, `if T > 100:`, Adam's
+# `if t > 1000:`, attention's `if S > 32:`) fails here. Each exercise's add a second or so at most.
+
+
+def _big(rng, low, high):
+    return int(rng.integers(low, high + 1))
+
+
+def _large(about, args, **kwargs):
+    return Case(f"{about} (a size beyond the published cases)", args, long=True, **kwargs)
+
+
+def _large_one_hot(rng):
+    V = _big(rng, 300, 400)
+    y = rng.integers(0, V, _big(rng, 300, 500))
+    y[-3:] = V - 1, 0, V - 2
+    return [_large(f"len(y) = {len(y)}, num_classes = {V}", (y, V))]
+
+
+def _large_softmax(rng):
+    o = rng.normal(0.0, 3.0, _big(rng, 300, 400))
+    o[: len(o) // 2] -= 1000.0
+    o[_big(rng, len(o) // 2, len(o) - 1)] = 1000.0  # the largest in the second half, every score of the first far below
+    return [_large(f"V = {len(o)} scores from -1000 to 1000", (o,))]
+
+
+def _large_jacobian(rng):
+    y_hat = F.softmax(rng.normal(0.0, 2.0, _big(rng, 200, 300)))
+    return [_large(f"V = {len(y_hat)} probabilities", (y_hat,))]
+
+
+def _large_cross_entropy(rng):
+    V = _big(rng, 300, 400)
+    return [_large(f"V = {V} scores, y = {V - 1}", (rng.normal(0.0, 2.0, V), V - 1))]
+
+
+def _large_network(rng):
+    H, V = _big(rng, 100, 150), _big(rng, 300, 400)
+    params, h_prev = _rnn_params(rng, V, H)
+    return H, V, params, h_prev
+
+
+def _large_step_forward(rng):
+    H, V, params, h_prev = _large_network(rng)
+    return [_large(f"one step, {_sizes(H, V)}, x_t = {V - 1}", (params, V - 1, h_prev))]
+
+
+def _large_step_backward(rng):
+    H, V, params, h_prev = _large_network(rng)
+    h_t = RNN.step_forward(params, V - 1, h_prev)
+    return [_large(f"one step, {_sizes(H, V)}, x_t = {V - 1}", (params, rng.standard_normal(H), h_t, h_prev, V - 1))]
+
+
+def _large_loss_and_grads(rng):
+    H, V = _big(rng, 60, 100), _big(rng, 300, 400)
+    T = _big(rng, 250, 300)
+    return [_large(f"a sequence of T = {T} steps, {_sizes(H, V)}", _sequence(rng, V, H, T, "").args)]
+
+
+def _large_arrays(rng, n):
+    """n arrays named anyhow, one of them of 10,000 to 40,000 entries."""
+    grads = {f"layer{k}.W": rng.normal(0.0, 1.0, (_big(rng, 1, 9), _big(rng, 1, 9))) for k in range(n)}
+    grads[f"layer{_big(rng, 0, n - 1)}.W"] = rng.normal(0.0, 0.1, (_big(rng, 100, 200), _big(rng, 100, 200)))
+    return grads
+
+
+def _large_global_norm(rng):
+    grads = _large_arrays(rng, _big(rng, 150, 250))
+    return [_large(f"{len(grads)} arrays, one of {max(g.size for g in grads.values())} entries", (grads,))]
+
+
+def _large_clip(rng):
+    cases = []
+    for factor in (1 - 1e-5, float(rng.uniform(1.5, 3.0))):
+        grads = _large_arrays(rng, _big(rng, 150, 250))
+        c = _global_norm(grads) / factor
+        cases.append(_large(f"{len(grads)} arrays, global norm {factor:.6g} times max_norm", (grads, c)))
+    return cases
+
+
+def _large_adam(rng):
+    """Late steps: t from 4,000 to 12,000 with the default β's (1 - β₂^t still differs from 1 by more than 1e-6),
+    and t from 100,000 to 1,000,000 with β₁ = 0.99999 and β₂ = 0.9999999, where both corrections still show."""
+    cases = []
+    for t, settings in ((_big(rng, 4_000, 12_000), ()), (_big(rng, 100_000, 1_000_000), (0.99999, 0.9999999, 1e-8))):
+        params = {k: 0.1 * rng.standard_normal((_big(rng, 50, 120), _big(rng, 50, 120))) for k in ("W", "U", "b")}
+        state = {
+            "t": t,
+            "m": {k: 0.3 * rng.standard_normal(p.shape) for k, p in params.items()},
+            "v": {k: rng.uniform(0.05, 2.0, p.shape) for k, p in params.items()},
+        }
+        grads = {k: rng.standard_normal(p.shape) for k, p in params.items()}
+        betas = f", β₁ = {settings[0]}, β₂ = {settings[1]}" if settings else ""
+        cases.append(_large(f"step {t + 1}{betas}", (params, grads, state, 0.01, *settings)))
+    return cases
+
+
+def _large_lstm_forward(rng):
+    H, V = _big(rng, 100, 150), _big(rng, 300, 400)
+    params, x_t, h_prev, c_prev, H, V = _lstm_parts(rng, H, V, set(range(V - 1)))
+    return [_large(f"one step, {_sizes(H, V)}, x_t = {x_t}", (params, x_t, h_prev, c_prev))]
+
+
+def _large_lstm_backward(rng):
+    (case,) = _large_lstm_forward(rng)
+    params, x_t, h_prev, c_prev = case.args
+    _, _, cache = LSTM.step_forward(params, x_t, h_prev, c_prev)
+    H = h_prev.shape[0]
+    args = (params, rng.standard_normal(H), rng.standard_normal(H), cache)
+    return [_large(f"one step, {_sizes(H, params['W_x'].shape[1])}", args)]
+
+
+def _large_gru_forward(rng):
+    H, V = _big(rng, 100, 150), _big(rng, 300, 400)
+    params, x_t, h_prev, H, V = _gru_parts(rng, H, V, set(range(V - 1)))
+    return [_large(f"one step, {_sizes(H, V)}, x_t = {x_t}", (params, x_t, h_prev))]
+
+
+def _large_gru_backward(rng):
+    (case,) = _large_gru_forward(rng)
+    params, x_t, h_prev = case.args
+    _, cache = GRU.step_forward(params, x_t, h_prev)
+    H = h_prev.shape[0]
+    return [_large(f"one step, {_sizes(H, params['W_x'].shape[1])}", (params, rng.standard_normal(H), cache))]
+
+
+def _large_dropout(rng):
+    shape = (_big(rng, 25, 40), _big(rng, 150, 250), _big(rng, 20, 30))  # 75,000 to 300,000 units
+    d_out, keep = _dropout_case(rng, shape, 0.3)
+    return [_large(f"shape {shape}, rate = 0.3", (d_out, keep, 0.3))]
+
+
+def _large_masked(rng):
+    """One size large at a time (B, then T, then V), the others small, so that each case stays small."""
+    cases = []
+    for B, T, V in (
+        (_big(rng, 150, 250), _big(rng, 4, 8), _big(rng, 8, 16)),
+        (_big(rng, 3, 5), _big(rng, 200, 300), _big(rng, 8, 16)),
+        (_big(rng, 3, 5), _big(rng, 4, 8), _big(rng, 300, 400)),
+    ):
+        lengths = rng.integers(1, T + 1, B)
+        lengths[0] = T
+        lengths[-1] = max(1, T // 2)
+        o, y, n = _masked_case(rng, B, T, V, lengths, True)
+        cases.append(_large(f"B = {B}, T = {T}, V = {V}, lengths from {n.min()} to {n.max()}", (o, y, n)))
+    return cases
+
+
+def _large_beam(rng):
+    K, V = _big(rng, 10, 20), _big(rng, 300, 400)
+    log_p = rng.permutation(-rng.uniform(0.5, 20.0, K))
+    log_probs = F.log_softmax(rng.normal(0.0, 2.0, (K, V)))
+    beam = _big(rng, K, 2 * K)
+    return [_large(f"K = {K} prefixes, V = {V}, beam_size {beam}", (log_p, log_probs, beam))]
+
+
+def _large_attention_memories(rng):
+    """(B, S, H, mask, h, u) with one size large at a time: B, then S, then H."""
+    out = []
+    for B, S, H in (
+        (_big(rng, 150, 250), _big(rng, 5, 10), _big(rng, 3, 8)),
+        (_big(rng, 2, 4), _big(rng, 150, 200), _big(rng, 3, 8)),
+        (_big(rng, 2, 4), _big(rng, 5, 10), _big(rng, 150, 250)),
+    ):
+        mask = _scattered_mask(rng, B, S)
+        h, u = _attention_memory_masked(rng, mask, H)
+        out.append((B, S, H, mask, h, u))
+    return out
+
+
+def _large_attention_forward(rng):
+    memories = _large_attention_memories(rng)
+    return [_large(f"B = {B}, S = {S}, H = {H}, pads anywhere", (h, u, mask)) for B, S, H, mask, h, u in memories]
+
+
+def _large_attention_backward(rng):
+    cases = []
+    for B, S, H, mask, h, u in _large_attention_memories(rng):
+        alpha, _ = ATT.attention_forward(h, u, mask)
+        args = (rng.normal(0.0, 1.0, (B, H)), h, u, alpha)
+        cases.append(_large(f"B = {B}, S = {S}, H = {H}, pads anywhere", args, extra={"mask": mask}))
+    return cases
+
+
+GRADE_CASES = {  # exercise name -> rng -> the grader's cases beyond every published size
+    "one_hot": _large_one_hot,
+    "softmax": _large_softmax,
+    "softmax_jacobian": _large_jacobian,
+    "cross_entropy_grad": _large_cross_entropy,
+    "step_forward": _large_step_forward,
+    "step_backward": _large_step_backward,
+    "loss_and_grads": _large_loss_and_grads,
+    "global_norm": _large_global_norm,
+    "clip_global_norm": _large_clip,
+    "adam_update": _large_adam,
+    "lstm.step_forward": _large_lstm_forward,
+    "lstm.step_backward": _large_lstm_backward,
+    "gru.step_forward": _large_gru_forward,
+    "gru.step_backward": _large_gru_backward,
+    "dropout_backward": _large_dropout,
+    "seq2seq.masked_loss_and_grad": _large_masked,
+    "seq2seq.beam_step": _large_beam,
+    "attention_forward": _large_attention_forward,
+    "attention_backward": _large_attention_backward,
+}

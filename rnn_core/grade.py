@@ -22,11 +22,18 @@ For each exercise of ``practice.EXERCISES`` the grader
    bytes, never pickle), and returns the child's raw outputs, writing back the arguments as the
    child left them. ``s`` comes from the instructor's ``--seed`` (or one drawn and recorded) and the
    exercise's name, never from the submission. The cases, the expected outputs and the verdict stay
-   here, where nothing the submission runs can reach them;
-4. scores it: full points for "passed", zero for anything else, with the checker's message as
+   here, where nothing the submission runs can reach them. Besides the seed's cases, check adds the
+   grader's own (``_practice_check.grading``: ``GRADE_CASES``, sizes far beyond the published ones);
+4. reads the function's source (``size_branches``): a comparison of a size of its inputs with a number
+   (``if V > 128:``), in it or in a function of the submission it calls, is named in the feedback as
+   "review: branches on the input's size at line N of cell C: `...`" (comparisons with 0 or 1, a number
+   of axes with 2 or 3, and branches that only raise, are not). Such an exercise scores zero, with the
+   status "review" where
+   it passed: the instructor reads the lines and may give the points by hand;
+5. scores it: full points for "passed", zero for anything else, with the checker's message as
    feedback: "wrong", "delegated" (rnn_core's own version, or a cell that imports rnn_core),
    "error" (it raised, ended its process, or a call ran past the checker's 3 s), "not attempted"
-   (still the stub), "timed out" (the exercise's time limit), "missing".
+   (still the stub), "timed out" (the exercise's time limit), "review" (above), "missing".
 
 Each child runs under limits set from outside: wall time (``--exercise-timeout``, for its cells
 and every call), address space (``--memory``) and CPU time (rlimits); in a session of its own; as
@@ -47,6 +54,7 @@ Results: ``SubmissionResult`` per submission, one ``ExerciseResult`` per exercis
 
 from __future__ import annotations
 
+import ast
 import builtins
 import contextlib
 import csv
@@ -114,7 +122,7 @@ class ExerciseResult:
     """One exercise of one submission: its score and why."""
 
     name: str  # "softmax", "lstm.step_forward"
-    status: str  # "passed", "wrong", "error", "delegated", "not attempted", "timed out", "missing"
+    status: str  # "passed", "wrong", "error", "delegated", "not attempted", "timed out", "review", "missing"
     score: float
     max_score: float
     message: str  # the checker's message, or the grader's when there was nothing to check
@@ -960,8 +968,8 @@ def _outcome_of_cells(ex, child):
 def _check_through(ex, child, seed):
     """The checker's verdict on the proxy of the child's function, on the hidden cases of ``seed``."""
     proxy = _proxy(child, ex.function, ex.sources[-1][0])
-    with _CHECKING:  # one check at a time: the checker watches process-wide state (profile hooks, modules)
-        result = _practice().check(ex.name, proxy, seed=_seed(seed, ex.name))
+    with _CHECKING, _practice_check().grading():  # one check at a time: it watches process-wide state
+        result = _practice().check(ex.name, proxy, seed=_seed(seed, ex.name))  # and its large cases too
     status = result.status
     if status == "error" and child.ended and f"({child.limits.exercise:g} s)" in child.ended:
         status = "timed out"  # the exercise's own limit, not the checker's per call
@@ -979,6 +987,12 @@ def _practice():
     from . import practice  # imported when grading, so that the command line stays light
 
     return practice
+
+
+def _practice_check():
+    from . import _practice_check  # as practice: imported when grading
+
+    return _practice_check
 
 
 # -- what is graded, from where ---------------------------------------------------------------------------
@@ -1055,7 +1069,7 @@ def _grade_item(item, seed, limits, places):
     if in_notebook is not None:
         outcome = _grade_exercise(in_notebook, seed, limits, places)
         if outcome["status"] not in ("not attempted", "missing") or in_my_rnn is None:
-            return in_notebook, outcome
+            return in_notebook, _reviewed(in_notebook, outcome)
     if in_my_rnn is not None:
         outcome = _grade_exercise(in_my_rnn, seed, limits, places)
         outcome.setdefault("notes", []).insert(
@@ -1063,11 +1077,231 @@ def _grade_item(item, seed, limits, places):
             f"Its notebook's cell is {'still the stub' if in_notebook else 'not in this submission'}: {MY_RNN}'s "
             f"{in_my_rnn.function} was graded instead.",
         )
-        return in_my_rnn, outcome
+        return in_my_rnn, _reviewed(in_my_rnn, outcome)
     return None, None
 
 
-# -- grading ----------------------------------------------------------------------------------------------
+# -- the source review: branches on the size of the inputs -----------------------------------------------
+#
+# Hidden cases reach sizes far beyond the published ones, but a branch such as `if V > 1000:` can still switch
+# to a shortcut beyond them. So the grader reads the function's source (ast) and lists every comparison of a
+# size of its inputs with a number: `.shape`, `.size`, `.ndim`, `len()`, np.shape/np.size/np.ndim, Adam's step
+# count (`state["t"]`), one_hot's num_classes and beam_step's beam_size, and any name computed from these
+# (`B, T, V = o.shape`, `for t in range(T)`), compared (in an if, elif, while, conditional expression or
+# comprehension) with a number written in the code (or a name bound to one at the top of a cell, or an
+# argument's numeric default), or capped by min() or max() with one. Not listed: comparisons with 0 or 1 (an
+# empty input, one item, a scalar: sizes the cases hold), a number of axes compared with 2 or 3 (`if o.ndim == 2:`:
+# the cases hold every number of axes an exercise takes), and a branch that only raises (a check of its input:
+# `if T == 0: raise ValueError(...)`). The functions it calls that the submission defines are read too.
+# Policy: an exercise with such a branch scores zero, its status "review" and its feedback naming each line,
+# as "review: branches on the input's size at line 3 of cell 12: `if V > 128:`", whatever the cases found: no
+# case set can show that a size threshold is harmless beyond every size it holds. The instructor reads the
+# lines and may give the points by hand (a branch that only chooses a faster way to the same numbers, say).
+
+_SIZE_ATTRIBUTES = frozenset({"shape", "size", "ndim"})
+_SIZE_FUNCTIONS = frozenset({"len", "shape", "size", "ndim"})
+_SIZE_ARGUMENTS = {"one_hot": 1, "seq2seq.beam_step": 2}  # the argument that is a size: num_classes, beam_size
+_SIZE_KEYS = frozenset({"t"})  # state["t"]: Adam's step count
+_HARMLESS = (0, 1)  # comparisons with these are not listed: an empty input, one item, a scalar
+_RANKS = 3  # nor a number of axes compared with one up to this: the cases hold every rank an exercise takes
+_SHOWN_BRANCHES = 5
+_ARITHMETIC = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a / b,
+    ast.FloorDiv: lambda a, b: a // b,
+    ast.Pow: lambda a, b: a**b,
+}
+
+
+def _reviewed(ex, outcome):
+    """The outcome, with the exercise's branches on its inputs' size named and (if it passed) its points withheld."""
+    found = size_branches(ex.sources, ex.function, _SIZE_ARGUMENTS.get(ex.name))
+    if not found:
+        return outcome
+    lines = "; ".join(
+        f"at line {n} of {ex.labels.get(label, label)}: `{text}`" for label, n, text in found[:_SHOWN_BRANCHES]
+    )
+    more = f" (and {len(found) - _SHOWN_BRANCHES} more)" if len(found) > _SHOWN_BRANCHES else ""
+    review = (
+        f"review: branches on the input's size {lines}{more}. The hidden cases cannot show what such a branch does "
+        "beyond every size they hold, so the exercise scores zero until your instructor has read it: compute the "
+        "same way at every size."
+    )
+    outcome = dict(outcome)
+    if outcome.get("status") == "passed":
+        outcome["status"] = "review"
+        outcome["message"] = f"{ex.name}: {review} (On the hidden cases it agrees with rnn_core.)"
+    else:
+        outcome["notes"] = [*(outcome.get("notes") or []), review]
+    return outcome
+
+
+def size_branches(sources, function, size_argument=None):
+    """[(label, line, text)]: the comparisons of a size of the inputs with a number in ``function`` and the functions
+    it calls, defined in ``sources`` ([[label, source], ...], later definitions winning), in the order found.
+    ``size_argument``: the position of ``function``'s argument that is itself a size (one_hot's num_classes).
+
+    See the comment above for what counts; a source that does not parse gives nothing (the check reports it)."""
+    defs, constants = {}, set()
+    for label, source in sources:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            continue
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                defs[node.name] = (label, node)
+            elif isinstance(node, ast.Assign) and _literal(node.value) is not None:
+                constants |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    found, seen, todo = [], set(), [function]
+    while todo:
+        name = todo.pop(0)
+        if name in seen or name not in defs:
+            continue
+        seen.add(name)
+        label, node = defs[name]
+        at = size_argument if name == function else None
+        found += [(label, n, text) for n, text in _branches_in(node, constants, _source_lines(sources, label), at)]
+        todo += [c.func.id for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)]
+    return found
+
+
+def _source_lines(sources, label):
+    return next((source for lab, source in sources if lab == label), "").splitlines()
+
+
+def _literal(node):
+    """The value of a number written in the code (1000, -1e5, 10**6, 2 * 512, int(1e6)), else None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = _literal(node.operand)
+        return None if inner is None else -inner if isinstance(node.op, ast.USub) else inner
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("int", "float"):
+        inner = _literal(node.args[0]) if len(node.args) == 1 and not node.keywords else None
+        return None if inner is None else int(inner) if node.func.id == "int" else float(inner)
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+        left, right = _literal(node.left), _literal(node.right)
+        if left is None or right is None or (isinstance(node.op, ast.Pow) and abs(right) > 64):
+            return None
+        try:
+            return _ARITHMETIC[type(node.op)](left, right)
+        except (ArithmeticError, ValueError):
+            return None
+    return None
+
+
+def _branches_in(fn, constants, lines, size_argument=None):
+    """[(line, text)] of fn's comparisons of a size with a number (its nested functions' included); its argument at
+    ``size_argument`` is a size."""
+    args = fn.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults) :]], args.defaults))
+    defaults |= {a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
+    numbers = constants | {name for name, d in defaults.items() if _literal(d) is not None}
+    sizes = {positional[size_argument].arg} if size_argument is not None and size_argument < len(positional) else set()
+    ranks = set()  # names bound to a number of axes alone (r = o.ndim)
+    for _ in range(3):  # names computed from sizes, from names computed from sizes, ...
+        for node in ast.walk(fn):
+            targets, value = _binding(node)
+            if value is not None and _is_size(value, sizes):
+                names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)} - numbers
+                sizes |= names
+                ranks |= names if _is_rank(value, ranks) else set()
+    found = {}
+    for node in ast.walk(fn):
+        for test, where in _tests(node):
+            if _compares_a_size(test, sizes, numbers, ranks):
+                found.setdefault(where, lines[where - 1].strip() if 0 < where <= len(lines) else ast.unparse(test))
+    return sorted(found.items())
+
+
+def _binding(node):
+    """(targets, value) of an assignment or a for loop, else ((), None)."""
+    if isinstance(node, ast.Assign):
+        return node.targets, node.value
+    if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
+        return [node.target], node.value
+    if isinstance(node, (ast.For, ast.comprehension)):
+        return [node.target], node.iter
+    return (), None
+
+
+def _is_size(node, sizes):
+    """Whether an expression holds a size of the inputs."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Attribute) and n.attr in _SIZE_ATTRIBUTES:
+            return True
+        if isinstance(n, ast.Call):
+            f = n.func
+            called = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+            if called in _SIZE_FUNCTIONS:
+                return True
+        if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant) and n.slice.value in _SIZE_KEYS:
+            return True
+        if isinstance(n, ast.Name) and n.id in sizes:
+            return True
+    return False
+
+
+def _tests(node):
+    """[(test, line)] of the branches a node makes: if, elif, while, a conditional expression, a comprehension's
+    if (an if whose body only raises is a check of the input, not a branch); min() and max() calls too."""
+    if isinstance(node, ast.If):
+        raises = all(isinstance(s, ast.Raise) for s in node.body) and not node.orelse
+        return [] if raises else [(node.test, node.lineno)]
+    if isinstance(node, (ast.While, ast.IfExp)):
+        return [(node.test, node.lineno)]
+    if isinstance(node, ast.comprehension):
+        return [(test, test.lineno) for test in node.ifs]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("min", "max"):
+        return [(ast.Compare(node.args[0], [ast.Lt()], node.args[1:]), node.lineno)] if len(node.args) > 1 else []
+    return []
+
+
+def _compares_a_size(test, sizes, numbers, ranks=frozenset()):
+    """Whether a test compares a size of the inputs with a number other than 0 and 1 (a number of axes with one
+    above _RANKS: the cases hold every number of axes an exercise takes, up to 3)."""
+    for n in ast.walk(test):
+        if not isinstance(n, ast.Compare):
+            continue
+        sides = [n.left, *n.comparators]
+        if not any(_is_size(side, sizes) for side in sides):
+            continue
+        limit = _RANKS if all(_is_rank(side, ranks) for side in sides if _is_size(side, sizes)) else _HARMLESS[-1]
+        for side in sides:
+            value = _literal(side)
+            if (value is not None and value not in _HARMLESS and not 0 <= value <= limit) or (
+                isinstance(side, ast.Name) and side.id in numbers
+            ):
+                return True
+    return False
+
+
+def _is_rank(node, ranks):
+    """Whether an expression is a number of axes: x.ndim, np.ndim(x), len(x.shape), len(np.shape(x)), or a name
+    bound to one."""
+    if isinstance(node, ast.Name):
+        return node.id in ranks
+    if isinstance(node, ast.Attribute):
+        return node.attr == "ndim"
+    called = _called(node)
+    if called == "ndim":
+        return True
+    if called == "len" and len(node.args) == 1:
+        arg = node.args[0]
+        return (isinstance(arg, ast.Attribute) and arg.attr == "shape") or _called(arg) == "shape"
+    return False
+
+
+def _called(node):
+    """The name of the function a call calls (np.ndim -> "ndim"), else None."""
+    if not isinstance(node, ast.Call):
+        return None
+    f = node.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
 
 
 def _points(points, names):

@@ -225,6 +225,18 @@ def hostile(tmp):
         ),
         # delegation by import, at the top of the cell
         "imports-rnn-core": ("from rnn_core import softmax\n", None),
+        # the last pass: a shortcut beyond every published size (the grader's own large cases catch it), and one
+        # beyond every size at all (only the source review sees it: right on every case, it scores zero)
+        "size-threshold-200": (
+            "def softmax(o):\n    if len(o) > 200:\n        return np.exp(o) / np.exp(o).sum()\n"
+            "    e = np.exp(o - np.max(o))\n    return e / e.sum()\n",
+            None,
+        ),
+        "size-threshold-beyond-every-case": (
+            "LIMIT = 10**6\n\n\ndef softmax(o):\n    V = len(o)\n    if V > LIMIT:\n"
+            "        return np.exp(o) / np.exp(o).sum()\n    e = np.exp(o - np.max(o))\n    return e / e.sum()\n",
+            None,
+        ),
     }
 
 
@@ -236,6 +248,15 @@ RIGHT = {
             z = o - np.max(o)
             e = np.exp(z, dtype=o.dtype)
             return (e / np.sum(e, dtype=o.dtype)).astype(o.dtype)
+        """),
+    # a right answer that checks its input's size, raising: not a branch the source review lists
+    "right-validates": code("""
+        def softmax(o):
+            o = np.asarray(o, dtype=float)
+            if o.size == 0 or o.ndim != 1:
+                raise ValueError("softmax: o must be a non-empty vector")
+            e = np.exp(o - np.max(o))
+            return e / e.sum()
         """),
     # a right answer that closes stdout and stderr (D4): nothing the grader reads goes through them
     "right-closes-stdout": right("softmax").replace(
@@ -395,3 +416,68 @@ def test_as_root_the_child_runs_as_nobody_or_the_results_say_why_not():
         assert uid == user != 0
     else:  # root, and nobody cannot run this Python (here: a Python under /root): said in every result
         assert uid == 0 and "cannot run" in places.note
+
+
+def test_a_size_threshold_fails_on_the_large_cases_or_is_withheld_for_review(graded):
+    _, by, _ = graded
+    beyond = by["size-threshold-200"]["softmax"]
+    assert beyond["extra_data"]["status"] == "wrong", beyond["output"]
+    assert "a size beyond the published cases" in beyond["output"]
+    assert "review: branches on the input's size at line 2 of cell" in beyond["output"]
+    hidden = by["size-threshold-beyond-every-case"]["softmax"]
+    assert hidden["extra_data"]["status"] == "review" and hidden["score"] == 0, hidden["output"]
+    assert "review: branches on the input's size at line 6 of cell" in hidden["output"]
+    assert "`if V > LIMIT:`" in hidden["output"]
+    assert "review" not in by["right-validates"]["softmax"]["output"]
+
+
+def test_the_series_answers_have_no_size_branch():
+    import re
+
+    from rnn_core._practice_solutions import SOLUTIONS
+
+    for name, solution in SOLUTIONS.items():
+        function = re.findall(r"^def (\w+)", solution.code, re.M)[-1]
+        assert grade.size_branches([["answer", solution.code]], function, grade._SIZE_ARGUMENTS.get(name)) == [], name
+
+
+@pytest.mark.parametrize(
+    "source, function, found",
+    [
+        ("def one_hot(y, V):\n    if V > 128:\n        return 0\n    return 1\n", "one_hot", [2]),
+        ("def f(o):\n    for t in range(len(o)):\n        if t > 100:\n            break\n", "f", [3]),
+        ("def f(p, g, state, lr):\n    t = state['t'] + 1\n    return 1 if t > 1000 else 2\n", "f", [3]),
+        ("S_MAX = 32\ndef f(h, u, m):\n    B, S, H = u.shape\n    if S > S_MAX:\n        return h\n", "f", [4]),
+        ("def g(x):\n    return 1 if x.shape[0] > 99 else 0\ndef f(x):\n    return g(x)\n", "f", [2]),
+        ("def f(x):\n    return x[: min(len(x), 100)]\n", "f", [2]),
+        ("def f(x, cap=64):\n    n = x.size\n    while n > cap:\n        n //= 2\n    return n\n", "f", [3]),
+        ("def f(x):\n    if len(x) == 0:\n        raise ValueError('empty')\n    return x\n", "f", []),
+        ("def f(x):\n    if x.ndim == 1:\n        x = x[None]\n    return x if len(x) > 1 else x[0]\n", "f", []),
+        ("def f(x, t):\n    return x if t > 5 else -x\n", "f", []),  # t is an argument, not a size
+        ("def f(o):\n    r = np.ndim(o)\n    return o if r == 2 or len(o.shape) == 3 else o[None]\n", "f", []),
+        ("def f(o):\n    return o if o.ndim == 2 and o.shape[0] > 64 else o[None]\n", "f", [2]),
+    ],
+    ids=["num_classes", "loop-index", "adam-t", "named-constant", "in-a-helper", "min-cap", "default", "raises",
+         "0-and-1", "not-a-size", "ranks", "rank-and-size"],
+)  # fmt: skip
+def test_the_source_review_lists_comparisons_of_sizes_with_numbers(source, function, found):
+    size_argument = 1 if function == "one_hot" else None
+    assert [line for _, line, _ in grade.size_branches([["c", source]], function, size_argument)] == found
+
+
+def test_the_notebooks_answer_cells_have_no_size_branch():
+    import re
+
+    found = 0
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            names = [t.split(":", 1)[1] for t in cell.get("metadata", {}).get("tags", []) if t.startswith("answer:")]
+            if not names:
+                continue
+            text = "\n".join(re.sub(r"^> ?", "", line) for line in "".join(cell["source"]).split("\n"))
+            code = "\n".join(re.findall(r"```python\n(.*?)```", text, re.S))
+            function = re.findall(r"^def (\w+)", code, re.M)[-1]
+            size_argument = grade._SIZE_ARGUMENTS.get(names[0])
+            assert grade.size_branches([["answer", code]], function, size_argument) == [], (path.name, names[0])
+            found += 1
+    assert found >= len(grade._exercises())  # every exercise's answer cell was read

@@ -25,6 +25,7 @@ from practice_answers import (
     model_answer,
     plain_adam_update,
     plain_attention_backward,
+    plain_attention_forward,
     plain_beam_step,
     plain_clip_global_norm,
     plain_dropout_backward,
@@ -917,3 +918,161 @@ def test_attention_masked_with_minus_1e9_or_in_float32_passes():
         assert status("attention_forward", attention_with(fill=-1e9), seed) == "passed", seed
         assert status("attention_forward", in_float32, seed) == "passed", seed
         assert status("attention_backward", backward32, seed) == "passed", seed
+
+
+# -- the last pass: clips far above every other case, thresholds a hair off, finite masks, large sizes --------
+
+
+def bptt_with_deltas_clipped(c):
+    """loss_and_grads whose every δ_t is clipped at ±``c`` (everything else right)."""
+
+    def loss_and_grads(params, inputs, targets, h0):
+        W_xh, W_hh, W_yh, b_h, b_o = (params[n] for n in ("W_xh", "W_hh", "W_yh", "b_h", "b_o"))
+        hs, y_hats, loss = [h0], [], 0.0
+        for x, y in zip(inputs, targets):
+            hs.append(np.tanh(W_xh[:, x] + W_hh @ hs[-1] + b_h))
+            y_hats.append(plain_softmax(W_yh @ hs[-1] + b_o))
+            loss -= np.log(y_hats[-1][y])
+        grads = {n: np.zeros_like(p) for n, p in params.items()}
+        dh_next = np.zeros_like(h0)
+        for t in range(len(inputs) - 1, -1, -1):
+            do = y_hats[t].copy()
+            do[targets[t]] -= 1
+            grads["W_yh"] += np.outer(do, hs[t + 1])
+            grads["b_o"] += do
+            delta = np.clip((1 - hs[t + 1] ** 2) * (W_yh.T @ do + dh_next), -c, c)
+            grads["W_xh"][:, inputs[t]] += delta
+            grads["W_hh"] += np.outer(delta, hs[t])
+            grads["b_h"] += delta
+            dh_next = W_hh.T @ delta
+        return loss, grads, hs[-1]
+
+    return loss_and_grads
+
+
+def test_deltas_or_gradients_clipped_at_1e5_fail_on_every_seed():
+    def grads_clipped(params, inputs, targets, h0):
+        loss, grads, h_last = plain_loss_and_grads(params, inputs, targets, h0)
+        return loss, {k: np.clip(g, -1e5, 1e5) for k, g in grads.items()}, h_last
+
+    def step_clipped(params, dh_t, h_t, h_prev, x_t):
+        delta = np.clip((1.0 - h_t * h_t) * dh_t, -1e5, 1e5)
+        dW_xh = np.zeros_like(params["W_xh"])
+        dW_xh[:, x_t] = delta
+        return params["W_hh"].T @ delta, {"W_xh": dW_xh, "W_hh": np.outer(delta, h_prev), "b_h": delta}
+
+    for seed in FEW:
+        assert status("loss_and_grads", bptt_with_deltas_clipped(1e5), seed) == "wrong", seed
+        assert status("loss_and_grads", grads_clipped, seed) == "wrong", seed
+        assert status("step_backward", step_clipped, seed) == "wrong", seed
+        assert status("loss_and_grads", bptt_with_deltas_clipped(np.inf), seed) == "passed", seed
+
+
+def clip_with(factor=1.0, norm_of=plain_global_norm, in_place=False):
+    """clip_global_norm that rescales when the norm exceeds ``factor`` times max_norm (1.0: the right rule)."""
+
+    def clip(grads, max_norm):
+        norm = norm_of(grads)
+        if in_place:
+            out = {k: g.copy() for k, g in grads.items()}
+            if norm > factor * max_norm:
+                for g in out.values():
+                    g *= max_norm / norm
+            return out, norm
+        scale = min(1.0, max_norm / norm) if factor == 1.0 else (max_norm / norm if norm > factor * max_norm else 1.0)
+        return {k: g * scale for k, g in grads.items()}, norm
+
+    return clip
+
+
+def test_clipping_at_1_000002_or_0_999998_max_norm_fails_and_every_right_form_passes():
+    def by_linalg(grads):
+        return float(np.linalg.norm(np.concatenate([g.ravel() for g in grads.values()])))
+
+    def by_norms_of_norms(grads):
+        return float(np.linalg.norm([np.linalg.norm(g) for g in grads.values()]))
+
+    def in_float32(grads, max_norm):
+        return clip_with()({k: g.astype(np.float32) for k, g in grads.items()}, max_norm)
+
+    right = [clip_with(), clip_with(norm_of=by_linalg), clip_with(norm_of=by_norms_of_norms, in_place=True)]
+    for seed in FEW:
+        for factor in (1.000002, 0.999998):
+            assert status("clip_global_norm", clip_with(factor, in_place=True), seed) == "wrong", (seed, factor)
+        for fn in [*right, in_float32, plain_clip_global_norm]:
+            assert status("clip_global_norm", fn, seed) == "passed", (seed, fn)
+
+
+def test_attention_and_beam_step_with_a_finite_mask_of_minus_1e4_fail_and_right_float32_forms_pass():
+    def beam_ordered_with(stand_in):
+        def beam_step(log_p, log_probs, beam_size):
+            V = log_probs.shape[1]
+            cand = (log_p[:, None] + log_probs).ravel()
+            best = np.argsort(-np.where(np.isinf(cand), stand_in, cand), kind="stable")[:beam_size]
+            return best // V, best % V, cand[best]
+
+        return beam_step
+
+    def attention32(h, u, mask):
+        return attention_with()(h.astype(np.float32), u.astype(np.float32), mask)
+
+    result, _ = check("seq2seq.beam_step", beam_ordered_with(-1e4))
+    assert "a finite stand-in for −∞" in result.message and "overflowed" not in result.message, result.message
+    for seed in FEW:
+        assert status("attention_forward", attention_with(fill=-1e4), seed) == "wrong", seed
+        assert status("seq2seq.beam_step", beam_ordered_with(-1e4), seed) == "wrong", seed
+        assert status("attention_forward", attention32, seed) == "passed", seed
+        assert status("seq2seq.beam_step", beam_ordered_with(-np.inf), seed) == "passed", seed
+
+
+def beyond(name, size, limit, spoil=half):
+    """An answer right up to ``limit`` of the size ``size`` of its arguments, spoilt above it."""
+    return wrong_when(name, lambda *args: size(*args) > limit, spoil)
+
+
+def softmax_unshifted_above(limit):
+    def softmax(o):
+        if o.size > limit:
+            e = np.exp(o)
+            return e / e.sum()
+        return plain_softmax(o)
+
+    return softmax
+
+
+GRADE_ONLY = [
+    ("softmax", softmax_unshifted_above(130)),
+    ("one_hot", beyond("one_hot", lambda y, V: V, 130)),
+    ("softmax", beyond("softmax", lambda o: o.size, 130)),
+    ("step_forward", beyond("step_forward", lambda p, x, h: p["W_xh"].shape[1], 130)),
+    ("loss_and_grads", beyond("loss_and_grads", lambda p, x, y, h0: len(x), 130)),
+    ("loss_and_grads", beyond("loss_and_grads", lambda p, x, y, h0: p["W_xh"].shape[1], 130)),
+    ("adam_update", adam_corrected_until(3000)),
+    ("seq2seq.masked_loss_and_grad", beyond("seq2seq.masked_loss_and_grad", lambda o, y, n: o.shape[0], 40)),
+    ("seq2seq.beam_step", beyond("seq2seq.beam_step", lambda lp, lps, k: lps.shape[1], 40)),
+    ("attention_forward", beyond("attention_forward", lambda h, u, m: u.shape[1], 40)),
+    ("attention_backward", beyond("attention_backward", lambda dc, h, u, a: u.shape[2], 20)),
+    ("dropout_backward", beyond("dropout_backward", lambda d, keep, rate: d.size, 50000)),
+]
+
+
+@pytest.mark.parametrize("name, fn", GRADE_ONLY, ids=[f"{n}-{i}" for i, (n, _) in enumerate(GRADE_ONLY)])
+def test_shortcuts_beyond_every_published_size_pass_check_and_fail_the_graders_cases(name, fn):
+    assert status(name, fn, 3) == "passed"  # check's cases stay as published: a learner's check is unchanged
+    with _practice_check.grading():
+        for seed in (3, 4):
+            assert status(name, fn, seed) == "wrong", seed
+
+
+@pytest.mark.parametrize("name", list(practice.EXERCISES))
+def test_the_series_answers_pass_the_graders_large_cases(name):
+    with _practice_check.grading():
+        assert status(name, PLAIN[name], 3) == "passed"
+
+
+def test_attention_computed_in_float32_inside_a_float64_answer_passes():
+    def rows32(h, u, mask):  # float32 scores, written into float64 outputs
+        return plain_attention_forward(h.astype(np.float32), u.astype(np.float32), mask)
+
+    for seed in FEW:
+        assert status("attention_forward", rows32, seed) == "passed", seed
