@@ -3237,7 +3237,7 @@ EXERCISE_LIST = (
         watch=_watch("attention.attention_forward"),
         public=("rnn_core.attention_forward", "rnn_core.attention.attention_forward"),
         diagnostics=(_attention_pads, _nonfinite_remark),
-        where="notebook 12, section 2",
+        where="notebook 12, section 3",
         hint="For each row of the batch, the score of a position is the dot product of that row's query with the "
         "memory's state at the position. Before the softmax, give every padded position a score of −∞, so that "
         "exp gives it exactly 0; then take the softmax over the positions, the last axis. The context is the sum "
@@ -3258,7 +3258,7 @@ EXERCISE_LIST = (
         watch=_watch("attention.attention_backward"),
         public=("rnn_core.attention_backward", "rnn_core.attention.attention_backward"),
         diagnostics=(_nonfinite_remark,),
-        where="notebook 12, section 2",
+        where="notebook 12, sections 2 and 3",
         hint="Go back through the three steps in reverse. The context sends each weight the dot product of "
         "dcontext with that position's state, and each state its weight times dcontext. Back through the softmax "
         "(notebook 01's Jacobian): each position's gradient minus their weighted mean, times its weight. The "

@@ -499,7 +499,7 @@ gives a nudge; `practice.solution("attention_forward")` prints this answer.
         """
 def attention_backward(dcontext, h, u, alpha):
     dalpha = np.einsum("bsh,bh->bs", u, dcontext)  # the context: dcontext . u_s
-    weighted = (alpha * dalpha).sum(axis=1, keepdims=True)  # sum_r alpha_r dalpha_r
+    weighted = (alpha * dalpha).sum(axis=1, keepdims=True)  # sum_s' alpha_s' dalpha_s'
     dscores = alpha * (dalpha - weighted)  # back through the softmax (notebook 01)
     dh = np.einsum("bs,bsh->bh", dscores, u)  # the score h . u_s, to h
     du = alpha[:, :, None] * dcontext[:, None, :]  # the context, to u_s

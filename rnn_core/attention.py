@@ -11,7 +11,7 @@ a mask, True at the S_b real positions and False at the pads after them:
 and back, from dcontext = dL/dcontext (the only way the loss reaches alpha in the model):
 
     dalpha_s = dcontext . u_s
-    dscore_s = alpha_s (dalpha_s - sum_r alpha_r dalpha_r)      01's softmax Jacobian, J^T dalpha
+    dscore_s = alpha_s (dalpha_s - sum_s' alpha_s' dalpha_s')      01's softmax Jacobian, J^T dalpha
     dh       = sum_s dscore_s u_s
     du_s     = alpha_s dcontext + dscore_s h                     through the context and the score
 

@@ -5,7 +5,7 @@ The same conventions as the cells (rnn_core.rnn): column vectors in the maths, o
 sequence in the code. A batch of B source sequences x (B, S) of ids, each row real up to its
 length and padded after it, and B target sequences y (B, T), y_1 .. y_{T_b} ending in EOS:
 
-    x~_s    = E_src[x_s]                              embedding: 03's one-hot times a matrix, a row lookup, (E,)
+    x~_s    = E_src[x_s]                              embedding: 03's one-hot product, a lookup: a row of E_src
     U_s     = h_s of the encoder over x~_1 .. x~_S        the memory, (H,)  (the cell's own recurrence)
     bidirectional: U_s = [h->_s; h<-_s]                   (2H,): h<- runs over each row's real tokens reversed
     h_0     = U_{S_b} (the state after the last real token; an LSTM's cell c_0 = 0)
@@ -764,8 +764,9 @@ def beam_search(params, src_row, beam_size, max_len, length_penalty=0.0, *, piec
         score(y) = log P(y | x) / |y| ** length_penalty
 
     (0: raw log P; 1: the mean per token). The search keeps the ``beam_size`` best prefixes by
-    log P: at each step every prefix is extended by every token, and of the beam_size * V_tgt
-    candidates the beam_size most probable are kept (ties: the earlier prefix, then the lower id);
+    log P: at each step every prefix is extended by every token, and of the R * V_tgt candidates (R <=
+    beam_size live prefixes) the beam_size most probable are kept (ties: the earlier prefix, then the
+    lower id);
     those ending in EOS, or reaching ``max_len`` tokens, are finished and leave the beam. It stops
     when the beam is empty, after max_len tokens, or (length_penalty 0) when no live prefix is more
     probable than the best finished output, since extending a prefix only lowers its log P. With
