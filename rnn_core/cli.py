@@ -342,7 +342,7 @@ def _add_grade_arguments(sub):
         default=EXERCISE_TIMEOUT,
         metavar="S",
         help=f"seconds for one exercise, its cells and every call of the check (default: {EXERCISE_TIMEOUT:g}; "
-        "14 exercises then take at most 280 s, inside Gradescope's 10 minutes)",
+        "19 exercises then take at most 380 s, inside Gradescope's 10 minutes)",
     )
     p.add_argument(
         "--memory",

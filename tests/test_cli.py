@@ -479,3 +479,19 @@ def test_ctrl_c_saves_and_summarises(tmp_path, text_file):
     assert "Traceback" not in err
     assert "stopped: interrupted" in out.decode() and "val_bpc " in out.decode(), err
     assert load_checkpoint(ck).step > 0
+
+
+def test_the_stated_worst_grading_time_counts_every_exercise():
+    """grade's --exercise-timeout help and the README say how long a series takes if every exercise hangs."""
+    from pathlib import Path
+
+    from rnn_core import practice
+    from rnn_core._course_settings import EXERCISE_TIMEOUT
+
+    n = len(practice.EXERCISES)
+    worst = f"{n * EXERCISE_TIMEOUT:g} s"
+    readme = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8").split())
+    assert f"({n} exercises) takes at most {worst}" in readme
+    grade = build_parser()._subparsers._group_actions[0].choices["grade"]
+    (timeout,) = [a for a in grade._actions if "--exercise-timeout" in a.option_strings]
+    assert f"{n} exercises then take at most {worst}" in timeout.help
