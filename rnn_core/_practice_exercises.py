@@ -2430,7 +2430,7 @@ def _minus_inf_kept(case, got, want):
 
 
 def _prefixes_far_below_any_mask(rng):
-    """K = 3 prefixes of log P near -1e5, ids 0 and 1 at -inf, beam_size 3 (fewer than the finite extensions): an
+    """R = 3 prefixes of log P near -1e5, ids 0 and 1 at -inf, beam_size 3 (fewer than the finite extensions): an
     answer that orders the candidates with a finite stand-in for -inf (-1e4, -1e9 would do) keeps -inf ones here.
     The finite scores lie at least 0.1 apart, so that float32's rounding of numbers near 1e5 (0.008) keeps them
     in order."""
@@ -2439,7 +2439,7 @@ def _prefixes_far_below_any_mask(rng):
     steps = 0.5 * rng.permutation(K * (V - 2)).reshape(K, V - 2)  # distinct halves: totals 0.1 apart at least
     log_probs = np.full((K, V), -np.inf)
     log_probs[:, 2:] = -0.1 - steps
-    about = f"K = {K} prefixes of log P near -1e5, V = {V}, -inf for ids 0 and 1, beam_size {K}"
+    about = f"R = {K} prefixes of log P near -1e5, V = {V}, -inf for ids 0 and 1, beam_size {K}"
     return Case(about, (rng.permutation(log_p), log_probs, K))
 
 
@@ -3424,7 +3424,7 @@ def _large_beam(rng):
     log_p = rng.permutation(-rng.uniform(0.5, 20.0, K))
     log_probs = F.log_softmax(rng.normal(0.0, 2.0, (K, V)))
     beam = _big(rng, K, 2 * K)
-    return [_large(f"K = {K} prefixes, V = {V}, beam_size {beam}", (log_p, log_probs, beam))]
+    return [_large(f"R = {K} prefixes, V = {V}, beam_size {beam}", (log_p, log_probs, beam))]
 
 
 def _large_attention_memories(rng):

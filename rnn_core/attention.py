@@ -2,7 +2,7 @@
 
 Derived in notebooks/12-attention.ipynb, sections 2 and 3. For each row b of the batch, a
 query h (H,) (the decoder's state h_t), a memory u_1 .. u_S (S, H) (the encoder's states) and
-a mask, True at the S_b real positions and False at the pads after them:
+a mask, True at the S_b real positions and False at the pads (anywhere in the row):
 
     score_s = h . u_s                                   (S,)  Luong et al. 2015's dot score
     alpha   = softmax(score with -inf at the pads)      (S,)  sums to 1, exactly 0 at the pads
@@ -48,7 +48,7 @@ def attention_forward(h, u, mask):
     h (B, H): the queries, the decoder's h_t of each row; u (B, S, H): the memory, the
     encoder's states; mask (B, S) booleans, True at the real positions (at least one per row).
     Returns alpha (B, S), the weights (each row sums to 1, exactly 0 where mask is False), and
-    context (B, H) = sum_s alpha_s u_s. Derived in notebooks/12-attention.ipynb, section 2.
+    context (B, H) = sum_s alpha_s u_s. Derived in notebooks/12-attention.ipynb, sections 2 and 3 (the mask).
     """
     h, u, mask = _check(h, u, mask)
     scores = (u @ h[:, :, None])[..., 0]  # h . u_s: (B, S, H) @ (B, H, 1) -> (B, S)
@@ -63,7 +63,7 @@ def attention_backward(dcontext, h, u, alpha):
 
     dcontext (B, H): dL/dcontext; h (B, H), u (B, S, H): the forward pass's inputs; alpha (B, S):
     its weights (0 at the pads). Returns dh (B, H) and du (B, S, H). Derived in
-    notebooks/12-attention.ipynb, section 2.
+    notebooks/12-attention.ipynb, sections 2 and 3.
     """
     h, u, _ = _check(h, u)
     dalpha = (u @ dcontext[:, :, None])[..., 0]  # dcontext . u_s, (B, S)

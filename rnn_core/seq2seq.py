@@ -767,7 +767,8 @@ def beam_search(params, src_row, beam_size, max_len, length_penalty=0.0, *, piec
     log P: at each step every prefix is extended by every token, and of the R * V_tgt candidates (R <=
     beam_size live prefixes) the beam_size most probable are kept (ties: the earlier prefix, then the
     lower id);
-    those ending in EOS, or reaching ``max_len`` tokens, are finished and leave the beam. It stops
+    those ending in EOS, or reaching ``max_len`` tokens, are finished and leave the beam, and those of
+    log P -inf (a token the decoder never outputs) are dropped. It stops
     when the beam is empty, after max_len tokens, or (length_penalty 0) when no live prefix is more
     probable than the best finished output, since extending a prefix only lowers its log P. With
     beam_size 1 it is ``greedy_decode``; with a beam wide enough to keep every prefix it is the exact
@@ -799,6 +800,8 @@ def beam_search(params, src_row, beam_size, max_len, length_penalty=0.0, *, piec
         rows, tokens, scores = (np.asarray(a) for a in step(logps, logp, beam_size))
         live, live_seqs = [], []
         for k, y, score in zip(rows.tolist(), tokens.tolist(), scores.tolist()):
+            if score == -np.inf:  # an impossible output (PAD or BOS next, at -inf): not kept, not stepped
+                continue
             seq = seqs[k] + [y]
             if y == EOS or t == max_len - 1:
                 finished.append((score / len(seq) ** nu, score, seq))
