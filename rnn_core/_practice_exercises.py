@@ -1772,6 +1772,12 @@ def _lstm_backward_cases(rng):
     _, _, cache = LSTM.step_forward(params, x_t, h_prev, c_prev)
     dh_t, dc_t = rng.standard_normal(H), rng.standard_normal(H)
     cases.append(Case(f"a book-sized network ({_sizes(H, V)}), x_t = {x_t}", (params, dh_t, dc_t, cache)))
+    # upstream gradients near 1e8: an answer that clips dh_t, dc_t or a gate's delta at any size up to
+    # millions fails here (drawn last, so the cases above keep their numbers)
+    params, x_t, h_prev, c_prev, H, V = _lstm_parts(rng, int(rng.integers(7, 11)), int(rng.integers(10, 20)), used)
+    _, _, cache = LSTM.step_forward(params, x_t, h_prev, c_prev)
+    dh_t, dc_t = HUGE * rng.standard_normal(H), HUGE * rng.standard_normal(H)
+    cases.append(Case(f"one step ({_sizes(H, V)}), dh_t and dc_t near 1e8", (params, dh_t, dc_t, cache)))
     return cases
 
 
@@ -1973,6 +1979,11 @@ def _gru_backward_cases(rng):
     params, x_t, h_prev, H, V = _gru_parts(rng, *_book_sized(rng, used))
     _, cache = GRU.step_forward(params, x_t, h_prev)
     cases.append(Case(f"a book-sized network ({_sizes(H, V)}), x_t = {x_t}", (params, rng.standard_normal(H), cache)))
+    # an upstream gradient near 1e8: an answer that clips dh_t or a gate's delta at any size up to millions
+    # fails here (drawn last, so the cases above keep their numbers)
+    params, x_t, h_prev, H, V = _gru_parts(rng, int(rng.integers(7, 11)), int(rng.integers(10, 20)), used)
+    _, cache = GRU.step_forward(params, x_t, h_prev)
+    cases.append(Case(f"one step ({_sizes(H, V)}), dh_t near 1e8", (params, HUGE * rng.standard_normal(H), cache)))
     return cases
 
 

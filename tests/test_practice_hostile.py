@@ -672,6 +672,16 @@ def test_gated_steps_and_dropout_right_only_for_small_or_moderate_entries_fail_o
         assert status(name, fn, seed) == "wrong", (name, seed)
 
 
+@pytest.mark.parametrize(
+    "name, fn", [("lstm.step_backward", plain_lstm_step_backward), ("gru.step_backward", plain_gru_step_backward)]
+)
+def test_gated_backward_steps_clipped_at_a_million_fail_and_right_ones_pass(name, fn):
+    """A third hostile pass clipped the gated cells' backward outputs at ±1e6, beyond every case then."""
+    for seed in FEW:
+        assert status(name, _clipped_output(fn, 1e6, at=0), seed) == "wrong", (name, seed)
+        assert status(name, fn, seed) == "passed", (name, seed)
+
+
 # -- a second fresh hostile pass: thresholds near the case values, special cases, ties, the four newest --------
 # One repro per class of defect closed; each wrong answer fails on every seed, each right variant passes.
 
