@@ -1204,18 +1204,24 @@ HAIR = 1e-7  # the last clipping cases' norms are 1 ± HAIR times max_norm
 HAIR_TOL = 1e-10  # and are compared to this, relative: a right answer's rounding is ~1e-15, a wrong one's miss ~HAIR
 
 
+def _gradients_of_norm(rng, factor):
+    """(H, V, c, grads): a network's gradients scaled to a global norm of factor times a max_norm c."""
+    H, V = _two_sizes(rng)
+    c = float(rng.choice([0.5, 1.0, 2.0, 5.0]))
+    grads = {name: rng.standard_normal(shape) for name, shape in RNN.param_shapes(V, H).items()}
+    total = _global_norm(grads)
+    for g in grads.values():
+        g *= factor * c / total
+    return H, V, c, grads
+
+
 def _a_hair_from_the_threshold(rng):
     """Global norms 1 - 1e-7 and 1 + 1e-7 times max_norm, compared to 1e-10 of the largest entry (a float32 answer:
     to TOL32): the rescaling then shows, so that a threshold off by a factor as near 1 as 1.000002 (inside the
     check's usual 1e-6) fails. Any right form (g * c / norm, min(1, c / norm), np.linalg.norm) rounds to ~1e-15."""
     cases = []
     for factor in (1 - HAIR, 1 + HAIR):
-        H, V = _two_sizes(rng)
-        c = float(rng.choice([0.5, 1.0, 2.0, 5.0]))
-        grads = {name: rng.standard_normal(shape) for name, shape in RNN.param_shapes(V, H).items()}
-        total = _global_norm(grads)
-        for g in grads.values():
-            g *= factor * c / total
+        H, V, c, grads = _gradients_of_norm(rng, factor)
         where = "below" if factor < 1 else "above"
         cases.append(
             Case(
@@ -1255,12 +1261,7 @@ def _nearer_the_threshold(rng):
     a threshold off by a factor that far from 1 (0.995, 1.001, ...), or a norm of some of the arrays, fails."""
     cases = []
     for factor in (1 - 1e-3, 1 + 1e-3, 1 - 1e-4, 1 + 1e-4, 1 - 1e-5, 1 + 1e-5):
-        H, V = _two_sizes(rng)
-        c = float(rng.choice([0.5, 1.0, 2.0, 5.0]))
-        grads = {name: rng.standard_normal(shape) for name, shape in RNN.param_shapes(V, H).items()}
-        total = _global_norm(grads)
-        for g in grads.values():
-            g *= factor * c / total
+        H, V, c, grads = _gradients_of_norm(rng, factor)
         where = "below" if factor < 1 else "above"
         cases.append(
             Case(

@@ -129,16 +129,23 @@ def test_softmax_right_in_float32_passes():
 # -- D8 and D12: BPTT truncated, or clipped inside -----------------------------------------------------------
 
 
+def _plain_forward(params, inputs, targets, h0):
+    """The states h_0 .. h_T, the outputs ŷ_1 .. ŷ_T and the summed loss, written out."""
+    W_xh, W_hh, W_yh, b_h, b_o = (params[n] for n in ("W_xh", "W_hh", "W_yh", "b_h", "b_o"))
+    hs, y_hats, loss = [h0], [], 0.0
+    for x, y in zip(inputs, targets):
+        hs.append(np.tanh(W_xh[:, x] + W_hh @ hs[-1] + b_h))
+        y_hats.append(plain_softmax(W_yh @ hs[-1] + b_o))
+        loss -= np.log(y_hats[-1][y])
+    return hs, y_hats, loss
+
+
 def truncated_bptt(k):
     """loss_and_grads whose backward pass goes back at most ``k`` steps from each step's output."""
 
     def loss_and_grads(params, inputs, targets, h0):
         W_xh, W_hh, W_yh, b_h, b_o = (params[n] for n in ("W_xh", "W_hh", "W_yh", "b_h", "b_o"))
-        hs, y_hats, loss = [h0], [], 0.0
-        for x, y in zip(inputs, targets):
-            hs.append(np.tanh(W_xh[:, x] + W_hh @ hs[-1] + b_h))
-            y_hats.append(plain_softmax(W_yh @ hs[-1] + b_o))
-            loss -= np.log(y_hats[-1][y])
+        hs, y_hats, loss = _plain_forward(params, inputs, targets, h0)
         grads = {n: np.zeros_like(p) for n, p in params.items()}
         for t in range(len(inputs) - 1, -1, -1):
             do = y_hats[t].copy()
@@ -938,11 +945,7 @@ def bptt_with_deltas_clipped(c):
 
     def loss_and_grads(params, inputs, targets, h0):
         W_xh, W_hh, W_yh, b_h, b_o = (params[n] for n in ("W_xh", "W_hh", "W_yh", "b_h", "b_o"))
-        hs, y_hats, loss = [h0], [], 0.0
-        for x, y in zip(inputs, targets):
-            hs.append(np.tanh(W_xh[:, x] + W_hh @ hs[-1] + b_h))
-            y_hats.append(plain_softmax(W_yh @ hs[-1] + b_o))
-            loss -= np.log(y_hats[-1][y])
+        hs, y_hats, loss = _plain_forward(params, inputs, targets, h0)
         grads = {n: np.zeros_like(p) for n, p in params.items()}
         dh_next = np.zeros_like(h0)
         for t in range(len(inputs) - 1, -1, -1):
