@@ -3,8 +3,8 @@
 "the 3rd of March, 1812" -> "1812-03-03". Generated offline and seeded (``make_pairs``), with the
 years around the novel's (1811-1812): 1700 to 1899. Why this task: the input and the output have
 different lengths (8 to 36 characters in, always 10 out), the output reorders the input (the year
-comes first in ISO form and last in every written form; the month is spelled out and must become
-a number), and every answer is checkable exactly against ``datetime``.
+comes first in ISO form and last in every written form; the month is spelled out in five of the six
+forms and must become a number), and every answer is checkable exactly against ``datetime``.
 
 The written forms (``FORMS``), for 3 March 1812, a Tuesday:
 
