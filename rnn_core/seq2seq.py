@@ -766,9 +766,8 @@ def beam_search(params, src_row, beam_size, max_len, length_penalty=0.0, *, piec
     (0: raw log P; 1: the mean per token). The search keeps the ``beam_size`` best prefixes by
     log P: at each step every prefix is extended by every token, and of the R * V_tgt candidates (R <=
     beam_size live prefixes) the beam_size most probable are kept (ties: the earlier prefix, then the
-    lower id);
-    those ending in EOS, or reaching ``max_len`` tokens, are finished and leave the beam, and those of
-    log P -inf (a token the decoder never outputs) are dropped. It stops
+    lower id); those ending in EOS, or reaching ``max_len`` tokens, are finished and leave the beam,
+    and those of log P -inf (a token the decoder never outputs) are dropped. It stops
     when the beam is empty, after max_len tokens, or (length_penalty 0) when no live prefix is more
     probable than the best finished output, since extending a prefix only lowers its log P. With
     beam_size 1 it is ``greedy_decode``; with a beam wide enough to keep every prefix it is the exact
