@@ -94,7 +94,8 @@ def make_pairs(n, seed=0):
     """n (written date, ISO date) pairs, deterministic from ``seed``: a list of (str, str).
 
     Each date is drawn uniformly from the days of FIRST_YEAR..LAST_YEAR and each form uniformly
-    from FORMS, with np.random.default_rng(seed).
+    from FORMS, with np.random.default_rng(seed): all n dates first, then all n forms. So for k < n,
+    make_pairs(k, seed) has the dates of make_pairs(n, seed)[:k], but in general not their forms.
     """
     n = check_int(n, "n")
     rng = np.random.default_rng(check_int(seed, "seed", 0))

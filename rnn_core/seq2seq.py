@@ -476,7 +476,7 @@ def _attend_backward(params, cfg, dh_tilde, queries, memory_b, keys, cache, piec
     M, grads = memory_b.shape[-1], {}
     delta = dh_tilde * (1.0 - h_tilde**2)  # back through tanh: (B, T, H)
     z = np.concatenate([context, queries], axis=-1)  # [psi_t; h_t]
-    grads["W_c"] = delta.reshape(-1, delta.shape[-1]).T @ z.reshape(-1, z.shape[-1])  # (H, N) @ (N, M + H)
+    grads["W_c"] = delta.reshape(-1, delta.shape[-1]).T @ z.reshape(-1, z.shape[-1])  # (H, B·T) @ (B·T, M + H)
     grads["b_c"] = delta.sum(axis=(0, 1))
     dz = delta @ params["W_c"]  # (B, T, H) @ (H, M + H)
     dcontext, dqueries = dz[..., :M], dz[..., M:].copy()
@@ -584,7 +584,7 @@ def loss_and_grads(params, src, src_lengths, tgt, tgt_lengths, *, fast=True, pie
     loss, do = float(loss), np.asarray(do, dtype=out["logits"].dtype)
     do = do.reshape(-1, Vt)
     top = out["top"].reshape(-1, out["top"].shape[-1])
-    grads = {"W_yh": do.T @ top, "b_o": do.sum(axis=0)}  # (V, N) @ (N, H)
+    grads = {"W_yh": do.T @ top, "b_o": do.sum(axis=0)}  # (V, B·T) @ (B·T, H), pads included
     dtop = (do @ params["W_yh"]).reshape(B, T, -1)  # W_yh^T do_t, (B, T, H)
     memory_b = out["memory_b"]
     if cfg.attention is None:
@@ -675,25 +675,26 @@ def encode(params, src, src_lengths):
 
 
 class _Source(NamedTuple):
-    """What every decoding step reads from the encoder, batch-first (N rows)."""
+    """What every decoding step reads from the encoder, batch-first: R rows, one per sequence being decoded."""
 
-    memory: np.ndarray  # (N, S, M)
-    keys: np.ndarray | None  # (N, S, H)
-    mask: np.ndarray  # (N, S)
+    memory: np.ndarray  # (R, S, M)
+    keys: np.ndarray | None  # (R, S, H)
+    mask: np.ndarray  # (R, S)
 
     def take(self, rows):
         return _Source(self.memory[rows], None if self.keys is None else self.keys[rows], self.mask[rows])
 
 
 def _decoder_step(params, cfg, source, y_prev, state, pieces=None):
-    """Read y_prev (N,) from ``state``: (log y_hat (N, V_tgt), the new state). The cell's own step.
+    """Read y_prev (R,) from ``state``: (log y_hat (R, V_tgt), the new state). The cell's own step.
+    R rows, one per sequence being decoded (a source's in greedy decoding, a live prefix's in a beam).
     PAD and BOS get log y_hat = -inf: the markers are never an output (the other tokens keep the
     model's own log-probabilities, as ``sequence_log_probs`` gives them)."""
     engine = CELLS[cfg.cell].REFERENCE
     state, _ = engine.step(_layer(params, cfg.cell, "dec"), params["E_tgt"][y_prev], state)
     top = state[0]
     if cfg.attention is not None:
-        q = top[:, None, :]  # one query per row, (N, 1, H)
+        q = top[:, None, :]  # one query per row, (R, 1, H)
         top = _attend(params, cfg, q, source.memory, source.keys, source.mask, pieces)[2][:, 0]
     log_y_hat = log_softmax(top @ params["W_yh"].T + params["b_o"])
     log_y_hat[:, [PAD, BOS]] = -np.inf
