@@ -879,6 +879,16 @@ CHECKS: dict[str, list[Check]] = {
             after="lstm_acc = accuracies(lstm_runs)",
         ),
         Check(
+            "the recall runs' other seeds, run afresh (LONG_RUNS), recall or guess where the stored ones did: "
+            "the vanilla RNN's at lags 5, 20 and 40, the LSTM's at lag 5 (its longer lags may stop on a plateau)",
+            "for key, runs, lags in (('vanilla', vanilla_runs, (5, 20, 40)), ('lstm', lstm_runs, (5,))):\n"
+            "    kept = stored.load(f'08-recall-{key}')['results']\n"
+            "    for lag in lags:\n"
+            "        fresh = [run[1] >= 0.9 for run in runs[lag][1:]]\n"
+            "        assert fresh == [acc >= 0.9 for acc, _, _ in kept[str(lag)]], (key, lag)",
+            after="lstm_acc = accuracies(lstm_runs)",
+        ),
+        Check(
             "with rnn_core's steps (the template's stubs), your_cell is rnn_core.lstm and trains the same run",
             "assert your_lstm is lstm and (your_acc, your_updates) == (acc, updates)",
             after="your_lstm = practice.your_cell(",
