@@ -154,8 +154,9 @@ def _parts(bidirectional):
 
 
 def param_names(cell="gru", attention=None, bidirectional=False):
-    """The names of every array, in order: E_src, each recurrence's arrays (_enc, _rev, _dec), the
-    bridge W_b, b_b (bidirectional), E_tgt, the attention's W_q, W_k, v, W_c, b_c (those it has), W_yh, b_o."""
+    """The names of every array, in order: E_src, the encoder's arrays (_enc); with a bidirectional
+    encoder, its reverse pass's (_rev) and the bridge W_b, b_b; E_tgt, the decoder's arrays (_dec); the
+    attention's W_q, W_k, v, W_c, b_c (those it has); W_yh, b_o."""
     _check_kind(cell, attention, bidirectional)
     layer = CELLS[cell].LAYER_NAMES
     names = ["E_src", *(f"{n}_enc" for n in layer)]

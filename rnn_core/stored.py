@@ -1,8 +1,9 @@
 """The series' long runs, run or stored: what a notebook shows when its ``LONG_RUNS`` is False.
 
 A few cells train a dozen networks or more to back one comparison (06's race of update rules, 07's
-sweep of hidden sizes, 08's controls, 09's race of cells on the novel, 10's race of one layer against
-two). Together they would put a notebook's Run All past a minute. So a notebook runs them only when
+sweep of hidden sizes, 08's controls and its recall runs' second and third seeds, 09's race of cells
+on the novel, 10's race of one layer against two, 11's long runs without attention). Together they
+would put a notebook's Run All past a minute. So a notebook runs them only when
 its parameter ``LONG_RUNS`` is True, or when a parameter they depend on differs from the one they
 were stored with; otherwise the cell shows the results that the same code computed when it last ran
 in full, stored beside this module in ``stored_runs/NAME.json``:
