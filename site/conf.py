@@ -71,7 +71,7 @@ myst_heading_anchors = 4  # links to headings (README.md#browser-test, 05-...ipy
 # served from the site itself: the npm packages (copied by tools/build_site.py) and site/_static
 html_static_path = [str(STATIC), "_static"]
 html_css_files = ["site.css"]
-html_js_files = ["sliders.js"]
+html_js_files = ["sliders.js", "figures.js"]
 html_favicon = "_static/favicon.svg"
 html_extra_path = [str(ARCHIVE.parent)] if ARCHIVE and ARCHIVE.is_file() else []
 mathjax_path = "mathjax/tex-mml-chtml.js"

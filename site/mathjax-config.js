@@ -4,9 +4,11 @@
 //
 // - Fonts from the site: MathJax 4 fetches the parts of its font it needs as it goes, by default
 //   from a CDN; tools/build_site.py copies the font package beside MathJax (mathjax/fonts/).
-// - Long equations are broken into lines to fit the column (MathJax 4's line breaking), so a phone
-//   shows every equation whole; one that cannot be broken scrolls, and site.css draws a shadow at
-//   the edge that is cut off.
+// - A display equation wider than its column scrolls, whole, and site.css draws a shadow at the
+//   edge that is cut off. MathJax 4 could break it into lines instead, but it breaks inside the
+//   columns of an aligned block too (the series' equations for a step: o_t = ... on a phone lost
+//   their left-hand sides under their equals signs), so display equations are never broken; inline
+//   maths still breaks with the text around it.
 // - Screen readers get each equation as MathML (MathJax's assistive MathML), which they read
 //   themselves. MathJax 4's own speech and Braille, made by its speech-rule engine, are off: they
 //   took 10 to 25 s of a busy 2-core machine's time on each notebook's page (a phone's is no
@@ -28,7 +30,7 @@
   window.MathJax = {
     loader: { paths: { fonts: "[mathjax]/fonts" } },
     tex: { tags: "none" },
-    output: { displayOverflow: "linebreak", linebreaks: { inline: true, width: "100%" } },
+    output: { displayOverflow: "scroll", linebreaks: { inline: true, width: "100%" } },
     options: {
       processHtmlClass: "tex2jax_process|mathjax_process|math|output_area",
       ignoreHtmlClass: "tex2jax_ignore|mathjax_ignore",

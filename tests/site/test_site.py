@@ -301,8 +301,9 @@ def raw_maths(page) -> list[str]:
             .forEach(e => e.remove());
         return copy.innerText;
     }""")
-    # $$, \( or \[, or $...$ around something that is not a space (a price would be "$5", alone)
-    raw = r"\$\$|\\\(|\\\[|\$[^\s$][^$\n]{0,200}?\$"
+    # $$, \( or \[, or $...$ around something that is not a space (a price would be "$5", alone),
+    # or a TeX subscript in braces written as text (h_{t+1})
+    raw = r"\$\$|\\\(|\\\[|\$[^\s$][^$\n]{0,200}?\$|[A-Za-z]_\{"
     return [text[max(0, m.start() - 30) : m.end() + 30].replace("\n", " ") for m in re.finditer(raw, text)][:5]
 
 
@@ -386,12 +387,16 @@ LAYOUT_JS = r"""(touch) => {
     return problems;
 }"""
 
-# Code cells whose lines all fit CODE_COLUMN characters but scroll anyway (run in the page).
-CUT_CODE_JS = r"""(column) => Array.from(document.querySelectorAll('.cell_input div.highlight pre'))
-    .filter(pre => Math.max(...pre.textContent.split('\n').map(l => l.length)) <= column)
-    .filter(pre => pre.scrollWidth > pre.clientWidth + 1)
-    .map(pre => `${pre.textContent.trim().split('\n')[0].slice(0, 50)} (${pre.scrollWidth} px in ${pre.clientWidth})`)
-"""
+# Code whose lines all fit CODE_COLUMN characters but scrolls anyway (run in the page): the code
+# cells, and the code of the answers, whose dropdowns it opens first.
+CUT_CODE_JS = r"""(column) => {
+    document.querySelectorAll('.bd-article details').forEach(d => { d.open = true; });
+    return Array.from(document.querySelectorAll('.cell_input div.highlight pre, details div.highlight pre'))
+        .filter(pre => Math.max(...pre.textContent.split('\n').map(l => l.length)) <= column)
+        .filter(pre => pre.scrollWidth > pre.clientWidth + 1)
+        .map(pre => `${pre.textContent.trim().split('\n')[0].slice(0, 50)} `
+            + `(${pre.scrollWidth} px in ${pre.clientWidth})`);
+}"""
 
 
 def sidebar_problems(page, width: int) -> list[str]:

@@ -1,0 +1,32 @@
+// Figures on a narrow screen: a figure drawn wider than the column is shown shrunk to fit, and on a
+// phone its labels become too small to read. A tap (or click) on such a figure shows it at the size
+// it was drawn, in a box that scrolls sideways; another tap fits it back into the column. Figures
+// that fit are left alone. The listener sits on the document, so that figures a slider swaps in
+// (sliders.js) behave the same.
+(function () {
+  "use strict";
+
+  function shrunk(img) {
+    return img.naturalWidth > img.clientWidth * 1.15;
+  }
+
+  document.addEventListener("click", function (event) {
+    var img = event.target;
+    if (!(img instanceof HTMLImageElement) || !img.closest(".bd-article") || img.closest("a")) return;
+    var zoomed = img.classList.contains("rnn-zoomed");
+    if (!zoomed && !shrunk(img)) return;
+    img.classList.toggle("rnn-zoomed", !zoomed);
+    img.parentElement.classList.toggle("rnn-zoom-box", !zoomed);
+    img.title = zoomed ? "Tap for the full size" : "Tap to fit the column";
+  });
+
+  // a hint on the figures that a tap enlarges, once their sizes are known
+  window.addEventListener("load", function () {
+    document.querySelectorAll(".bd-article img").forEach(function (img) {
+      if (shrunk(img) && !img.closest("a")) {
+        img.classList.add("rnn-zoomable");
+        img.title = "Tap for the full size";
+      }
+    });
+  });
+})();
