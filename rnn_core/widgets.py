@@ -423,13 +423,14 @@ class TrainingProgress:
         """Display the bar; ``finish`` then updates what a stored notebook keeps of it."""
         self._handle = display(self.widget, display_id=True)
 
-    def start(self, total=1, text="training…"):
-        """An empty bar of ``total`` steps and ``text``; the clock for ``finish`` starts."""
+    def start(self, total=1, text="training…", doing=None):
+        """An empty bar of ``total`` steps and ``text``; the clock for ``finish`` starts. ``doing``: what
+        each step's line then starts with (by default ``text``, if it ends in "…", else "training…")."""
         self.bar.bar_style = ""
         self.bar.max = max(1, int(total))
         self.bar.value = 0
         self.label.value = text
-        self._doing = text if text.endswith("…") else "training…"  # what each step's line starts with
+        self._doing = doing or (text if text.endswith("…") else "training…")
         self._started = time.perf_counter()
 
     def __call__(self, snapshot):
@@ -480,7 +481,7 @@ class LivePlot:
 
         self.baselines, self.max_step, self.plot_every, self.smooth = baselines, max_step, plot_every, smooth
         self.progress = TrainingProgress()
-        self.progress.start(max_step, "starting…")
+        self.progress.start(max_step, "starting…", doing="training…")
         self.fig, self.ax = plt.subplots(figsize=(8, 3.8), layout="constrained")
         plt.close(self.fig)  # shown through a display handle, not by the inline backend at the end of the cell
         self.handle = None
@@ -565,10 +566,9 @@ def softmax_sliders(compute, scores=(2.0, 1.0, 0.1, -1.0), temperature=1.0):
 
 def show_target_score(o_y, y_hat, loss, grad, o_grid, curves, y=0):
     """Print one prediction's loss and gradient, then show ``plots.plot_target_score`` (notebook 02, section 4)."""
-    print(
-        f"target score o_y: {o_y:.2f}   y_hat_y: {y_hat[y]:.4f}   loss -log y_hat_y: {loss:.4f}   "
-        f"gradient y_hat_y - 1: {grad[y]:.4f}"
-    )
+    # two short lines: a narrow output area (a phone, a side panel) breaks a long one inside a word
+    print(f"target score o_y: {o_y:.2f}   y_hat_y: {y_hat[y]:.4f}")
+    print(f"loss -log y_hat_y: {loss:.4f}   gradient y_hat_y - 1: {grad[y]:.4f}")
     display(plots.plot_target_score(o_y, y_hat, grad, o_grid, curves, y=y))
 
 
