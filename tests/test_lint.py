@@ -8,7 +8,9 @@ repository's root, then fix by hand what is left. Without ruff installed these t
 """
 
 import importlib.util
+import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -39,3 +41,18 @@ def test_ruff_check():
 
 def test_ruff_format():
     ruff("format", "--check")
+
+
+def test_no_statement_is_split_around_its_comment():
+    """ruff format wraps a short statement over three lines when its trailing comment makes the line
+    too long (``x = f(\\n    a\\n)  # why``); a reader sees code broken for no reason. The comment
+    goes on its own line above the statement instead."""
+    split = re.compile(r"\(\n[^\n]*\n[ \t]*\)[^\n#]*#")
+    found = [
+        f"{path.name} [{k}]: {m.group(0).splitlines()[0].strip()}"
+        for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+        for k, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"])
+        if cell["cell_type"] == "code"
+        for m in split.finditer("".join(cell["source"]))
+    ]
+    assert not found, "statements split around a trailing comment (move the comment above):\n" + "\n".join(found)

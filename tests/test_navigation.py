@@ -325,3 +325,17 @@ def test_a_navigation_cell_in_the_middle_is_refused(repo):
     nbformat.write(nbformat.from_dict(nb), str(path))
     with pytest.raises(nbnav.NavError, match="at most one more, the last cell"):
         nbnav.find_notebooks(repo)
+
+
+def test_no_cell_opens_collapsed():
+    """A reader sees every cell's code and output when a notebook opens: a parameters cell the text
+    sends them to ("set LONG_RUNS = True among the parameters") must not open as a collapsed line."""
+    collapsed = [
+        f"{path.name} [{k}]"
+        for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+        for k, cell in enumerate(nbformat.read(path, as_version=4).cells)
+        if cell.metadata.get("collapsed")
+        or cell.metadata.get("jupyter", {}).get("source_hidden")
+        or cell.metadata.get("jupyter", {}).get("outputs_hidden")
+    ]
+    assert not collapsed, f"cells that open collapsed (remove metadata.jupyter's *_hidden): {collapsed}"
