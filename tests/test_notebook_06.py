@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 from notebook_code import NOTEBOOKS, run_up_to  # tests/notebook_code.py
 
-from rnn_core import practice
+from rnn_core import practice, widgets
 
 NOTEBOOK = "06-training-on-pride-and-prejudice.ipynb"
 RUN_CELL = "yours-run"  # the cell id of the small run
@@ -48,8 +48,7 @@ def test_right_pieces_of_the_reader_print_what_the_stored_run_prints(tmp_path, m
     fallback = {f"Your {p} is not written yet (still a stub): training uses rnn_core's {p}." for p in PIECES}
     assert fallback <= set(stored.splitlines()), "the stored run no longer shows the template's fallbacks"
     expected = [line for line in stored.splitlines() if line not in fallback]
-    expected = [
-        "pieces: " + ", ".join(f"{p}: yours" for p in PIECES) if line.startswith("pieces: ") else line
-        for line in expected
-    ]
+    # the last lines name whose pieces trained it, wrapped: the reader's, every one
+    last = next(k for k, line in enumerate(expected) if line.startswith("pieces: "))
+    expected = expected[:last] + widgets.wrapped("pieces: " + ", ".join(f"{p}: yours" for p in PIECES)).splitlines()
     assert printed.getvalue().splitlines() == expected
