@@ -891,7 +891,7 @@ CHECKS: dict[str, list[Check]] = {
         Check(
             "with rnn_core's steps (the template's stubs), your_cell is rnn_core.lstm and trains the same run",
             "assert your_lstm is lstm and (your_acc, your_updates) == (acc, updates)",
-            after="your_lstm = practice.your_cell(",
+            after="# your steps, where they pass their checks",
         ),
         Check(
             "the control at lag 20: a vanilla RNN as large as the LSTM guesses, or with at most one seed gets "
@@ -992,7 +992,7 @@ CHECKS: dict[str, list[Check]] = {
         Check(
             "with rnn_core's steps (the template's stubs), your_cell is rnn_core.gru and trains the same run",
             "assert your_gru is gru and (your_acc, your_updates) == (acc, made)",
-            after="your_gru = practice.your_cell(",
+            after="# your steps, where they pass their checks",
         ),
         Check(
             "within its first updates the GRU's gradient at the signal grows ten-thousandfold as some unit's "
