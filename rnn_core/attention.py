@@ -17,7 +17,8 @@ and back, from dcontext = dL/dcontext (the only way the loss reaches alpha in th
 
 dscore is exactly 0 at the pads (alpha is), so nothing reaches a padded u_s. rnn_core.seq2seq
 computes the same for every step at once (its ``attention="dot"``), with the additive score as
-well; tests/test_attention.py holds the two together.
+well; tests/test_attention.py compares their weights and contexts, tests/test_seq2seq_pieces.py
+their gradients.
 """
 
 from __future__ import annotations
