@@ -50,7 +50,7 @@ CHECKS: dict[str, list[Check]] = {
             "assert max(exact.values()) < 0.02\n"
             "assert min(f[0] for f in fields_of.values()) > 0.95\n"
             "assert max(f[2] for f in fields_of.values()) < 0.06",
-            after="src, src_len, _, _ = encode_pairs(held_out)",
+            after="src, src_lengths, _, _ = encode_pairs(held_out)",
         ),
         Check(
             "the long runs get nearly every held-out date whole at two seeds of three, short dates too",
