@@ -8,13 +8,13 @@ repository's root, then fix by hand what is left. Without ruff installed these t
 """
 
 import importlib.util
-import json
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,8 +51,8 @@ def test_no_statement_is_split_around_its_comment():
     found = [
         f"{path.name} [{k}]: {m.group(0).splitlines()[0].strip()}"
         for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
-        for k, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"])
-        if cell["cell_type"] == "code"
-        for m in split.finditer("".join(cell["source"]))
+        for k, cell in enumerate(nbformat.read(path, as_version=4).cells)
+        if cell.cell_type == "code"
+        for m in split.finditer(cell.source)
     ]
     assert not found, "statements split around a trailing comment (move the comment above):\n" + "\n".join(found)
