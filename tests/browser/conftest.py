@@ -150,11 +150,11 @@ def _needed_notebooks(session) -> list[str]:
         if Path(item.path).parent != here:
             continue
         params = getattr(getattr(item, "callspec", None), "params", {})
-        notebook = params.get("notebook")
-        if not notebook or notebook in needed:
-            continue
-        if notebook in (SELFTEST, *OPEN_ONLY) or (NOTEBOOKS / notebook).exists():
-            needed.append(notebook)
+        opens = [params["notebook"]] if params.get("notebook") else []
+        opens += [nb for marker in item.iter_markers("opens") for nb in marker.args]
+        for notebook in opens:
+            if notebook not in needed and (notebook in (SELFTEST, *OPEN_ONLY) or (NOTEBOOKS / notebook).exists()):
+                needed.append(notebook)
     return needed
 
 

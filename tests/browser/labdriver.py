@@ -610,6 +610,17 @@ class NotebookTab:
             last = n
             time.sleep(0.25)
 
+    def shows_text(self, text: str, timeout: float) -> bool:
+        """Whether the notebook's page comes to show this text within `timeout` seconds."""
+        from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+        found = self.page.locator(".jp-NotebookPanel .jp-Notebook").get_by_text(text).first
+        try:
+            found.wait_for(state="attached", timeout=timeout * 1000)
+        except PlaywrightTimeoutError:
+            return False
+        return True
+
     def stored_output_problems(self) -> list[str]:
         """What is wrong with the outputs as the page shows them before anything ran: a widget's
         repr, a progress bar at 0%, a widget placeholder (first 80 characters of each)."""
