@@ -32,6 +32,10 @@ def _notebook_bar_class():
             def __init__(self, *args, **kwargs):
                 shown = kwargs.pop("display", True)
                 super().__init__(*args, display=False, **kwargs)
+                # a long text after the bar (the trainer's live loss) wraps to a line of its own
+                # instead of squeezing the bar
+                self.container.layout.flex_flow = "row wrap"
+                self.container.children[1].layout.min_width = "12em"
                 self._handle = None
                 if shown and not self.disable and self.delay <= 0:
                     self._handle = display(self.container, display_id=True)

@@ -30,6 +30,7 @@ itself does not import it).
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextlib
 import html
@@ -784,7 +785,28 @@ def live_training_widget(run_fn, hidden_size=32, learning_rate=5e-3, seq_length=
             progress.bar.bar_style = ""
             progress.label.value = f"press Train to train with {settings()}"
 
-    def train(_button=None):
+    def train_soon(_button=None):
+        # In the browser, a slider moved twice in quick succession sends its first value at once
+        # and holds the newest while that one is in flight; the click goes out at once. So the
+        # slider's newest value can reach the kernel a round trip after the click. The run starts
+        # once the kernel has had that round trip to take it in (the kernel is free meanwhile).
+        if button.disabled:
+            return
+        button.disabled = True
+        progress.start(text="starting…")
+        loop = _running_loop()
+        if loop is None:  # outside a kernel (a test calling button.click()): nothing is in flight
+            train()
+        else:
+            loop.call_later(SETTLE_SECONDS, train_unless_stopped)
+
+    def train_unless_stopped():
+        try:
+            train()
+        except KeyboardInterrupt:  # ■ pressed outside rnn_core.train's loop: the kernel's event loop,
+            progress.label.value = "stopped"  # which called this, must not receive it
+
+    def train():
         button.disabled = True
         trained_with = settings()
         progress.start(text=f"training with {trained_with}…")
@@ -808,7 +830,7 @@ def live_training_widget(run_fn, hidden_size=32, learning_rate=5e-3, seq_length=
     for control in controls.values():
         control.observe(settings_changed, names="value")
     settings_changed()
-    button.on_click(train)
+    button.on_click(train_soon)
     progress.widget.layout.width = "auto"  # beside the button, the status line wraps instead of being cut
     progress.widget.layout.flex = "1 1 0%"
     progress.widget.layout.min_width = "0"
@@ -822,6 +844,17 @@ def live_training_widget(run_fn, hidden_size=32, learning_rate=5e-3, seq_length=
         ],
         note="The sliders and the Train button appear when this cell runs (Run All, or Shift+Enter here).",
     )
+
+
+SETTLE_SECONDS = 0.5  # after a click on Train, time for a slider value in flight to arrive (a round trip)
+
+
+def _running_loop():
+    """The kernel's event loop when called from a widget's message handler, else None."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 def _readout(control):
