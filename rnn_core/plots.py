@@ -833,7 +833,7 @@ def plot_gradient_flow(curves, title="", ax=None):
     return fig
 
 
-def plot_race(curves, axes=None):
+def plot_race(curves, axes=None, ran_on="this computer"):
     """Validation bpc during a race between cells (notebooks 08 and 09), one line per cell: against the
     updates made, the multiply-adds spent and the seconds of training, in three panels.
 
@@ -841,7 +841,8 @@ def plot_race(curves, axes=None):
     measured after each of K checkpoints of that cell's run; seconds and bpc (K,) for one run, or
     (S, K) for S runs (seeds): then the line is their mean and a band spans the lowest and highest
     run. Two panels above, the third and the legend below. axes: three Axes (then the legend is
-    drawn in the first).
+    drawn in the first). ran_on: where the seconds were measured, for the third panel's label
+    ("where they ran" for runs stored elsewhere).
     """
     given = axes is not None
     fig, axes = _mosaic(axes, "AB;CD", figsize=(8, 5.6)) if not given else _mosaic(axes, "ABC")
@@ -855,7 +856,7 @@ def plot_race(curves, axes=None):
             ax.plot(x, bpc.mean(axis=0), "o-", ms=3, color=f"C{k}", label=label)
             if len(bpc) > 1:
                 ax.fill_between(x, bpc.min(axis=0), bpc.max(axis=0), color=f"C{k}", alpha=0.2, lw=0)
-    for ax, xlabel in zip(axes, ("updates", "multiply-adds (billions)", "seconds of training (this computer)")):
+    for ax, xlabel in zip(axes, ("updates", "multiply-adds (billions)", f"seconds of training ({ran_on})")):
         ax.set_xlabel(xlabel)
         ax.set_ylabel("validation bpc" + (f", mean of {runs}" if runs > 1 else ""))
         ax.grid(alpha=0.3)
