@@ -17,9 +17,29 @@
 // - The Jupyter widgets typeset their labels with MathJax 2's call, MathJax.Hub.Queue(["Typeset",
 //   MathJax.Hub, element]); MathJax 4 has no Hub, so a small one is provided: calls made before
 //   MathJax is ready wait, then every element named is typeset with typesetPromise.
+// - A full stop, comma or colon right after inline maths stays on its line: a browser may break a
+//   line after any inline block, MathJax's output included, and on a phone lines began with ". The
+//   case i = k". Inline maths and the punctuation after it are kept together (span.rnn-nobreak,
+//   site.css), unless the maths fills its column or MathJax broke it over lines.
 (function () {
   "use strict";
   var waiting = [];
+  function gluePunctuation() {
+    var room = document.querySelector(".bd-article").clientWidth; // the text's column
+    document.querySelectorAll(".bd-article span.math").forEach(function (math) {
+      var next = math.nextSibling;
+      if (!next || next.nodeType !== 3 || math.querySelector('mjx-container[display="true"]')) return;
+      var found = /^[.,;:!?)\]’”]+/.exec(next.data);
+      // maths that MathJax broke over lines, or that fills its column, keeps its own line breaks
+      if (!found || math.getClientRects().length > 1 || math.getBoundingClientRect().width + 8 > room) return;
+      var glue = document.createElement("span");
+      glue.className = "rnn-nobreak";
+      math.parentNode.insertBefore(glue, math);
+      glue.appendChild(math);
+      glue.appendChild(document.createTextNode(found[0]));
+      next.data = next.data.slice(found[0].length);
+    });
+  }
   function typeset(jobs) {
     jobs.forEach(function (job) {
       if (Array.isArray(job) && job[0] === "Typeset" && window.MathJax.typesetPromise) {
@@ -40,7 +60,11 @@
       ready: function () {
         window.MathJax.startup.defaultReady();
         window.MathJax.Hub = { Queue: function () { typeset(Array.prototype.slice.call(arguments)); } };
-        window.MathJax.startup.promise.then(function () { typeset(waiting); waiting = []; });
+        window.MathJax.startup.promise.then(function () {
+          typeset(waiting);
+          waiting = [];
+          gluePunctuation();
+        });
       },
     },
     Hub: { Queue: function () { waiting.push.apply(waiting, arguments); } },

@@ -440,6 +440,23 @@ def sidebar_problems(page, width: int) -> list[str]:
     return problems
 
 
+# Punctuation right after inline maths (span.math, then a text node) that the browser put on the
+# next line (site/mathjax-config.js glues them; maths broken over lines by MathJax is left out)
+ORPHANS_JS = r"""() => {
+  const found = [];
+  document.querySelectorAll('.bd-article span.math').forEach(math => {
+    const next = math.nextSibling;
+    if (!next || next.nodeType !== 3 || !/^[.,;:!?]/.test(next.data) || math.getClientRects().length !== 1) return;
+    const range = document.createRange();
+    range.setStart(next, 0);
+    range.setEnd(next, 1);
+    const mark = range.getBoundingClientRect(), box = math.getBoundingClientRect();
+    if (mark.height && mark.top > box.top + box.height / 2) found.push(next.data.slice(0, 30).replace(/\s+/g, ' '));
+  });
+  return found.slice(0, 5);
+}"""
+
+
 def check_page(
     reader: Reader, site: Path, base: str, rel: str, sliders=(0, 0), width: int = 1300, started=None
 ) -> list[str]:
@@ -466,6 +483,8 @@ def check_page(
             cut = page.evaluate(CUT_CODE_JS, CODE_COLUMN)
             problems += [f"code that fits {CODE_COLUMN} characters scrolls: {c}" for c in cut]
         problems += page.evaluate(LAYOUT_JS, bool(SCREENS[width].get("has_touch")))
+        if width < 576:  # a phone: no line begins with the punctuation that follows inline maths
+            problems += [f"a line begins with the punctuation after maths: {t!r}" for t in page.evaluate(ORPHANS_JS)]
         # below 992 px on every page; on a wide screen, where it is the theme's own, on the home page
         if not base.startswith("file:") and (width < 992 or rel == "README.html"):
             problems += sidebar_problems(page, width)
