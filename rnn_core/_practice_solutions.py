@@ -126,7 +126,8 @@ still overflows when scores near 1000 and near $-1000$ come together, and the ch
     "softmax_jacobian": Solution(
         """
 def softmax_jacobian(y_hat):
-    return np.diag(y_hat) - np.outer(y_hat, y_hat)  # J[i, k] = y_hat_i ([i == k] - y_hat_k)
+    # J[i, k] = y_hat_i ([i == k] - y_hat_k)
+    return np.diag(y_hat) - np.outer(y_hat, y_hat)
 """,
         r"""
 The usual slips, each named by the check: $-\hat y \hat y^\top$ alone, the case $i \ne k$ used on the diagonal too
@@ -185,7 +186,8 @@ def step_backward(params, dh_t, h_t, h_prev, x_t):
     da = (1 - h_t**2) * dh_t  # δ_t: back through the tanh of this step (R3)
     dW_xh = np.zeros_like(params["W_xh"])
     dW_xh[:, x_t] = da  # δ_t x_tᵀ: x_t is one-hot, so only column x_t (R2)
-    grads = {"W_xh": dW_xh, "W_hh": np.outer(da, h_prev), "b_h": da}  # δ_t h_{t-1}ᵀ (R2)
+    # W_hh's is δ_t h_{t-1}ᵀ (R2)
+    grads = {"W_xh": dW_xh, "W_hh": np.outer(da, h_prev), "b_h": da}
     return params["W_hh"].T @ da, grads  # what reaches h_{t-1} (R1)
 """,
         r"""
@@ -220,13 +222,13 @@ def loss_and_grads(params, inputs, targets, h0):
         do = y_hat[t - 1] - one_hot(targets[t - 1], V)  # ∇_{o_t} L = ŷ_t - 𝐲_t
         grads["W_yh"] += np.outer(do, hs[t])  # ∇_{o_t} L h_tᵀ
         grads["b_o"] += do
-        dh = W_yh.T @ do + W_hh.T @ da_next  # the two routes into h_t: from o_t, and from h_{t+1}
+        dh = W_yh.T @ do + W_hh.T @ da_next  # the two routes: from o_t and h_{t+1}
         da = (1 - hs[t] ** 2) * dh  # δ_t: the slope of step t's tanh
-        grads["W_hh"] += np.outer(da, hs[t - 1])  # δ_t h_{t-1}ᵀ: the state *before* step t
+        grads["W_hh"] += np.outer(da, hs[t - 1])  # δ_t h_{t-1}ᵀ: the state before t
         grads["W_xh"][:, inputs[t - 1]] += da
         grads["b_h"] += da
         da_next = da
-    return loss, grads, hs[T], W_hh.T @ da_next  # optional: ∇_{h_0} L = W_hhᵀ δ_1 (da_next is now δ_1)
+    return loss, grads, hs[T], W_hh.T @ da_next  # optional: ∇_{h_0} L = W_hhᵀ δ_1
 """,
         r"""
 This is the stub with every `____` filled in. Its forward loop calls `step_forward` and `softmax`: in this
@@ -265,9 +267,11 @@ loop <!-- practice:mistake global_norm/last-array-only -->. `practice.hint("glob
     "clip_global_norm": Solution(
         """
 def clip_global_norm(grads, max_norm):
-    norm = global_norm(grads)  # yours, from the exercise above: one norm for all the arrays
+    # yours, from the exercise above: one norm for all the arrays
+    norm = global_norm(grads)
     scale = max_norm / norm if norm > max_norm else 1.0
-    return {name: g * scale for name, g in grads.items()}, norm  # new arrays; the norm before clipping
+    # new arrays; the norm before clipping
+    return {name: g * scale for name, g in grads.items()}, norm
 """,
         r"""
 The usual mistakes, each named by the check: clipping each array by its own norm (every array ends up no longer than
@@ -285,7 +289,10 @@ clip_global_norm/rescaled-when-short -->; and `g *= scale`, which changes the ca
 def adam_update(params, grads, state, lr, beta1=0.9, beta2=0.999, eps=1e-8):
     k = state["t"] + 1  # this is update number k
     m = {name: beta1 * state["m"][name] + (1 - beta1) * grads[name] for name in params}
-    v = {name: beta2 * state["v"][name] + (1 - beta2) * grads[name] ** 2 for name in params}
+    v = {
+        name: beta2 * state["v"][name] + (1 - beta2) * grads[name] ** 2
+        for name in params
+    }
     new = {}
     for name in params:
         m_hat = m[name] / (1 - beta1**k)  # bias correction: m and v started at zero
@@ -311,12 +318,14 @@ def sigmoid(a):
 
 def lstm_step_forward(params, x_t, h_prev, c_prev):
     H = h_prev.shape[0]
-    a = params["W_x"][:, x_t] + params["W_h"] @ h_prev + params["b"]  # (4H,): W_x x_t is column x_t
+    # (4H,): W_x x_t is column x_t
+    a = params["W_x"][:, x_t] + params["W_h"] @ h_prev + params["b"]
     i, f = sigmoid(a[0:H]), sigmoid(a[H : 2 * H])
     g, q = np.tanh(a[2 * H : 3 * H]), sigmoid(a[3 * H : 4 * H])  # q: the output gate
     c = f * c_prev + i * g  # keep some of the old cell, write some of the candidate
     h = q * np.tanh(c)  # show some of the cell
-    cache = {"x": x_t, "h_prev": h_prev, "c_prev": c_prev, "i": i, "f": f, "g": g, "q": q, "c": c}
+    cache = {"x": x_t, "h_prev": h_prev, "c_prev": c_prev}
+    cache |= {"i": i, "f": f, "g": g, "q": q, "c": c}
     return h, c, cache
 """,
         r"""
@@ -334,13 +343,19 @@ def lstm_step_backward(params, dh_t, dc_t, cache):
     i, f, g, q, c = (cache[name] for name in ("i", "f", "g", "q", "c"))
     tanh_c = np.tanh(c)
     dq = dh_t * tanh_c  # 3. to the output gate ...
-    dc = dc_t + dh_t * q * (1 - tanh_c**2)  # ... and into the cell, besides the cell path
-    di, df, dg = dc * g, dc * cache["c_prev"], dc * i  # 4. through c_t = f * c_{t-1} + i * g
-    delta = np.concatenate([di * i * (1 - i), df * f * (1 - f), dg * (1 - g**2), dq * q * (1 - q)])  # 5.
+    # ... and into the cell, besides the cell path
+    dc = dc_t + dh_t * q * (1 - tanh_c**2)
+    # 4. through c_t = f * c_{t-1} + i * g
+    di, df, dg = dc * g, dc * cache["c_prev"], dc * i
+    # 5. back through each gate's squashing function
+    delta = np.concatenate(
+        [di * i * (1 - i), df * f * (1 - f), dg * (1 - g**2), dq * q * (1 - q)]
+    )
     dW_x = np.zeros_like(params["W_x"])
     dW_x[:, cache["x"]] = delta  # 6. delta_t x_t^T: only column x_t
     grads = {"W_x": dW_x, "W_h": np.outer(delta, cache["h_prev"]), "b": delta}
-    return params["W_h"].T @ delta, dc * f, grads  # to h_{t-1}, to c_{t-1}, this step's gradients
+    # to h_{t-1}, to c_{t-1}, this step's gradients
+    return params["W_h"].T @ delta, dc * f, grads
 """,
         r"""
 The usual mistakes, each named by the check: forgetting that the cell is reached through $h_t$ too (step 3's first
@@ -360,7 +375,8 @@ def sigmoid(a):
 
 def gru_step_forward(params, x_t, h_prev):
     H = h_prev.shape[0]
-    a_x = params["W_x"][:, x_t] + params["b"]  # (3H,): W_x x_t + b, W_x x_t being column x_t
+    # (3H,): W_x x_t + b, W_x x_t being column x_t
+    a_x = params["W_x"][:, x_t] + params["b"]
     a_h = params["W_h"] @ h_prev  # (3H,): W_h h_{t-1}, all three blocks at once
     r = sigmoid(a_x[0:H] + a_h[0:H])
     z = sigmoid(a_x[H : 2 * H] + a_h[H : 2 * H])
@@ -381,7 +397,8 @@ order than r, z, n <!-- practice:mistake gru.step_forward/blocks-stacked-zrn -->
         """
 def gru_step_backward(params, dh_t, cache):
     r, z, n, m, h_prev = (cache[name] for name in ("r", "z", "n", "m", "h_prev"))
-    dn, dz = dh_t * (1 - z), dh_t * (h_prev - n)  # 3. to the candidate and to the update gate
+    # 3. to the candidate and to the update gate
+    dn, dz = dh_t * (1 - z), dh_t * (h_prev - n)
     delta_n = dn * (1 - n**2)  # 4. through the tanh
     dm, dr = delta_n * r, delta_n * m  # 5. through r * m
     delta_r, delta_z = dr * r * (1 - r), dz * z * (1 - z)  # 6. through the sigmoids
@@ -390,7 +407,8 @@ def gru_step_backward(params, dh_t, cache):
     dW_x = np.zeros_like(params["W_x"])
     dW_x[:, cache["x"]] = delta  # only column x_t
     grads = {"W_x": dW_x, "W_h": np.outer(delta_h, h_prev), "b": delta}
-    return z * dh_t + params["W_h"].T @ delta_h, grads  # the direct path, and through W_h
+    # the direct path, and through W_h
+    return z * dh_t + params["W_h"].T @ delta_h, grads
 """,
         r"""
 The usual mistakes, each named by the check: leaving out the direct path $z_t \odot \nabla_{h_t} L$ <!--
@@ -405,7 +423,8 @@ gru.step_backward/reset-before-W-hn -->. `practice.hint("gru.step_backward")` gi
     "dropout_backward": Solution(
         """
 def dropout_backward(d_out, keep, rate):
-    # the forward pass sent h * keep / (1 - rate) on: the same mask, the same scale, going back
+    # the forward pass sent h * keep / (1 - rate) on:
+    # the same mask, the same scale, going back
     return d_out * keep / (1 - rate)
 """,
         r"""
@@ -458,7 +477,8 @@ def seq2seq_beam_step(log_p, log_probs, beam_size):
     # log P of every extension (k, j): the prefix's log P plus the new token's log y_hat
     R, V = log_probs.shape
     total = (log_p[:, None] + log_probs).ravel()  # (R * V,), index k * V + j
-    best = np.argsort(-total, kind="stable")[:beam_size]  # highest first; ties in (k, j) order
+    # highest first; ties in (k, j) order
+    best = np.argsort(-total, kind="stable")[:beam_size]
     return best // V, best % V, total[best]
 """,
         r"""
