@@ -833,16 +833,16 @@ def plot_gradient_flow(curves, title="", ax=None):
     return fig
 
 
-def plot_race(curves, axes=None, ran_on="this computer"):
+def plot_race(curves, ran_on="this computer", axes=None):
     """Validation bpc during a race between cells (notebooks 08 and 09), one line per cell: against the
     updates made, the multiply-adds spent and the seconds of training, in three panels.
 
     curves: dict label -> (updates (K,), multiply_adds (K,), seconds, bpc), the validation bpc
     measured after each of K checkpoints of that cell's run; seconds and bpc (K,) for one run, or
     (S, K) for S runs (seeds): then the line is their mean and a band spans the lowest and highest
-    run. Two panels above, the third and the legend below. axes: three Axes (then the legend is
-    drawn in the first). ran_on: where the seconds were measured, for the third panel's label
-    ("where they ran" for runs stored elsewhere).
+    run. ran_on: where the seconds were measured, for the third panel's label ("where they ran"
+    for runs stored elsewhere). Two panels above, the third and the legend below. axes: three Axes
+    (then the legend is drawn in the first).
     """
     given = axes is not None
     fig, axes = _mosaic(axes, "AB;CD", figsize=(8, 5.6)) if not given else _mosaic(axes, "ABC")
