@@ -401,7 +401,7 @@ def move_and_check(tab: NotebookTab, check: SliderCheck, pending: list[str] | No
         tab.type_value(slider, check.typed(before.value))
     deadline = time.monotonic() + check.timeout
     if check.click:
-        click_button_after_move(tab, slider, check, before.value)
+        click_button_after_move(tab, slider, check, before.value, deadline)
     previous, after, problem = None, before, "no state read"
     while time.monotonic() < deadline:
         time.sleep(0.5)
@@ -459,22 +459,30 @@ def check_tracks(tab: NotebookTab, pending: list[str]) -> None:
         pending.append(f"{tab.path}: slider tracks under {TRACK_MIN} px in a widget its cell builds itself: {own}")
 
 
-def click_button_after_move(tab: NotebookTab, slider, check: SliderCheck, old_value: str) -> None:
-    """Click the button labelled `check.click` in the slider's cell as soon as the slider's readout
-    shows its new value, as a quick reader does: not waiting for the kernel to have the value.
+def click_button_after_move(tab: NotebookTab, slider, check: SliderCheck, old_value: str, deadline: float) -> None:
+    """Once the kernel has the slider's new value, click the button labelled `check.click` in its cell.
 
-    ipywidgets holds back a slider's newest value while its previous one is in flight, and sends a
-    button's click at once, so the value can reach the kernel after the click; the widget starts
-    its run a round trip later (rnn_core.widgets.SETTLE_SECONDS), and the check that follows
-    (shows_value) holds the run to the readout."""
+    A reader waits for what the widget says: its status line names the values the kernel holds
+    ("press Train to train with hidden size 40 · learning rate 1.6e-2 · ..."), so the click waits
+    until that line names the slider's new readout. (The readout alone changes in the browser
+    before the kernel has the value: ipywidgets holds back a model's update while its previous one
+    is in flight, and sends a button's click at once.)"""
     cell = slider.locator("xpath=ancestor::div[contains(concat(' ', normalize-space(@class), ' '), ' jp-Cell ')][1]")
+    label = " ".join(slider.locator(".widget-label").first.inner_text().split())
+    while True:
+        readout = slider.locator(".widget-readout").inner_text().strip()
+        status = " ".join(cell.locator(".jp-OutputArea-output").first.inner_text().split())
+        if readout != old_value and f"press {check.click} to train with" in status and f"{label} {readout}" in status:
+            break
+        if time.monotonic() > deadline:
+            raise LabError(
+                f"{tab.path}: {check}: the status line never named {label} {readout} "
+                f"(the slider showed {old_value} before the move)"
+            )
+        tab.page.wait_for_timeout(100)
     button = cell.locator("button.widget-button", has_text=check.click)
     if not button.count():
         raise LabError(f"{tab.path}: {check}: no button {check.click!r} in the slider's cell")
-    # the readout follows the keys in the page itself: it shows the new value once they are pressed
-    readout = slider.locator(".widget-readout").inner_text().strip()
-    if readout == old_value:
-        raise LabError(f"{tab.path}: {check}: the readout stayed at {old_value} after the keys")
     button.first.click()
 
 
