@@ -789,7 +789,8 @@ def live_training_widget(run_fn, hidden_size=32, learning_rate=5e-3, seq_length=
         # In the browser, a slider moved twice in quick succession sends its first value at once
         # and holds the newest while that one is in flight; the click goes out at once. So the
         # slider's newest value can reach the kernel a round trip after the click. The run starts
-        # once the kernel has had that round trip to take it in (the kernel is free meanwhile).
+        # SETTLE_SECONDS later, the kernel free meanwhile to take that value in: enough on a quiet
+        # machine, not always under heavy load (a partial fix: issue 38, item 12).
         if button.disabled:
             return
         button.disabled = True
@@ -806,8 +807,7 @@ def live_training_widget(run_fn, hidden_size=32, learning_rate=5e-3, seq_length=
         except KeyboardInterrupt:  # ■ pressed outside rnn_core.train's loop: the kernel's event loop,
             progress.label.value = "stopped"  # which called this, must not receive it
 
-    def train():
-        button.disabled = True
+    def train():  # the button is disabled already (train_soon)
         trained_with = settings()
         progress.start(text=f"training with {trained_with}…")
         result = None
