@@ -75,7 +75,7 @@ def check(name, fn, *, seed=None, explain=True):
       sizes far beyond these (``grading``); check alone never draws them.
     explain: False names each recognised mistake by its errata row and title only, leaving out what it
       is and how to mend it (for an exercise whose task is to find that: the appendix's repair).
-    Prints one message, every line at most ``WIDTH`` (100) characters, broken at spaces, and returns
+    Prints one message, every line at most ``WIDTH`` (88) characters, broken at spaces, and returns
     ``Result(status, wrong, message, errata)``. Raises only for a name that is not an exercise, an
     ``fn`` that is not a function, or a real interrupt (the stop button), never because of what ``fn``
     does: a closed stdout, a SIGINT it sends itself or a swapped ``__code__`` on the checker's own
@@ -120,7 +120,8 @@ def hint(name):
     print(wrap(f"{name}: {_exercise(name).hint}"))
 
 
-WIDTH = 100  # the longest line check prints: JupyterLab breaks longer ones anywhere, mid-word too
+WIDTH = 88  # the longest line check prints: JupyterLab breaks longer ones anywhere, mid-word too,
+# and 88 characters fit a site page at 1300 px as they fit a code cell (notebooks/.ruff.toml)
 
 
 def wrap(message, width=WIDTH):

@@ -625,7 +625,7 @@ def _choose(name, fn, source, instead, hidden_seed=None):
     if result.status == "passed":
         return fn, None
     if result.status == "not attempted":
-        return _RNN_CORE[name], f"Your {name} is not written yet (still a stub): {ours}"
+        return _RNN_CORE[name], f"Your {name} is still a stub: {ours}"
     return _RNN_CORE[name], (
         f'Your {name} fails its check ({result.status}): {ours} practice.check("{name}", {short}) says why.'
     )

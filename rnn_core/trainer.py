@@ -363,7 +363,7 @@ def _out_of_patience(config, history):
 def _patience_message(run, state):
     return (
         f"stopped at step {state.step}: no new best val_bpc in {run.config.patience} validations "
-        f"(the best, {run.best_val_bpc:.4f}, at step {run.best_step})"
+        f"(best {run.best_val_bpc:.4f}, step {run.best_step})"
     )
 
 

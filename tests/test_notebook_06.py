@@ -45,7 +45,7 @@ def test_right_pieces_of_the_reader_print_what_the_stored_run_prints(tmp_path, m
         exec(compile(source, f"<{NOTEBOOK}, {RUN_CELL}>", "exec"), namespace)
 
     assert namespace["yours"].used == dict.fromkeys(PIECES, "yours")
-    fallback = {f"Your {p} is not written yet (still a stub): training uses rnn_core's {p}." for p in PIECES}
+    fallback = {f"Your {p} is still a stub: training uses rnn_core's {p}." for p in PIECES}
     assert fallback <= set(stored.splitlines()), "the stored run no longer shows the template's fallbacks"
     expected = [line for line in stored.splitlines() if line not in fallback]
     # the last lines name whose pieces trained it, wrapped: the reader's, every one

@@ -283,7 +283,7 @@ def test_use_yours_takes_a_passing_answer_and_otherwise_says_why_not():
     stub = quietly(practice.my_rnn)[0].loss_and_grads
     chosen, printed = quietly(practice.use_yours, "loss_and_grads", stub)
     assert chosen is rnn_core.loss_and_grads
-    assert printed == "Your loss_and_grads is not written yet (still a stub): using rnn_core's loss_and_grads.\n"
+    assert printed == "Your loss_and_grads is still a stub: using rnn_core's loss_and_grads.\n"
     chosen, printed = quietly(practice.use_yours, "adam_update", adam_without_bias_correction)
     assert chosen is rnn_core.adam_update
     assert printed == (
@@ -302,7 +302,7 @@ def test_with_rnn_core_pieces_train_yours_is_rnn_cores_loop():
     run, printed = quietly(practice.train_yours, mine, TEXT, **RUN)
     assert run.used == dict.fromkeys(PIECES, "rnn_core")
     assert printed.splitlines() == [
-        f"Your {piece} is not written yet (still a stub): training uses rnn_core's {piece}." for piece in PIECES
+        f"Your {piece} is still a stub: training uses rnn_core's {piece}." for piece in PIECES
     ]
     losses, params = rnn_core_loop(TEXT, 16, 120, 3, 4)
     assert np.array_equal(run.losses, losses)
@@ -338,7 +338,7 @@ def test_a_partly_written_file_falls_back_piece_by_piece_and_says_so(my_rnn_file
         "softmax": "yours",
     }
     assert printed.splitlines() == [
-        f"Your {piece} is not written yet (still a stub): training uses rnn_core's {piece}."
+        f"Your {piece} is still a stub: training uses rnn_core's {piece}."
         for piece in ("loss_and_grads", "adam_update", "step_forward")
     ]
     partial, printed = quietly(
@@ -446,8 +446,7 @@ def test_your_cell_mixes_your_steps_with_rnn_cores_and_is_rnn_cores_module_witho
     cell, printed = quietly(practice.your_cell, "lstm", template)
     assert cell is rnn_core.lstm  # what the notebooks' code ran before: the same numbers, as fast
     assert printed.splitlines() == [
-        f"Your lstm.step_{way} is not written yet (still a stub): using rnn_core's lstm.step_{way}."
-        for way in ("forward", "backward")
+        f"Your lstm.step_{way} is still a stub: using rnn_core's lstm.step_{way}." for way in ("forward", "backward")
     ]
     with pytest.raises(ValueError, match='"lstm" or "gru"'):
         practice.your_cell("rnn", template)

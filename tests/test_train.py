@@ -376,4 +376,4 @@ def test_patience_stops_after_validations_without_a_new_best(monkeypatch):
     r = run(steps=60, patience=2)
     assert r.stopped == "patience" and r.step == 40 and r.history.val_bpc == [3.0, 2.0, 2.5, 2.6]
     assert r.best_step == 20 and r.best_val_bpc == 2.0
-    assert "no new best val_bpc in 2 validations (the best, 2.0000, at step 20)" in r.message
+    assert "no new best val_bpc in 2 validations (best 2.0000, step 20)" in r.message

@@ -360,9 +360,8 @@ def assert_ran_cleanly(tab: NotebookTab) -> None:
     assert not problems, f"{tab.path}: widgets did not render: {problems}"
 
 
-# Printed lines JupyterLab may still wrap: the exercise checker's "not attempted yet" message, whose
-# shorter form comes with the checker's own change (remove this once every notebook stores it).
-KNOWN_LONG = ("still raises NotImplementedError",)
+# Printed lines JupyterLab may still wrap (none: tests/test_printed_lines.py holds them to 88 characters)
+KNOWN_LONG: tuple[str, ...] = ()
 
 
 def wrapped_printed_lines(tab: NotebookTab) -> list[str]:
