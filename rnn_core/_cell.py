@@ -360,7 +360,11 @@ def _check_masks(masks, shape, num_layers):
     if masks.shape != shape:
         layers = "" if num_layers == 1 else f" ({num_layers} layers first)"
         raise ValueError(f"masks must have the shape of forward's h, {shape}{layers}, got {masks.shape}")
-    if masks.dtype.kind not in "fiub" or not np.isfinite(masks).all():
+    if masks.dtype.kind not in "fiub":
+        raise TypeError(
+            f"masks must hold numbers, e.g. 0 and 1 / (1 - rate) as dropout_masks draws them, got {masks.dtype}"
+        )
+    if not np.isfinite(masks).all():
         raise ValueError("masks must hold finite numbers, e.g. 0 and 1 / (1 - rate) as dropout_masks draws them")
     return masks
 

@@ -85,6 +85,7 @@ from ._practice_check import EXERCISES, Result, check
 from ._validation import check_int, check_number
 from .data import StreamBatcher
 from .files import write_atomically
+from .generate import draw_index
 from .vocab import Vocabulary
 
 __all__ = [
@@ -727,9 +728,6 @@ class YourCell:
     def _window(self, params, inputs, targets, state0, need_targets=True):
         """The checked window, as the module checks its arguments; one layer."""
         self.module.check_params(params)
-        n = len(self.STATE_NAMES)
-        if state0 is not None and n > 1 and not (isinstance(state0, (tuple, list)) and len(state0) == n):
-            raise ValueError(f"state0 must be None or a pair ({', '.join(s + '0' for s in self.STATE_NAMES)})")
         if count_layers(params, self.module.LAYER_NAMES) > 1:
             raise ValueError("your step functions run one layer: give the parameters of one layer (num_layers=1)")
         names = self.STATE_NAMES, self.module.LAYER_NAMES
@@ -945,8 +943,7 @@ def _sample(piece, params, vocab, prime_ids, length, temperature, seed):
         h = step_forward(params, x, h)
         o = rnn.output_logits(params, h)  # o = W_yh h + b_o
         y_hat = softmax(o / temperature if temperature != 1.0 else o)
-        # inverse-CDF draw: the first index whose cumulative probability exceeds u
-        x = int(min(np.searchsorted(np.cumsum(y_hat), rng.random() * y_hat.sum(), side="right"), len(y_hat) - 1))
+        x = draw_index(rng, y_hat)  # the inverse-CDF draw, as rnn_core.sample draws
         out.append(x)
     return vocab.decode(np.array(out, dtype=np.int64))
 

@@ -42,7 +42,7 @@ from .trainer import best_checkpoint_path, train
 __all__ = ["main", "build_parser"]
 
 DEFAULT_FOLDER = Path("checkpoints")  # train saves CELL.npz there: rnn.npz, lstm.npz or gru.npz
-DEFAULT_CHECKPOINT = DEFAULT_FOLDER / "rnn.npz"  # what sample reads by default
+DEFAULT_CHECKPOINT = DEFAULT_FOLDER / "rnn.npz"  # the vanilla cell's, an example in the help
 _DEFAULTS = TrainConfig()
 
 
@@ -218,8 +218,7 @@ def _add_sample_arguments(sub):
     s.add_argument(
         "--checkpoint",
         metavar="PATH",
-        default=str(DEFAULT_CHECKPOINT),
-        help=f"checkpoint to read (default: {DEFAULT_CHECKPOINT})",
+        help=f"checkpoint to read (default: the latest that train saved in {DEFAULT_FOLDER}/, CELL.npz)",
     )
     s.add_argument(
         "--prime",
@@ -447,8 +446,20 @@ def _resumed_config(path, given):
         raise CheckpointError(f"checkpoint {path} holds an unusable training configuration: {e}") from None
 
 
+def _default_sample_checkpoint():
+    """The checkpoint train saved last in the default folder (rnn.npz, lstm.npz or gru.npz)."""
+    saved = [DEFAULT_FOLDER / f"{cell}.npz" for cell in CELLS]
+    saved = [path for path in saved if path.is_file()]
+    if not saved:
+        raise FileNotFoundError(
+            f"no checkpoint in {DEFAULT_FOLDER}/ (train saves one there), so there is nothing to sample from: "
+            "train first, or name a file with --checkpoint"
+        )
+    return max(saved, key=lambda path: path.stat().st_mtime_ns)
+
+
 def _cmd_sample(args, out, err):
-    ck = load_checkpoint(args.checkpoint)
+    ck = load_checkpoint(args.checkpoint or _default_sample_checkpoint())
     prime = args.prime
     show_prime = prime is not None
     if prime is None:

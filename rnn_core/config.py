@@ -103,9 +103,12 @@ class TrainConfig:
 
     @classmethod
     def from_dict(cls, d):
-        """A config from a dict such as ``to_dict()`` gives; unknown keys are ignored."""
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in names})
+        """A config from a dict such as ``to_dict()`` gives; a key that is not a field is a ValueError
+        (a checkpoint's configuration has exactly these fields: its file format is checked on loading)."""
+        unknown = sorted(set(d) - {f.name for f in fields(cls)})
+        if unknown:
+            raise ValueError(f"not TrainConfig settings: {', '.join(map(str, unknown))}")
+        return cls(**d)
 
 
 def learning_rate_at(config, step, seconds=None):

@@ -81,8 +81,7 @@ GATES = ("r", "z", "n")  # the order of the three H-row blocks of W_x, W_h and b
 # hidden_size, num_layers=1): {name: shape} for every one of them
 # count_params(vocab_size, hidden_size, num_layers=1): the number of trainable numbers,
 # 3H*V + 3H*H + 3H + V*H + V, three quarters of an LSTM's, and 3H*(2H + 1) for each further layer;
-# check_params(params): the dict checked at the door (keys, every layer's; one float dtype; finite
-# values; shapes that agree), so that a bad one is a clear error, never an IndexError deep inside
+# check_params(params): checked at the door as every cell's are (rnn_core._cell.Names)
 _NAMES = _cell.Names(PARAM_NAMES, LAYER_NAMES, GATES, "rnn_core.gru.init_params")
 param_names, param_shapes = _NAMES.param_names, _NAMES.param_shapes
 count_params, check_params = _NAMES.count_params, _NAMES.check_params
@@ -93,11 +92,8 @@ def init_params(
 ):
     """Random initial parameters, a dict with keys W_x, W_h, b, W_yh, b_o (and each further layer's).
 
-    vocab_size V >= 1, hidden_size H >= 1; seed: for np.random.default_rng;
-    dtype: np.float64 (default, for gradient checks) or np.float32 (training);
-    recurrent_scale: the spectral radius of each gate's block of W_h (1: orthogonal; as in the
-    other cells, and TrainConfig.recurrent_scale sets it); update_bias: the initial bias of the
-    update gate z; num_layers: L >= 1.
+    vocab_size, hidden_size, seed, dtype, recurrent_scale, num_layers: as for
+    ``rnn_core.lstm.init_params``; update_bias: the initial bias of the update gate z.
 
     - W_x (3H, V): N(0, 0.3^2), as the other cells: a one-hot input moves each gate's
       pre-activation by about 0.3, inside the squashing functions' linear part.
@@ -223,10 +219,9 @@ def loss_and_grads(
     params: dict with W_x (3H, V), W_h (3H, H), b (3H,), W_yh (V, H), b_o (V,), and for a
       stack each further layer's W_x_k (3H, H), W_h_k (3H, H), b_k (3H,); all float32 or all
       float64 (the computation runs in that dtype).
-    inputs, targets: int arrays of shape (T,) for one sequence or (B, T) for a
-      batch; targets[..., t] is the character that should follow inputs[..., t].
-    state0: None (zeros), or h0: (H,) or (B, H); (L, H) or (L, B, H) for a stack of L layers.
-    return_dstate0: also return dL/dh0, shaped like h0.
+    inputs, targets: as for ``rnn_core.lstm.loss_and_grads``.
+    state0: None (zeros), or h0 alone (the GRU has no cell state): (H,) or (B, H); (L, H) or
+      (L, B, H) for a stack of L layers. return_dstate0: also return dL/dh0, shaped like h0.
     fast: True (default) for the fused loops of ``rnn_core._fast_gru``; False for the
       reference, ``step_forward`` and ``step_backward`` in loops: the same numbers, slower.
     dropout, seed, masks: dropout on the connections that do not recur, as for

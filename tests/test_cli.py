@@ -370,6 +370,18 @@ def test_corrupt_checkpoint(capsys, trained, text_file, command):
     assert_one_line_error(code, err, "corrupt", status=1)
 
 
+def test_sample_reads_the_checkpoint_train_saved_last(capsys, tmp_path, text_file, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = call(capsys, "sample")
+    assert_one_line_error(code, err, r"no checkpoint in checkpoints/ \(train saves one there\)", status=1)
+    for cell in ("rnn", "gru"):  # rnn.npz first, then gru.npz: sample reads the GRU's
+        code, _, _ = call(capsys, "train", "--text", text_file, "--cell", cell, *FAST)
+        assert code == 0 and (tmp_path / "checkpoints" / f"{cell}.npz").is_file()
+    code, out, _ = call(capsys, "sample", "--length", "30", "--seed", "1")
+    _, ours, _ = call(capsys, "sample", "--length", "30", "--seed", "1", "--checkpoint", "checkpoints/gru.npz")
+    assert code == 0 and out == ours
+
+
 def test_sample_missing_checkpoint(capsys, tmp_path):
     code, _, err = call(capsys, "sample", "--checkpoint", tmp_path / "none.npz")
     assert_one_line_error(code, err, "does not exist", status=1)

@@ -128,6 +128,7 @@ def test_sampling_and_validation_never_drop():
             r"masks must have the shape of forward's h, \(2, 3, 4\) \(2 layers first\)",
         ),
         ({"masks": np.full((2, 3, 4), np.nan)}, ValueError, "masks must hold finite numbers"),
+        ({"masks": np.full((2, 3, 4), "1")}, TypeError, "masks must hold numbers, .* got <U1"),
     ],
 )
 def test_bad_dropout_gets_a_clear_error(kwargs, error, match):

@@ -280,6 +280,8 @@ def test_bad_inputs():
 def test_config_round_trips_through_a_dict():
     cfg = TrainConfig(hidden_size=7, max_seconds=3.0, clip_norm=None)
     assert TrainConfig.from_dict(cfg.to_dict()) == cfg
+    with pytest.raises(ValueError, match="not TrainConfig settings: rng_state"):
+        TrainConfig.from_dict({**cfg.to_dict(), "rng_state": 1})
     assert isinstance(run(steps=2), TrainResult)
 
 
