@@ -38,6 +38,7 @@ import argparse
 import concurrent.futures
 import contextlib
 import hashlib
+import importlib.util
 import io
 import json
 import os
@@ -159,12 +160,11 @@ def make_archive(path, root=ROOT):
 
 
 def _rnn_sliders():
-    sys.path.insert(0, str(SITE))
-    try:
-        import rnn_sliders
-    finally:
-        sys.path.remove(str(SITE))
-    return rnn_sliders
+    """site/rnn_sliders.py, the sliders' precomputation, loaded from its file (site/ is not a package)."""
+    spec = importlib.util.spec_from_file_location("rnn_sliders", SITE / "rnn_sliders.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def slider_positions(static_dir, work, cache=SLIDER_CACHE, notebooks=None):

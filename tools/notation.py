@@ -22,13 +22,11 @@ for byte as it was, written in the JSON layout nbformat uses.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tomllib
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # notebook_files, this script's neighbour
-from notebook_files import dumps, source  # noqa: E402
+from notebook_files import dumps, reads, source  # this script's neighbour (tools/ is on sys.path)
 
 ROOT = Path(__file__).resolve().parent.parent
 REGISTRY = ROOT / "tools" / "notation.toml"
@@ -83,7 +81,7 @@ def generated(root=ROOT):
     new_readme = replace_block(readme, block, README)
     if new_readme != readme:
         changed[root / README] = new_readme
-    nb = json.loads((root / NOTEBOOK).read_text(encoding="utf-8"))
+    nb = reads((root / NOTEBOOK).read_text(encoding="utf-8"))
     cells = [c for c in nb["cells"] if c["cell_type"] == "markdown" and START in source(c)]
     if len(cells) != 1:
         raise NotationError(f"{NOTEBOOK}: {len(cells)} markdown cells hold the markers; one must")
