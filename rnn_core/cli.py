@@ -29,11 +29,11 @@ import warnings
 from pathlib import Path
 
 from . import __version__
-from ._course_settings import EXERCISE_TIMEOUT, MARKER, MEMORY_MB
 from ._validation import check_checkpoint_path, check_int, check_number, int_requirement, number_requirement
 from .cells import CELLS
 from .checkpoint import CheckpointError, load_checkpoint
 from .config import TrainConfig
+from .course.settings import EXERCISE_TIMEOUT, MARKER, MEMORY_MB
 from .data import CACHE_ENV, TEXT_ENV, TextMismatchWarning, load_text
 from .generate import sample
 from .optim import OPTIMIZERS
@@ -355,13 +355,13 @@ def _add_grade_arguments(sub):
 
 
 def _cmd_edition(args, out, err):
-    from . import edition  # the edition writer, loaded only for this command
+    from .course import edition  # the edition writer, loaded only for this command
 
     return edition.run_command(args, out, err)
 
 
 def _cmd_grade(args, out, err):
-    from . import grade  # the grader, loaded only for this command
+    from .course import grade  # the grader, loaded only for this command
 
     return grade.run_command(args, out, err)
 

@@ -37,7 +37,7 @@ a fixed "not attempted" message, so stored outputs are deterministic. A cell tha
   task is to find what is wrong (the appendix's repair): the table says the rest.
 - ``hint(name)`` prints a nudge in words; ``solution(name)`` prints the reference solution, the
   code of the folded *Answer* under the exercise in its notebook (both generated from
-  ``rnn_core/_practice_solutions.py`` by ``tools/answers.py``). In a student edition
+  ``rnn_core/course/solutions.py`` by ``tools/answers.py``). In a student edition
   (``rnn_core.edition``) ``solution`` says the instructor has withheld it.
 - ``EXERCISES`` maps each name, in reading order, to the notebook that asks for it.
 - ``ERRATA_ROWS``: the rows of the errata table that ``check`` recognises by name.
@@ -68,7 +68,7 @@ that name does; one sequence, vectors 1-D):
 What the check can be trusted for:
 
 - It compares with its own copies of rnn_core's functions, loaded from rnn_core's files when this
-  module is imported (``rnn_core._practice_reference``): rebinding ``rnn_core.gru.step_forward``,
+  module is imported (``rnn_core.course.reference``): rebinding ``rnn_core.gru.step_forward``,
   or a reader's function that patches rnn_core while it runs, changes nothing it compares with. A
   message says so when rnn_core's function of the exercise has been replaced, and a function that
   changes rnn_core or numpy while it runs is wrong (check puts the originals back).
@@ -122,10 +122,10 @@ is, or calls, rnn_core's own function of the exercise (by any alias or import ro
 included; calling rnn_core's other functions is allowed) gets the status "delegated", never
 "passed".
 
-Adding an exercise is one ``Exercise`` entry in ``rnn_core/_practice_exercises.py`` (the reference
+Adding an exercise is one ``Exercise`` entry in ``rnn_core/course/exercises.py`` (the reference
 function, argument and output names, a function that draws the cases from a generator, a model in
 named steps and the mistakes that replace them, a hint) and one solution in
-``rnn_core/_practice_solutions.py``, then ``python tools/answers.py`` to write its folded answer;
+``rnn_core/course/solutions.py``, then ``python tools/answers.py`` to write its folded answer;
 tests/test_practice.py then wants a plain implementation and a few wrong variants of it.
 """
 
@@ -133,8 +133,8 @@ from __future__ import annotations
 
 import sys
 
-from . import _practice_reference as reference
-from ._practice_check import (
+from .course import reference
+from .course.check import (
     ERRATA_ROWS,
     ERRATA_TABLE,
     EXERCISES,
@@ -146,7 +146,7 @@ from ._practice_check import (
     solution,
     wrap,
 )
-from ._practice_yours import MY_RNN_ENV, check_all, my_rnn, save, train_yours, use_yours, your_cell
+from .course.yours import MY_RNN_ENV, check_all, my_rnn, save, train_yours, use_yours, your_cell
 
 __all__ = [
     "ERRATA_ROWS",
@@ -171,10 +171,10 @@ __all__ = [
 # every function of the checker as it is now: check puts back any whose __code__ is swapped later
 reference.remember_checker(
     sys.modules[__name__],
-    sys.modules[__package__ + "._practice_check"],
-    sys.modules[__package__ + "._practice_exercises"],
-    sys.modules[__package__ + "._practice_model"],
-    sys.modules[__package__ + "._practice_run"],
+    sys.modules[__package__ + ".course.check"],
+    sys.modules[__package__ + ".course.exercises"],
+    sys.modules[__package__ + ".course.model"],
+    sys.modules[__package__ + ".course.run"],
     reference,
-    sys.modules[__package__ + "._practice_yours"],
+    sys.modules[__package__ + ".course.yours"],
 )

@@ -1,6 +1,6 @@
 """A complete my_rnn.py as a reader who finished every exercise might write it: plain loops, one sequence.
 
-Written for the tests of ``rnn_core._practice_yours`` (check_all, train_yours) and for
+Written for the tests of ``rnn_core.course.yours`` (check_all, train_yours) and for
 benchmarks/train_yours.py, independently of rnn_core (nothing here imports it) and of the reference
 solutions. The names are the ones my_rnn.py uses: an exercise's name, with the dot of
 "lstm.step_forward" written as an underscore. As in my_rnn.py, the functions call each other by

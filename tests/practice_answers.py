@@ -17,9 +17,10 @@ import re
 import numpy as np
 
 import rnn_core
-from rnn_core import _practice_check, practice
-from rnn_core._practice_exercises import public_seed_rng
-from rnn_core._practice_solutions import SOLUTIONS
+from rnn_core import practice
+from rnn_core.course import check as _practice_check
+from rnn_core.course.exercises import public_seed_rng
+from rnn_core.course.solutions import SOLUTIONS
 
 EXERCISE = _practice_check._BY_NAME  # name -> Exercise
 

@@ -1,6 +1,6 @@
 """The folded Answer under each exercise and ``practice.solution(name)`` are one text, from one source.
 
-tools/answers.py writes every checked exercise's answer cell from rnn_core/_practice_solutions.py,
+tools/answers.py writes every checked exercise's answer cell from rnn_core/course/solutions.py,
 the module ``practice.solution`` prints from, and tags the stub and the answer for the instructor's
 edition (issue 32). This fails when an answer cell was edited by hand, or a solution changed without
 running ``python tools/answers.py``.
@@ -14,7 +14,7 @@ import pytest
 
 import answers  # tools/answers.py (tools/ is on the tests' path: pyproject.toml)
 from rnn_core import practice
-from rnn_core._practice_solutions import MARKER, SOLUTIONS, plain_text
+from rnn_core.course.solutions import MARKER, SOLUTIONS, plain_text
 
 ROOT = Path(__file__).resolve().parent.parent
 

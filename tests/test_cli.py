@@ -435,9 +435,8 @@ def test_as_a_module_no_traceback(tmp_path):
 
 def test_the_engines_command_line_does_not_load_the_instructors_tools():
     """import rnn_core.cli leaves the grader and the edition writer unloaded: their subcommands import them."""
-    code = (
-        "import sys, rnn_core.cli; print(sorted(m for m in ('rnn_core.grade', 'rnn_core.edition') if m in sys.modules))"
-    )
+    tools = "('rnn_core.course.grade', 'rnn_core.course.edition')"
+    code = f"import sys, rnn_core.cli; print(sorted(m for m in {tools} if m in sys.modules))"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert r.stdout.strip() == "[]"
 
@@ -498,7 +497,7 @@ def test_the_stated_worst_grading_time_counts_every_exercise():
     from pathlib import Path
 
     from rnn_core import practice
-    from rnn_core._course_settings import EXERCISE_TIMEOUT
+    from rnn_core.course.settings import EXERCISE_TIMEOUT
 
     n = len(practice.EXERCISES)
     worst = f"{n * EXERCISE_TIMEOUT:g} s"

@@ -1,4 +1,4 @@
-"""The student edition (rnn_core.edition, ``python -m rnn_core student-edition``) and practice.solution in it.
+"""The student edition (rnn_core.course.edition, ``python -m rnn_core student-edition``) and practice.solution in it.
 
 The edition of every notebook is checked structurally: no folded answer in any cell, the answer cells
 gone, every code cell (source, outputs, tags, id) and every Markdown cell without a fold unchanged
@@ -19,9 +19,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from rnn_core import edition, practice
+from rnn_core import practice
 from rnn_core.cli import main
-from rnn_core.edition import EditionError, is_answer_summary, strip_answers, write_student_edition
+from rnn_core.course import edition
+from rnn_core.course.edition import EditionError, is_answer_summary, strip_answers, write_student_edition
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"

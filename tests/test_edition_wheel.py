@@ -10,7 +10,7 @@ import zipfile
 
 import pytest
 
-from rnn_core.edition import EditionError, build_wheel
+from rnn_core.course.edition import EditionError, build_wheel
 
 
 def test_the_wheel_leaves_the_answers_out_and_solution_withholds(tmp_path):
@@ -21,8 +21,8 @@ def test_the_wheel_leaves_the_answers_out_and_solution_withholds(tmp_path):
             pytest.skip(f"no build backend to be had: {e}")
         raise
     names = zipfile.ZipFile(wheel).namelist()
-    assert "rnn_core/practice.py" in names and "rnn_core/_grade_child.py" in names
-    assert not [n for n in names if "_practice_solutions" in n]
+    assert "rnn_core/practice.py" in names and "rnn_core/course/grade_child.py" in names
+    assert not [n for n in names if n.endswith("/solutions.py")]
     assert "rnn_core/stored_runs/06-race.json" in names  # the long runs' stored results (rnn_core.stored)
     target = tmp_path / "site"
     install = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(wheel)]

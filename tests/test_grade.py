@@ -1,4 +1,4 @@
-"""The grader (rnn_core.grade, ``python -m rnn_core grade``) on mock submissions made from the real notebooks.
+"""The grader (rnn_core.course.grade, ``python -m rnn_core grade``) on mock submissions made from the real notebooks.
 
 Each mock submission is the student edition of the series with its tagged exercise cells filled in:
 right answers from tests/plain_my_rnn.py (written independently of rnn_core), wrong ones, one that
@@ -21,9 +21,10 @@ import plain_my_rnn  # tests/plain_my_rnn.py
 import pytest
 
 from quick_parameters import QUICK, apply_quick_parameters  # tests/browser/quick_parameters.py
-from rnn_core import grade, practice
+from rnn_core import practice
 from rnn_core.cli import main
-from rnn_core.edition import write_student_edition
+from rnn_core.course import grade
+from rnn_core.course.edition import write_student_edition
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = "10"  # seconds for an exercise in these tests (the right answers take well under one)

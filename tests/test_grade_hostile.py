@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from test_grade import fill, right, write
 
-from rnn_core import grade
 from rnn_core.cli import main
-from rnn_core.edition import write_student_edition
+from rnn_core.course import grade
+from rnn_core.course.edition import write_student_edition
 
 ROOT = Path(__file__).resolve().parent.parent
 N01, N13 = "01-softmax-and-its-derivative.ipynb", "13-appendix-errata.ipynb"
@@ -434,7 +434,7 @@ def test_a_size_threshold_fails_on_the_large_cases_or_is_withheld_for_review(gra
 def test_the_series_answers_have_no_size_branch():
     import re
 
-    from rnn_core._practice_solutions import SOLUTIONS
+    from rnn_core.course.solutions import SOLUTIONS
 
     for name, solution in SOLUTIONS.items():
         function = re.findall(r"^def (\w+)", solution.code, re.M)[-1]

@@ -22,8 +22,8 @@ from practice_answers import cases, fingerprint, quietly, use_my_rnn_file  # tes
 
 import rnn_core
 from rnn_core import practice
-from rnn_core._practice_solutions import SOLUTIONS
-from rnn_core._practice_yours import _Masks, file_name
+from rnn_core.course.solutions import SOLUTIONS
+from rnn_core.course.yours import _Masks, file_name
 
 TEXT = "She is tolerable; but not handsome enough to tempt me. " * 6
 RUN = dict(hidden_size=8, steps=12, seed=1, batch_size=3, seq_length=10, sample_length=20)

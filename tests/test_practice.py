@@ -46,8 +46,8 @@ from practice_answers import (
 
 import rnn_core
 from rnn_core import gru, practice
-from rnn_core._practice_exercises import OPTIM, RNN
-from rnn_core._practice_solutions import SOLUTIONS, plain_text
+from rnn_core.course.exercises import OPTIM, RNN
+from rnn_core.course.solutions import SOLUTIONS, plain_text
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = list(practice.EXERCISES)
@@ -70,7 +70,7 @@ def test_exercises_are_listed_in_reading_order_with_their_notebooks():
 def test_import_rnn_core_does_not_load_the_checker():
     code = (
         "import sys, rnn_core\n"
-        "assert 'rnn_core.practice' not in sys.modules and 'rnn_core._practice_exercises' not in sys.modules\n"
+        "assert 'rnn_core.practice' not in sys.modules and 'rnn_core.course.exercises' not in sys.modules\n"
         "from rnn_core import practice\n"
         "assert rnn_core.practice is practice and 'rnn_core.practice' in sys.modules\n"
     )
@@ -865,7 +865,7 @@ def test_calling_rnn_cores_other_functions_is_allowed():
 
 def test_each_exercises_own_versions_exist_in_rnn_core():
     """The names the delegation watch looks for are rnn_core's functions (a renamed one would go unseen)."""
-    from rnn_core import _practice_reference as reference
+    from rnn_core.course import reference
 
     for name in NAMES:
         for module, qualname in EXERCISE[name].watch:
@@ -889,7 +889,7 @@ def test_mistakes_are_small_named_functions_and_no_model_branches_on_prose():
         for m in ex.mistakes:
             assert m.fn.__name__.replace("_", "-") == m.id and isinstance(m.rows, tuple) and m.name and m.why
             assert m.step == "answer" or m.step in ex.steps, (name, m.id)
-    tree = ast.parse((ROOT / "rnn_core" / "_practice_exercises.py").read_text(encoding="utf-8"))
+    tree = ast.parse((ROOT / "rnn_core" / "course" / "exercises.py").read_text(encoding="utf-8"))
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare) and any(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops):
             # `slip == "tanh' at the wrong step"`: prose as a switch

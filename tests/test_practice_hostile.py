@@ -40,8 +40,9 @@ from practice_answers import (
     plain_step_forward,
 )
 
-from rnn_core import _practice_check, practice
-from rnn_core._practice_exercises import F
+from rnn_core import practice
+from rnn_core.course import check as _practice_check
+from rnn_core.course.exercises import F
 
 SEEDS = (None, 1, 2, 3, 4, 5, 6, 7)  # the public cases and a few hidden ones: the cases hold on every seed
 

@@ -41,8 +41,8 @@ from practice_answers import (
 )
 
 import rnn_core
-from rnn_core import _practice_solutions as practice_solutions
 from rnn_core import practice
+from rnn_core.course import solutions as practice_solutions
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 

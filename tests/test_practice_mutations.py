@@ -1,6 +1,6 @@
 """Property-based: a random mutation of a reference solution is never "passed" unless it computes the same.
 
-Each exercise's solution (rnn_core/_practice_solutions.py) is parsed, and hypothesis picks one
+Each exercise's solution (rnn_core/course/solutions.py) is parsed, and hypothesis picks one
 mutation of its function: a sign flipped (``+`` for ``-`` or a minus in front), a transpose added,
 an index shifted in time (``t`` for ``t - 1``...), a term or factor dropped (``a + b`` -> ``a``), or
 an argument replaced by a constant. The mutant is checked on the public cases. Whenever it passes,
@@ -24,7 +24,7 @@ from practice_answers import cases, check
 
 import rnn_core
 from rnn_core import practice
-from rnn_core._practice_solutions import SOLUTIONS
+from rnn_core.course.solutions import SOLUTIONS
 
 KINDS = ("sign", "transpose", "time", "drop", "constant")
 FRESH_SEEDS = range(101, 107)

@@ -17,7 +17,7 @@ from practice_answers import quietly, use_my_rnn_file  # tests/practice_answers.
 
 import rnn_core
 from rnn_core import practice
-from rnn_core._practice_yours import PIECES, TEMPLATE, file_name
+from rnn_core.course.yours import PIECES, TEMPLATE, file_name
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 TEXT = (

@@ -4,7 +4,7 @@ Every exercise of ``rnn_core.practice`` (``practice.EXERCISES``: name -> the not
 it) is three cells in its notebook: the stub the reader fills in, the cell
 ``practice.check("name", ...)``, and the folded answer. This script finds the check cell, then
 
-1. writes the answer, the Markdown cell right after the check, from ``rnn_core/_practice_solutions.py``:
+1. writes the answer, the Markdown cell right after the check, from ``rnn_core/course/solutions.py``:
    the solution's notes, then its code in a fenced block (the usual slips, each with a marker
    ``<!-- practice:mistake NAME/ID -->`` that tests/test_practice_mistakes.py follows), inside
    ``FOLD``, the one place the fold's HTML is written, every line of it quoted (``quote``: the
@@ -37,7 +37,7 @@ import nbformat
 
 from notebook_files import dumps, reads, source  # tools/, this script's folder
 from rnn_core import practice
-from rnn_core._practice_solutions import SOLUTIONS
+from rnn_core.course.solutions import SOLUTIONS
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,6 +1,6 @@
 """The grader's child process: one exercise's cells, run alone, serving calls of its function (private).
 
-    python -I -S _grade_child.py NUMPY_DIR READ_FD WRITE_FD
+    python -I -S grade_child.py NUMPY_DIR READ_FD WRITE_FD
 
 ``rnn_core.grade`` starts one such process per exercise, as a script (never as ``-m rnn_core...``):
 isolated (``-I``: no environment variables, no user site, not even the script's own folder on the

@@ -28,7 +28,7 @@ configuring. Where notebooks travel alone (uploaded one by one to Colab, say), a
 controls the environment can set ``RNN_CORE_SOLUTIONS=withheld`` instead (on a JupyterHub, for
 every user). This keeps the answers out of sight; it is not a lock while the full package is
 installed. ``--wheel`` (``build_wheel``) builds rnn_core without the answers' module
-(``_practice_solutions``) for the students to install instead; there ``practice.solution`` withholds
+(``course/solutions.py``) for the students to install instead; there ``practice.solution`` withholds
 wherever it runs. rnn_core's own functions are still in it, and the grader (``rnn_core.grade``),
 which runs each exercise without rnn_core, is what tells a student's work from rnn_core's.
 
@@ -50,8 +50,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
 
-from . import __version__
-from ._course_settings import MARKER
+from .. import __version__
+from .settings import MARKER
 
 __all__ = [
     "MARKER",
@@ -75,7 +75,7 @@ WITHHELD_ENV = "RNN_CORE_SOLUTIONS"  # "withheld": practice.solution withholds w
 # the notebooks' first code cell says where rnn_core comes from: the full series; the edition's says the class's
 _FULL_SERIES = re.compile(r"^import rnn_core  # in rnn-from-scratch\.zip[^\n]*", re.M)
 EDITION_IMPORT = "import rnn_core  # your class's package: pip install the rnn_core wheel your instructor gives you"
-_SOLUTIONS_MODULE = "_practice_solutions"  # left out of the edition's wheel
+_SOLUTIONS_MODULE = "solutions"  # course/solutions.py, left out of the edition's wheel
 
 NOTE_ID = "student-edition"
 NOTE = (
@@ -130,7 +130,7 @@ def dumps_notebook(nb):
 
 def default_notebooks_dir():
     """The repository's notebooks/ beside the installed package (an editable install or a checkout), or None."""
-    folder = Path(__file__).resolve().parent.parent / "notebooks"
+    folder = Path(__file__).resolve().parents[2] / "notebooks"  # rnn_core/course/ -> the repository
     return folder if folder.is_dir() and any(folder.glob("*.ipynb")) else None
 
 
@@ -318,12 +318,12 @@ def _note_position(cells):
 
 
 def build_wheel(outdir, project=None):
-    """Build rnn_core's wheel without its answers (``_practice_solutions``) in ``outdir``; the wheel's path.
+    """Build rnn_core's wheel without its answers (``course/solutions.py``) in ``outdir``; the wheel's path.
 
     project: the repository (default: the one holding this package). The package is copied without the
     answers' module and built by ``pip wheel`` (which fetches the build backend, setuptools, once).
     Raises EditionError when there is no repository or the build fails."""
-    project = Path(project) if project is not None else Path(__file__).resolve().parent.parent
+    project = Path(project) if project is not None else Path(__file__).resolve().parents[2]
     if not (project / "pyproject.toml").is_file() or not (project / "rnn_core").is_dir():
         raise EditionError(f"{project} is not the rnn-from-scratch repository (no pyproject.toml and rnn_core/)")
     outdir = Path(outdir)

@@ -13,7 +13,7 @@ raised, and what it did besides. Nothing the reader's code does escapes it:
 - odd return values (a torch tensor, a generator, an object whose ``__array__`` raises) are read
   inside the same guard, so whatever they raise is the reader's;
 - calls of rnn_core's own version of the exercise (``watch``: a set of (module, qualified name)
-  pairs, see ``_practice_reference.origin``), by any alias or import route, are seen with
+  pairs, see ``course.reference.origin``), by any alias or import route, are seen with
   ``sys.setprofile`` and reported;
 - the checker's own code (its cases, models and references) is watched the same way: a function
   that reaches it, through the frames of the check, say, is reported like one that calls rnn_core's;
@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._practice_reference import origin, restore_checker
+from .reference import origin, restore_checker
 
 __all__ = ["TIME_LIMIT", "Call", "Odd", "Seq", "run", "read", "safe_str", "type_name"]
 
@@ -50,11 +50,11 @@ TIME_LIMIT = 3.0  # seconds per call of the reader's function; the right answers
 CHECKER = frozenset(
     {
         "practice",
-        "_practice_check",
-        "_practice_exercises",
-        "_practice_model",
-        "_practice_solutions",
-        "_practice_reference",
+        "course.check",
+        "course.exercises",
+        "course.model",
+        "course.solutions",
+        "course.reference",
     }
 )
 # modules whose attributes a call may not rebind, besides rnn_core's: what the checker itself relies on

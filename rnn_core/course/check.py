@@ -1,7 +1,7 @@
 """The exercise checker behind ``rnn_core.practice`` (private): ``check``, ``hint``, ``solution``.
 
 ``rnn_core.practice`` (its docstring says what a check does) re-exports these with the reader's
-file (``_practice_yours``), which builds on ``check``: the two import this module, and neither
+file (``course.yours``), which builds on ``check``: the two import this module, and neither
 imports the other's caller, so the checker has no import circle.
 """
 
@@ -24,14 +24,14 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _practice_reference as reference
-from ._practice_exercises import ALIASING_ROWS, EXERCISE_LIST, GRADE_CASES, public_seed_rng
-from ._practice_model import ANSWER, Case, Mistake
-from ._practice_run import CHECKER, TIME_LIMIT, Odd, Seq, read, run, safe_str, type_name
+from . import reference
 from .edition import solutions_withheld
+from .exercises import ALIASING_ROWS, EXERCISE_LIST, GRADE_CASES, public_seed_rng
+from .model import ANSWER, Case, Mistake
+from .run import CHECKER, TIME_LIMIT, Odd, Seq, read, run, safe_str, type_name
 
 try:
-    from ._practice_solutions import SOLUTIONS, plain_text
+    from .solutions import SOLUTIONS, plain_text
 except ModuleNotFoundError:  # the student edition's wheel is built without the answers (edition.build_wheel)
     SOLUTIONS, plain_text = {}, None
 
@@ -206,7 +206,7 @@ class _Run:
 
     case: object
     want_raw: object  # the reference's return value
-    call: object  # the _practice_run.Call
+    call: object  # the course.run.Call
     got: dict = None  # output name -> the reader's value (when it returned one)
     want: dict = None  # output name -> the reference's value
 
@@ -545,7 +545,7 @@ def _delegated(ex, functions, notes, itself=False):
             f'practice.check("{ex.name}", your_function).'
         ]
     else:
-        checker = [n for n in names if n.split(".")[1] in CHECKER]
+        checker = [n for n in names if n.split(".")[1] in CHECKER or ".".join(n.split(".")[1:3]) in CHECKER]
         what = (
             "the checker's own code, which is what it compares with"
             if checker == names

@@ -69,9 +69,9 @@ from types import FunctionType, ModuleType
 
 import numpy as np
 
-from . import attention, gru, lstm, optim, rnn, seq2seq
-from . import functions as _functions
-from ._cell import (
+from .. import attention, gru, lstm, optim, rnn, seq2seq
+from .. import functions as _functions
+from .._cell import (
     ReferenceEngine,
     check_window,
     count_layers,
@@ -81,12 +81,12 @@ from ._cell import (
     stack_loss,
     stack_loss_and_grads,
 )
-from ._practice_check import EXERCISES, Result, check
-from ._validation import check_int, check_number
-from .data import StreamBatcher
-from .files import write_atomically
-from .generate import draw_index
-from .vocab import Vocabulary
+from .._validation import check_int, check_number
+from ..data import StreamBatcher
+from ..files import write_atomically
+from ..generate import draw_index
+from ..vocab import Vocabulary
+from .check import EXERCISES, Result, check
 
 __all__ = [
     "MY_RNN_ENV",

@@ -11,7 +11,7 @@ The code uses ``np`` (numpy, imported as in every notebook) and, where it says s
 the notebook has defined by then (``step_forward``, ``softmax``, ``PARAM_NAMES``, ``one_hot`` from
 rnn_core in notebook 04; in my_rnn.py, the reader's own). In the notes, an HTML comment
 ``<!-- practice:mistake NAME/ID -->`` after a slip points at the mistake model of
-``rnn_core._practice_exercises`` that recognises it: the notes are Markdown in a notebook, where the
+``rnn_core.course.exercises`` that recognises it: the notes are Markdown in a notebook, where the
 comment is invisible, and tests/test_practice.py asserts that the check names every mistake so
 marked, in any notebook.
 """

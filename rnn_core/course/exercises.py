@@ -1,7 +1,7 @@
 """The exercises that ``rnn_core.practice`` checks: their cases, models and mistakes (private).
 
 One ``Exercise`` per exercise, in reading order, in ``EXERCISE_LIST`` at the end. Each is compared
-with the checker's private copy of its rnn_core function (``_practice_reference``), on cases drawn
+with the checker's private copy of its rnn_core function (``course.reference``), on cases drawn
 from a ``numpy.random.Generator``: ``check`` draws them from a fixed public seed, so its messages are
 the same every time; a grader may draw fresh ones (``practice.check(name, fn, seed=...)``). Every
 seed gives cases with the properties the exercise needs to expose mistakes: sizes that differ where a
@@ -16,8 +16,8 @@ as the notebooks use them. ``Exercise.varied``
 names the arguments whose entries a repeated call may change in place (any entries of their shape suit).
 
 Each exercise also has a *model*: a plain implementation in named steps, and its mistakes, small
-functions that replace a step (see ``_practice_model``). The reference solution that
-``practice.solution`` prints is in ``_practice_solutions.py``.
+functions that replace a step (see ``course.model``). The reference solution that
+``practice.solution`` prints is in ``course/solutions.py``.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from . import _practice_reference as reference
-from ._practice_model import ANSWER, Case, Exercise, Mistakes
+from . import reference
+from .model import ANSWER, Case, Exercise, Mistakes
 
 __all__ = ["EXERCISE_LIST", "ALIASING_ROWS", "public_seed_rng"]
 

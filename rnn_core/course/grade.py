@@ -11,7 +11,7 @@ For each exercise of ``practice.EXERCISES`` the grader
    code cell before the one that starts ``practice.check("<name>", ...)``. The function checked is
    the one that call names (``loss_and_grads_char_rnn`` in 11), else the stub's (``softmax``,
    ``lstm_step_forward`` for "lstm.step_forward");
-2. runs that cell alone in a fresh child process (``rnn_core/_grade_child.py``, a script run by
+2. runs that cell alone in a fresh child process (``rnn_core/course/grade_child.py``, a script run by
    ``python -I -S``): numpy and the standard library, nothing of rnn_core, torch or the other
    cells, except the cells before it that the student tagged ``helper`` (or ``helper:<name>``)
    and the notebook's earlier exercise cells, run first; and, as the notebooks import them,
@@ -23,7 +23,7 @@ For each exercise of ``practice.EXERCISES`` the grader
    child left them. ``s`` comes from the instructor's ``--seed`` (or one drawn and recorded) and the
    exercise's name, never from the submission. The cases, the expected outputs and the verdict stay
    here, where nothing the submission runs can reach them. Besides the seed's cases, check adds the
-   grader's own (``_practice_check.grading``: ``GRADE_CASES``, sizes far beyond the published ones);
+   grader's own (``course.check.grading``: ``GRADE_CASES``, sizes far beyond the published ones);
 4. reads the function's source (``size_branches``): a comparison of a size of its inputs with a number
    (``if V > 128:``), in it or in a function of the submission it calls, is named in the feedback as
    "review: branches on the input's size at line N of cell C: `...`" (comparisons with 0 or 1, a number
@@ -83,11 +83,11 @@ from pathlib import Path
 
 import numpy as np
 
-from . import __version__
-from ._course_settings import EXERCISE_TIMEOUT, MEMORY_MB
-from ._practice_run import TIME_LIMIT
+from .. import __version__
+from ..files import write_atomically
 from .edition import notebook_source
-from .files import write_atomically
+from .run import TIME_LIMIT
+from .settings import EXERCISE_TIMEOUT, MEMORY_MB
 
 __all__ = [
     "EXERCISE_TIMEOUT",
@@ -107,7 +107,7 @@ _MAX_FILE = 64 << 20  # bytes of any file an exercise's process writes, its prin
 _MAX_PROCESSES = 64  # processes of the unprivileged user at once (root is not held to it)
 _CALL_MARGIN = 0.5  # seconds past the checker's per-call limit before the grader stops waiting
 _SHOWN_ERRORS = 5  # cells that raised, named in an exercise's feedback
-# defined in _grade_child, plain numpy
+# defined in grade_child, plain numpy
 GIVENS = ("PARAM_NAMES", "softmax", "sigmoid", "one_hot", "step_forward", "forward")
 _WITHHELD = {"one_hot": ("one_hot",), "softmax": ("softmax",), "step_forward": ("forward", "step_forward")}
 MY_RNN = "my_rnn.py"
@@ -176,7 +176,7 @@ class _Notebook:
 
 
 def _exercises():
-    from .practice import EXERCISES  # imported when grading, so that the command line stays light
+    from ..practice import EXERCISES  # imported when grading, so that the command line stays light
 
     return EXERCISES
 
@@ -358,7 +358,7 @@ def _odd_type(name):
 
 
 class _Wire:
-    """Framed messages over two pipes (see _grade_child); reading is bounded in time and size."""
+    """Framed messages over two pipes (see grade_child); reading is bounded in time and size."""
 
     MAX_BYTES = 1 << 28  # what one reply may hold: a right answer's outputs are kilobytes
 
@@ -800,8 +800,8 @@ def _places():
     for name in (real.name, real.name + ".libs"):
         if (real.parent / name).exists():
             os.symlink(real.parent / name, Path(folder) / name)
-    script = Path(folder) / "_grade_child.py"
-    shutil.copyfile(Path(__file__).with_name("_grade_child.py"), script)
+    script = Path(folder) / "grade_child.py"
+    shutil.copyfile(Path(__file__).with_name("grade_child.py"), script)
     os.chmod(script, 0o644)
     return _Places(str(script), folder, folder)
 
@@ -984,15 +984,15 @@ def _check_through(ex, child, seed):
 
 
 def _practice():
-    from . import practice  # imported when grading, so that the command line stays light
+    from .. import practice  # imported when grading, so that the command line stays light
 
     return practice
 
 
 def _practice_check():
-    from . import _practice_check  # as practice: imported when grading
+    from . import check  # as practice: imported when grading
 
-    return _practice_check
+    return check
 
 
 # -- what is graded, from where ---------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from pathlib import Path
 
 __all__ = ["PACKAGE", "HOME", "load", "origin", "code_of", "pristine", "remember_checker", "restore_checker"]
 
-HOME = Path(__file__).resolve().parent  # rnn_core's folder
+HOME = Path(__file__).resolve().parent.parent  # rnn_core's folder (this file is in its course/)
 PACKAGE = "rnn_core._practice_copy"  # the private package the copies live in
 
 
@@ -42,10 +42,22 @@ def load(module):
 _REAL = {}  # a code object's file name -> that file's real path, or None for a file outside rnn_core
 
 
+def _module_name(path):
+    """The module name of a file of rnn_core, relative to the package ("rnn", "course.check"), else None."""
+    if path is None or path.suffix != ".py":
+        return None
+    if path.parent == HOME:
+        return path.stem
+    if path.parent == HOME / "course":
+        return f"course.{path.stem}"
+    return None
+
+
 def origin(code):
     """(module, qualified name) of a code object compiled from one of rnn_core's files, else None.
 
-    ``module`` is the file's name without ``.py`` ("functions", "_fast_rnn"), whichever package it
+    ``module`` is the file's name without ``.py`` ("functions", "_fast_rnn"; "course.check" for the
+    course tooling's files), whichever package it
     was imported under (rnn_core's, the checker's copies, or a copy of the reader's own).
     """
     filename = getattr(code, "co_filename", None)
@@ -56,7 +68,7 @@ def origin(code):
             path = Path(os.path.realpath(filename))
         except (OSError, ValueError):
             path = None
-        _REAL[filename] = path.stem if path is not None and path.parent == HOME and path.suffix == ".py" else None
+        _REAL[filename] = _module_name(path)
     module = _REAL[filename]
     return None if module is None else (module, code.co_qualname)
 
