@@ -995,3 +995,26 @@ def test_a_wrong_answer_no_mistake_covers_is_wrong_and_names_no_errata_row(label
     name, fn = UNRECOGNISED[label]
     result, _ = check(name, fn)
     assert result.status in ("wrong", "error") and result.errata == (), (label, result.message)
+
+
+def test_a_miss_against_an_answer_of_zeros_is_said_in_its_own_units():
+    """The beam step's first case has one prefix, so the right rows are all 0: a miss is given as a number."""
+    (split,) = [m for m in EXERCISE["seq2seq.beam_step"].mistakes if m.name == "the flat index split by R"]
+    result, _ = check("seq2seq.beam_step", model_answer("seq2seq.beam_step", split))
+    assert "rows: off by up to 5, where the answer is all 0" in result.message  # not "5e+300 × its largest entry"
+    assert '"the flat index split by R"' in result.message
+
+
+def test_the_pads_labelled_pad_are_named_as_a_loss_over_the_pads():
+    """The form notebook 11 writes as route (b), PAD at the pads and every position counted, is named."""
+
+    def pads_labelled_pad(o, y, lengths):
+        B, T, V = o.shape
+        labels = np.where(np.arange(T) < np.asarray(lengths)[:, None], y, 0)
+        shifted = o - o.max(axis=-1, keepdims=True)
+        log_y_hat = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+        ell = -np.take_along_axis(log_y_hat, labels[..., None], axis=-1)[..., 0]
+        return ell.mean(), (np.exp(log_y_hat) - np.eye(V)[labels]) / (B * T)
+
+    result, _ = check("seq2seq.masked_loss_and_grad", pads_labelled_pad)
+    assert result.status == "wrong" and '"a loss over the pads too"' in result.message

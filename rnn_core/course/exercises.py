@@ -2279,6 +2279,25 @@ def pads_in_the_loss(o, lengths):
 
 
 @MASKED_MISTAKES(
+    ANSWER,
+    "a loss over the pads too",
+    "every position is counted, the pads with the id PAD (0) as their target: the mean over all B T positions. "
+    "A valid id at the pads makes their loss computable, not absent: the mask must also leave the pads out of "
+    "the sum and out of the count (huggingface/transformers issue 2759, jingyaogong/minimind issue 51). The "
+    "gradient at a pad must be exactly 0.",
+    rows=(30, 31),
+)
+def pads_labelled_pad_in_the_loss(o, y, lengths):
+    B, T, V = o.shape
+    real = np.arange(T) < np.asarray(lengths)[:, None]
+    labels = np.where(real, y, 0)  # PAD at the pads, then every position counted
+    log_y_hat = F.log_softmax(o)
+    ell = -np.take_along_axis(log_y_hat, labels[..., None], axis=-1)[..., 0]
+    do = (np.exp(log_y_hat) - np.eye(V)[labels]) / (B * T)
+    return float(ell.mean()), do
+
+
+@MASKED_MISTAKES(
     "divisor",
     "averaged over the padded length, then divided by N",
     "each row's masked losses averaged over all T positions, pads included, and then divided by the number "

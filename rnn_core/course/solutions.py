@@ -459,7 +459,9 @@ def seq2seq_masked_loss_and_grad(o, y, lengths):
 The mistakes the check names: a loss over the pads too, the mean over every position with the pads' labels as
 targets, which an ignore index that the labels' pad value does not match (`huggingface/transformers#2759`) and
 a mean taken before the mask (`jingyaogong/minimind#51`) both produce <!-- practice:mistake
-seq2seq.masked_loss_and_grad/pads-in-the-loss -->; each row averaged over the padded length $T$ and then divided
+seq2seq.masked_loss_and_grad/pads-in-the-loss -->, with the pads' own ids as labels or with PAD put there
+first <!-- practice:mistake seq2seq.masked_loss_and_grad/pads-labelled-pad-in-the-loss -->; each row averaged
+over the padded length $T$ and then divided
 by $N$ too, d2l's `MaskedSoftmaxCELoss` (`d2l-ai/d2l-en#2076`) <!-- practice:mistake
 seq2seq.masked_loss_and_grad/mean-over-the-padded-length-too -->; the sum without the division by $N$ <!--
 practice:mistake seq2seq.masked_loss_and_grad/sum-not-mean -->, or divided by the number of rows <!--
