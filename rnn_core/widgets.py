@@ -794,6 +794,7 @@ def live_training_widget(run_fn, hidden_size=32, learning_rate=5e-3, seq_length=
         if button.disabled:
             return
         button.disabled = True
+        progress.bar.layout.visibility = "visible"
         progress.start(text="starting…")
         loop = _running_loop()
         if loop is None:  # outside a kernel (a test calling button.click()): nothing is in flight
@@ -831,15 +832,17 @@ def live_training_widget(run_fn, hidden_size=32, learning_rate=5e-3, seq_length=
         control.observe(settings_changed, names="value")
     settings_changed()
     button.on_click(train_soon)
-    progress.widget.layout.width = "auto"  # beside the button, the status line wraps instead of being cut
-    progress.widget.layout.flex = "1 1 0%"
-    progress.widget.layout.min_width = "0"
+    # the bar beside the button, shown from the first click (empty, it says nothing); the status line
+    # on a row of its own below them, the output's whole width, so that it wraps only where it must
+    progress.bar.layout = widgets.Layout(flex="1 1 0%", min_width="8em", margin="0 0 0 8px", visibility="hidden")
+    progress.label.layout = widgets.Layout(width="100%", margin="2px 0 0 0")
     return _Live(
         [
             size_slider,
             lr_slider,
             seq_slider,
-            widgets.HBox([button, progress.widget], layout=_layout(align_items="center")),
+            widgets.HBox([button, progress.bar], layout=_layout(align_items="center")),
+            progress.label,
             pane.box,
         ],
         note="The sliders and the Train button appear when this cell runs (Run All, or Shift+Enter here).",
@@ -892,9 +895,11 @@ def unit_widget(show_fn, n_units, unit=None, shortlist=None):
         description="worth a look:",
         style={"description_width": LABEL_WIDTH, "button_width": "auto"},
     )
+    which = "each button" if len(by_unit) > 1 else "the button"
+    # a block with the text's own line height: a widget's line height left a lone last word far below
     hint = widgets.HTML(
-        "each button: the unit that best follows that property (correlation in the caption); "
-        "red where the unit is positive, blue where it is negative"
+        f'<div style="line-height: 1.4">{which}: the unit that best follows its property (the correlation is '
+        "in the caption); red where the unit is positive, blue where it is negative</div>"
     )
     pane = _Pane()
 

@@ -562,13 +562,13 @@ def test_live_training_widget_trains_only_when_train_is_clicked(shown):
         return _snapshot(20, steps=20, message="finished 20 steps")
 
     box = widgets.live_training_widget(run_fn, hidden_size=32, learning_rate=5e-3, seq_length=16)
-    size, lr, seq, row, _pane = box.children
-    button, progress = row.children
+    size, lr, seq, row, label, _pane = box.children
+    button, bar = row.children
     assert [s.description for s in (size, lr, seq)] == ["hidden size", "learning rate", "sequence length"]
     assert all(s.style.description_width == widgets.LABEL_WIDTH for s in (size, lr, seq))
     assert box._repr_mimebundle_()["text/plain"].startswith("The sliders and the Train button appear")
     assert button.description == "Train" and calls == []  # nothing trains until asked
-    bar, label = progress.children
+    assert bar.layout.visibility == "hidden"  # an empty bar says nothing: shown from the first click
     # the status line names the values the kernel has, as the sliders' readouts write them
     assert label.value == "press Train to train with hidden size 32 · learning rate 5.0e-3 · sequence length 16"
     size.value = 64
@@ -579,6 +579,7 @@ def test_live_training_widget_trains_only_when_train_is_clicked(shown):
     button.click()
     assert calls == [(64, lr.value, 16, True)]  # the sliders' values; the button disabled while it trains
     assert (bar.value, bar.max, bar.bar_style) == (20, 20, "success") and label.value.startswith("finished 20 steps (")
+    assert bar.layout.visibility == "visible"
     assert label.value.endswith("· trained with hidden size 64 · learning rate 1.6e-2 · sequence length 16")
     assert not button.disabled
 
@@ -612,8 +613,7 @@ def test_live_training_widget_with_the_real_trainer_and_a_failing_run(shown):
         )
 
     box = widgets.live_training_widget(run_fn, hidden_size=8, seq_length=8)
-    size, (button, progress) = box.children[0], box.children[3].children
-    bar, label = progress.children
+    size, (button, bar), label = box.children[0], box.children[3].children, box.children[4]
     button.click()
     assert (bar.value, bar.max, bar.bar_style) == (12, 12, "success") and label.value.startswith("finished 12 steps")
     size.value = 128
