@@ -18,7 +18,13 @@
     img.classList.toggle("rnn-zoomed", !zoomed);
     img.parentElement.classList.toggle("rnn-zoom-box", !zoomed);
     img.title = zoomed ? "Tap for the full size" : "Tap to fit the column";
+    var hint = img.nextElementSibling;
+    if (hint && hint.classList.contains("rnn-zoom-hint")) hint.textContent = hintText(!zoomed);
   });
+
+  function hintText(zoomed) {
+    return zoomed ? "⤡ tap the figure to fit it back into the column" : "⤢ tap the figure for its full size";
+  }
 
   // a hint on the figures that a tap enlarges, once their sizes are known
   window.addEventListener("load", function () {
@@ -26,6 +32,11 @@
       if (shrunk(img) && !img.closest("a")) {
         img.classList.add("rnn-zoomable");
         img.title = "Tap for the full size";
+        // a line under it, shown where nothing can hover (site.css): a touch screen has no tooltip
+        var hint = document.createElement("span");
+        hint.className = "rnn-zoom-hint";
+        hint.textContent = hintText(false);
+        img.insertAdjacentElement("afterend", hint);
       }
     });
   });
