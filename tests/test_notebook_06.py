@@ -49,6 +49,7 @@ def test_right_pieces_of_the_reader_print_what_the_stored_run_prints(tmp_path, m
     assert fallback <= set(stored.splitlines()), "the stored run no longer shows the template's fallbacks"
     expected = [line for line in stored.splitlines() if line not in fallback]
     # the last lines name whose pieces trained it, wrapped: the reader's, every one
-    last = next(k for k, line in enumerate(expected) if line.startswith("pieces: "))
-    expected = expected[:last] + widgets.wrapped("pieces: " + ", ".join(f"{p}: yours" for p in PIECES)).splitlines()
+    last = next(k for k, line in enumerate(expected) if line.startswith("your pieces: "))
+    expected = expected[:last] + widgets.wrapped("your pieces: " + ", ".join(PIECES)).splitlines()
+    expected += ["rnn_core's pieces: none"]
     assert printed.getvalue().splitlines() == expected

@@ -23,7 +23,6 @@ MAX_LINE = 88  # characters of a printed line
 KNOWN_LONG_TEXT: dict[str, str] = {}
 KNOWN_LONG_CELLS = {  # notebook -> {cell id: why}
     "06-training-on-pride-and-prejudice.ipynb": {
-        "yours-run": "train_yours's report and sample",
         "cell-033": "tqdm's final line of the hand-written loop's bar (its rate and times)",
     },
     "07-what-the-network-learned.ipynb": {
@@ -32,7 +31,6 @@ KNOWN_LONG_CELLS = {  # notebook -> {cell id: why}
     },
     "08-gated-cells-lstm.ipynb": {"lstm-table": "print_runs's table, vanilla RNN and LSTM on one row"},
     "10-deeper-networks-and-overfitting.ipynb": {
-        "nb10-ending": "train_yours's report",
         "nb10-ending-sample": "the sample of the reader's own network",
     },
 }
