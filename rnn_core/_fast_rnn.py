@@ -79,15 +79,15 @@ def _weight_grads(delta, layer):
 
 
 def _truncated_deltas(dh, hs, params, truncate, need_dx):
-    """Truncated BPTT through one layer: the sum over losses L_t of dL_t/da_s, for s in [t-k, t],
-    k = truncate.
+    """Truncated BPTT through one layer: the deltas delta_s (the gradient with respect to the
+    pre-activation at step s), summed over the losses L_t with s in [t-k, t], k = truncate.
 
     A path from the loss at step t back to step s is cut when s < t - k, as if every layer's
     state before step t - k were a constant. So the deltas are kept by age j = t - s:
     d_j[s] = (what reaches h_s at age j from above + d_{j-1}[s+1] W_hh) * (1 - h_s^2). From
     above: dh, one array (T, B, H), the output layer's at age 0 (the top layer); or a list by
-    age, the layer above's d_j W_xh (through the dropout mask). Returns (A, below): A (T, B, H),
-    A[s] = sum_j d_j[s]; below, what reaches the layer below by age (a list), or None.
+    age, the layer above's d_j W_xh (through the dropout mask). Returns (acc, below): acc (T, B, H),
+    acc[s] = sum_j d_j[s]; below, what reaches the layer below by age (a list), or None.
     """
     T = len(hs) - 1
     ups = [dh] if isinstance(dh, np.ndarray) else dh

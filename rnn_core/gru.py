@@ -133,7 +133,8 @@ def step_forward(params, x_t, h_prev):
       layer below's h_t, (H,) or (B, H) (with that layer's arrays under these names).
     h_prev: h_{t-1}, (H,) or (B, H).
     Returns (h_t, cache): h_t shaped like h_prev; cache, a dict of what step_backward needs:
-    x, h_prev, the gates r, z, the candidate n, and m = W_hn h_{t-1}.
+    x, h_prev, the gates r, z, the candidate n, and m: h_bar = W_hn h_{t-1}, under the name notebook
+    09's cache gives it.
     """
     H = params["W_h"].shape[1]
     # W_x x_t + b, with one-hot x_t: column x_t of W_x, plus b; and W_h h_{t-1}: (B, H) @ (H, 3H) -> (B, 3H)

@@ -24,7 +24,7 @@ A stack of L layers (``num_layers=L``, every cell alike): layer 0 reads the char
 k >= 1 reads layer k-1's h_t where layer 0 reads x_t, with arrays of its own, named as layer
 0's with the suffix ``_k`` (here W_xh_k (H, H), W_hh_k (H, H), b_h_k (H,)); the output layer
 reads the top layer's h_t. Its gradient flows down the same way: what reaches layer k-1's h_t
-from above is W_xh_k^T da_t, beside what reaches it from step t+1. A state then has a layer
+from above is W_xh_k^T delta_t, beside what reaches it from step t+1. A state then has a layer
 axis in front, (L, H) or (L, B, H), as PyTorch's does. Dropout (Zaremba, Sutskever & Vinyals
 2014) multiplies each layer's h_t by a mask where it goes up, into the next layer or the
 output layer, never along the recurrence: ``dropout`` and ``seed``, or ``masks``.
