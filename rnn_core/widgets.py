@@ -443,15 +443,17 @@ class TrainingProgress:
         self.label.value = f"{self._doing} step {snapshot.step:,} of {total:,}" + _bpc_text(snapshot)
         return None
 
-    def finish(self, result, then=""):
+    def finish(self, result, then="", bpc=True):
         """The bar at the run's last step, green if it ran all its steps (orange if stopped early, red if
-        it diverged), and the trainer's message with the time taken and the final bpc (and ``then``)."""
+        it diverged), and the trainer's message with the time taken and (``bpc``) the final bpc, then
+        ``then``."""
         total = result.config.steps
         self.bar.max = max(1, total)
         self.bar.value = min(result.step, total)
         self.bar.bar_style = {"steps": "success", "non-finite": "danger"}.get(result.stopped, "warning")
         took = "" if self._started is None else f" ({time.perf_counter() - self._started:.1f} s)"
-        self.label.value = result.message.split(":")[0] + took + _bpc_text(result) + then  # the message's first clause
+        scores = _bpc_text(result) if bpc else ""
+        self.label.value = result.message.split(":")[0] + took + scores + then  # the message's first clause
         self._started = None
         if self._handle is not None:
             self._handle.update(self.widget)  # the stored notebook's copy: this last line
@@ -777,8 +779,8 @@ def live_training_widget(run_fn, hidden_size=32, learning_rate=5e-3, seq_length=
 
     def settings():
         # the values as the kernel has them, written as the sliders write them: the status line
-        # says what a click on Train trains with
-        return " · ".join(f"{name} {_readout(control)}" for name, control in controls.items())
+        # says what a click on Train trains with (each name with its value kept on one line)
+        return " · ".join(f"{name} {_readout(control)}".replace(" ", "\u00a0") for name, control in controls.items())
 
     def settings_changed(_change=None):
         if not button.disabled:  # (a change that arrives during a run is shown when it ends)
@@ -826,7 +828,8 @@ def live_training_widget(run_fn, hidden_size=32, learning_rate=5e-3, seq_length=
                 progress.bar.bar_style = "danger"
                 progress.label.value = "the run failed: see the message below"
             else:
-                progress.finish(result, f" · trained with {trained_with}")
+                # the run's bpc are in its printout below: the status line says how it ended, and with what
+                progress.finish(result, f" · trained with {trained_with}", bpc=False)
 
     for control in controls.values():
         control.observe(settings_changed, names="value")

@@ -570,17 +570,22 @@ def test_live_training_widget_trains_only_when_train_is_clicked(shown):
     assert button.description == "Train" and calls == []  # nothing trains until asked
     assert bar.layout.visibility == "hidden"  # an empty bar says nothing: shown from the first click
     # the status line names the values the kernel has, as the sliders' readouts write them
-    assert label.value == "press Train to train with hidden size 32 · learning rate 5.0e-3 · sequence length 16"
+    # each name with its value on one line (no-break spaces): the line wraps only between them
+    pairs = ["hidden\u00a0size\u00a032", "learning\u00a0rate\u00a05.0e-3", "sequence\u00a0length\u00a016"]
+    assert label.value == "press Train to train with " + " · ".join(pairs)
     size.value = 64
     lr.value = 0.015848931924611134  # 5e-3 moved by PageUp (5 steps of 0.1 decade), as the browser sends it
-    assert calls == [] and label.value == (
+    assert calls == [] and label.value.replace("\u00a0", " ") == (
         "press Train to train with hidden size 64 · learning rate 1.6e-2 · sequence length 16"
     )
     button.click()
     assert calls == [(64, lr.value, 16, True)]  # the sliders' values; the button disabled while it trains
     assert (bar.value, bar.max, bar.bar_style) == (20, 20, "success") and label.value.startswith("finished 20 steps (")
     assert bar.layout.visibility == "visible"
-    assert label.value.endswith("· trained with hidden size 64 · learning rate 1.6e-2 · sequence length 16")
+    assert label.value.replace("\u00a0", " ").endswith(
+        "· trained with hidden size 64 · learning rate 1.6e-2 · sequence length 16"
+    )
+    assert "bpc" not in label.value  # the run's printout gives them
     assert not button.disabled
 
 
