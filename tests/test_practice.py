@@ -911,8 +911,15 @@ def test_no_two_mistakes_give_the_same_numbers_on_the_public_cases(name):
                 outputs = [model_answer(name, m)(*c.args) for c in runs]
         except Exception:  # runs only on the square case
             continue
+        # the numbers and the shapes they come in: a mistake is named only where both match
         key = repr(
-            [np.round(np.concatenate([np.ravel(np.asarray(v, dtype=float)) for v in _leaves(o)]), 9) for o in outputs]
+            [
+                (
+                    [np.shape(v) for v in _leaves(o)],
+                    np.round(np.concatenate([np.ravel(np.asarray(v, dtype=float)) for v in _leaves(o)]), 9),
+                )
+                for o in outputs
+            ]
         )
         assert key not in seen, f"{name}: {m.id} gives what {seen[key]} gives"
         seen[key] = m.id

@@ -1018,3 +1018,16 @@ def test_the_pads_labelled_pad_are_named_as_a_loss_over_the_pads():
 
     result, _ = check("seq2seq.masked_loss_and_grad", pads_labelled_pad)
     assert result.status == "wrong" and '"a loss over the pads too"' in result.message
+
+
+def test_a_one_hot_built_column_by_column_is_named():
+    """np.zeros((num_classes, len(y))) with a 1 in each column: a newcomer's transposed one_hot, named."""
+
+    def one_hot_columns(y, num_classes):
+        y = np.atleast_1d(np.asarray(y))
+        out = np.zeros((num_classes, y.size))
+        out[y, np.arange(y.size)] = 1
+        return out
+
+    result, _ = check("one_hot", one_hot_columns)
+    assert result.status == "wrong" and '"one column per index"' in result.message

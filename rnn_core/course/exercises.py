@@ -158,6 +158,17 @@ def one_column_per_index(y, num_classes):
 
 @ONE_HOT_MISTAKES(
     ANSWER,
+    "one column per index",
+    "the result is transposed: one_hot gives one row per index, with num_classes columns (here a column "
+    "for every index, also for one index given alone).",
+)
+def one_column_per_index_even_for_one(y, num_classes):
+    y = np.atleast_1d(np.asarray(y))  # np.zeros((num_classes, y.size)) with a 1 in each column
+    return np.eye(num_classes)[y].T
+
+
+@ONE_HOT_MISTAKES(
+    ANSWER,
     "one vector for all the indices",
     "a single vector with a 1 at every index: one_hot gives a row per index, each with exactly one 1.",
 )
