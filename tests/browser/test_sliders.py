@@ -828,7 +828,7 @@ def output_once_run(tab: NotebookTab, cell, before: str, timeout: float) -> str:
 @pytest.mark.parametrize("notebook", list(YOURS_CHECKS), ids=lambda nb: nb.split("-")[0])
 def test_a_saved_answer_trains_the_reader_s_own_network(notebook, request):
     """A reader writes Adam's update in 06, checks it, saves it into my_rnn.py (the server's own, named by
-    $RNN_CORE_MY_RNN) and runs the small training run again: its pieces line now says the update was theirs."""
+    $RNN_CORE_MY_RNN) and runs the small training run again: its pieces lines now say the update was theirs."""
     if not (NOTEBOOKS / notebook).exists():
         pytest.skip(f"notebooks/{notebook} does not exist yet")
     check = YOURS_CHECKS[notebook]
@@ -837,10 +837,13 @@ def test_a_saved_answer_trains_the_reader_s_own_network(notebook, request):
     assert_ran_cleanly(tab)
     template = lab.my_rnn.read_text(encoding="utf-8")
     try:
-        # the pieces line may be wrapped over two lines: compare with the line breaks as spaces
+        # the pieces lines may be wrapped: compare with the line breaks as spaces
         shown = tab.output_text(tab.code_cell(check.run_starts))
         flat = " ".join(shown.split())
-        assert f"{check.piece}: rnn_core" in flat, f"{tab.path}: after Run All the run shows {shown!r}"
+        ours = flat.partition("rnn_core's pieces:")[2]
+        assert "your pieces: none yet" in flat and check.piece in ours, (
+            f"{tab.path}: after Run All the run shows {shown!r}"
+        )
 
         stub = tab.code_cell(check.stub_starts)
         replace_source(tab, stub, plain_answer(check.piece))
@@ -857,8 +860,8 @@ def test_a_saved_answer_trains_the_reader_s_own_network(notebook, request):
 
         shown = run_again(tab, tab.code_cell(check.run_starts), check.timeout)
         flat = " ".join(shown.split())
-        assert f"{check.piece}: yours" in flat, f"{tab.path}: the run with the saved answer shows {shown!r}"
-        assert f"Your {check.piece} is not written yet" not in shown, shown
+        assert f"your pieces: {check.piece} " in flat, f"{tab.path}: the run with the saved answer shows {shown!r}"
+        assert f"Your {check.piece} is still a stub" not in shown, shown
         print(f"{tab.path}: saved {check.piece}; the run's last line: {shown.splitlines()[-1]!r}")
         assert_ran_cleanly(tab)
     finally:  # the other notebooks of the session read the same file
