@@ -74,10 +74,25 @@ LONGEST_FIRST = (
 )
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--long-runs",
+        action="store_true",
+        help="also run the long runs' own pass (tests/test_other_cpu.py, marked long_runs): every notebook with "
+        "its long runs trained afresh, about 20 minutes; without it those tests are deselected",
+    )
+
+
 def pytest_collection_modifyitems(config, items):
-    """nbval's notebook cells get, right after the cells they follow, the checks of what the notebooks'
-    trained networks achieve (tests/notebook_checks.py), run in the notebook's own kernel. Then the
-    files of LONGEST_FIRST go first, each file's items in their order."""
+    """Without --long-runs, the tests marked long_runs are left out. nbval's notebook cells get, right
+    after the cells they follow, the checks of what the notebooks' trained networks achieve
+    (tests/notebook_checks.py), run in the notebook's own kernel. Then the files of LONGEST_FIRST go
+    first, each file's items in their order."""
+    if not config.getoption("--long-runs"):
+        left_out = [item for item in items if item.get_closest_marker("long_runs")]
+        if left_out:
+            config.hook.pytest_deselected(items=left_out)
+            items[:] = [item for item in items if not item.get_closest_marker("long_runs")]
     if any(type(item).__name__ == "IPyNbCell" for item in items):
         import notebook_checks  # tests/notebook_checks.py (tests/ is on the tests' path: pyproject.toml)
 

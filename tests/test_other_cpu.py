@@ -10,10 +10,14 @@ today's machines that every x86-64 CPU of the last decade can run), or under Neh
 the machine itself is a Sandybridge. A notebook whose assertion or printed number depends on the
 CPU fails here, not on a reader's laptop.
 
-This pass also runs every long run (``RNN_CORE_LONG_RUNS=1``, rnn_core/stored.py): the comparisons that
-a notebook's ``LONG_RUNS = False`` shows from stored results train afresh here, once in the suite, so
-that the claims tests/notebook_checks.py makes of them are checked on new runs under other kernels,
-and each is compared with its stored results.
+The long runs (rnn_core/stored.py: the comparisons a notebook's ``LONG_RUNS = False`` shows from stored
+results) have a pass of their own, outside the default command: ``python -m pytest --long-runs
+tests/test_other_cpu.py`` runs every notebook once more under the same other kernels with every long run trained afresh
+(``RNN_CORE_LONG_RUNS=1``), so that the claims tests/notebook_checks.py makes of them are checked on
+new runs, and each is compared with its stored results. It takes about 20 minutes of both cores (11's
+runs alone about 6 minutes of one), two and a half times the 8 minutes the whole default command
+may take; run it after changing what a long run computes, before storing the runs again
+(``tools/execute_notebooks.py --store-runs``).
 
 Skipped where it cannot mean anything: not an x86-64 machine, or a numpy not built on OpenBLAS.
 Deselect it with ``-m "not other_cpu"``. Run it alone with ``python -m pytest tests/test_other_cpu.py``.
@@ -54,15 +58,26 @@ def _default_core():
     return m.group(1) if m else ""
 
 
-def test_the_notebooks_pass_with_another_cpus_kernels():
+def _nbval_with_another_cpus_kernels(long_runs: bool):
     if platform.machine().lower() not in ("x86_64", "amd64"):
         pytest.skip(f"OPENBLAS_CORETYPE chooses among x86-64 kernels; this machine is {platform.machine()}")
     if "openblas" not in _blas_name():
         pytest.skip(f"numpy here is built on {_blas_name() or 'an unknown BLAS'}, not OpenBLAS")
     core = FALLBACK_CORE if _default_core().lower() == OTHER_CORE.lower() else OTHER_CORE
-    env = {**os.environ, "OPENBLAS_CORETYPE": core, "RNN_CORE_LONG_RUNS": "1"}
+    env = {k: v for k, v in os.environ.items() if k != "RNN_CORE_LONG_RUNS"}
+    env.update(OPENBLAS_CORETYPE=core, **({"RNN_CORE_LONG_RUNS": "1"} if long_runs else {}))
     # both cores, a notebook per worker (--dist loadfile, pyproject.toml), one BLAS thread each (conftest.py)
     command = [sys.executable, "-m", "pytest", "notebooks", "-q", "-n", "2"]
     run = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=TIMEOUT)
     report = run.stdout[-6000:] + run.stderr[-2000:]
-    assert run.returncode == 0, f"with OPENBLAS_CORETYPE={core}, nbval failed:\n{report}"
+    runs = " with every long run afresh" if long_runs else ""
+    assert run.returncode == 0, f"with OPENBLAS_CORETYPE={core}{runs}, nbval failed:\n{report}"
+
+
+def test_the_notebooks_pass_with_another_cpus_kernels():
+    _nbval_with_another_cpus_kernels(long_runs=False)
+
+
+@pytest.mark.long_runs
+def test_the_long_runs_hold_afresh_with_another_cpus_kernels():
+    _nbval_with_another_cpus_kernels(long_runs=True)
