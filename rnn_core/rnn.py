@@ -109,6 +109,8 @@ def step_forward(params, x_t, h_prev):
     """
     W_xh, W_hh, b_h = params["W_xh"], params["W_hh"], params["b_h"]
     # W_hh h_{t-1} with one column per sequence, turned back into rows: (H, H) @ (H, B) -> (H, B).
+    # Notebook 03's column form, kept so that this line reads as its equation; the gated cells, which
+    # 08 and 09 write batched from the start, write the same product as h_prev @ W_h.T.
     # W_xh x_t with one-hot x_t is column x_t of W_xh; rows of W_xh.T when batched.
     return np.tanh((W_hh @ h_prev.T).T + _cell.input_term(W_xh, x_t) + b_h)
 
