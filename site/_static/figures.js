@@ -40,4 +40,23 @@
       }
     });
   });
+
+  // The series map (00's table: a row per notebook, six columns) is read as cards on a phone
+  // (site.css): each cell carries its column's name, which the card shows in front of it.
+  function cards() {
+    document.querySelectorAll(".bd-article table").forEach(function (table) {
+      var names = Array.prototype.map.call(table.querySelectorAll("thead th"), function (th) {
+        return th.textContent.trim();
+      });
+      if (names[0] !== "Notebook" || names.indexOf("What it covers") < 0) return;
+      table.classList.add("rnn-cards");
+      table.querySelectorAll("tbody tr").forEach(function (row) {
+        Array.prototype.forEach.call(row.cells, function (cell, i) {
+          if (names[i]) cell.setAttribute("data-label", names[i]);
+        });
+      });
+    });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", cards);
+  else cards();
 })();

@@ -689,6 +689,29 @@ def test_copy_button_copies_on_a_phone(reader, server):
         page.close()
 
 
+def test_the_series_map_reads_as_cards_on_a_phone(reader, server):
+    """00's map has six columns: on a phone each notebook is a card, its cells one under another and
+    each named by its column, and nothing of it scrolls sideways (as a table it was about 6,600 px
+    tall and scrolled)."""
+    page, errors = reader.open(f"{server}/notebooks/00-start-here.html", 375)
+    try:
+        found = page.evaluate("""() => {
+            const t = document.querySelector('.bd-article table.rnn-cards');
+            if (!t) return null;
+            const row = t.querySelector('tbody tr'), box = t.closest('.pst-scrollable-table-container') || t;
+            return {rows: t.querySelectorAll('tbody tr').length, height: t.getBoundingClientRect().height,
+                    scrolls: box.scrollWidth > box.clientWidth + 1, header: getComputedStyle(t.tHead).display,
+                    label: getComputedStyle(row.cells[2], '::before').content};
+        }""")
+        assert found is not None, "00's map is not laid out as cards (figures.js did not find it)"
+        assert found["header"] == "none" and not found["scrolls"], found
+        assert found["label"] == '"Reading: "', f"a card's cell is not named by its column: {found['label']}"
+        assert found["height"] < 320 * found["rows"], f"{found['height']:.0f} px for {found['rows']} cards"
+        assert not errors, errors
+    finally:
+        page.close()
+
+
 def test_printing_shows_every_line_of_code(reader, server):
     """Printed (or saved as PDF), a code cell or an output wider than the page wraps rather than
     losing what is past the edge."""
