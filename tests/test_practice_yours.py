@@ -258,6 +258,40 @@ def test_save_warns_about_names_my_rnn_lacks_or_has_only_as_stubs(my_rnn_file):
     assert sorted(notes) == ["step_backward", "step_forward"]  # softmax is saved already
 
 
+def test_save_imports_what_a_notebook_imported_and_names_a_piece_that_means_otherwise(my_rnn_file):
+    """A passing answer written with the notebook's names (02's rnn_core.one_hot, 11's log_softmax) is
+    saved with their imports; one that fails in the file because a name there is the reader's own
+    piece (12's batch softmax against 01's one-vector softmax) is told so (a learner lost time on each)."""
+    cell = notebook_cell(
+        my_rnn_file.parent.parent,
+        "import numpy as np\nimport rnn_core\nfrom rnn_core import softmax  # rows of a batch\n\n\n"
+        "def cross_entropy_grad(o, y):\n    return softmax(o) - rnn_core.one_hot(y, len(o))\n\n\n"
+        "def attention_forward(h, u, mask):\n"
+        "    alpha = softmax(np.where(mask, np.einsum('bh,bsh->bs', h, u), -np.inf))\n"
+        "    return alpha, np.einsum('bs,bsh->bh', alpha, u)\n",
+    )
+    quietly(practice.my_rnn)
+    result, printed = quietly(practice.save, cell.cross_entropy_grad)
+    assert result.status == "passed" and "Added import rnn_core at the top of answers/my_rnn.py" in printed
+    assert "\nimport rnn_core\n" in my_rnn_file.read_text(encoding="utf-8")
+    quietly(practice.save, plain_my_rnn.softmax)  # 01's answer: one vector
+    result, printed = quietly(practice.save, cell.attention_forward)
+    assert result.status == "wrong" and "Not saved" in printed
+    assert "attention_forward calls the file's own softmax, not rnn_core.softmax as it does here" in printed
+
+
+def notebook_cell(folder, source):
+    """A notebook's cell as a module (save reads a function's source from its file)."""
+    import importlib.util
+
+    path = folder / "notebook_cell.py"
+    path.write_text(source, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("notebook_cell", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_save_refuses_what_it_cannot_save(my_rnn_file):
     with pytest.raises(ValueError, match="no exercise's name in my_rnn.py"):
         practice.save(adam_without_bias_correction)

@@ -1313,6 +1313,17 @@ CLIP_MISTAKES = Mistakes()
 
 
 @CLIP_MISTAKES(
+    "scale",
+    "a small constant added to the norm",
+    "the factor max_norm / (norm + 1e-6), as PyTorch's clip_grad_norm_ computes it to avoid a division by 0: "
+    "close, but not the exercise's formula, max_norm / norm when the norm exceeds max_norm (the norm cannot "
+    "be 0 there). Just past max_norm the difference shows.",
+)
+def constant_added_to_the_norm(norm, c):
+    return min(1.0, c / (norm + 1e-6))
+
+
+@CLIP_MISTAKES(
     "clip",
     "each array clipped by its own norm",
     "every array rescaled by its own norm turns the gradient; global-norm clipping scales all of them by one "
@@ -1381,8 +1392,10 @@ def _clipped_norm(case, got, want):
     norm, wanted = float(np.sqrt(sum(np.sum(a**2) for a in arrays))), _global_norm(grads)
     should = min(wanted, c)
     if not np.isclose(norm, should, rtol=1e-6):
+        digits = next((d for d in range(4, 17) if f"{norm:.{d}g}" != f"{should:.{d}g}"), 17)
         return (
-            f"Your clipped gradients have global norm {norm:.4g}; with max_norm = {c:g} they should have {should:.4g}."
+            f"Your clipped gradients have global norm {norm:.{digits}g}; with max_norm = {c:g} they should have "
+            f"{should:.{digits}g}."
         )
     return None
 
@@ -2319,6 +2332,35 @@ def pads_labelled_pad_in_the_loss(o, y, lengths):
 )
 def mean_over_the_padded_length_too(m, o):
     return m.sum() * o.shape[1]
+
+
+@MASKED_MISTAKES(
+    "divisor",
+    "d2l's trained objective: the rows' masked sums over T",
+    "each row's masked losses averaged over all T positions, pads included, and the rows' means summed: what "
+    "d2l's loop backpropagates (d2l-ai/d2l-en issue 2076; notebook 11, section 3). Its gradient is N/T times "
+    "the right one, a scale that changes with the padding. Divide the sum over the real tokens by their "
+    "number N.",
+    rows=(29,),
+)
+def sum_of_row_means_over_t(m, o):
+    return o.shape[1]
+
+
+@MASKED_MISTAKES(
+    ANSWER,
+    "d2l's reported loss with the gradient it trains on",
+    "the loss d2l reports, averaged over the padded length and then divided by N, beside the gradient its "
+    "loop trains on, the rows' masked sums over T (d2l-ai/d2l-en issue 2076; notebook 11, section 3): the "
+    "loss is T times too small, the gradient N/T times the right one, and they are not even each other's. Divide "
+    "the sum over the real tokens by their number N, once, in both.",
+    rows=(29,),
+)
+def d2l_reported_loss_trained_gradient(o, y, lengths):
+    loss, do = S2S.masked_loss_and_grad(o, y, lengths)
+    T = o.shape[1]
+    N = int(np.sum(np.arange(T) < np.asarray(lengths)[:, None]))
+    return loss / T, do * N / T
 
 
 @MASKED_MISTAKES("divisor", "a sum, not a mean", "the sum over the real tokens, not divided by their number N.")

@@ -199,6 +199,10 @@ def save(fn, name=None, *, force=False, path=None):
             lines.pop()
         lines += ["", ""] + new
         replaced = None
+    imports = _library_imports(fn, node, tree)
+    if imports:  # the libraries' names yours uses and the file lacks, imported after the file's imports
+        at = max((n.end_lineno for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))), default=0)
+        lines[at:at] = imports
     helpers = _helpers(fn, node, tree, target)
     if helpers:  # the notebook's own functions that yours calls and the file lacks, written after it
         while lines and not lines[-1].strip():
@@ -208,7 +212,7 @@ def save(fn, name=None, *, force=False, path=None):
     text = "\n".join(lines).rstrip("\n") + "\n"
     _parse(text, where)  # what is written runs as far as Python's parser can tell
     if result.status == "passed" and not force:
-        refused = _fails_in_the_file(name, text, path, where)
+        refused = _fails_in_the_file(name, text, path, where, fn)
         if refused is not None:
             for line in _warnings(node, _parse(text, where), target, where):
                 print(line)
@@ -216,12 +220,44 @@ def save(fn, name=None, *, force=False, path=None):
     _write(path, text)
     state = " (it passes its check)" if result.status == "passed" else ", though it does not pass its check"
     print(f"Saved {target} into {where}" + (f", in place of {replaced}" if replaced else ", at its end") + f"{state}.")
+    if imports:
+        print(f"Added {'; '.join(imports)} at the top of {where}: your {target} uses it as this notebook has it.")
     if helpers:
         names = ", ".join(helpers)
         print(f"Saved {names} too, at the end of the file: your {target} calls {'them' if len(helpers) > 1 else 'it'}.")
     for line in _warnings(node, _parse(text, where), target, where):
         print(line)
     return result
+
+
+# the libraries whose names a saved function may bring into my_rnn.py with an import of its own
+_LIBRARIES = ("numpy", "math", "rnn_core")
+
+
+def _library_imports(fn, node, tree):
+    """The import lines for the names ``fn`` uses that the file lacks and that, where fn was written, are
+    a library's module or function (``rnn_core``, ``np``, ``log_softmax``): in my_rnn.py they would be a
+    NameError. Not the course's own modules, and not a name the file defines."""
+    defined, _ = _module_names(tree)
+    if defined is None:
+        return []
+    found = []
+    for name in _free_names(node):
+        value = getattr(fn, "__globals__", {}).get(name)
+        if name in defined or value is None:
+            continue
+        if isinstance(value, ModuleType):
+            module = value.__name__
+            if module.split(".")[0] in _LIBRARIES and not module.startswith(("rnn_core.course", "rnn_core.practice")):
+                found.append(f"import {module}" if module == name else f"import {module} as {name}")
+        elif callable(value) and getattr(value, "__name__", None) == name:
+            module = getattr(value, "__module__", None) or ""
+            if module.split(".")[0] not in _LIBRARIES or module.startswith(("rnn_core.course", "rnn_core.practice")):
+                continue
+            top = sys.modules.get(module.split(".")[0])
+            module = module.split(".")[0] if getattr(top, name, None) is value else module
+            found.append(f"from {module} import {name}")
+    return found
 
 
 def _helpers(fn, node, tree, target):
@@ -251,7 +287,7 @@ def _helpers(fn, node, tree, target):
     return found
 
 
-def _fails_in_the_file(name, text, path, where):
+def _fails_in_the_file(name, text, path, where, fn=None):
     """None if the function saved as ``name`` into the file as ``text`` passes its check there, and so does
     every piece of the file that calls it; otherwise the failing check's Result, with why printed (and
     that nothing was saved).
@@ -274,6 +310,8 @@ def _fails_in_the_file(name, text, path, where):
         inside = _quiet_check(name, there)
         if inside.status != "passed":
             print(inside.message)
+            for line in _rebound(fn, there, target, where) if fn is not None else ():
+                print(line)
             print(
                 f"Not saved: your {name} passes its check here, but not inside {where} ({inside.status}), "
                 f"where it calls that file's functions, not this notebook's: make it work with them (the "
@@ -302,6 +340,23 @@ def _fails_in_the_file(name, text, path, where):
             )
             return after
     return None
+
+
+def _rebound(fn, there, target, where):
+    """Lines naming the functions ``fn`` calls that mean something else in the file than where fn was
+    written: in 12, ``softmax`` is rnn_core's (rows of a batch), in my_rnn.py the reader's own (one vector)."""
+    lines = []
+    for name in dict.fromkeys(there.__code__.co_names):
+        here, inside = getattr(fn, "__globals__", {}).get(name), there.__globals__.get(name)
+        if callable(here) and callable(inside) and here is not inside and getattr(here, "__module__", "") != "__main__":
+            top = here.__module__.split(".")[0]
+            public = top if getattr(sys.modules.get(top), name, None) is here else here.__module__
+            origin = f"{public}.{name}"
+            lines.append(
+                f"In {where}, {target} calls the file's own {name}, not {origin} as it does here: if that one "
+                f"takes other inputs (one vector, not a batch), write what you need inside {target}."
+            )
+    return lines
 
 
 def _run_text(text, path, stand_ins=False):
