@@ -233,7 +233,7 @@ def loss_and_grads(params, inputs, targets, h0):
         r"""
 This is the stub with every `____` filled in. Its forward loop calls `step_forward` and `softmax`: in this
 notebook `rnn_core`'s, and in your `my_rnn.py` your own, so that a network trained with this `loss_and_grads`
-(notebooks 06 and 09) runs your forward pass too. The places where a first attempt usually goes wrong: `hs[t]` against
+(notebooks 06 and 10) runs your forward pass too. The places where a first attempt usually goes wrong: `hs[t]` against
 `hs[t - 1]` (with $h_0$ stored at index 0, $h_t$ is `hs[t]`), as in the slope of $h_{t-1}$ for $h_t$'s (errata row
 28) <!-- practice:mistake loss_and_grads/tanh-slope-at-the-wrong-step -->, $h_t$, not $h_{t-1}$, in the $W_{hh}$
 term <!-- practice:mistake loss_and_grads/h-t-for-h-prev -->, or $h_{t-1}$ in the $W_{yh}$ term <!--
