@@ -522,13 +522,13 @@ def plot_first_steps(history, baselines, n, ax=None):
     fig, ax = _subplots(ax, figsize=(8, 3.2))
     h = history.arrays()
     steps, bpc = h["step"][:n], h["train_bpc"][:n]
-    ax.plot(steps, bpc, ".-", ms=3, lw=0.8, color="C0", label="training bpc of each step's window")
+    ax.plot(steps, bpc, ".-", ms=3, lw=0.8, color="C0")
     _baselines(ax, baselines, n)
     ax.set_xlim(0, n)
     ax.set_xlabel("step")
     ax.set_ylabel("bits per character")
-    ax.set_title(f"the first {len(steps)} steps, one point per step")
-    ax.legend(loc="upper right", fontsize=9)
+    # one curve, named in the title: a legend box sat on the uniform line and hid its label's end
+    ax.set_title(f"the first {len(steps)} steps: the training bpc of each step's window")
     return fig
 
 

@@ -298,7 +298,8 @@ def test_plot_first_steps_shows_the_first_n_steps_unsmoothed():
     ax = plots.plot_first_steps(history, BASELINES, 30).axes[0]
     line = ax.get_lines()[0]
     assert np.array_equal(line.get_ydata(), history.train_bpc[:30]) and ax.get_xlim() == (0, 30)
-    assert ax.get_title() == "the first 30 steps, one point per step"
+    assert ax.get_title() == "the first 30 steps: the training bpc of each step's window"
+    assert ax.get_legend() is None  # one curve, named in the title: no box on the uniform line
 
 
 def test_plot_training_runs_draws_one_smoothed_curve_per_run_a_colour_family_per_rule():
