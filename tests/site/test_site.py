@@ -691,8 +691,8 @@ def test_copy_button_copies_on_a_phone(reader, server):
 
 def test_the_series_map_reads_as_cards_on_a_phone(reader, server):
     """00's map has six columns: on a phone each notebook is a card, its cells one under another and
-    each named by its column, and nothing of it scrolls sideways (as a table it was about 6,600 px
-    tall and scrolled)."""
+    each named by its column and its text on the same line, and nothing of it scrolls sideways (as a
+    table it scrolled sideways and was about 6,600 px tall at 375 px; as cards, about 5,400)."""
     page, errors = reader.open(f"{server}/notebooks/00-start-here.html", 375)
     try:
         found = page.evaluate("""() => {
@@ -706,7 +706,7 @@ def test_the_series_map_reads_as_cards_on_a_phone(reader, server):
         assert found is not None, "00's map is not laid out as cards (figures.js did not find it)"
         assert found["header"] == "none" and not found["scrolls"], found
         assert found["label"] == '"Reading: "', f"a card's cell is not named by its column: {found['label']}"
-        assert found["height"] < 320 * found["rows"], f"{found['height']:.0f} px for {found['rows']} cards"
+        assert found["height"] < 450 * found["rows"], f"{found['height']:.0f} px for {found['rows']} cards"
         assert not errors, errors
     finally:
         page.close()
