@@ -118,8 +118,9 @@ The usual slips, each named by the check: no shift (then `exp` overflows near 10
 practice:mistake softmax/no-shift -->; exponentials not divided by their sum<!-- practice:mistake
 softmax/exp-without-the-sum -->; a minus sign in front, as one of the write-ups has it (errata row 11)<!--
 practice:mistake softmax/minus-softmax -->; and the log-probabilities $\log \hat y$<!-- practice:mistake
-softmax/log-softmax -->. A shift by something other than the largest score, such as the mean or the smallest score,
-still overflows when scores near 1000 and near $-1000$ come together, and the check tries that too.
+softmax/log-softmax -->. A shift by something other than the largest score, such as the mean<!-- practice:mistake
+softmax/shift-by-the-mean --> or the smallest score, still overflows when scores near 1000 and near $-1000$
+come together, and the check tries that too.
 `practice.hint("softmax")` gives a nudge in words, and `practice.solution("softmax")` prints this answer.
 """,
     ),
