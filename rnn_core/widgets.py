@@ -811,8 +811,7 @@ def live_training_widget(run_fn, hidden_size=32, learning_rate=5e-3, seq_length=
             progress.label.value = "stopped"  # which called this, must not receive it
 
     def train():  # the button is disabled already (train_soon)
-        trained_with = settings()
-        progress.start(text=f"training with {trained_with}…")
+        progress.start(text=f"training with {settings()}…")
         result = None
         try:
             result = pane.show(
@@ -828,8 +827,8 @@ def live_training_widget(run_fn, hidden_size=32, learning_rate=5e-3, seq_length=
                 progress.bar.bar_style = "danger"
                 progress.label.value = "the run failed: see the message below"
             else:
-                # the run's bpc are in its printout below: the status line says how it ended, and with what
-                progress.finish(result, f" · trained with {trained_with}", bpc=False)
+                # the run's settings and bpc are in its printout below: the status line says how it ended
+                progress.finish(result, bpc=False)
 
     for control in controls.values():
         control.observe(settings_changed, names="value")
