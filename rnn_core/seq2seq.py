@@ -82,10 +82,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import gru, lstm, rnn
-from ._cell import check_dtype, input_weight_grad
+from ._cell import check_dtype, input_weight_grad, output_backward, output_logits
 from ._fast_rnn import VanillaEngine
 from ._validation import check_int, check_number, check_param_arrays, check_shapes
+from .cells import CELLS  # the cells by name, as the language model names them
 from .functions import cross_entropy_and_grad, log_softmax, softmax
 
 __all__ = [
@@ -112,7 +112,6 @@ __all__ = [
 ]
 
 PAD, BOS, EOS = 0, 1, 2  # the special ids, the same in both vocabularies
-CELLS = {"rnn": rnn, "lstm": lstm, "gru": gru}
 ATTENTIONS = (None, "additive", "dot")
 # the exercises' functions that training and decoding can take in place of their own code (``pieces=``)
 PIECES = ("masked_loss_and_grad", "attention_forward", "attention_backward", "beam_step")
@@ -524,7 +523,7 @@ def _forward(params, cfg, batch, engine, for_backward=True, pieces=None):
         out["keys"] = _keys(params, cfg, memory_b)
         out["attn"] = _attend(params, cfg, queries, memory_b, out["keys"], batch.src_mask, pieces)
         out["top"] = out["attn"][2]  # phi_t
-    out["logits"] = out["top"] @ params["W_yh"].T + params["b_o"]  # o_t = W_yh phi_t + b_o, (B, T, V_tgt)
+    out["logits"] = output_logits(params, out["top"])  # o_t = W_yh phi_t + b_o, (B, T, V_tgt)
     return out
 
 
@@ -585,8 +584,8 @@ def loss_and_grads(params, src, src_lengths, tgt, tgt_lengths, *, fast=True, pie
     loss, do = float(loss), np.asarray(do, dtype=out["logits"].dtype)
     do = do.reshape(-1, Vt)
     top = out["top"].reshape(-1, out["top"].shape[-1])
-    grads = {"W_yh": do.T @ top, "b_o": do.sum(axis=0)}  # (V, B·T) @ (B·T, H), pads included
-    dtop = (do @ params["W_yh"]).reshape(B, T, -1)  # W_yh^T do_t, (B, T, H)
+    dW_yh, db_o, dtop = output_backward(params, top, do)  # over all B·T positions, pads included
+    grads, dtop = {"W_yh": dW_yh, "b_o": db_o}, dtop.reshape(B, T, -1)  # W_yh^T do_t, (B, T, H)
     memory_b = out["memory_b"]
     if cfg.attention is None:
         dqueries, dmemory = dtop, np.zeros_like(memory_b)
@@ -697,7 +696,7 @@ def _decoder_step(params, cfg, source, y_prev, state, pieces=None):
     if cfg.attention is not None:
         q = top[:, None, :]  # one query per row, (R, 1, H)
         top = _attend(params, cfg, q, source.memory, source.keys, source.mask, pieces)[2][:, 0]
-    log_y_hat = log_softmax(top @ params["W_yh"].T + params["b_o"])
+    log_y_hat = log_softmax(output_logits(params, top))
     log_y_hat[:, [PAD, BOS]] = -np.inf
     return log_y_hat, state
 
