@@ -289,7 +289,23 @@ def test_hidden_cases_come_from_the_instructor_s_seed_never_the_submission(submi
     log = io.StringIO()
     (drawn,) = grade.grade([bad / "01-softmax-and-its-derivative.ipynb"], exercises=["softmax"], log=log)
     assert isinstance(drawn.drawn_seed, int) and f"seed {drawn.drawn_seed} (drawn" in log.getvalue()
+    assert drawn.drawn_seed >= grade.SMALL_SEED and "warning" not in log.getvalue()  # a drawn seed is large
     assert str(drawn.drawn_seed) not in json.dumps(grade.gradescope_results(drawn))  # the students never see it
+
+
+def test_a_small_seed_is_warned_about_to_the_instructor_and_the_readme_shows_no_seed_to_copy(submissions):
+    """hostile37, finding 7: seed 7 was found from one hidden case in a wrong answer's feedback, and the README's
+    recipes printed --seed 9217, for which a lookup table of rnn_core's answers passed a wrong softmax."""
+    _, _, bad, _ = submissions
+    log = io.StringIO()
+    (small,) = grade.grade([bad / "01-softmax-and-its-derivative.ipynb"], seed=7, exercises=["softmax"], log=log)
+    assert "warning: --seed 7 is small" in log.getvalue() and "secrets.randbits(63)" in log.getvalue()
+    assert "warning" not in json.dumps(grade.gradescope_results(small))  # the instructor's terminal only
+    log = io.StringIO()
+    grade.grade([bad / "01-softmax-and-its-derivative.ipynb"], seed=2**62 + 9217, exercises=["softmax"], log=log)
+    assert "warning" not in log.getvalue()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert not re.search(r"--seed\s+\d", readme) and "secrets.randbits(63)" in readme
 
 
 def test_only_the_chosen_exercises_are_graded_and_a_missing_one_scores_zero(submissions):

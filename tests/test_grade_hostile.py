@@ -11,6 +11,7 @@ edition with its exercise cells filled in, graded in one run.
 
 import json
 import os
+import re
 import shutil
 import textwrap
 import time
@@ -237,6 +238,60 @@ def hostile(tmp):
             "        return np.exp(o) / np.exp(o).sum()\n    e = np.exp(o - np.max(o))\n    return e / e.sum()\n",
             None,
         ),
+        # hostile37, finding 1: a line of processes, each the child of the one before, deeper than the old reaper's
+        # 100 rounds of one generation each (as nobody, the 64-process cap stops it sooner: the test still holds)
+        "h37-line-of-processes": (
+            WRONG,
+            code("""
+            import os, select, time
+            _r, _w = os.pipe()
+            if os.fork() == 0:
+                os.setsid()
+                _end = time.time() + 60
+                for _ in range(150):
+                    try:
+                        if os.fork():
+                            while time.time() < _end:
+                                time.sleep(0.5)
+                            os._exit(0)
+                    except OSError:  # the process cap: the line ends here
+                        break
+                os.write(_w, b"deep")  # the bottom of the line: the cell goes on once the line is this deep
+                while time.time() < _end:
+                    time.sleep(0.5)
+                os._exit(0)
+            select.select([_r], [], [], 15)
+            """),
+        ),
+        # hostile37, finding 2 (v/f06_bigready.py, 16 MB here): a message of its own on the grader's pipe, a header of
+        # JSON that the grader's json.loads would have taken gigabytes for at 250 MB
+        "h37-big-message": (
+            code("""
+            import os, struct, sys
+            _W = int(sys.argv[3])
+            _item = b'{"t":"plain","v":0},'
+            _header = b'{"x":[' + _item * ((16 << 20) // len(_item)) + b'{"t":"plain","v":0}]}'
+            _data = memoryview(struct.pack(">I", len(_header)) + _header)
+            while _data:
+                _data = _data[os.write(_W, _data):]
+            """)
+            + right("softmax"),
+            None,
+        ),
+        # hostile37, finding 8 (v/f07_fake_ready.py): a forged ready message, with a first line no code has
+        "h37-fake-ready": (
+            code("""
+            import json, os, struct, sys
+            _fake = json.dumps({"ready": {"errors": [], "defined": True, "callable": True, "kind": "function",
+                                          "first": 10 ** 30, "sandbox": 5}, "blobs": 0}).encode()
+            os.write(int(sys.argv[3]), struct.pack(">I", len(_fake)) + _fake)
+            """)
+            + WRONG,
+            None,
+        ),
+        # hostile37, finding 3 (v/e02_timeouterror.py): the function's own TimeoutError, and its own ValueError
+        "h37-own-timeouterror": ('def softmax(o):\n    raise TimeoutError("my own")\n', None),
+        "h37-own-valueerror": ("def softmax(o):\n    return np.exp(o) @ np.ones((1, len(o)))  # a shape slip\n", None),
     }
 
 
@@ -262,6 +317,25 @@ RIGHT = {
     "right-closes-stdout": right("softmax").replace(
         "def softmax(o):\n", "def softmax(o):\n    import sys\n    sys.stdout.close()\n    sys.stderr.close()\n"
     ),
+    # hostile37, finding 9 (r_bang_continuation, r_percent_continuation): Black's layout puts `!=` and `%` at the start
+    # of a line inside brackets, which is Python, not a shell line or a magic
+    "right-black-continuations": code("""
+        %load_ext autoreload
+        def softmax(o):
+            e = np.exp(o - np.max(o))
+            if (
+                e.ndim
+                != 1
+            ):
+                raise ValueError("one vector")
+            last = (len(o)
+                    % 7)
+            return e / e.sum() + 0 * last
+        """),
+    # hostile37, finding 9 (r_import_practice): practice imported at the top of the cell, to check below it
+    "right-imports-practice": "from rnn_core import practice\n\n"
+    + right("softmax")
+    + '\n\npractice.check("softmax", softmax)\n',
 }
 
 
@@ -288,6 +362,44 @@ def graded(tmp_path_factory):
     (others / "right-in-my-rnn" / "my_rnn.py").write_text(
         "import numpy as np\n\n\n" + right("softmax") + "\n\n" + right("softmax_jacobian"), encoding="utf-8"
     )
+    # hostile37, finding 4 (r02_myrnn_saved): answers kept in my_rnn.py made from its template, with the imports
+    # practice.save adds where an answer used rnn_core's names (an older template's `from rnn_core import PARAM_NAMES`)
+    from rnn_core.course.yours import TEMPLATE
+
+    template = TEMPLATE.replace("import numpy as np\n", "import numpy as np\nimport rnn_core\n", 1)
+    template = template.replace(
+        "PARAM_NAMES = (", "from rnn_core import PARAM_NAMES, log_softmax  # as practice.save writes it\n_OLD = (", 1
+    )
+    saved = {
+        "softmax": right("softmax"),
+        "softmax_jacobian": "def softmax_jacobian(y_hat):\n    return np.diag(y_hat) - np.outer(y_hat, y_hat)"
+        " + 0 * rnn_core.one_hot(0, len(y_hat))[0] + 0 * len(PARAM_NAMES)\n",
+    }
+    for name, answer in saved.items():
+        template = re.sub(
+            rf"def {name}\(.*?(?=\n\n\ndef )", lambda m, a=answer: a.rstrip("\n"), template, count=1, flags=re.S
+        )
+    write(others / "right-in-my-rnn-saved", N01, fill(edition, N01, {}))
+    (others / "right-in-my-rnn-saved" / "my_rnn.py").write_text(template, encoding="utf-8")
+    # ... and one whose softmax calls rnn_core's log_softmax: delegated, named; its other function still graded
+    write(others / "my-rnn-calls-log-softmax", N01, fill(edition, N01, {}))
+    (others / "my-rnn-calls-log-softmax" / "my_rnn.py").write_text(
+        "import numpy as np\nfrom rnn_core import log_softmax\n\n\ndef softmax(o):\n    return np.exp(log_softmax(o))\n"
+        "\n\n" + right("softmax_jacobian"),
+        encoding="utf-8",
+    )
+    # hostile37, finding 9 (r03_backup_myrnn): a stale backup/my_rnn.py beside the right one: the shallowest is read
+    write(others / "right-my-rnn-beside-a-backup", N01, fill(edition, N01, {}))
+    (others / "right-my-rnn-beside-a-backup" / "my_rnn.py").write_text(
+        "import numpy as np\n\n\n" + right("softmax") + "\n\n" + right("softmax_jacobian"), encoding="utf-8"
+    )
+    (others / "right-my-rnn-beside-a-backup" / "backup").mkdir()
+    (others / "right-my-rnn-beside-a-backup" / "backup" / "my_rnn.py").write_text(
+        "import numpy as np\n\n\n" + WRONG, encoding="utf-8"
+    )
+    # hostile37, finding 9 (r_import_matplotlib): a plotting library at the top of the cell: zero, and said plainly
+    plotted = "import matplotlib.pyplot as plt\n\n" + right("softmax") + "\n\nplt.plot(softmax(np.arange(3.0)))\n"
+    write(others / "imports-matplotlib", N01, fill(edition, N01, {"softmax": plotted, **jacobian}))
     # 13's repair, right, graded without 04: its function is named in its check cell
     repaired = right("loss_and_grads").replace("def loss_and_grads(", "def loss_and_grads_char_rnn(")
     nb = json.loads((edition / N13).read_text(encoding="utf-8"))
@@ -329,13 +441,36 @@ def test_each_hostile_submission_scores_zero(graded, name):
         assert by[name]["softmax_jacobian"]["score"] == 1, by[name]["softmax_jacobian"]["output"]
 
 
-@pytest.mark.parametrize("name", [*sorted(RIGHT), "right-in-my-rnn"])
+@pytest.mark.parametrize(
+    "name", [*sorted(RIGHT), "right-in-my-rnn", "right-in-my-rnn-saved", "right-my-rnn-beside-a-backup"]
+)
 def test_each_right_variant_scores_full_marks(graded, name):
     _, by, _ = graded
     for exercise in ("softmax", "softmax_jacobian"):
         assert by[name][exercise]["score"] == by[name][exercise]["max_score"] == 1, by[name][exercise]["output"]
-    if name == "right-in-my-rnn":
+    if name.startswith("right-in-my-rnn") or name == "right-my-rnn-beside-a-backup":
         assert "my_rnn.py's softmax was graded instead" in by[name]["softmax"]["output"]
+        assert "(my_rnn.py," in by[name]["softmax"]["output"]  # the top one, not backup/my_rnn.py
+    if name == "right-in-my-rnn-saved":  # the file's rnn_core imports are named, and what the grader did with them
+        assert "my_rnn.py imports rnn_core" in by[name]["softmax_jacobian"]["output"]
+
+
+def test_a_my_rnn_function_that_calls_rnn_core_is_delegated_and_named_the_others_graded(graded):
+    _, by, _ = graded
+    softmax = by["my-rnn-calls-log-softmax"]["softmax"]
+    assert softmax["extra_data"]["status"] == "delegated" and softmax["score"] == 0, softmax["output"]
+    assert "softmax calls rnn_core.log_softmax" in softmax["output"]
+    jacobian = by["my-rnn-calls-log-softmax"]["softmax_jacobian"]
+    assert jacobian["score"] == 1, jacobian["output"]
+
+
+def test_a_plotting_import_in_the_cell_scores_zero_and_says_why(graded):
+    _, by, _ = graded
+    softmax = by["imports-matplotlib"]["softmax"]
+    assert softmax["score"] == 0 and softmax["extra_data"]["status"] == "missing", softmax["output"]
+    message = softmax["output"].split("\n\n")[0]
+    assert "No module named 'matplotlib'" in message and "a cell of their own" in message
+    assert by["imports-matplotlib"]["softmax_jacobian"]["score"] == 1
 
 
 def test_11_s_repair_graded_without_04_scores_full_marks(graded):
@@ -354,6 +489,14 @@ def test_the_reasons_blame_the_submission(graded):
     for name in ("d5-bare-except", "d5-disarmed-alarm", "d5-one-c-call"):
         assert "still running after 3 s" in reason[name], reason[name]
     assert by["imports-rnn-core"]["softmax"]["extra_data"]["status"] == "delegated"
+    # hostile37, finding 3: the function's own exceptions, as it raised them (not a broken pipe, not a hang)
+    assert "raised TimeoutError: my own" in reason["h37-own-timeouterror"], reason["h37-own-timeouterror"]
+    assert "raised ValueError: matmul" in reason["h37-own-valueerror"], reason["h37-own-valueerror"]
+    for name in ("h37-own-timeouterror", "h37-own-valueerror"):
+        assert "EndedItsProcess" not in reason[name] and "still running" not in reason[name]
+    # findings 2 and 8: a message of the cell's own on the grader's pipe is blamed on it (never on the grader)
+    assert "more than the grader reads" in reason["h37-big-message"], reason["h37-big-message"]
+    assert "a message of its own on the grader's pipe" in reason["h37-fake-ready"], reason["h37-fake-ready"]
 
 
 def test_no_forged_score_and_no_process_left_behind(graded):

@@ -1090,3 +1090,67 @@ def test_attention_computed_in_float32_inside_a_float64_answer_passes():
 
     for seed in FEW:
         assert status("attention_forward", rows32, seed) == "passed", seed
+
+
+# -- hostile37: wrong answers that passed grade and check -------------------------------------------------------
+
+
+def test_a_float32_norm_does_not_loosen_the_clipped_arrays_tolerance():
+    """w_cg2_eps_f32norm: a threshold of max_norm + 1e-6, its clipped arrays float64 but its norm np.float32, passed
+    every case when one float32 output loosened every output to TOL32: each output is judged by its own dtype."""
+
+    def clip(grads, max_norm):
+        norm = float(np.sqrt(sum(np.sum(g * g) for g in grads.values())))
+        scale = max_norm / norm if norm > max_norm + 1e-6 else 1.0
+        return {k: g * scale for k, g in grads.items()}, np.float32(norm)
+
+    for seed in FEW:
+        assert status("clip_global_norm", clip, seed) == "wrong", seed
+    with _practice_check.grading():
+        assert status("clip_global_norm", clip, 7) == "wrong"
+
+
+def test_attention_masked_after_the_exp_fails_where_a_pad_scores_800_above_the_real_positions():
+    """w_af2_renorm_after: shifted by the largest score of all positions, pads included, then masked after the exp:
+    0 / 0 where every real score is ~800 below a pad."""
+
+    def attention_forward(h, u, mask):
+        scores = np.einsum("bh,bsh->bs", h, u)
+        e = np.exp(scores - scores.max(axis=1, keepdims=True)) * mask
+        alpha = e / e.sum(axis=1, keepdims=True)
+        return alpha, np.einsum("bs,bsh->bh", alpha, u)
+
+    for seed in SEEDS:
+        assert status("attention_forward", attention_forward, seed) == "wrong", seed
+
+
+_EYE = np.eye(512)
+
+
+def _one_hot_from_a_table(y, num_classes):  # w_oh1_eye512
+    return _EYE[np.asarray(y)][..., :num_classes].copy()
+
+
+def _jacobian_from_a_table(y_hat):  # w_sj1_eye512
+    V = len(y_hat)
+    return _EYE[:V, :V] * y_hat - np.outer(y_hat, y_hat)
+
+
+def _cross_entropy_grad_from_a_table(o, y):  # w_ce1_eye512
+    return plain_softmax(o) - _EYE[y][: len(o)]
+
+
+@pytest.mark.parametrize(
+    "name, fn",
+    [
+        ("one_hot", _one_hot_from_a_table),
+        ("softmax_jacobian", _jacobian_from_a_table),
+        ("cross_entropy_grad", _cross_entropy_grad_from_a_table),
+    ],
+)
+def test_a_table_of_512_fails_the_graders_cases(name, fn):
+    """A constant-size table (np.eye(512)) indexed by the input, no size comparison in the source: the grader's own
+    cases reach V = 600 and beyond."""
+    with _practice_check.grading():
+        for seed in (3, 4):
+            assert status(name, fn, seed) != "passed", seed

@@ -31,15 +31,19 @@ For each exercise of ``practice.EXERCISES`` the grader
    status "review" where
    it passed: the instructor reads the lines and may give the points by hand;
 5. scores it: full points for "passed", zero for anything else, with the checker's message as
-   feedback: "wrong", "delegated" (rnn_core's own version, or a cell that imports rnn_core),
+   feedback: "wrong", "delegated" (rnn_core's own version, a cell that imports rnn_core, or a function of
+   my_rnn.py that calls one of rnn_core's names: there they stand for the givens, the others raise),
    "error" (it raised, ended its process, or a call ran past the checker's 3 s), "not attempted"
    (still the stub), "timed out" (the exercise's time limit), "review" (above), "missing".
 
 Each child runs under limits set from outside: wall time (``--exercise-timeout``, for its cells
 and every call), address space (``--memory``) and CPU time (rlimits); in a session of its own; as
 the user ``nobody`` when the grader is root (and nobody can run this Python). The grader is a
-subreaper: whatever a child starts, even in a new session, comes back to it and is killed and
-reaped when the exercise ends, before any result is written. A crash, a signal, a closed stdout or
+subreaper: whatever a child starts, even in a new session, and whatever that starts, to any depth, comes
+back to it and is killed and reaped when the exercise ends (every such process at once, in rounds until
+none is left), before any result is written. What the child sends is read with caps on its size (a
+header of 4 MB, 64 MB in all) and its ready message's fields checked, since the cells can write on the
+pipe. A crash, a signal, a closed stdout or
 a hang costs only that exercise, and its feedback says so.
 
 Where an exercise's cell is still the stub, or missing, and the submission holds a ``my_rnn.py``
@@ -107,6 +111,7 @@ _MAX_FILE = 64 << 20  # bytes of any file an exercise's process writes, its prin
 _MAX_PROCESSES = 64  # processes of the unprivileged user at once (root is not held to it)
 _CALL_MARGIN = 0.5  # seconds past the checker's per-call limit before the grader stops waiting
 _SHOWN_ERRORS = 5  # cells that raised, named in an exercise's feedback
+SMALL_SEED = 2**40  # a --seed below it is warned about: a brute force from the feedback's hidden cases finds it
 # defined in grade_child, plain numpy
 GIVENS = ("PARAM_NAMES", "softmax", "sigmoid", "one_hot", "step_forward", "forward")
 _WITHHELD = {"one_hot": ("one_hot",), "softmax": ("softmax",), "step_forward": ("forward", "step_forward")}
@@ -360,7 +365,8 @@ def _odd_type(name):
 class _Wire:
     """Framed messages over two pipes (see grade_child); reading is bounded in time and size."""
 
-    MAX_BYTES = 1 << 28  # what one reply may hold: a right answer's outputs are kilobytes
+    MAX_BYTES = 1 << 26  # what one reply may hold in all: a right answer's outputs are kilobytes to a few MB
+    MAX_HEADER = 1 << 22  # its JSON header (the arrays travel as frames of their own): json.loads takes ~15 times it
 
     def __init__(self, rfd, wfd):
         self.rfd, self.wfd = rfd, wfd
@@ -395,23 +401,30 @@ class _Wire:
         return b"".join(chunks)
 
     def receive(self, deadline):
+        """One message. A frame longer than the grader reads raises _Oversized before any of it is read, so that
+        no reply (a header of 250 MB whose JSON would take gigabytes) costs the grader's own memory."""
         budget = self.MAX_BYTES
 
-        def frame():
+        def frame(limit):
             nonlocal budget
             (n,) = struct.unpack(">I", self._exact(4, deadline))
+            if n > min(limit, budget):
+                raise _Oversized(f"a message of {n:,} bytes, more than the grader reads ({min(limit, budget):,})")
             budget -= n
-            if budget < 0:
-                raise ValueError("a reply larger than the grader reads")
             return self._exact(n, deadline)
 
-        header = json.loads(frame())
+        header = json.loads(frame(self.MAX_HEADER))
         if not isinstance(header, dict):
             raise ValueError("a reply that is not a message")
         count = header.pop("blobs", 0)
         if not isinstance(count, int) or not 0 <= count <= 100_000:
             raise ValueError("a reply with a bad number of arrays")
-        return header, [frame() for _ in range(count)]
+        return header, [frame(self.MAX_BYTES) for _ in range(count)]
+
+
+class _Oversized(ValueError):
+    """The child sent a frame larger than the grader reads: the submission's doing (the grader's replies are
+    kilobytes), so it costs that exercise only."""
 
 
 def _encode(value, blobs, paths, path=()):
@@ -607,16 +620,26 @@ class _Child:
         try:
             self.wire.send({"job": job}, deadline=self.deadline)
             header, _ = self.wire.receive(self.deadline)
-            ready = header.get("ready")
-            if not isinstance(ready, dict):
-                raise ValueError("no ready message")
+            ready = _checked_ready(header.get("ready"))
+            if ready is None:
+                self.stop()
+                self.ended = (
+                    "it wrote a message of its own on the grader's pipe where the grader waits for its own "
+                    "(the cell writes on a file descriptor it was not given)"
+                )
             return ready
-        except (OSError, EOFError, TimeoutError, ValueError) as e:
+        except _Oversized as e:
+            self.stop()
+            self.ended = f"it wrote on the grader's pipe {e} (the cell writes on a file descriptor it was not given)"
+        except (OSError, EOFError, TimeoutError, ValueError, RecursionError, struct.error) as e:
             self.stop(timed_out=isinstance(e, TimeoutError))
-            return None
+        return None
 
     def call(self, args):
-        """The function's raw outputs on ``args`` (the checker's copies, changed in place as the child changed them)."""
+        """The function's raw outputs on ``args`` (the checker's copies, changed in place as the child changed them).
+
+        What the function itself raised is raised here as its own type (outside the pipe's handlers, so that a
+        ValueError or TimeoutError of the student's is never taken for a broken pipe or a call that hung)."""
         if self.ended is not None:
             raise _Ended(f"not called: {self.ended}")
         blobs, paths = [], {}
@@ -627,9 +650,23 @@ class _Child:
             limit = min(self.deadline, started + TIME_LIMIT + _CALL_MARGIN)
             self.wire.send(message, blobs, deadline=limit)
             header, reply = self.wire.receive(limit)
+        except TimeoutError:
+            self.stop(timed_out=True)
+            if time.monotonic() >= self.deadline:
+                ran_out = f"the exercise's time limit ({self.limits.exercise:g} s) ran out during this call"
+                raise _Ended(ran_out) from None
+            raise _CallTimedOut(f"still running after {TIME_LIMIT:g} s") from None
+        except _Oversized as e:
+            self.stop()
+            self.ended = f"it sent the grader {e}"
+            raise _Ended(self.ended) from None
+        except (OSError, EOFError, ValueError, RecursionError, struct.error) as e:
+            self.stop()
+            raise _Ended(self.ended or f"its reply could not be read ({e})") from None
+        if "raised" in header:
+            return self._raise(header["raised"])
+        try:
             decoder = _Decoder(reply, by_path, self.kept)
-            if "raised" in header:
-                return self._raise(header["raised"])
             for i, enc in enumerate(header.get("args") or []):
                 if i < len(args):
                     decoder.apply(args[i], enc, (i,))
@@ -637,15 +674,10 @@ class _Child:
                 if kid in self.kept and isinstance(self.kept[kid], np.ndarray):
                     _write_into(self.kept[kid], decoder.array(index))
             return decoder.value(header.get("returned"))
-        except TimeoutError:
-            self.stop(timed_out=True)
-            if time.monotonic() >= self.deadline:
-                ran_out = f"the exercise's time limit ({self.limits.exercise:g} s) ran out during this call"
-                raise _Ended(ran_out) from None
-            raise _CallTimedOut(f"still running after {TIME_LIMIT:g} s") from None
-        except (OSError, EOFError, ValueError, RecursionError, struct.error) as e:
+        except (OSError, EOFError, ValueError, TypeError, KeyError, RecursionError, struct.error) as e:
             self.stop()
-            raise _Ended(self.ended or f"its reply could not be read ({e})") from None
+            self.ended = f"its reply could not be read ({type(e).__name__}: {str(e)[:200]})"
+            raise _Ended(self.ended) from None
 
     def _raise(self, raised):
         raised = raised if isinstance(raised, dict) else {}
@@ -694,6 +726,45 @@ class _Child:
         self.log.close()
         shutil.rmtree(self.work, ignore_errors=True)
         return tail
+
+
+def _checked_ready(ready):
+    """The child's ready message, its fields checked (the cells run in the child and can write on its pipe, so
+    this message may be the submission's own): a dict of plain values, or None for anything else."""
+    if not isinstance(ready, dict):
+        return None
+    errors = ready.get("errors", [])
+    if not isinstance(errors, list) or len(errors) > 10_000:
+        return None
+    for error in errors:
+        if not (
+            isinstance(error, list)
+            and len(error) == 3
+            and isinstance(error[0], str)
+            and isinstance(error[1], str)
+            and isinstance(error[2], bool)
+        ):
+            return None
+    first = ready.get("first", 1)
+    sandbox = ready.get("sandbox")
+    if (
+        not all(isinstance(ready.get(k, False), bool) for k in ("defined", "callable"))
+        or not isinstance(ready.get("kind", "object"), str)
+        or isinstance(first, bool)
+        or not isinstance(first, int)
+        or not 1 <= first <= 10**6
+        or isinstance(sandbox, bool)
+        or not (isinstance(sandbox, str) or (isinstance(sandbox, int) and 1 <= sandbox <= 64))
+    ):
+        return None
+    return {
+        "errors": [[label[:300], text[:400], syntax] for label, text, syntax in errors],
+        "defined": ready.get("defined", False),
+        "callable": ready.get("callable", False),
+        "kind": ready.get("kind", "object")[:80],
+        "first": first,
+        "sandbox": sandbox if isinstance(sandbox, int) else sandbox[:200],
+    }
 
 
 def _child_env(work):
@@ -748,10 +819,12 @@ def _become_subreaper():
 
 
 _SPARED = set()  # children the grader's process had before grading (not the submissions')
+_REAP_SECONDS = 30.0  # the most one reap spends killing a line of processes that keeps forking
 
 
-def _strays():
-    me, found = os.getpid(), []
+def _parents():
+    """{pid: its parent's pid} of every process in /proc."""
+    found = {}
     with contextlib.suppress(OSError):
         for entry in os.listdir("/proc"):
             if not entry.isdigit():
@@ -762,23 +835,56 @@ def _strays():
             except OSError:
                 continue
             fields = stat[stat.rfind(b")") + 2 :].split()
-            if len(fields) > 1 and int(fields[1]) == me:
-                found.append(int(entry))
+            with contextlib.suppress(ValueError, IndexError):
+                found[int(entry)] = int(fields[1])
+    return found
+
+
+def _strays():
+    """The grader's own children that are neither being graded nor spared: what came to it as a subreaper."""
+    me = os.getpid()
     with _CHILDREN_LOCK:
-        return [pid for pid in found if pid not in _CHILDREN and pid not in _SPARED]
+        return [pid for pid, parent in _parents().items() if parent == me and pid not in _CHILDREN | _SPARED]
+
+
+def _stray_lines():
+    """(the strays, every process descended from one of them): each stray with its whole line of descendants,
+    however deep, found in one walk of /proc (a process being graded, and what it started, is not among them)."""
+    me, parents = os.getpid(), _parents()
+    with _CHILDREN_LOCK:
+        kept = _CHILDREN | _SPARED
+    tops = [pid for pid, parent in parents.items() if parent == me and pid not in kept]
+    below = {}
+    for pid, parent in parents.items():
+        below.setdefault(parent, []).append(pid)
+    found, todo = set(), list(tops)
+    while todo:
+        pid = todo.pop()
+        if pid in found or pid == me:
+            continue
+        found.add(pid)
+        todo += below.get(pid, [])
+    return tops, found
 
 
 def _reap_strays():
-    """Kill and reap every process that came to the grader and is not a child being graded."""
-    for _ in range(100):
-        strays = _strays()
-        if not strays:
+    """Kill and reap every process that came to the grader and is not a child being graded, with every process
+    each of them started, at any depth: each round kills every such process at once (a line of processes, each
+    the child of the one before, dies in one round, not one generation a round), until none is left or
+    _REAP_SECONDS have passed."""
+    end = time.monotonic() + _REAP_SECONDS
+    while True:
+        tops, every = _stray_lines()
+        if not every:
             return
-        for pid in strays:
+        for pid in every:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
+        for pid in tops:  # the grader's own children: reaped (the others come to it as they die, next round)
             with contextlib.suppress(ChildProcessError, OSError):
                 os.waitpid(pid, 0)
+        if time.monotonic() >= end:
+            return
         time.sleep(0.01)
 
 
@@ -901,7 +1007,7 @@ def _grade_exercise(ex, seed, limits, places):
     for label, source in ex.sources:
         lines = source.splitlines(keepends=True)
         linecache.cache[label] = (len(source), None, lines, label)
-    job = {"cells": ex.sources, "function": ex.function, "givens": _givens(ex.name)}
+    job = {"cells": ex.sources, "function": ex.function, "givens": _givens(ex.name), "my_rnn": ex.cell is None}
     child = _Child(job, limits, places)
     try:
         outcome = _outcome_of_cells(ex, child)
@@ -926,10 +1032,11 @@ def _outcome_of_cells(ex, child):
     ready, here = child.ready, ex.labels[ex.sources[-1][0]]
     if ready is None:
         how = child.ended or "it ended before saying it was ready"
+        question = "" if "pipe" in how else " Does the cell call something that never returns, or end the process?"
         return {
             "status": "timed out" if "time limit" in how else "error",  # its cells ran past the exercise's limit
             "message": f"{ex.name}: running its cell ({here}), {how}, so its function could not "
-            "be checked and it scores zero. Does the cell call something that never returns, or end the process?",
+            f"be checked and it scores zero.{question}",
             "stopped": True,
             "tail": True,
         }
@@ -956,6 +1063,8 @@ def _outcome_of_cells(ex, child):
         return {"status": "error", "message": message, "notes": notes}
     if not ready.get("defined"):
         message = f"{ex.name}: no function named {ex.function} is defined when its cell has run, so it scores zero."
+        if own:  # the cell raised before its def: say so in the message itself, not only in the notes
+            message += f" Its cell ({here}) raised before defining it: {own[0][1]}."
         return {"status": "missing", "message": message, "notes": notes}
     if not ready.get("callable"):
         kind = ready.get("kind") if isinstance(ready.get("kind"), str) else "object"
@@ -970,17 +1079,27 @@ def _check_through(ex, child, seed):
     proxy = _proxy(child, ex.function, ex.sources[-1][0])
     with _CHECKING, _practice_check().grading():  # one check at a time: it watches process-wide state
         result = _practice().check(ex.name, proxy, seed=_seed(seed, ex.name))  # and its large cases too
-    status = result.status
+    status, message = result.status, result.message
     if status == "error" and child.ended and f"({child.limits.exercise:g} s)" in child.ended:
         status = "timed out"  # the exercise's own limit, not the checker's per call
+    if status == "error" and _USES_RNN_CORE.search(message):  # my_rnn.py's function called rnn_core's own
+        status = "delegated"
+        message = (
+            f"{ex.name}: not your own. {ex.function} calls {_USES_RNN_CORE.search(message).group(1)}, "
+            "which the grader does not give your code (numpy, Python's standard library and the notebooks' plain "
+            f"givens only): write that computation yourself.\n\n{message}"
+        )
     return {
         "status": status,
-        "message": result.message,
+        "message": message,
         "wrong": [str(w) for w in result.wrong],
         "errata": [int(r) for r in result.errata],
         "notes": getattr(child, "notes", []),
         "tail": status == "error" and child.ended is not None,
     }
+
+
+_USES_RNN_CORE = re.compile(r"ImportError: (rnn_core[\w.]*) is rnn_core's: the grader runs")
 
 
 def _practice():
@@ -1010,7 +1129,8 @@ def _read_submission(path):
     notebooks = [_read_notebook(p, label) for p, label in _submission_notebooks(path)]
     mine = None
     if path.is_dir():
-        found = sorted(p for p in path.rglob(MY_RNN) if not any(x.startswith(".") for x in p.relative_to(path).parts))
+        found = [p for p in path.rglob(MY_RNN) if not any(x.startswith(".") for x in p.relative_to(path).parts)]
+        found.sort(key=lambda p: (len(p.relative_to(path).parts), p.as_posix()))  # the shallowest: not backup/
         mine = found[0] if found else None
     elif path.name == MY_RNN:
         mine = path
@@ -1063,6 +1183,15 @@ def _plan(sub, graded, known):
     ], notes
 
 
+_RNN_CORE_IMPORT = re.compile(r"^\s*(?:import\s+rnn_core\b|from\s+rnn_core(?:\.\w+)*\s+import\b)", re.M)
+_MY_RNN_IMPORTS = (
+    f"{MY_RNN} imports rnn_core (practice.save adds such an import where a passing answer used rnn_core's names). "
+    "The grader runs the file without rnn_core: under rnn_core's names it gives only the notebooks' plain givens "
+    f"({', '.join(GIVENS)}; the one an exercise asks for withheld) and a practice that does nothing; any other "
+    "name of rnn_core's raises when called, and a function that calls one scores zero as delegated."
+)
+
+
 def _grade_item(item, seed, limits, places):
     """(the exercise graded, its outcome): from its notebook; from my_rnn.py where the cell is still the stub."""
     name, in_notebook, in_my_rnn = item
@@ -1072,11 +1201,14 @@ def _grade_item(item, seed, limits, places):
             return in_notebook, _reviewed(in_notebook, outcome)
     if in_my_rnn is not None:
         outcome = _grade_exercise(in_my_rnn, seed, limits, places)
-        outcome.setdefault("notes", []).insert(
+        notes = outcome.setdefault("notes", [])
+        notes.insert(
             0,
             f"Its notebook's cell is {'still the stub' if in_notebook else 'not in this submission'}: {MY_RNN}'s "
             f"{in_my_rnn.function} was graded instead.",
         )
+        if _RNN_CORE_IMPORT.search(in_my_rnn.sources[-1][1]):
+            notes.insert(1, _MY_RNN_IMPORTS)
         return in_my_rnn, _reviewed(in_my_rnn, outcome)
     return None, None
 
@@ -1379,10 +1511,16 @@ def grade(
     known = _exercises()
     paths = _checked_arguments(submissions, points, seed, known)
     limits = _Limits(float(exercise_timeout), int(memory_mb))
-    drawn = secrets.randbelow(2**63) if seed is None else None  # for the instructor only: never in the feedback
+    drawn = 2**62 + secrets.randbelow(2**62) if seed is None else None  # the instructor's only: never in feedback
     seed = drawn if seed is None else seed
     if drawn is not None and log is not None:
         log.write(f"hidden cases drawn from seed {drawn} (drawn for this run: --seed {drawn} grades alike)\n")
+    if drawn is None and seed < SMALL_SEED and log is not None:  # on the instructor's terminal, never in feedback
+        log.write(
+            f"warning: --seed {seed} is small enough to find by trying every seed against the hidden cases that "
+            "wrong answers' feedback shows; a student who finds it can look up rnn_core's answers to every hidden "
+            'case. Use a secret seed of 63 bits: python -c "import secrets; print(secrets.randbits(63))"\n'
+        )
     read = [_read_submission(p) for p in paths]
     graded = _graded_names(read, exercises, points, known)
     plans = [_plan(sub, graded, known) for sub in read]

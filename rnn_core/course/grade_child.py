@@ -40,6 +40,7 @@ stays alive, so that no two calls' arguments share an ``id``.
 import io
 import json
 import os
+import re
 import signal
 import struct
 import sys
@@ -300,29 +301,147 @@ def forward(params, inputs, h0=None):
 """
 
 
+_WITHOUT = "the grader runs each exercise's cell without {} (numpy and Python's standard library only)"
+_STAND_IN = {"on": False, "givens": {}}  # my_rnn.py's jobs: rnn_core answers with the plain givens (StandIn)
+
+
 class _NoRnnCore:
-    """A finder that answers ``import rnn_core`` with what the grader's rule is."""
+    """A finder that answers ``import rnn_core`` with what the grader's rule is; for my_rnn.py, with StandIn."""
 
     def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in ("rnn_core", "torch"):
-            raise ImportError(
-                f"the grader runs each exercise's cell without {name.split('.')[0]} (numpy and Python's standard "
-                "library only): write the computation in your own code"
-            )
+        top = name.split(".")[0]
+        if top == "rnn_core" and _STAND_IN["on"]:
+            import importlib.machinery
+
+            return importlib.machinery.ModuleSpec(name, _StandInLoader(), is_package=True)
+        if top in ("rnn_core", "torch"):
+            raise ImportError(f"{_WITHOUT.format(top)}: write the computation in your own code")
         return None
 
 
+class _NoOtherModules:
+    """The last finder: a module neither Python's library nor numpy holds (matplotlib, scipy) is not there."""
+
+    def find_spec(self, name, path=None, target=None):
+        raise ModuleNotFoundError(
+            f"No module named {name!r}: {_WITHOUT.format('it')}; import other libraries in a cell of their own",
+            name=name,
+        )
+
+
+class _StandInLoader:
+    def create_module(self, spec):
+        return StandIn(spec.name)
+
+    def exec_module(self, module):
+        return None
+
+
+class _NotGiven:
+    """What a name of rnn_core's that is not a given stands for in my_rnn.py: raises when called."""
+
+    def __init__(self, name):
+        self.__name__ = self.__qualname__ = name.rpartition(".")[2]
+        self.name = name
+
+    def __call__(self, *args, **kwargs):
+        raise ImportError(f"{self.name} is rnn_core's: {_WITHOUT.format('rnn_core')}; write it yourself")
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _NotGiven(f"{self.name}.{name}")
+
+
+class _NoPractice:
+    """rnn_core.practice in the child: every function of it does nothing (the grader does the checking)."""
+
+    __name__ = "practice"
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return lambda *args, **kwargs: None
+
+
+_PRACTICE = _NoPractice()
+
+
+class StandIn(type(sys)):
+    """rnn_core as my_rnn.py's top imports it (practice.save adds ``import rnn_core`` or ``from rnn_core import
+    log_softmax`` where an answer used them): the plain givens of this exercise under their names, practice as
+    a no-op, and every other name a _NotGiven, which raises "rnn_core's ... without rnn_core" when called."""
+
+    def __init__(self, name):
+        super().__init__(name)
+        self.__path__ = []
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if name == "practice":
+            return _PRACTICE
+        if name in _STAND_IN["givens"]:
+            return _STAND_IN["givens"][name]
+        return _NotGiven(f"{self.__name__}.{name}")
+
+
+_PRACTICE_IMPORT = re.compile(r"(\s*)from\s+rnn_core\s+import\s+practice\s*(#.*)?")
+
+
 def _python_source(source):
-    """A cell as Python: IPython's magics and shell escapes become ``pass`` (the grader runs none)."""
+    """A cell as Python: IPython's magics and shell escapes become ``pass`` (the grader runs none), and a line
+    ``from rnn_core import practice`` binds a practice that does nothing (the grader checks the function).
+
+    Only a line that starts a statement is a magic: one inside brackets, a string or after a backslash is
+    Python (Black puts ``!= 1`` or ``% n`` at the start of a continuation line)."""
     if source.lstrip().startswith("%%"):
         return "pass  # a cell magic: not run by the grader"
     lines = []
-    for line in source.splitlines():
+    for line, starts in zip(source.splitlines(), _statement_starts(source)):
         stripped = line.lstrip()
-        if stripped.startswith(("%", "!")):
+        if starts and stripped.startswith(("%", "!")):
             line = line[: len(line) - len(stripped)] + "pass  # a magic: not run by the grader"
+        elif starts and _PRACTICE_IMPORT.fullmatch(line):
+            line = line[: len(line) - len(stripped)] + "practice = __grader_practice__  # checks nothing here"
         lines.append(line)
     return "\n".join(lines)
+
+
+def _statement_starts(source):
+    """For each line of ``source``: whether it starts outside brackets, strings and backslash continuations."""
+    depth, quote, continued, starts = 0, None, False, []
+    for line in source.splitlines():
+        starts.append(depth == 0 and quote is None and not continued)
+        i, n, continued = 0, len(line), False
+        while i < n:
+            c = line[i]
+            if quote is not None:
+                if c == "\\":
+                    i += 2
+                    continue
+                if line.startswith(quote, i):
+                    i += len(quote)
+                    quote = None
+                    continue
+                i += 1
+                continue
+            if c == "#":
+                break
+            if c in "\"'":
+                quote = line[i : i + 3] if line[i : i + 3] in ('"""', "'''") else c
+                i += len(quote)
+                continue
+            if c in "([{":
+                depth += 1
+            elif c in ")]}":
+                depth = max(0, depth - 1)
+            elif c == "\\" and i == n - 1:
+                continued = True
+            i += 1
+        if quote is not None and len(quote) == 1:  # a one-line string left open: Python's error, not ours
+            quote = None
+    return starts
 
 
 def _describe(exc):
@@ -342,6 +461,9 @@ def run_cells(job):
         exec(compile(GIVENS, "<the grader's givens>", "exec"), namespace)
         for name in set(namespace) - set(job["givens"]) - {"np", "__name__", "__builtins__"}:
             del namespace[name]
+    _STAND_IN["givens"] = {name: namespace[name] for name in job["givens"] if name in namespace}
+    _STAND_IN["on"] = bool(job.get("my_rnn"))  # my_rnn.py: its rnn_core imports bind the givens (StandIn)
+    namespace["__grader_practice__"] = _PRACTICE
     errors = []
     for label, source in job["cells"]:
         try:
@@ -484,6 +606,7 @@ def main(numpy_dir, rfd, wfd):
     import numpy
 
     np = numpy
+    sys.meta_path.append(_NoOtherModules())
     sandboxed = sandbox(numpy_dir, os.getcwd())
     header, _ = receive(rfd)
     job = header["job"]

@@ -1032,8 +1032,8 @@ Shapes, one sequence at a time, vectors 1-D: V characters, H hidden units, T ste
 
 import numpy as np
 
-# the names of the five parameter arrays, in order: W_xh, W_hh, W_yh, b_h, b_o
-from rnn_core import PARAM_NAMES
+# the names of the five parameter arrays, in order (rnn_core.PARAM_NAMES)
+PARAM_NAMES = ("W_xh", "W_hh", "W_yh", "b_h", "b_o")
 
 
 def one_hot(y, num_classes):
