@@ -1,5 +1,5 @@
-"""The GRU's loops over time, fused for speed (private: ``gru.loss_and_grads`` and ``gru.sequence_loss``
-run them as ``rnn_core._fast.GatedEngine``, a per-layer engine of ``rnn_core._cell``'s stack).
+"""The GRU's loops over time, fused for speed (private: ``gru.loss_and_grads``, ``gru.sequence_loss`` and
+``seq2seq`` run them as ``rnn_core._fast.GatedEngine``, a per-layer engine of ``rnn_core._cell``'s stack).
 
 These are ``gru.step_forward`` and ``gru.step_backward`` run over one layer's window, with the
 LSTM's machinery (``rnn_core._fast_lstm`` explains it): one column per sequence inside the

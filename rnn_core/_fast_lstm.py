@@ -1,5 +1,5 @@
-"""The LSTM's loops over time, fused for speed (private: ``lstm.loss_and_grads`` and ``lstm.sequence_loss``
-run them as ``rnn_core._fast.GatedEngine``, a per-layer engine of ``rnn_core._cell``'s stack).
+"""The LSTM's loops over time, fused for speed (private: ``lstm.loss_and_grads``, ``lstm.sequence_loss`` and
+``seq2seq`` run them as ``rnn_core._fast.GatedEngine``, a per-layer engine of ``rnn_core._cell``'s stack).
 
 These are ``lstm.step_forward`` and ``lstm.step_backward`` run over one layer's window: the same
 equations, written with in-place operations on preallocated arrays and with two tricks, both

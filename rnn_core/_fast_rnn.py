@@ -1,4 +1,5 @@
-"""The vanilla RNN's backward pass, reorganised for speed (private: ``rnn.loss_and_grads`` runs it).
+"""The vanilla RNN's backward pass, reorganised for speed (private: ``rnn.loss_and_grads`` and
+``seq2seq`` run it).
 
 The maths of ``rnn.step_backward``, run for all T * B characters of a layer at once wherever
 the recurrence allows: the weight gradients and what reaches the layer below are a few large

@@ -93,6 +93,8 @@ CELLS = {"rnn": rnn, "lstm": lstm, "gru": gru}  # name -> the cell's module
 
 def cell_module(cell):
     """The module of the cell named ``cell`` (a key of ``CELLS``)."""
+    if not isinstance(cell, str):
+        raise TypeError(f"cell must be one of {', '.join(repr(c) for c in CELLS)}, got {cell!r}")
     if cell not in CELLS:
         raise ValueError(f"cell must be one of {', '.join(repr(c) for c in CELLS)}, got {cell!r}")
     return CELLS[cell]
@@ -127,7 +129,7 @@ def check_cell_params(params, cell=None):
 
 def num_layers(params, cell=None):
     """L, the number of layers of ``params``, the parameters of ``cell`` (None: see ``check_cell_params``)."""
-    cell = check_cell_params(params) if cell is None else cell
+    cell = check_cell_params(params, cell)
     return count_layers(params, cell_module(cell).LAYER_NAMES)
 
 

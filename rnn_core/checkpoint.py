@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._cell import count_layers
 from ._validation import check_checkpoint_path, check_int
 from .cells import cell_module, check_cell_params, num_layers
 from .files import write_atomically
@@ -213,7 +214,7 @@ def load_checkpoint(path):
     cell = meta.get("cell")
     try:
         cell_module(cell)
-    except ValueError as e:
+    except (TypeError, ValueError) as e:
         raise bad(f"'meta': {e}") from None
     params, vocab = _read_model(arrays, cell, bad)
     try:
@@ -252,7 +253,8 @@ def _read_archive(path):
 
 def _read_model(arrays, cell, bad):
     """(params, vocab) of the cell ``cell`` from the archive's arrays, checked against each other."""
-    names = cell_module(cell).param_names(num_layers(arrays, cell))
+    module = cell_module(cell)
+    names = module.param_names(count_layers(arrays, module.LAYER_NAMES))  # the layers the names say, unchecked yet
     missing = [k for k in (*names, "vocab") if k not in arrays]
     if missing:
         raise bad(f"missing {', '.join(missing)} (is it an rnn_core checkpoint of an {cell}?)")

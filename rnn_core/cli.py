@@ -1,7 +1,7 @@
 """The command line: ``python -m rnn_core train ...`` and ``python -m rnn_core sample ...``.
 
-For instructors, two more subcommands: ``student-edition`` (``rnn_core.edition``) and ``grade``
-(``rnn_core.grade``); each module is imported only when its subcommand runs, so that the engine's
+For instructors, two more subcommands: ``student-edition`` (``rnn_core.course.edition``) and
+``grade`` (``rnn_core.course.grade``); each module is imported only when its subcommand runs, so that the engine's
 command line does not load them.
 
     python -m rnn_core train --max-seconds 120           # train, save checkpoints/rnn.npz
@@ -187,7 +187,10 @@ def _add_train_arguments(sub):
         f"the default folder, which is created (default: {DEFAULT_FOLDER}/CELL.npz, e.g. {DEFAULT_CHECKPOINT})",
     )
     t.add_argument(
-        "--resume", action="store_true", help="continue training from --checkpoint instead of starting afresh"
+        "--resume",
+        action="store_true",
+        help="continue training from --checkpoint instead of starting afresh (without --checkpoint: the "
+        "checkpoint train saved last, or CELL.npz with --cell)",
     )
     t.add_argument("--optimizer", choices=sorted(OPTIMIZERS), help=f"optimizer (default: {d.optimizer})")
     t.add_argument(
@@ -393,7 +396,9 @@ def _flag_values(args):
 
 
 def _cmd_train(args, out, err, started, given):
-    if args.checkpoint is None:
+    if args.checkpoint is None and args.resume and "cell" not in given:
+        path = _default_sample_checkpoint()  # the run train saved last, whatever its cell
+    elif args.checkpoint is None:
         path = DEFAULT_FOLDER / f"{given.get('cell', _DEFAULTS.cell)}.npz"
         if not args.resume:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -447,13 +452,14 @@ def _resumed_config(path, given):
 
 
 def _default_sample_checkpoint():
-    """The checkpoint train saved last in the default folder (rnn.npz, lstm.npz or gru.npz)."""
+    """The checkpoint train saved last in the default folder (rnn.npz, lstm.npz or gru.npz): what sample
+    reads, and train --resume continues, when no --checkpoint (or, for --resume, no --cell) is given."""
     saved = [DEFAULT_FOLDER / f"{cell}.npz" for cell in CELLS]
     saved = [path for path in saved if path.is_file()]
     if not saved:
         raise FileNotFoundError(
-            f"no checkpoint in {DEFAULT_FOLDER}/ (train saves one there), so there is nothing to sample from: "
-            "train first, or name a file with --checkpoint"
+            f"no checkpoint in {DEFAULT_FOLDER}/ (train saves one there), so there is nothing to sample from or "
+            "resume: train first, or name a file with --checkpoint"
         )
     return max(saved, key=lambda path: path.stat().st_mtime_ns)
 

@@ -38,7 +38,7 @@ a fixed "not attempted" message, so stored outputs are deterministic. A cell tha
 - ``hint(name)`` prints a nudge in words; ``solution(name)`` prints the reference solution, the
   code of the folded *Answer* under the exercise in its notebook (both generated from
   ``rnn_core/course/solutions.py`` by ``tools/answers.py``). In a student edition
-  (``rnn_core.edition``) ``solution`` says the instructor has withheld it.
+  (``rnn_core.course.edition``) ``solution`` says the instructor has withheld it.
 - ``EXERCISES`` maps each name, in reading order, to the notebook that asks for it.
 - ``ERRATA_ROWS``: the rows of the errata table that ``check`` recognises by name.
 

@@ -182,3 +182,23 @@ def test_sampling_bits_per_char_and_checkpoints_take_every_cell(cell, tmp_path):
     ck = rnn_core.load_checkpoint(path)
     assert ck.cell == cell and all(np.array_equal(ck.params[k], params[k]) for k in params)
     assert rnn_core.sample(ck.params, ck.vocab, "abc", 30, seed=4) == text
+
+
+def test_a_cell_name_is_checked_at_the_door():
+    """A wrong kind of name is a TypeError, a name no cell has a ValueError; params of another cell are
+    refused even when the cell is named (num_layers, zero_state: a code review found them trusted)."""
+    from rnn_core import cells
+
+    with pytest.raises(TypeError, match="cell must be one of 'rnn', 'lstm', 'gru', got 3"):
+        cells.cell_module(3)
+    with pytest.raises(TypeError, match=r"got \['rnn'\]"):
+        cells.cell_module(["rnn"])
+    with pytest.raises(ValueError, match="got 'transformer'"):
+        cells.cell_module("transformer")
+    params = rnn_core.init_params(5, 4, seed=0)
+    for wrong in ("gru", "lstm"):
+        with pytest.raises(ValueError):
+            cells.num_layers(params, wrong)
+        with pytest.raises(ValueError):
+            cells.zero_state(params, wrong)
+    assert cells.num_layers(params, "rnn") == 1 and cells.zero_state(params, "rnn").shape == (4,)

@@ -81,6 +81,17 @@ def test_default_checkpoint_folder_is_created(capsys, tmp_path, text_file, monke
     assert code == 0 and len(out) == 31  # the default prime (a newline) is not printed
 
 
+def test_resume_without_checkpoint_or_cell_continues_the_run_train_saved_last(capsys, tmp_path, text_file, monkeypatch):
+    """After train --cell gru, train --resume continues gru.npz (it looked for rnn.npz: a code review)."""
+    monkeypatch.chdir(tmp_path)
+    code, _, _ = call(capsys, "train", "--text", text_file, "--cell", "gru", *FAST)
+    assert code == 0 and (tmp_path / "checkpoints" / "gru.npz").is_file()
+    code, _, err = call(capsys, "train", "--text", text_file, "--resume", "--steps", "25", "--no-progress")
+    assert code == 0, err
+    ck = load_checkpoint(tmp_path / "checkpoints" / "gru.npz")
+    assert ck.cell == "gru" and ck.step == 25 and not (tmp_path / "checkpoints" / "rnn.npz").exists()
+
+
 def test_text_from_environment(capsys, tmp_path, text_file, monkeypatch):
     monkeypatch.setenv("RNN_CORE_TEXT", str(text_file))
     code, out, err = call(capsys, "train", "--checkpoint", tmp_path / "m.npz", *FAST)

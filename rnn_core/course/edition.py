@@ -29,7 +29,7 @@ controls the environment can set ``RNN_CORE_SOLUTIONS=withheld`` instead (on a J
 every user). This keeps the answers out of sight; it is not a lock while the full package is
 installed. ``--wheel`` (``build_wheel``) builds rnn_core without the answers' module
 (``course/solutions.py``) for the students to install instead; there ``practice.solution`` withholds
-wherever it runs. rnn_core's own functions are still in it, and the grader (``rnn_core.grade``),
+wherever it runs. rnn_core's own functions are still in it, and the grader (``rnn_core.course.grade``),
 which runs each exercise without rnn_core, is what tells a student's work from rnn_core's.
 
 The edition's first code cell, which in the series says where rnn_core comes from (the series'

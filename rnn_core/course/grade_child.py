@@ -2,7 +2,7 @@
 
     python -I -S grade_child.py NUMPY_DIR READ_FD WRITE_FD
 
-``rnn_core.grade`` starts one such process per exercise, as a script (never as ``-m rnn_core...``):
+``rnn_core.course.grade`` starts one such process per exercise, as a script (never as ``-m rnn_core...``):
 isolated (``-I``: no environment variables, no user site, not even the script's own folder on the
 path) and without ``site`` (``-S``: no site-packages, so no editable installs, no rnn_core, no
 torch). The one folder added to its path, NUMPY_DIR, holds numpy and nothing else. Once numpy is

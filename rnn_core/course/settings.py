@@ -1,7 +1,7 @@
 """The instructors' tools' settings, apart from the tools.
 
-The command line states them in ``--help`` without importing the grader (``rnn_core.grade``) or the
-edition writer (``rnn_core.edition``), which it loads only for the subcommand that runs them.
+The command line states them in ``--help`` without importing the grader (``rnn_core.course.grade``) or the
+edition writer (``rnn_core.course.edition``), which it loads only for the subcommand that runs them.
 """
 
 __all__ = ["EXERCISE_TIMEOUT", "MEMORY_MB", "MARKER"]
