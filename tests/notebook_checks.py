@@ -161,6 +161,13 @@ CHECKS: dict[str, list[Check]] = {
             after="# each rule's worst seed",
         ),
         Check(
+            "by the series' rule, Adam ends below momentum and below SGD by more than the larger spread",
+            "ptp = {rule: np.ptp(by_seed[rule]) for rule in RATES}\n"
+            "assert adam_gap > max(ptp['momentum'], ptp['adam'])\n"
+            "assert min(by_seed['sgd']) - max(by_seed['adam']) > max(ptp['sgd'], ptp['adam'])",
+            after="# each rule's worst seed",
+        ),
+        Check(
             "the defaults' schedule is linear from the first step, without warm-up",
             'assert config.lr_schedule == "linear" and config.decay_fraction == 1 and config.warmup_steps == 0',
             after="def learning_rate(",
