@@ -397,6 +397,14 @@ def graded(tmp_path_factory):
     (others / "right-my-rnn-beside-a-backup" / "backup" / "my_rnn.py").write_text(
         "import numpy as np\n\n\n" + WRONG, encoding="utf-8"
     )
+    # a second hostile pass (finding 7): my_rnn.py a symbolic link to the repository's plain answers scored 19/19;
+    # a notebook linked to a classmate's copies their score; (finding 8) my_rnn.py linked to /dev/zero ended the run
+    write(others / "linked-my-rnn", N01, fill(edition, N01, {}))
+    (others / "linked-my-rnn" / "my_rnn.py").symlink_to(ROOT / "tests" / "plain_my_rnn.py")
+    (others / "linked-notebook").mkdir()
+    (others / "linked-notebook" / N01).symlink_to(others / "right-my-rnn-beside-a-backup" / N01)
+    write(others / "my-rnn-a-device", N01, fill(edition, N01, {}))
+    (others / "my-rnn-a-device" / "my_rnn.py").symlink_to("/dev/zero")
     # hostile37, finding 9 (r_import_matplotlib): a plotting library at the top of the cell: zero, and said plainly
     plotted = "import matplotlib.pyplot as plt\n\n" + right("softmax") + "\n\nplt.plot(softmax(np.arange(3.0)))\n"
     write(others / "imports-matplotlib", N01, fill(edition, N01, {"softmax": plotted, **jacobian}))
@@ -453,6 +461,15 @@ def test_each_right_variant_scores_full_marks(graded, name):
         assert "(my_rnn.py," in by[name]["softmax"]["output"]  # the top one, not backup/my_rnn.py
     if name == "right-in-my-rnn-saved":  # the file's rnn_core imports are named, and what the grader did with them
         assert "my_rnn.py imports rnn_core" in by[name]["softmax_jacobian"]["output"]
+
+
+@pytest.mark.parametrize("name", ["linked-my-rnn", "linked-notebook", "my-rnn-a-device"])
+def test_a_linked_or_special_file_is_not_read_and_the_run_goes_on(graded, name):
+    _, by, _ = graded
+    for exercise in ("softmax", "softmax_jacobian"):
+        assert by[name][exercise]["score"] == 0, by[name][exercise]["output"]
+    if name == "linked-notebook":
+        assert "is a symbolic link" in by[name]["softmax"]["output"]
 
 
 def test_a_my_rnn_function_that_calls_rnn_core_is_delegated_and_named_the_others_graded(graded):

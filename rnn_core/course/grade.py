@@ -74,6 +74,7 @@ import secrets
 import select
 import shutil
 import signal
+import stat
 import struct
 import subprocess
 import sys
@@ -1125,14 +1126,46 @@ class _Submission:
     my_rnn: Path | None = None
 
 
+def _not_its_own(p, root):
+    """Why the submission's file ``p`` is not read (None: it is read): a symbolic link, in itself or in a
+    folder on its way from ``root``, would let a submission hand in someone else's file (the repository's
+    answers, a classmate's notebook), and a file that is not a regular one (a device, a pipe) could stop
+    the whole run."""
+    steps = (
+        [p]
+        if root is None
+        else [root / Path(*p.relative_to(root).parts[: k + 1]) for k in range(len(p.parts) - len(root.parts))]
+    )
+    for q in steps:
+        if q.is_symlink():
+            return f"{p.name} is not read: {q.name} is a symbolic link, and a submission's files must be its own"
+    try:
+        mode = os.lstat(p).st_mode
+    except OSError as e:
+        return f"{p.name} is not read ({type(e).__name__}: {e})"
+    if not stat.S_ISREG(mode):
+        return f"{p.name} is not read: it is not a regular file"
+    return None
+
+
 def _read_submission(path):
-    notebooks = [_read_notebook(p, label) for p, label in _submission_notebooks(path)]
+    root = path if path.is_dir() else None
+    notebooks = []
+    for p, label in _submission_notebooks(path):
+        problem = _not_its_own(p, root)
+        if problem is None:
+            notebooks.append(_read_notebook(p, label))
+        else:  # graded as a notebook that cannot be read: every exercise in it scores zero, with this reason
+            nb = _Notebook(p, label, series=_series_from_name(p.name, sorted(set(_exercises().values()))))
+            nb.problem = problem
+            notebooks.append(nb)
     mine = None
     if path.is_dir():
         found = [p for p in path.rglob(MY_RNN) if not any(x.startswith(".") for x in p.relative_to(path).parts)]
+        found = [p for p in found if _not_its_own(p, path) is None]  # never a link or a device
         found.sort(key=lambda p: (len(p.relative_to(path).parts), p.as_posix()))  # the shallowest: not backup/
         mine = found[0] if found else None
-    elif path.name == MY_RNN:
+    elif path.name == MY_RNN and _not_its_own(path, None) is None:
         mine = path
     student = path.stem if path.is_file() else path.resolve().name
     return _Submission(os.path.normpath(str(path)), student, notebooks, mine)
