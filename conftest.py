@@ -79,7 +79,7 @@ def pytest_addoption(parser):
         "--long-runs",
         action="store_true",
         help="also run the long runs' own pass (tests/test_other_cpu.py, marked long_runs): every notebook with "
-        "its long runs trained afresh, about 20 minutes; without it those tests are deselected",
+        "its long runs trained afresh, about 7 minutes on 2 cores; without it those tests are deselected",
     )
 
 

@@ -2,7 +2,8 @@
 
 A notebook shows what a reader needs; a guard that protects one of its claims from regressions
 ("the main run ends well below the bigram baseline") is a test, and lives here. nbval runs every
-notebook in full (``pytest notebooks``, also under another CPU's BLAS kernels: tests/test_other_cpu.py);
+notebook in full (``pytest notebooks``, also under another CPU's BLAS kernels, and with every long run
+afresh in the long-runs pass: tests/test_other_cpu.py);
 each check below runs in that same kernel, as one more test item right after the cell it names
 (``after``: the first characters of that cell's source, which must start exactly one code cell;
 empty: after the notebook's last cell). So it sees the notebook's variables as they are at that
@@ -64,7 +65,7 @@ CHECKS: dict[str, list[Check]] = {
             after="def run_the_bottleneck",
         ),
         Check(
-            "the long runs, run afresh (the other-CPU pass), follow the stored loss curves for 1000 steps",
+            "the long runs, run afresh (the long-runs pass), follow the stored loss curves for 1000 steps",
             'kept = stored.load("11-bottleneck")["results"]["loss"]\n'
             'assert sorted(kept) == sorted(long["loss"])\n'
             'assert max(abs(a - b) for s in kept for a, b in zip(kept[s][:10], long["loss"][s][:10])) < 0.02',

@@ -12,11 +12,11 @@ CPU fails here, not on a reader's laptop.
 
 The long runs (rnn_core/stored.py: the comparisons a notebook's ``LONG_RUNS = False`` shows from stored
 results) have a pass of their own, outside the default command: ``python -m pytest --long-runs
-tests/test_other_cpu.py`` runs every notebook once more under the same other kernels with every long run trained afresh
-(``RNN_CORE_LONG_RUNS=1``), so that the claims tests/notebook_checks.py makes of them are checked on
-new runs, and each is compared with its stored results. It takes about 20 minutes of both cores (11's
-runs alone about 6 minutes of one), two and a half times the 8 minutes the whole default command
-may take; run it after changing what a long run computes, before storing the runs again
+tests/test_other_cpu.py`` runs every notebook once more under the same other kernels with every long
+run trained afresh (``RNN_CORE_LONG_RUNS=1``), so that the claims tests/notebook_checks.py makes of
+them are checked on new runs, and each is compared with its stored results. It took 7.0 minutes on a
+quiet 2-core machine, against 3.0 without the long runs (11's runs alone take about 6 minutes of one
+core); run it after changing what a long run computes, before storing the runs again
 (``tools/execute_notebooks.py --store-runs``).
 
 Skipped where it cannot mean anything: not an x86-64 machine, or a numpy not built on OpenBLAS.
