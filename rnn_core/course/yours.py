@@ -230,8 +230,17 @@ def save(fn, name=None, *, force=False, path=None):
     return result
 
 
-# the libraries whose names a saved function may bring into my_rnn.py with an import of its own
+# the libraries whose names a saved function may bring into my_rnn.py with an import of its own, but
+# never the course's own modules
 _LIBRARIES = ("numpy", "math", "rnn_core")
+_COURSE = ("rnn_core.course", "rnn_core.practice")
+
+
+def _public_module(value, name):
+    """Where ``value`` (a function named ``name``) is imported from: its package's top if the package
+    gives it under that name (``rnn_core.softmax``), else its own module (``rnn_core.functions``)."""
+    top = value.__module__.split(".")[0]
+    return top if getattr(sys.modules.get(top), name, None) is value else value.__module__
 
 
 def _library_imports(fn, node, tree):
@@ -248,15 +257,16 @@ def _library_imports(fn, node, tree):
             continue
         if isinstance(value, ModuleType):
             module = value.__name__
-            if module.split(".")[0] in _LIBRARIES and not module.startswith(("rnn_core.course", "rnn_core.practice")):
-                found.append(f"import {module}" if module == name else f"import {module} as {name}")
         elif callable(value) and getattr(value, "__name__", None) == name:
             module = getattr(value, "__module__", None) or ""
-            if module.split(".")[0] not in _LIBRARIES or module.startswith(("rnn_core.course", "rnn_core.practice")):
-                continue
-            top = sys.modules.get(module.split(".")[0])
-            module = module.split(".")[0] if getattr(top, name, None) is value else module
-            found.append(f"from {module} import {name}")
+        else:
+            continue
+        if module.split(".")[0] not in _LIBRARIES or module.startswith(_COURSE):
+            continue
+        if isinstance(value, ModuleType):
+            found.append(f"import {module}" if module == name else f"import {module} as {name}")
+        else:
+            found.append(f"from {_public_module(value, name)} import {name}")
     return found
 
 
@@ -349,9 +359,7 @@ def _rebound(fn, there, target, where):
     for name in dict.fromkeys(there.__code__.co_names):
         here, inside = getattr(fn, "__globals__", {}).get(name), there.__globals__.get(name)
         if callable(here) and callable(inside) and here is not inside and getattr(here, "__module__", "") != "__main__":
-            top = here.__module__.split(".")[0]
-            public = top if getattr(sys.modules.get(top), name, None) is here else here.__module__
-            origin = f"{public}.{name}"
+            origin = f"{_public_module(here, name)}.{name}"
             lines.append(
                 f"In {where}, {target} calls the file's own {name}, not {origin} as it does here: if that one "
                 f"takes other inputs (one vector, not a batch), write what you need inside {target}."
