@@ -95,6 +95,9 @@ INTERFACE = (
     "forward",
     "loss_and_grads",
     "sequence_loss",
+    "BLOCKS",
+    "REFERENCE",
+    "FAST",
 )
 
 
@@ -433,7 +436,7 @@ def output_loss(params, h_flat, y_flat, grad=True):
     """Loss and dL/do for the logits o = W_yh h + b_o of rows h_flat (N, H) with targets y_flat (N,).
 
     ``cross_entropy(o, y)`` and ``cross_entropy_grad(o, y)`` of functions.py, fused: one exp
-    instead of two, in place. Returns (loss, do) with do (N, V) = yhat - onehot(y), or (loss, None).
+    instead of two, in place. Returns (loss, do) with do (N, V) = y_hat - onehot(y), or (loss, None).
     """
     return cross_entropy_and_grad(output_logits(params, h_flat), y_flat, grad)  # o: (N, H) @ (H, V) -> (N, V)
 
@@ -594,7 +597,7 @@ def stack_loss_and_grads(engine, layer_names, params, window):
     """
     records, top = stack_forward(engine, layer_names, params, window)
     h_rows = _top_rows(engine, top)
-    loss, do = output_loss(params, h_rows, window.Y.reshape(-1))  # dL/do_t = yhat_t - onehot(y_t)
+    loss, do = output_loss(params, h_rows, window.Y.reshape(-1))  # dL/do_t = y_hat_t - onehot(y_t)
     dW_yh, db_o, dh = output_backward(params, h_rows, do, steps=len(top) if engine.columns else None)
     dh = dh if engine.columns else dh.reshape(top.shape)  # W_yh^T do_t: what reaches the top layer's h_t
     grads, dstate0 = {"W_yh": dW_yh, "b_o": db_o}, []

@@ -1,5 +1,5 @@
-"""The vanilla RNN's backward pass, reorganised for speed (private: ``rnn.loss_and_grads`` and
-``seq2seq`` run it).
+"""The vanilla RNN's backward pass, reorganised for speed (private: ``rnn.FAST``, which
+``rnn.loss_and_grads`` and ``seq2seq`` run).
 
 The maths of ``rnn.step_backward``, run for all T * B characters of a layer at once wherever
 the recurrence allows: the weight gradients and what reaches the layer below are a few large
@@ -25,6 +25,7 @@ class VanillaEngine:
     """The vanilla cell's fast engine: the reference engine's loop forwards (``reference``, a
     ``_cell.ReferenceEngine`` over rnn's step functions; no caches kept), and the backward pass
     for a whole layer at once; ``truncate``: k, to truncate BPTT at k steps back (None: full BPTT).
+    ``rnn.FAST`` is the one with full BPTT, and ``rnn.FAST.truncated(k)`` the one truncated at k.
 
     With truncation what reaches a layer from above comes by age j = t - s (the loss at step t
     reaching h_s): ``backward`` takes and returns it as a list, one array (T - j, B, H) per age.
@@ -34,6 +35,15 @@ class VanillaEngine:
 
     def __init__(self, reference, truncate=None):
         self.reference, self.truncate = reference, truncate
+        self._truncated = {}  # k -> this engine truncated at k, each built once
+
+    def truncated(self, k):
+        """This engine with BPTT truncated at k steps back (None: full BPTT)."""
+        if k == self.truncate:
+            return self
+        if k not in self._truncated:
+            self._truncated[k] = VanillaEngine(self.reference, k)
+        return self._truncated[k]
 
     def forward(self, params, x, state0, *, layer=0, for_backward=True):
         """The reference engine's loop over step_forward, without caches (h_t and x_t are all it needs)."""

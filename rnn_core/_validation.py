@@ -24,10 +24,12 @@ import numpy as np
 __all__ = [
     "check_int",
     "check_number",
+    "check_bool",
     "int_requirement",
     "number_requirement",
     "check_checkpoint_path",
     "check_param_arrays",
+    "check_shapes",
     "check_indices",
     "prepare_sequences",
     "check_state",
@@ -66,6 +68,13 @@ def check_number(value, name, low=None, high=None, *, include_low=False, include
         wanted = number_requirement(low, high, include_low=include_low, include_high=include_high)
         raise ValueError(f"{name} must be {wanted}, got {value!r}")
     return value
+
+
+def check_bool(value, name):
+    """``value`` as a bool, True or False (numpy's included); anything else, even 0 or 1, is a TypeError."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def number_requirement(low=None, high=None, *, include_low=False, include_high=True):
@@ -126,21 +135,26 @@ def check_shapes(params, shapes, implied_by):
 _SHAPES = {(1, 2): "(T,) or (B, T)", (1,): "(N,)", (0, 1): "() or (B,)"}  # how the messages write an ndim
 
 
-def check_indices(a, name, size, *, ndim=(1, 2), min_size=1, what="character indices", among=None):
-    """``a`` as an integer array of indices in 0..size-1, the one check of character (or class) indices.
+def check_indices(a, name, size, *, ndim=(1, 2), min_size=1, what="character indices", among=None, shape=None):
+    """``a`` as an integer array of indices in 0..size-1, the one check of character (or class, or
+    token) indices.
 
-    TypeError when ``a`` does not hold integers (an int, or an int array); ValueError for a wrong
-    value: an ndim not in ``ndim`` (None: any), fewer than ``min_size`` entries, an index outside
-    0..size-1 (size None: not checked). ``what`` names the indices and ``among`` their range in the
-    messages (default: "the vocabulary of size V=..."). By default a window: (T,) or (B, T), not empty.
+    TypeError when ``a`` does not hold integers (an int, or an int array; an empty list or tuple,
+    which has no dtype of its own, counts as integers); ValueError for a wrong value: an ndim not in
+    ``ndim`` (None: any), fewer than ``min_size`` entries, an index outside 0..size-1 (size None: not
+    checked). ``what`` names the indices, ``among`` their range (default: "the vocabulary of size
+    V=...") and ``shape`` the shape ``ndim`` asks for (default: "(T,) or (B, T)" and the like) in the
+    messages. By default a window: (T,) or (B, T), not empty.
     """
-    a = np.asarray(a)
+    given, a = a, np.asarray(a)
+    if a.size == 0 and isinstance(given, (list, tuple)):
+        a = a.astype(np.intp)  # [] is float64 to numpy: a default, not the caller's choice
     if a.dtype.kind not in "iu":
         one = "an integer or " if ndim is None or 0 in ndim else ""
         hint = "; encode text first with a Vocabulary" if a.dtype.kind in "US" else ""
         raise TypeError(f"{name} must be {one}an integer array of {what}, got dtype {a.dtype}{hint}")
     if ndim is not None and a.ndim not in ndim:
-        raise ValueError(f"{name} must have shape {_SHAPES[tuple(ndim)]}, got {a.shape}")
+        raise ValueError(f"{name} must have shape {shape or _SHAPES[tuple(ndim)]}, got {a.shape}")
     if a.size < min_size:
         have = "is empty" if a.size == 0 else f"holds {a.size}"
         need = "one time step" if min_size == 1 else f"{min_size} {what}"

@@ -15,7 +15,8 @@ gradient checker) looks the cell up here and never asks which one it is:
   has them with the suffix ``_k``), ``param_names(L)``; ``param_shapes(V, H, L=1)``,
   ``count_params(V, H, L=1)``; ``init_params(V, H, seed=0, dtype=np.float64,
   recurrent_scale=1.0, num_layers=1)``; ``check_params(params)``;
-- ``STATE_NAMES``: the arrays of its state, ("h",) or ("h", "c");
+- ``STATE_NAMES``: the arrays of its state, ("h",) or ("h", "c"); ``BLOCKS``: the number of H-row
+  blocks in a layer's weights (1 for the vanilla cell, 4 for the LSTM, 3 for the GRU);
 - ``forward(params, inputs, state0=None, *, dropout=0.0, seed=None, masks=None)``: a dict with
   at least "h", "logits" and "y_hat";
 - ``loss_and_grads(params, inputs, targets, state0=None, return_dstate0=False, *, fast=True,
@@ -60,8 +61,9 @@ layer and the walk back down. It runs them over a per-layer engine with two func
 
 and ``columns``, its layout: False for (T, B, H), True for one column per sequence, (T, H, B).
 Four engines plug in: each cell's reference loop over its steps (``REFERENCE`` in its module);
-the fused LSTM and GRU loops (``_fast.GatedEngine``, ``FAST``); the vanilla cell's vectorised
-backward pass, with truncation (``_fast_rnn.VanillaEngine``); and the reader's own steps
+the fused LSTM and GRU loops (``_fast.GatedEngine``, their ``FAST``); the vanilla cell's vectorised
+backward pass (``_fast_rnn.VanillaEngine``, rnn's ``FAST``, and ``FAST.truncated(k)`` with
+truncation); and the reader's own steps
 (``practice.your_cell``'s ``YourCell``). The cell of a set of parameters is named by the caller or
 read from a checkpoint's record (``check_cell_params``).
 """

@@ -12,8 +12,8 @@ vectors in the maths, one row per sequence in the code. One step, for the input 
     h_bar_t = W_hn h_{t-1}                                 the old state, as the candidate reads it
     n_t = tanh(W_xn x_t + r_t * h_bar_t + b_n)             candidate state
     h_t = z_t * h_{t-1} + (1 - z_t) * n_t                 hidden state, (H,)  (* is the elementwise product)
-    o_t = W_yh h_t + b_o                                  the scores (logits), (V,); yhat_t = softmax(o_t)
-    L   = sum_t -log yhat_t[y_t]                          cross-entropy in nats
+    o_t = W_yh h_t + b_o                                  the scores (logits), (V,); y_hat_t = softmax(o_t)
+    L   = sum_t -log y_hat_t[y_t]                         cross-entropy in nats
 
     W_x (3H, V)   W_h (3H, H)   b (3H,)   W_yh (V, H)   b_o (V,)
 
@@ -67,6 +67,7 @@ import numpy as np
 
 from . import _cell, _fast_gru
 from ._fast import GatedEngine
+from ._validation import check_bool
 from .functions import sigmoid  # 1 / (1 + exp(-a)), computed as (1 + tanh(a/2)) / 2: never overflows
 
 __all__ = [*_cell.INTERFACE, "GATES"]
@@ -85,6 +86,7 @@ GATES = ("r", "z", "n")  # the order of the three H-row blocks of W_x, W_h and b
 _NAMES = _cell.Names(PARAM_NAMES, LAYER_NAMES, GATES, "rnn_core.gru.init_params")
 param_names, param_shapes = _NAMES.param_names, _NAMES.param_shapes
 count_params, check_params = _NAMES.count_params, _NAMES.check_params
+BLOCKS = _NAMES.blocks  # the number of H-row blocks in a layer's weights, one per gate
 
 
 def init_params(
@@ -233,7 +235,7 @@ def loss_and_grads(
       grads: dict with the same keys and shapes as params (dW_x etc.)
       h_last: the state after the last step, shaped like h0
     """
-    engine = FAST if fast else REFERENCE
+    engine = FAST if check_bool(fast, "fast") else REFERENCE
     return _SEQUENCES.loss_and_grads(engine, params, inputs, targets, state0, return_dstate0, dropout, seed, masks)
 
 

@@ -11,8 +11,8 @@ maths, one row per sequence in the code. One step, for the input character x_t
     q_t = sigmoid(a_t[3H:4H])            output gate: how much of the cell to show
     c_t = f_t * c_{t-1} + i_t * g_t      cell state, (H,)  (* is the elementwise product)
     h_t = q_t * tanh(c_t)                hidden state, (H,)
-    o_t = W_yh h_t + b_o                 the scores (logits), (V,); yhat_t = softmax(o_t)
-    L   = sum_t -log yhat_t[y_t]         cross-entropy in nats
+    o_t = W_yh h_t + b_o                 the scores (logits), (V,); y_hat_t = softmax(o_t)
+    L   = sum_t -log y_hat_t[y_t]        cross-entropy in nats
 
     W_x (4H, V)   W_h (4H, H)   b (4H,)   W_yh (V, H)   b_o (V,)
 
@@ -58,6 +58,7 @@ import numpy as np
 
 from . import _cell, _fast_lstm
 from ._fast import GatedEngine
+from ._validation import check_bool
 from .functions import sigmoid
 
 __all__ = [*_cell.INTERFACE, "GATES"]
@@ -77,6 +78,7 @@ GATES = ("i", "f", "g", "q")  # the order of the four H-row blocks of W_x, W_h a
 _NAMES = _cell.Names(PARAM_NAMES, LAYER_NAMES, GATES, "rnn_core.lstm.init_params")
 param_names, param_shapes = _NAMES.param_names, _NAMES.param_shapes
 count_params, check_params = _NAMES.count_params, _NAMES.check_params
+BLOCKS = _NAMES.blocks  # the number of H-row blocks in a layer's weights, one per gate
 
 
 def init_params(
@@ -234,7 +236,7 @@ def loss_and_grads(
       grads: dict with the same keys and shapes as params (dW_x etc.)
       h_last, c_last: the state after the last step, shaped like h0 and c0
     """
-    engine = FAST if fast else REFERENCE
+    engine = FAST if check_bool(fast, "fast") else REFERENCE
     return _SEQUENCES.loss_and_grads(engine, params, inputs, targets, state0, return_dstate0, dropout, seed, masks)
 
 

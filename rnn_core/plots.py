@@ -26,16 +26,27 @@ module, nor matplotlib.
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 _EXTRA = 'pip install ".[notebooks]" (the notebooks\' extra: ipywidgets, matplotlib, IPython)'
-try:
+
+
+@contextlib.contextmanager
+def _needs_matplotlib():
+    """Around an import of matplotlib: a kernel without the notebooks' extra is told what to install."""
+    try:
+        yield
+    except ModuleNotFoundError as e:
+        raise ModuleNotFoundError(
+            f"rnn_core.plots draws with matplotlib, and {e.name} is not installed: in the series' folder, {_EXTRA}",
+            name=e.name,
+        ) from e
+
+
+with _needs_matplotlib():
     import matplotlib
-except ModuleNotFoundError as e:  # a kernel without the notebooks' extra: say what to install
-    raise ModuleNotFoundError(
-        f"rnn_core.plots draws with matplotlib, and {e.name} is not installed: in the series' folder, {_EXTRA}",
-        name=e.name,
-    ) from e
 
 HEATMAP_CMAP = "RdBu_r"  # negative blue, positive red, white at zero
 # the series' colours, in the order of matplotlib's "C0".."C7": blue, orange, green, red (as in
@@ -95,13 +106,8 @@ __all__ = [
 
 
 def _plt():
-    try:
+    with _needs_matplotlib():
         import matplotlib.pyplot as plt
-    except ModuleNotFoundError as e:  # a kernel without the notebooks' extra: say what to install
-        raise ModuleNotFoundError(
-            f"rnn_core.plots draws with matplotlib, and {e.name} is not installed: in the series' folder, {_EXTRA}",
-            name=e.name,
-        ) from e
     return plt
 
 

@@ -3,10 +3,10 @@
 The convention, declared once for the whole series (column vectors, as the
 notebooks write the maths; the code stores one row per sequence):
 
-    h_t    = tanh(W_hh h_{t-1} + W_xh x_t + b_h)     hidden state, (H,)
-    o_t    = W_yh h_t + b_o                          logits, (V,)
-    yhat_t = softmax(o_t)                            next-character probabilities, (V,)
-    L      = sum_t -log yhat_t[y_t]                  cross-entropy in nats
+    h_t     = tanh(W_hh h_{t-1} + W_xh x_t + b_h)     hidden state, (H,)
+    o_t     = W_yh h_t + b_o                          logits, (V,)
+    y_hat_t = softmax(o_t)                            next-character probabilities, (V,)
+    L       = sum_t -log y_hat_t[y_t]                 cross-entropy in nats
 
     W_xh (H, V)   W_hh (H, H)   W_yh (V, H)   b_h (H,)   b_o (V,)
 
@@ -47,7 +47,7 @@ import numpy as np
 from . import _cell
 from ._cell import output_logits  # the output layer every cell ends in: o = W_yh h + b_o
 from ._fast_rnn import VanillaEngine
-from ._validation import check_int
+from ._validation import check_bool, check_int
 
 __all__ = [*_cell.INTERFACE, "output_logits"]
 
@@ -65,6 +65,7 @@ STATE_NAMES = ("h",)  # the state the recurrence carries from one step to the ne
 _NAMES = _cell.Names(PARAM_NAMES, LAYER_NAMES, None, "rnn_core.init_params")
 param_names, param_shapes = _NAMES.param_names, _NAMES.param_shapes
 count_params, check_params = _NAMES.count_params, _NAMES.check_params
+BLOCKS = _NAMES.blocks  # the number of H-row blocks in a layer's weights: one, as the cell has no gates
 
 
 def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, recurrent_scale=1.0, *, num_layers=1):
@@ -141,6 +142,9 @@ def step_backward(params, dh_t, h_t, h_prev, x_t, *, return_dx=False):
 # The reference engine: one layer's window as a loop over step_forward and step_backward, in the
 # notebooks' form (h_t alone, and step_backward reading (h_t, h_prev, x_t) in place of a cache).
 REFERENCE = _cell.ReferenceEngine(step_forward, step_backward, STATE_NAMES, LAYER_NAMES, cached=False)
+# The fast engine of ``rnn_core._fast_rnn``, the default: the reference loop forwards, the backward pass
+# for a whole layer at once; ``FAST.truncated(k)``, the same with BPTT truncated at k steps back.
+FAST = VanillaEngine(REFERENCE)
 
 
 def advance(params, x_t, state):
@@ -213,9 +217,9 @@ def loss_and_grads(
       h_last: h_T, the state after the last step, shaped like state0
     """
     k = check_int(bptt_truncate, "bptt_truncate", 0, allow_none=True)
-    if not fast and k is not None:
+    if not check_bool(fast, "fast") and k is not None:
         raise ValueError("bptt_truncate needs the fast path: call loss_and_grads with fast=True")
-    engine = VanillaEngine(REFERENCE, k) if fast else REFERENCE
+    engine = FAST.truncated(k) if fast else REFERENCE
     return _SEQUENCES.loss_and_grads(engine, params, inputs, targets, state0, return_dstate0, dropout, seed, masks)
 
 

@@ -83,9 +83,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ._cell import check_dtype, input_weight_grad, output_backward, output_logits
-from ._fast_rnn import VanillaEngine
-from ._validation import check_int, check_number, check_param_arrays, check_shapes
-from .cells import CELLS  # the cells by name, as the language model names them
+from ._validation import check_bool, check_indices, check_int, check_number, check_param_arrays, check_shapes
+from .cells import CELLS, cell_module  # the cells by name, as the language model names them
 from .functions import cross_entropy_and_grad, log_softmax, softmax
 
 __all__ = [
@@ -115,7 +114,6 @@ PAD, BOS, EOS = 0, 1, 2  # the special ids, the same in both vocabularies
 ATTENTIONS = (None, "additive", "dot")
 # the exercises' functions that training and decoding can take in place of their own code (``pieces=``)
 PIECES = ("masked_loss_and_grad", "attention_forward", "attention_backward", "beam_step")
-_GATES = {"rnn": 1, "lstm": 4, "gru": 3}  # blocks of H rows in a layer's weights
 _SLOTS = {"enc": 1, "rev": 2, "dec": 3}  # each recurrence's own arrays in a fast engine's workspace
 
 
@@ -140,12 +138,12 @@ class Config(NamedTuple):
 
 
 def _check_kind(cell, attention, bidirectional):
-    if cell not in CELLS:
-        raise ValueError(f"cell must be one of {', '.join(repr(c) for c in CELLS)}, got {cell!r}")
+    """The cell's module (``cells.cell_module`` checks the name), once attention and bidirectional are checked."""
+    module = cell_module(cell)
     if attention not in ATTENTIONS:
         raise ValueError(f"attention must be None, 'additive' or 'dot', got {attention!r}")
-    if not isinstance(bidirectional, (bool, np.bool_)):
-        raise TypeError(f"bidirectional must be True or False, got {bidirectional!r}")
+    check_bool(bidirectional, "bidirectional")
+    return module
 
 
 def _parts(bidirectional):
@@ -156,8 +154,7 @@ def param_names(cell="gru", attention=None, bidirectional=False):
     """The names of every array, in order: E_src, the encoder's arrays (_enc); with a bidirectional
     encoder, its reverse pass's (_rev) and the bridge W_b, b_b; E_tgt, the decoder's arrays (_dec); the
     attention's W_q, W_k, v, W_c, b_c (those it has); W_yh, b_o."""
-    _check_kind(cell, attention, bidirectional)
-    layer = CELLS[cell].LAYER_NAMES
+    layer = _check_kind(cell, attention, bidirectional).LAYER_NAMES
     names = ["E_src", *(f"{n}_enc" for n in layer)]
     if bidirectional:
         names += [*(f"{n}_rev" for n in layer), "W_b", "b_b"]
@@ -184,11 +181,11 @@ def param_shapes(
     Vs, Vt = check_int(src_vocab_size, "src_vocab_size"), check_int(tgt_vocab_size, "tgt_vocab_size")
     H = check_int(hidden_size, "hidden_size")
     E = H if embed_size is None else check_int(embed_size, "embed_size")
-    _check_kind(cell, attention, bidirectional)
-    g, M = _GATES[cell], (2 * H if bidirectional else H)
+    module = _check_kind(cell, attention, bidirectional)
+    g, M = module.BLOCKS, (2 * H if bidirectional else H)
     shapes = {"E_src": (Vs, E), "E_tgt": (Vt, E), "W_b": (H, 2 * H), "b_b": (H,)}
     for part in _parts(bidirectional):
-        shapes.update(zip((f"{n}_{part}" for n in CELLS[cell].LAYER_NAMES), ((g * H, E), (g * H, H), (g * H,))))
+        shapes.update(zip((f"{n}_{part}" for n in module.LAYER_NAMES), ((g * H, E), (g * H, H), (g * H,))))
     shapes.update(W_q=(H, H), W_k=(H, M), v=(H,), W_c=(H, M + H), b_c=(H,), W_yh=(Vt, H), b_o=(Vt,))
     return {name: shapes[name] for name in param_names(cell, attention, bidirectional)}
 
@@ -307,20 +304,16 @@ def _check_pieces(pieces, cfg):
 
 
 def _check_ids(ids, name, lengths, lengths_name, vocab_size):
-    """(ids with PAD beyond the lengths, as intp (B, S); lengths (B,); mask (B, S), True at real entries)."""
-    a = np.asarray(ids)
-    if a.dtype.kind not in "iu":
-        raise TypeError(f"{name} must be an integer array of token ids, shape (B, S), got dtype {a.dtype}")
-    if a.ndim != 2:
-        raise ValueError(f"{name} must have shape (B, S), one row per sequence, got shape {a.shape}")
-    if a.size == 0:
-        raise ValueError(f"{name} is empty (shape {a.shape}): give at least one sequence of one token")
+    """(ids with PAD beyond the lengths, as intp (B, S); lengths (B,); mask (B, S), True at real entries).
+
+    The type, shape and emptiness by ``_validation.check_indices``; the ids' range here, within the
+    lengths only (entries beyond them may hold anything)."""
+    a = check_indices(ids, name, None, ndim=(2,), what="token ids", shape="(B, S), one row per sequence")
     B, S = a.shape
-    n = np.asarray(lengths)
-    if n.dtype.kind not in "iu":
-        raise TypeError(f"{lengths_name} must be an integer array of lengths, got dtype {n.dtype}")
+    one_each = f"({B},), one length per row of {name}"
+    n = check_indices(lengths, lengths_name, None, ndim=(1,), min_size=0, what="lengths", shape=one_each)
     if n.shape != (B,):
-        raise ValueError(f"{lengths_name} must have shape ({B},), one length per row of {name}, got shape {n.shape}")
+        raise ValueError(f"{lengths_name} must have shape {one_each}, got {n.shape}")
     if n.min() < 1:
         raise ValueError(f"{lengths_name} holds {n.min()}: an empty sequence; every row needs at least one token")
     if n.max() > S:
@@ -375,11 +368,9 @@ def _batch(cfg, src, src_lengths, tgt=None, tgt_lengths=None, *, name="src"):
 
 
 def _engine(cell, fast):
-    """The per-layer engine: the reference loop over the cell's steps, or its fast engine."""
+    """The per-layer engine: the cell's fast engine, or (fast False) its reference loop over its steps."""
     module = CELLS[cell]
-    if not fast:
-        return module.REFERENCE
-    return VanillaEngine(module.REFERENCE) if cell == "rnn" else module.FAST
+    return module.FAST if check_bool(fast, "fast") else module.REFERENCE
 
 
 def _run(engine, layer_params, x, state0, part, for_backward=True):
@@ -781,13 +772,7 @@ def beam_search(params, src_row, beam_size, max_len, length_penalty=0.0, *, piec
     cfg = check_params(params)
     pieces = _check_pieces(pieces, cfg)
     step = pieces.get("beam_step", beam_step)
-    row = np.asarray(src_row)
-    if row.size == 0:
-        raise ValueError("src_row is empty: give a source sequence of at least one token")
-    if row.dtype.kind not in "iu":
-        raise TypeError(f"src_row must be an integer array of token ids, shape (S,), got dtype {row.dtype}")
-    if row.ndim != 1:
-        raise ValueError(f"src_row must have shape (S,), one source sequence, got shape {row.shape}")
+    row = check_indices(src_row, "src_row", None, ndim=(1,), what="token ids", shape="(S,), one source sequence")
     beam_size = check_int(beam_size, "beam_size")
     max_len = check_int(max_len, "max_len")
     nu = check_number(length_penalty, "length_penalty", 0, include_low=True)

@@ -1,7 +1,8 @@
 """The training loop behind notebook 06 and ``python -m rnn_core train``: see ``train``.
 
 ``train`` is a short loop over small functions: ``_setup`` (config, data, a fresh or
-resumed state), ``_train_step`` (one pure optimizer step), ``_measure_val_bpc`` (the validation
+resumed state), ``_train_step`` (one pure optimizer step, ``optimizer_step``, which
+``practice.train_yours`` takes too), ``_measure_val_bpc`` (the validation
 figure, and the best parameters so far) and ``_save``.
 The run's definition and learning-rate schedule are in ``rnn_core.config``, the checks that a
 resumed run continues the same one in ``rnn_core.resume``, the progress bar in
@@ -266,7 +267,7 @@ def train(
             lr = learning_rate_at(config, state.step, seconds)
             try:
                 state, bpc, norm = _train_step(run, state, lr)
-            except _NonFinite as e:
+            except NonFinite as e:
                 stopped, message = "non-finite", _non_finite_message(state.step, e)
                 break
             state = replace(state, elapsed=run.elapsed())
@@ -291,51 +292,93 @@ def train(
     return _finish(run, state, history, stopped, message, bar)
 
 
-class _NonFinite(ArithmeticError):
-    """Raised by ``_train_step`` when the loss, the gradient or an updated parameter is not finite."""
+class NonFinite(ArithmeticError):
+    """Raised by ``optimizer_step`` when the loss, the gradient or an updated parameter is not finite."""
+
+
+def optimizer_step(batcher, window, state0, params, opt_state, loss_and_grads, update, clip, clip_norm, lr):
+    """One optimizer step on window ``window`` of ``batcher``: loss -> mean -> clip -> update -> finite check.
+
+    The step every training loop of the package takes (``train``'s, and ``practice.train_yours``'s
+    over the reader's own pieces). loss_and_grads(params, X, Y, state0) -> (the window's total loss,
+    its gradient, the state after the window); the gradient is divided by B x T in place, the
+    gradient of the mean loss per character; clip(grads, clip_norm) -> (grads, the norm before
+    clipping), not called for clip_norm None; update(params, grads, opt_state, lr) -> (params,
+    opt_state), the optimizer's rule.
+
+    Pure (its arguments are left as they are): returns (params, opt_state, the next window's index
+    (0 after the last window of a pass), the state it starts from (zeros for a new pass: it starts
+    again from a zero state), the mean loss per character in nats, the gradient's global norm before
+    clipping), or raises NonFinite.
+    """
+    X, Y = batcher.window(window)
+    chars = X.size  # B x T predictions
+    loss, grads, last = loss_and_grads(params, X, Y, state0)
+    for g in grads.values():  # the gradient of the mean loss per character
+        g *= g.dtype.type(1.0 / chars)
+    if clip_norm is None:
+        norm = global_norm(grads)
+    else:
+        grads, norm = clip(grads, clip_norm)
+    if not math.isfinite(loss):
+        raise NonFinite(f"the loss is {loss}")
+    if not math.isfinite(norm):
+        raise NonFinite(f"the gradient norm is {norm}")
+    params, opt_state = update(params, grads, opt_state, lr)
+    if not all(np.isfinite(p).all() for p in params.values()):
+        raise NonFinite("the update made a parameter non-finite")
+    window += 1
+    if window == batcher.windows_per_pass:  # end of a pass: the next starts again from a zero state
+        window, last = 0, _zeros_like_state(last)
+    return params, opt_state, window, last, loss / chars, norm
+
+
+def _zeros_like_state(state):
+    """A state of zeros shaped as ``state``: an array, or a tuple or list of them (each recursively)."""
+    if isinstance(state, np.ndarray):
+        return np.zeros_like(state)
+    return type(state)(_zeros_like_state(s) for s in state)
 
 
 def _train_step(run, state, lr):
-    """One optimizer step from ``state``: loss -> mean -> clip -> update -> finite check.
+    """One optimizer step from ``state`` (``optimizer_step`` with the run's cell, optimizer and clipping).
 
     Pure (``state`` is left as it is): returns (the next TrainState, the window's bits
-    per character, the gradient's global norm before clipping), or raises _NonFinite.
+    per character, the gradient's global norm before clipping), or raises NonFinite.
     """
     config, cell = run.config, run.config.cell
-    X, Y = run.batcher.window(state.next_window)
-    chars = X.size  # B x T predictions
     # dropout's masks for this step: drawn from the run's seed and the step, the same on every run
     dropout = {"dropout": config.dropout, "seed": [config.seed, state.step]} if config.dropout else {}
-    # overflow is checked for below and reported in plain words, so numpy need not warn
+
+    def loss_and_grads(params, X, Y, state0):
+        return run.cell.loss_and_grads(params, X, Y, state0, **dropout)  # the model's entry point
+
+    update = OPTIMIZERS[config.optimizer][1]
+    state0 = state_from_arrays(cell, state.carried)
+    # overflow is checked for (NonFinite) and reported in plain words, so numpy need not warn
     with np.errstate(over="ignore", invalid="ignore"):
-        state0 = state_from_arrays(cell, state.carried)
-        loss, grads, last = run.cell.loss_and_grads(state.params, X, Y, state0, **dropout)  # the model's entry point
-        for g in grads.values():  # the gradient of the mean loss per character
-            g *= np.float32(1.0 / chars)
-        if config.clip_norm is None:
-            norm = global_norm(grads)
-        else:
-            grads, norm = clip_global_norm(grads, config.clip_norm)
-        if not math.isfinite(loss):
-            raise _NonFinite(f"the loss is {loss}")
-        if not math.isfinite(norm):
-            raise _NonFinite(f"the gradient norm is {norm}")
-        params, opt_state = OPTIMIZERS[config.optimizer][1](state.params, grads, state.opt_state, lr)
-    if not all(np.isfinite(p).all() for p in params.values()):
-        raise _NonFinite("the update made a parameter non-finite")
-    epoch, next_window, carried = state.epoch, state.next_window + 1, state_arrays(cell, last)
-    if next_window == run.batcher.windows_per_pass:  # end of a pass: start again, from a zero state
-        epoch, next_window, carried = epoch + 1, 0, {name: np.zeros_like(s) for name, s in carried.items()}
+        params, opt_state, next_window, last, loss, norm = optimizer_step(
+            run.batcher,
+            state.next_window,
+            state0,
+            state.params,
+            state.opt_state,
+            loss_and_grads,
+            update,
+            clip_global_norm,
+            config.clip_norm,
+            lr,
+        )
     after = replace(
         state,
         params=params,
         opt_state=opt_state,
         step=state.step + 1,
-        epoch=epoch,
+        epoch=state.epoch + (next_window == 0),  # a pass over the text ended
         next_window=next_window,
-        carried=carried,
+        carried=state_arrays(cell, last),
     )
-    return after, loss / chars / LN2, norm
+    return after, loss / LN2, norm
 
 
 def _every(interval, step):

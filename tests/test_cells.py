@@ -202,3 +202,45 @@ def test_a_cell_name_is_checked_at_the_door():
         with pytest.raises(ValueError):
             cells.zero_state(params, wrong)
     assert cells.num_layers(params, "rnn") == 1 and cells.zero_state(params, "rnn").shape == (4,)
+
+
+def test_each_cell_module_says_its_blocks_and_engines_once_and_seq2seq_reads_them():
+    """BLOCKS, REFERENCE and FAST are each cell's (rnn's FAST built once, truncation its parameter);
+    seq2seq keeps no table of its own (a code review found one), and checks a cell name, the index
+    arrays and fast= as the cells do: TypeError for a wrong kind, ValueError for a wrong value."""
+    from rnn_core import _fast_rnn
+    from rnn_core import seq2seq as s2s
+
+    assert {name: module.BLOCKS for name, module in CELLS.items()} == {"rnn": 1, "lstm": 4, "gru": 3}
+    assert isinstance(rnn.FAST, _fast_rnn.VanillaEngine) and rnn.FAST.truncate is None
+    assert rnn.FAST.truncated(None) is rnn.FAST and rnn.FAST.truncated(3) is rnn.FAST.truncated(3)
+    assert rnn.FAST.truncated(3).truncate == 3 and rnn.FAST.truncated(3).reference is rnn.REFERENCE
+    for name, module in CELLS.items():
+        shapes = s2s.param_shapes(5, 6, 4, cell=name, embed_size=3)
+        W_in = f"{module.LAYER_NAMES[0]}_enc"
+        assert shapes[W_in] == (module.BLOCKS * 4, 3)
+        assert s2s._engine(name, True) is module.FAST and s2s._engine(name, False) is module.REFERENCE
+    params = s2s.init_params(9, 7, 4, cell="rnn", seed=0)
+    src, lengths = np.array([[3, 4, 5]]), np.array([3])
+    cases = [
+        (TypeError, "cell must be one of 'rnn', 'lstm', 'gru', got 3", lambda: s2s.param_names(3)),
+        (TypeError, "fast must be True or False, got 'no'", lambda: s2s.forward(params, src, lengths, src, fast="no")),
+        (TypeError, "fast must be True or False, got 1", lambda: rnn.loss_and_grads(tiny("rnn"), [0], [1], fast=1)),
+        (TypeError, "fast must be True or False", lambda: gru.loss_and_grads(tiny("gru"), [0], [1], fast=None)),
+        (TypeError, "src_row must be an integer array of token ids, got dtype float64", lambda: beam(np.zeros(0))),
+        (ValueError, r"src_row is empty \(shape \(0,\)\)", lambda: beam([])),
+        (ValueError, r"src_row must have shape \(S,\), one source sequence, got \(1, 3\)", lambda: beam(src)),
+        (TypeError, "src_lengths must be an integer array of lengths", lambda: s2s.encode(params, src, [3.0])),
+        (ValueError, r"src_lengths must have shape \(1,\), one length", lambda: s2s.encode(params, src, [[3]])),
+    ]
+
+    def beam(row):
+        return s2s.beam_search(params, row, 2, 4)
+
+    for kind, message, call in cases:
+        with pytest.raises(kind, match=message):
+            call()
+
+
+def tiny(cell):
+    return CELLS[cell].init_params(3, 4, seed=0)

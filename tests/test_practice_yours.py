@@ -416,6 +416,31 @@ def test_train_yours_prints_the_loss_when_asked():
     assert repr(run).startswith("YourRun(steps=40, loss ")
 
 
+def test_train_yours_takes_the_trainers_step(monkeypatch):
+    """Each step is rnn_core.trainer's optimizer_step with the reader's pieces (a code review found the
+    mean, clipping, update, finite check and reset written again); a non-finite step is named with its
+    step number and the advice."""
+    from rnn_core import trainer
+    from rnn_core.course import yours
+
+    calls = []
+
+    def counted(batcher, window, *args):
+        calls.append(window)
+        if len(calls) == 7:
+            raise trainer.NonFinite("the loss is nan")
+        return trainer.optimizer_step(batcher, window, *args)
+
+    monkeypatch.setattr(yours, "optimizer_step", counted)
+    run, _ = quietly(practice.train_yours, plain_my_rnn, TEXT, **{**RUN, "steps": 6})
+    windows = rnn_core.StreamBatcher(rnn_core.Vocabulary.from_text(TEXT).encode(TEXT), 4, 25).windows_per_pass
+    assert calls == [step % windows for step in range(6)] and run.losses.shape == (6,)
+    calls.clear()
+    calls.extend(range(6))
+    with pytest.raises(FloatingPointError, match=r"^the loss is nan at step 1: training diverged; lower learning_rate"):
+        quietly(practice.train_yours, plain_my_rnn, TEXT, **{**RUN, "steps": 6})
+
+
 @pytest.mark.parametrize(
     "change, error, match",
     [

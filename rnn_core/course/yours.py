@@ -56,7 +56,6 @@ import importlib.util
 import inspect
 import io
 import linecache
-import math
 import os
 import secrets
 import sys
@@ -85,6 +84,7 @@ from .._validation import check_int, check_number
 from ..data import StreamBatcher
 from ..files import write_atomically
 from ..generate import draw_index
+from ..trainer import NonFinite, optimizer_step
 from ..vocab import Vocabulary
 from .check import EXERCISES, Result, check
 
@@ -959,31 +959,34 @@ class _Masks:
 
 
 def _train(piece, params, batcher, steps, lr, clip_norm, print_every, masks):
-    """The loop: (the losses (steps,), the trained parameters)."""
+    """The loop: (the losses (steps,), the trained parameters). Each step is the trainer's
+    (``trainer.optimizer_step``: the mean over B x T, clipping, the update, the finite check and the
+    zero state of a new pass), with your pieces: loss_and_grads row by row, clip_global_norm and
+    adam_update."""
     loss_and_grads, clip, adam = piece["loss_and_grads"], piece["clip_global_norm"], piece["adam_update"]
-    B, T = batcher.batch_size, batcher.seq_length
-    H = params["W_hh"].shape[0]
+    H, B = params["W_hh"].shape[0], batcher.batch_size
     state = {"t": 0, "m": _zeros_like(params), "v": _zeros_like(params)}  # Adam's, as the exercise has it
-    h = [np.zeros(H) for _ in range(B)]
-    losses = np.empty(steps)
-    for step in range(steps):
-        k = step % batcher.windows_per_pass
-        if k == 0:  # a new pass over the text: every stream starts again from a zero state
-            h = [np.zeros(H) for _ in range(B)]
-        X, Y = batcher.window(k)
-        total_loss, total = 0.0, _zeros_like(params)
-        for b in range(B):  # your loss_and_grads reads one sequence: one row of the window
+
+    def window_loss_and_grads(params, X, Y, h):
+        """The window's total loss and gradient: your loss_and_grads reads one sequence, one row at a time."""
+        total_loss, total, h = 0.0, _zeros_like(params), list(h)
+        for b in range(len(X)):
             loss, grads, h[b] = masks.loss_and_grads(loss_and_grads, params, X[b], Y[b], h[b])
             total_loss += float(loss)
             total = {name: total[name] + grads[name] for name in total}
-        mean = {name: g * (1.0 / (B * T)) for name, g in total.items()}  # the gradient of the mean loss per char
-        clipped, _ = clip(mean, clip_norm)
-        params, state = adam(params, clipped, state, lr)
-        losses[step] = total_loss / (B * T)
-        if not math.isfinite(losses[step]):
-            raise FloatingPointError(
-                f"the loss is {losses[step]} at step {step + 1}: training diverged; lower learning_rate (now {lr:g})"
+        return total_loss, total, h
+
+    k, h = 0, [np.zeros(H) for _ in range(B)]  # every stream starts from a zero state
+    losses = np.empty(steps)
+    for step in range(steps):
+        try:
+            params, state, k, h, losses[step], _ = optimizer_step(
+                batcher, k, h, params, state, window_loss_and_grads, adam, clip, clip_norm, lr
             )
+        except NonFinite as e:
+            raise FloatingPointError(
+                f"{e} at step {step + 1}: training diverged; lower learning_rate (now {lr:g})"
+            ) from None
         if print_every and (step + 1) % print_every == 0:
             first = step + 1 - print_every
             print(f"steps {first + 1}-{step + 1}: mean loss {losses[first : step + 1].mean():.3f} nats per character")
