@@ -195,7 +195,9 @@ def test_right_answers_score_full_marks(submissions, graded):
     _, good, _, _ = submissions
     data, _, _ = graded
     results, tests = by_name(data, good)
-    assert {n for n, t in tests.items() if t["extra_data"]["status"] == "passed"} == set(practice.EXERCISES)
+    assert {n for n, t in tests.items() if t["extra_data"]["status"] == "passed"} == set(practice.EXERCISES), {
+        n: t["output"] for n, t in tests.items() if t["extra_data"]["status"] != "passed"
+    }
     assert results["score"] == len(practice.EXERCISES)
     # the helper in a cell of the student's own, tagged helper, before the exercise's cell, ran before it
     assert tests["lstm.step_forward"]["score"] == 1

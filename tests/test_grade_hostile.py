@@ -238,6 +238,25 @@ def hostile(tmp):
             "        return np.exp(o) / np.exp(o).sum()\n    e = np.exp(o - np.max(o))\n    return e / e.sum()\n",
             None,
         ),
+        # hostile37b, finding 1 (w01_sm_boolname): the threshold's comparison kept in a name, the `if` testing the name;
+        # the source review of comparisons missed it, the large number (rule a) names it
+        "h37b-threshold-in-a-name": (
+            "def softmax(o):\n    big = o.size > 5000\n    if big:\n        return np.exp(o) / np.exp(o).sum()\n"
+            "    e = np.exp(o - np.max(o))\n    return e / e.sum()\n",
+            None,
+        ),
+        # ... a threshold written with no large number at all (66 ** 2): the lines no hidden case ran (rule b) name it
+        "h37b-threshold-unwritten": (
+            "def softmax(o):\n    if o.size > sum(range(12)) ** 2:\n        return np.exp(o) / np.exp(o).sum()\n"
+            "    e = np.exp(o - np.max(o))\n    return e / e.sum()\n",
+            None,
+        ),
+        # ... and the tracing of the lines switched off by the function itself: review too
+        "h37b-tracing-off": (
+            "import sys\n\n\ndef softmax(o):\n    sys.settrace(None)\n    e = np.exp(o - np.max(o))\n"
+            "    return e / e.sum()\n",
+            None,
+        ),
         # hostile37, finding 1: a line of processes, each the child of the one before, deeper than the old reaper's
         # 100 rounds of one generation each (as nobody, the 64-process cap stops it sooner: the test still holds)
         "h37-line-of-processes": (
@@ -336,6 +355,15 @@ RIGHT = {
     "right-imports-practice": "from rnn_core import practice\n\n"
     + right("softmax")
     + '\n\npractice.check("softmax", softmax)\n',
+    # hostile37b, finding 3 (r07): a %%time cell runs its body in the kernel, so its def is defined
+    "right-cell-magic-time": "%%time\n" + right("softmax"),
+    # ... (r06, r26): help lines before and after the def
+    "right-help-lines": "np.exp?\n" + right("softmax") + "\nsoftmax?\n",
+    # ... (r01): IPython's display, which every kernel has
+    "right-display": 'display("softmax, shifted by the largest score")\n' + right("softmax"),
+    # ... (r24): the other ways of importing practice (and a given beside it)
+    "right-practice-imports": "from rnn_core.practice import check\nimport rnn_core.practice as practice\n"
+    "from rnn_core import practice, one_hot\n\n" + right("softmax") + '\ncheck("softmax", softmax)\n',
 }
 
 
@@ -386,6 +414,16 @@ def graded(tmp_path_factory):
     (others / "my-rnn-calls-log-softmax" / "my_rnn.py").write_text(
         "import numpy as np\nfrom rnn_core import log_softmax\n\n\ndef softmax(o):\n    return np.exp(log_softmax(o))\n"
         "\n\n" + right("softmax_jacobian"),
+        encoding="utf-8",
+    )
+    # hostile37b, finding 3 (r04, r05, r21): my_rnn.py with a byte-order mark, `def softmax (o):`, and a name bound
+    write(others / "right-my-rnn-bom-spaced-bound", N01, fill(edition, N01, {}))
+    (others / "right-my-rnn-bom-spaced-bound" / "my_rnn.py").write_text(
+        "\ufeffimport numpy as np\n\n\n"
+        + right("softmax").replace("def softmax(", "def softmax (")
+        + "\n\n"
+        + right("softmax_jacobian").replace("def softmax_jacobian(", "def _jacobian(")
+        + "\n\nsoftmax_jacobian = _jacobian\n",
         encoding="utf-8",
     )
     # hostile37, finding 9 (r03_backup_myrnn): a stale backup/my_rnn.py beside the right one: the shallowest is read
@@ -450,13 +488,20 @@ def test_each_hostile_submission_scores_zero(graded, name):
 
 
 @pytest.mark.parametrize(
-    "name", [*sorted(RIGHT), "right-in-my-rnn", "right-in-my-rnn-saved", "right-my-rnn-beside-a-backup"]
+    "name",
+    [
+        *sorted(RIGHT),
+        "right-in-my-rnn",
+        "right-in-my-rnn-saved",
+        "right-my-rnn-beside-a-backup",
+        "right-my-rnn-bom-spaced-bound",
+    ],
 )
 def test_each_right_variant_scores_full_marks(graded, name):
     _, by, _ = graded
     for exercise in ("softmax", "softmax_jacobian"):
         assert by[name][exercise]["score"] == by[name][exercise]["max_score"] == 1, by[name][exercise]["output"]
-    if name.startswith("right-in-my-rnn") or name == "right-my-rnn-beside-a-backup":
+    if name.startswith(("right-in-my-rnn", "right-my-rnn")):
         assert "my_rnn.py's softmax was graded instead" in by[name]["softmax"]["output"]
         assert "(my_rnn.py," in by[name]["softmax"]["output"]  # the top one, not backup/my_rnn.py
     if name == "right-in-my-rnn-saved":  # the file's rnn_core imports are named, and what the grader did with them
@@ -641,3 +686,128 @@ def test_the_notebooks_answer_cells_have_no_size_branch():
             assert grade.size_branches([["answer", code]], function, size_argument) == [], (path.name, names[0])
             found += 1
     assert found >= len(grade._exercises())  # every exercise's answer cell was read
+
+
+def test_a_threshold_however_written_is_withheld_for_review(graded):
+    """hostile37b, finding 1: a large number names the threshold (rule a), the lines no case ran name one written
+    without any (rule b), and tracing switched off is review itself."""
+    _, by, _ = graded
+    expected = {
+        "h37b-threshold-in-a-name": "numbers of 64 or more, or a size in bytes, at line 2 of cell",
+        "h37b-threshold-unwritten": "code that no hidden case ran at line 3 of cell",
+        "h37b-tracing-off": "the lines it runs could not be followed",
+    }
+    for name, words in expected.items():
+        softmax = by[name]["softmax"]
+        assert softmax["extra_data"]["status"] == "review" and softmax["score"] == 0, softmax["output"]
+        assert words in softmax["output"], softmax["output"]
+    for name in RIGHT:  # the right variants ran every line, and hold no large number
+        assert "review" not in by[name]["softmax"]["output"], by[name]["softmax"]["output"]
+
+
+@pytest.mark.parametrize(
+    "source, found",
+    [
+        ("def f(o):\n    big = o.size > 5000\n    return o if big else -o\n", [2]),
+        ("def f(o):\n    return (g, h)[o.size < 5000](o)\ndef g(o):\n    return o\ndef h(o):\n    return -o\n", [2]),
+        ("def f(o):\n    if o.nbytes > 40000:\n        return o\n    return -o\n", [2]),
+        ("def f(o):\n    if o.size - 5000 > 0:\n        return o\n    return -o\n", [2]),
+        ("_huge = lambda n: n > 5000\ndef f(o):\n    return o if _huge(len(o)) else -o\n", [1]),
+        ('LIMIT = int("5000")\ndef f(o):\n    return o if len(o) > LIMIT else -o\n', [1]),
+        ("def f(W):\n    return W if W.nbytes > 8 * 10**6 else -W\n", [2]),
+        ("def f(o):\n    return o[: 1 << 12]\n", [2]),
+        ("def f(o):\n    return o if len(o) > 5e3 else -o\n", [2]),
+        ("def f(o):\n    return o if len(o) > 2 ** len('abcdefghijkl') else -o\n", [2]),
+        ("def f(g):\n    return g.ravel()[:10**7]\n", [2]),
+        ("def f(h, u, m):\n    return np.where(m, h @ u.T, -1e9) + np.where(m, 0, -1e30)\n", []),  # fill values
+        ("def f(p, lr=1e-3, eps=1e-8):\n    return p - lr * p / (1e-12 + eps)\n", []),
+        ("def f(o):\n    if len(o) > 100000:\n        raise ValueError('at most 100000 scores')\n    return o\n", [2]),
+        ("def f(o):\n    assert len(o) < 10**9, 'too long'\n    return o\n", []),
+    ],
+    ids=["in-a-name", "index", "nbytes", "minus", "lambda", "digit-string", "folded", "shift", "float", "len", "slice",
+         "fill-values", "small-floats", "raise-test", "assert"],
+)  # fmt: skip
+def test_rule_a_lists_large_numbers_however_the_threshold_is_written(source, found):
+    assert [line for _, line, _ in grade.large_numbers([["c", source]], "f")] == found
+
+
+def test_the_series_answers_hold_no_large_number():
+    import re
+
+    from rnn_core.course.solutions import SOLUTIONS
+
+    for name, solution in SOLUTIONS.items():
+        function = re.findall(r"^def (\w+)", solution.code, re.M)[-1]
+        assert grade.large_numbers([["answer", solution.code]], function) == [], name
+    plain = (ROOT / "tests" / "plain_my_rnn.py").read_text(encoding="utf-8")
+    for name in grade._exercises():
+        assert grade.large_numbers([["plain", plain]], name.replace(".", "_")) == [], name
+
+
+def test_rule_b_lists_the_statements_no_call_ran():
+    source = code("""
+        def f(o, mask=None):
+            \"\"\"A docstring.\"\"\"
+            if mask is None:
+                mask = np.ones_like(o)
+            if o.ndim != 1:
+                raise ValueError("one vector")
+            try:
+                out = g(o) * mask
+            except FloatingPointError:
+                raise
+            return out
+
+        def g(o):
+            return o
+        """)
+    ran = {("c", n) for n in (3, 5, 8, 11, 14)}  # mask given on every call; g ran
+    # an argument's default, one assignment to it under `is None`, is not listed: the cases give every argument
+    assert grade.unrun_lines([["c", source]], "f", ran) == []
+    early = {("c", 3), ("c", 4), ("c", 5)}  # it stopped before the try
+    assert [line for _, line, _ in grade.unrun_lines([["c", source]], "f", early)] == [8, 11, 14]
+    # anything more under `is None` is a branch like any other
+    other = source.replace("mask = np.ones_like(o)", "return o")
+    assert [(line, text) for _, line, text in grade.unrun_lines([["c", other]], "f", ran)] == [(4, "return o")]
+
+
+@pytest.mark.parametrize(
+    "cell, python",
+    [
+        ("%%time\ndef f():\n    pass", "# %%time: its body runs\ndef f():\n    pass"),
+        ("%%capture\n%%time\nx = 1", "# %%capture: its body runs\n# %%time: its body runs\nx = 1"),
+        ("%%timeit\ndef f():\n    pass", "pass  # a cell magic: not run by the grader"),  # IPython keeps no def of it
+        ("from rnn_core.practice import check", "check = __grader_practice__.check  # checks nothing here"),
+        ("import rnn_core.practice as p", "p = __grader_practice__  # checks nothing here"),
+        (
+            "from rnn_core import practice, one_hot",
+            "practice = __grader_practice__; one_hot = __grader_rnn_core__.one_hot  # checks nothing here",
+        ),
+        ("from rnn_core import practice, hint", "from rnn_core import practice, hint"),  # fails, as in a kernel
+    ],
+    ids=["time", "capture-time", "timeit", "from-practice", "import-as", "with-a-given", "not-public"],
+)
+def test_cells_become_the_python_ipython_runs(cell, python):
+    assert grade._as_python(cell) == python
+
+
+def test_help_lines_do_nothing_and_keep_every_line_s_number():
+    python = grade._as_python("np.exp?\ndef f(o):\n    return o\n??f\nf?")
+    assert python.split("\n")[1:3] == ["def f(o):", "    return o"] and len(python.split("\n")) == 5
+    assert "?" not in python.replace("'", "").replace("pinfo", "")
+    compile(python, "cell", "exec")
+
+
+@pytest.mark.parametrize(
+    "source, defined",
+    [
+        ("def softmax (o):\n    return o\n", True),
+        ("def stable(o):\n    return o\n\nsoftmax = stable\n", True),
+        ("def softmax_jacobian(y):\n    return y\n", False),
+        ("def softmax(o)\n    return o\n", True),  # a syntax error: graded, so that the error is reported
+        ("class A:\n    def softmax(self, o):\n        return o\n", False),
+    ],
+    ids=["spaced", "bound", "other-name", "syntax-error", "a-method"],
+)
+def test_my_rnn_s_function_is_found_by_ast(source, defined):
+    assert grade._defines(source, "softmax") is defined

@@ -24,12 +24,16 @@ For each exercise of ``practice.EXERCISES`` the grader
    exercise's name, never from the submission. The cases, the expected outputs and the verdict stay
    here, where nothing the submission runs can reach them. Besides the seed's cases, check adds the
    grader's own (``course.check.grading``: ``GRADE_CASES``, sizes far beyond the published ones);
-4. reads the function's source (``size_branches``): a comparison of a size of its inputs with a number
-   (``if V > 128:``), in it or in a function of the submission it calls, is named in the feedback as
-   "review: branches on the input's size at line N of cell C: `...`" (comparisons with 0 or 1, a number
-   of axes with 2 or 3, and branches that only raise, are not). Such an exercise scores zero, with the
-   status "review" where
-   it passed: the instructor reads the lines and may give the points by hand;
+4. reviews the function's source, and that of what it reaches by name, by three rules (``_reviewed``): a
+   comparison of a size of its inputs with a number (``size_branches``: ``if V > 128:``); a number of 64
+   or more however written, or a size in bytes (``large_numbers``: ``big = o.size > 5000``, ``8 * 10**6``,
+   ``int("5000")``, ``o.nbytes``); and, where it passed, the statements no hidden case ran (``unrun_lines``,
+   from the lines the child traced; tracing switched off counts too). Each is named in the feedback as
+   "review: branches on the input's size at line N of cell C: `...`" (or "numbers of 64 or more ...",
+   "code that no hidden case ran ..."). Such an exercise scores zero, with the status "review" where it
+   passed: the review is a heuristic, and the instructor reads the lines and may give the points by hand.
+   Before any of this, each cell is turned into the Python IPython runs (``_as_python``: help lines, magics,
+   ``%%time`` cells, rnn_core's practice imports), every line keeping its number;
 5. scores it: full points for "passed", zero for anything else, with the checker's message as
    feedback: "wrong", "delegated" (rnn_core's own version, a cell that imports rnn_core, or a function of
    my_rnn.py that calls one of rnn_core's names: there they stand for the givens, the others raise),
@@ -91,7 +95,7 @@ import numpy as np
 from .. import __version__
 from ..files import write_atomically
 from .edition import notebook_source
-from .run import TIME_LIMIT
+from .run import TIME_LIMIT, TRACED, traced_calls
 from .settings import EXERCISE_TIMEOUT, MEMORY_MB
 
 __all__ = [
@@ -590,6 +594,8 @@ class _Child:
     def __init__(self, job, limits, places):
         self.limits, self.deadline = limits, time.monotonic() + limits.exercise
         self.kept, self.ended, self.proc = {}, None, None
+        self.labels = [label for label, _ in job["cells"]]
+        self.ran, self.untraced = set(), None  # (label, line) the calls ran; why the tracing is not to be trusted
         self.log = tempfile.TemporaryFile()
         self.work = tempfile.mkdtemp(prefix="rnn_core_grade_child_")
         from_parent, to_child = os.pipe()
@@ -648,7 +654,7 @@ class _Child:
         by_path = {path: obj for path, obj in paths.values()}
         started = time.monotonic()
         try:
-            limit = min(self.deadline, started + TIME_LIMIT + _CALL_MARGIN)
+            limit = min(self.deadline, started + TIME_LIMIT * TRACED + _CALL_MARGIN)  # its lines traced: slower
             self.wire.send(message, blobs, deadline=limit)
             header, reply = self.wire.receive(limit)
         except TimeoutError:
@@ -656,7 +662,7 @@ class _Child:
             if time.monotonic() >= self.deadline:
                 ran_out = f"the exercise's time limit ({self.limits.exercise:g} s) ran out during this call"
                 raise _Ended(ran_out) from None
-            raise _CallTimedOut(f"still running after {TIME_LIMIT:g} s") from None
+            raise _CallTimedOut(f"still running after {TIME_LIMIT * TRACED:g} s") from None
         except _Oversized as e:
             self.stop()
             self.ended = f"it sent the grader {e}"
@@ -664,6 +670,7 @@ class _Child:
         except (OSError, EOFError, ValueError, RecursionError, struct.error) as e:
             self.stop()
             raise _Ended(self.ended or f"its reply could not be read ({e})") from None
+        self._lines(header)
         if "raised" in header:
             return self._raise(header["raised"])
         try:
@@ -679,6 +686,26 @@ class _Child:
             self.stop()
             self.ended = f"its reply could not be read ({type(e).__name__}: {str(e)[:200]})"
             raise _Ended(self.ended) from None
+
+    def _lines(self, header):
+        """Record the lines of the cells that this call ran, as the child traced them (its fields checked)."""
+        lines = header.get("lines")
+        if header.get("traced") is not True:
+            self.untraced = self.untraced or "its code switched off the grader's tracing of the lines it runs"
+        if header.get("partly") is not None:
+            self.untraced = self.untraced or "a call ran more lines of Python than the grader follows (a million)"
+        if not isinstance(lines, list) or len(lines) > 100_000:
+            self.untraced = self.untraced or "the lines it ran were not reported"
+            return
+        for pair in lines if len(self.ran) < 1_000_000 else ():
+            if (
+                isinstance(pair, list)
+                and len(pair) == 2
+                and all(type(x) is int for x in pair)
+                and 0 <= pair[0] < len(self.labels)
+                and 0 < pair[1] < 10**6
+            ):
+                self.ran.add((self.labels[pair[0]], pair[1]))
 
     def _raise(self, raised):
         raised = raised if isinstance(raised, dict) else {}
@@ -706,7 +733,8 @@ class _Child:
                 code = self.proc.wait(timeout=1)
         _kill_tree(self.proc)
         if self.ended is None:
-            limit = f"{self.limits.exercise:g} s" if time.monotonic() >= self.deadline else f"{TIME_LIMIT:g} s a call"
+            late = time.monotonic() >= self.deadline
+            limit = f"{self.limits.exercise:g} s" if late else f"{TIME_LIMIT * TRACED:g} s a call"
             self.ended = (
                 f"it ran past its time limit ({limit})"
                 if timed_out
@@ -1078,7 +1106,7 @@ def _outcome_of_cells(ex, child):
 def _check_through(ex, child, seed):
     """The checker's verdict on the proxy of the child's function, on the hidden cases of ``seed``."""
     proxy = _proxy(child, ex.function, ex.sources[-1][0])
-    with _CHECKING, _practice_check().grading():  # one check at a time: it watches process-wide state
+    with _CHECKING, _practice_check().grading(), traced_calls():  # one check at a time: it watches process-wide state
         result = _practice().check(ex.name, proxy, seed=_seed(seed, ex.name))  # and its large cases too
     status, message = result.status, result.message
     if status == "error" and child.ended and f"({child.limits.exercise:g} s)" in child.ended:
@@ -1097,6 +1125,8 @@ def _check_through(ex, child, seed):
         "errata": [int(r) for r in result.errata],
         "notes": getattr(child, "notes", []),
         "tail": status == "error" and child.ended is not None,
+        "ran": child.ran,  # for the review (rule b): the lines of the cells the calls ran
+        "untraced": child.untraced,
     }
 
 
@@ -1171,6 +1201,82 @@ def _read_submission(path):
     return _Submission(os.path.normpath(str(path)), student, notebooks, mine)
 
 
+def _as_python(source):
+    """A notebook cell as the Python IPython runs, every line keeping its number: a cell magic that runs its body
+    (``%%time``, ``%%capture``) its body; help lines (``np.exp?``), line magics and shell lines IPython's calls
+    (``get_ipython().run_line_magic('pinfo', 'np.exp')``), which the child's stand-in answers by doing nothing,
+    as IPython's own TransformerManager writes them (where IPython is importable; else, and for a cell it cannot
+    turn into as many lines, they become ``pass``); and rnn_core's practice imports bound to a practice that does
+    nothing (``_neutralised``). The review reads this, and the child runs it."""
+    from . import grade_child
+
+    body = grade_child.unwrap_cell_magic(source)
+    if body is None:
+        return "pass  # a cell magic: not run by the grader"
+    lines = body.split("\n")
+    blank = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
+    head, rest = lines[:blank], "\n".join(lines[blank:])
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+
+        python = TransformerManager().transform_cell(rest)
+        if len(python.splitlines()) == len(rest.splitlines()):
+            rest = python.rstrip("\n") + ("\n" if rest.endswith("\n") else "")
+    except Exception:  # no IPython, or a cell it cannot read: the child's own stripping below
+        pass
+    return _neutralised(grade_child._python_source("\n".join([*head, rest])))
+
+
+def _rnn_core_names():
+    import rnn_core
+
+    return {n for n in dir(rnn_core) if not n.startswith("_")}
+
+
+def _neutralised(source):
+    """``source`` with each import of rnn_core's practice (``from rnn_core.practice import check``, ``import
+    rnn_core.practice as practice``, ``from rnn_core import practice, softmax``) turned into assignments from the
+    child's stand-ins, on the same lines: practice's functions do nothing (the grader does the checking), rnn_core's
+    other public names are the plain givens, or raise "rnn_core's" when called (a function that calls one is
+    delegated). Other imports of rnn_core are left to fail, as the grader's rule is."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return source
+    lines = source.split("\n")
+    for node in ast.walk(tree):
+        names = _stand_ins(node)
+        if not names or node.end_lineno is None:
+            continue
+        first, last = lines[node.lineno - 1], lines[node.end_lineno - 1]
+        if first[: node.col_offset].strip() or last[node.end_col_offset :].strip().split("#")[0].strip():
+            continue  # shares its line with another statement: left as it is
+        indent = first[: node.col_offset]
+        lines[node.lineno - 1] = indent + "; ".join(f"{n} = {v}" for n, v in names) + "  # checks nothing here"
+        for k in range(node.lineno, node.end_lineno):
+            lines[k] = ""
+    return "\n".join(lines)
+
+
+def _stand_ins(node):
+    """[(name bound, the stand-in it is bound to)] for an import of rnn_core's practice, else []."""
+    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == "rnn_core.practice":
+        if any(a.name == "*" for a in node.names):
+            return []
+        return [(a.asname or a.name, f"__grader_practice__.{a.name}") for a in node.names]
+    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == "rnn_core":
+        names = [a.name for a in node.names]
+        if "practice" not in names or not set(names) - {"practice"} <= _rnn_core_names():
+            return []
+        return [
+            (a.asname or a.name, "__grader_practice__" if a.name == "practice" else f"__grader_rnn_core__.{a.name}")
+            for a in node.names
+        ]
+    if isinstance(node, ast.Import) and all(a.name == "rnn_core.practice" and a.asname for a in node.names):
+        return [(a.asname, "__grader_practice__") for a in node.names]
+    return []
+
+
 def _from_notebook(nb, name):
     """The exercise as its notebook holds it: its cell, after its helper cells and the earlier exercise cells."""
     cell = nb.stubs[name]
@@ -1187,7 +1293,7 @@ def _from_notebook(nb, name):
         source = notebook_source(nb.cells[i])
         if i == cell or not _is_check_cell(source):
             label = _label(f"cell {i + 1} of {nb.label}")
-            sources.append([label, source])
+            sources.append([label, _as_python(source)])
             labels[label] = f"cell {i + 1}"
     return _Exercise(name, function, nb.label, cell, sources, labels)
 
@@ -1197,15 +1303,34 @@ def _from_my_rnn(sub, name):
     if sub.my_rnn is None:
         return None
     try:
-        source = sub.my_rnn.read_text(encoding="utf-8")
+        source = sub.my_rnn.read_text(encoding="utf-8-sig")  # an editor's byte-order mark dropped, as Python does
     except (OSError, UnicodeDecodeError):
         return None
     function = _function_name(name)
-    if not re.search(rf"^def {re.escape(function)}\(", source, re.M):
+    if not _defines(source, function):
         return None
     label = _label(MY_RNN)
     where = sub.my_rnn.name if Path(sub.name).is_file() else sub.my_rnn.relative_to(sub.name).as_posix()
     return _Exercise(name, function, where, None, [[label, source]], {label: MY_RNN})
+
+
+def _defines(source, function):
+    """Whether a my_rnn.py defines ``function`` at its top level: a ``def`` (however spaced), or a name bound to it
+    (``softmax = stable_softmax``). A file that does not parse defines it where a line starts so, so that its
+    syntax error is reported."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return bool(re.search(rf"^(?:def\s+{re.escape(function)}\s*\(|{re.escape(function)}\s*=)", source, re.M))
+    for node in _top_level(tree.body):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
+            return True
+        targets, _ = _binding(node)
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and any(
+            isinstance(t, ast.Name) and t.id == function for t in targets
+        ):
+            return True
+    return False
 
 
 def _plan(sub, graded, known):
@@ -1281,26 +1406,344 @@ _ARITHMETIC = {
 
 
 def _reviewed(ex, outcome):
-    """The outcome, with the exercise's branches on its inputs' size named and (if it passed) its points withheld."""
-    found = size_branches(ex.sources, ex.function, _SIZE_ARGUMENTS.get(ex.name))
-    if not found:
-        return outcome
-    lines = "; ".join(
-        f"at line {n} of {ex.labels.get(label, label)}: `{text}`" for label, n, text in found[:_SHOWN_BRANCHES]
-    )
-    more = f" (and {len(found) - _SHOWN_BRANCHES} more)" if len(found) > _SHOWN_BRANCHES else ""
-    review = (
-        f"review: branches on the input's size {lines}{more}. The hidden cases cannot show what such a branch does "
-        "beyond every size they hold, so the exercise scores zero until your instructor has read it: compute the "
-        "same way at every size."
-    )
+    """The outcome, with what the source review found named and (if it passed) its points withheld: branches on the
+    inputs' size, large numbers (rule a), and, where it passed, lines that no hidden case ran (rule b)."""
     outcome = dict(outcome)
+    ran, untraced = outcome.pop("ran", None), outcome.pop("untraced", None)
+    findings = []
+    branches = size_branches(ex.sources, ex.function, _SIZE_ARGUMENTS.get(ex.name))
+    if branches:
+        findings.append(f"branches on the input's size {_where(ex, branches)}")
+    numbers = large_numbers(ex.sources, ex.function)
+    if numbers:
+        findings.append(
+            f"numbers of {_LARGE} or more, or a size in bytes, {_where(ex, numbers)} (a threshold on the size "
+            "shows as one, however it is written)"
+        )
+    if outcome.get("status") == "passed" and ran is not None:
+        if not defined_where(ex.sources, ex.function):
+            findings.append(
+                f"{ex.function} is not a def (or a lambda, or a name bound to one) at the top level of its cell, so "
+                "its source could not be read"
+            )
+        elif untraced:
+            findings.append(f"the lines it runs could not be followed: {untraced}")
+        else:
+            unrun = unrun_lines(ex.sources, ex.function, ran)
+            if unrun:
+                findings.append(f"code that no hidden case ran {_where(ex, unrun)}")
+    if not findings:
+        return outcome
+    review = (
+        f"review: {'; '.join(findings)}. The hidden cases cannot show what such code does beyond every case they "
+        "hold, so the exercise scores zero until your instructor has read it: compute the same way at every size, "
+        "with no code the cases never reach."
+    )
     if outcome.get("status") == "passed":
         outcome["status"] = "review"
         outcome["message"] = f"{ex.name}: {review} (On the hidden cases it agrees with rnn_core.)"
     else:
         outcome["notes"] = [*(outcome.get("notes") or []), review]
     return outcome
+
+
+def _where(ex, found):
+    """Where each of [(label, line, text)] is (the first _SHOWN_BRANCHES): at line 3 of cell 12: `if V > 128:`."""
+    lines = "; ".join(
+        f"at line {n} of {ex.labels.get(label, label)}: `{text}`" for label, n, text in found[:_SHOWN_BRANCHES]
+    )
+    return lines + (f" (and {len(found) - _SHOWN_BRANCHES} more)" if len(found) > _SHOWN_BRANCHES else "")
+
+
+# -- rule a: large numbers. A threshold on the size needs a number beyond the sizes the cases hold, however the
+# comparison is written (`big = o.size > 5000`, `operator.gt(len(o), 5000)`, `range(4096)[n]`, `x[:500]`,
+# `np.minimum(T, 512)`, `int("5000")`, `8 * 10**6`, `o.nbytes > 40000`). So any integer of magnitude _LARGE or
+# more in the graded function, the functions it reaches by name, or the top-level names they use (after folding
+# constant arithmetic, and reading digit strings), any float with an integral value in [_LARGE, _LARGEST_FLOAT]
+# (`5e3`; not a fill value such as -1e9 or -1e30, which is no size), and any use of a size in bytes (`.nbytes`,
+# `.itemsize`, `.strides`) is listed. Numbers inside `raise` and `assert` statements (messages, checks of the
+# input that stop rather than branch) are not.
+
+_LARGE = 64
+_LARGEST_FLOAT = 1e8
+_BYTE_SIZES = frozenset({"nbytes", "itemsize", "strides"})
+_FOLDED = {
+    **_ARITHMETIC,
+    ast.Mod: lambda a, b: a % b,
+    ast.LShift: lambda a, b: a << b if 0 <= b <= 64 else None,
+    ast.RShift: lambda a, b: a >> b,
+    ast.BitOr: lambda a, b: a | b,
+    ast.BitAnd: lambda a, b: a & b,
+    ast.BitXor: lambda a, b: a ^ b,
+}
+_NUMBER_CALLS = frozenset({"int", "float", "round", "abs", "int64", "int32", "float64", "float32", "intp", "uint64"})
+
+
+def large_numbers(sources, function):
+    """[(label, line, text)]: the lines of ``function`` and of the code it reaches (see ``_reach``) that hold a
+    number of magnitude _LARGE or more, or a size in bytes (the comment above says exactly what counts)."""
+    functions, bound = _reach(sources, function)
+    found = {}
+    for label, node in [*functions, *bound]:
+        for line in _large_in(node):
+            found.setdefault((label, line), None)
+    return [(label, line, _line_text(sources, label, line)) for label, line in sorted(found, key=_order(sources))]
+
+
+def _order(sources):
+    rank = {label: i for i, (label, _) in enumerate(sources)}
+    return lambda key: (rank.get(key[0], 0), key[1])
+
+
+def _line_text(sources, label, line):
+    lines = _source_lines(sources, label)
+    return lines[line - 1].strip() if 0 < line <= len(lines) else ""
+
+
+def _large_in(node):
+    """The lines under ``node`` (its raise and assert statements aside) that hold a large number or a size in bytes."""
+    if isinstance(node, (ast.Raise, ast.Assert)):
+        return set()
+    value = _folded(node)
+    if value is not None:
+        large = _is_large(value) or any(_is_large(_folded(leaf)) for leaf in ast.walk(node))
+        return {node.lineno} if large else set()
+    found = set()
+    if isinstance(node, ast.Attribute) and node.attr in _BYTE_SIZES:
+        found.add(node.lineno)
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip() in _BYTE_SIZES:
+        found.add(node.lineno)  # getattr(o, "nbytes")
+    for child in ast.iter_child_nodes(node):
+        found |= _large_in(child)
+    return found
+
+
+def _is_large(value):
+    if value is None or isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return abs(value) >= _LARGE
+    if isinstance(value, float):
+        return math.isfinite(value) and value.is_integer() and _LARGE <= abs(value) <= _LARGEST_FLOAT
+    return False
+
+
+def _folded(node, depth=0):
+    """The value of a constant expression (5000, 8 * 10**6, 1 << 12, int("5000"), "5e3"), else None."""
+    if depth > 50:
+        return None
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return value
+        if isinstance(value, str) and 0 < len(value) < 60:
+            return _number_text(value)
+        return None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd, ast.Invert)):
+        inner = _folded(node.operand, depth + 1)
+        if not isinstance(inner, (int, float)) or (isinstance(node.op, ast.Invert) and not isinstance(inner, int)):
+            return None
+        return -inner if isinstance(node.op, ast.USub) else ~inner if isinstance(node.op, ast.Invert) else inner
+    if isinstance(node, ast.BinOp) and type(node.op) in _FOLDED:
+        left, right = _folded(node.left, depth + 1), _folded(node.right, depth + 1)
+        if left is None or right is None or (isinstance(node.op, ast.Pow) and abs(right) > 64):
+            return None
+        try:
+            value = _FOLDED[type(node.op)](left, right)
+        except (ArithmeticError, ValueError, TypeError):
+            return None
+        return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    if isinstance(node, ast.Call) and _called(node) == "len" and len(node.args) == 1:
+        inner = node.args[0]  # len("abcdefghijkl"), len((0,) * 5000)
+        if isinstance(inner, ast.Constant) and isinstance(inner.value, (str, bytes)):
+            return len(inner.value)
+        return None
+    if isinstance(node, ast.Call) and _called(node) in _NUMBER_CALLS and len(node.args) == 1 and not node.keywords:
+        inner = _folded(node.args[0], depth + 1)
+        return inner if isinstance(inner, (int, float)) else None
+    return None
+
+
+def _number_text(text):
+    """The number a string spells ("5000", " 5e3 "), else None."""
+    text = text.strip().replace("_", "")
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if text.lower().lstrip("+-") not in ("inf", "infinity", "nan") else None
+
+
+# -- what the graded function can reach, by name, in the submission's sources ------------------------------------
+
+
+def _reach(sources, function):
+    """([(label, node)] of ``function`` and every function, lambda or class of the sources it reaches by name, however
+    deep; [(label, statement)] of the top-level statements that bind a name those use, such as ``LIMIT = 5000``)."""
+    defs, tops = {}, []
+    for label, source in sources:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            continue
+        for node in _top_level(tree.body):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                defs[node.name] = (label, node)
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
+                defs |= {t.id: (label, node.value) for t in node.targets if isinstance(t, ast.Name)}
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in defs:
+                defs |= {t.id: defs[node.value.id] for t in node.targets if isinstance(t, ast.Name)}  # f = g
+            elif not isinstance(node, (ast.Import, ast.ImportFrom, ast.Expr)):
+                tops.append((label, node))
+    reached, bound, seen, todo = [], [], set(), [function]
+    while todo:
+        name = todo.pop(0)
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in defs:
+            label, node = defs[name]
+            if all(node is not n for _, n in reached):
+                reached.append((label, node))
+                todo += sorted(_names_used(node))
+        for label, node in tops:
+            if name in _names_bound(node) and all(node is not n for _, n in bound):
+                bound.append((label, node))
+                todo += sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)})
+    return reached, bound
+
+
+def _top_level(body):
+    """The statements of a module's body, and those inside its top-level if, try, with, for and while blocks (a def
+    under `if True:` is a top-level def all the same); not those inside functions or classes."""
+    for node in body:
+        yield node
+        if isinstance(node, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)):
+            for block in ("body", "orelse", "finalbody"):
+                yield from _top_level(getattr(node, block, []))
+            for handler in getattr(node, "handlers", []):
+                yield from _top_level(handler.body)
+
+
+def defined_where(sources, function):
+    """Whether the review can read ``function``'s definition: a def, a lambda or a name bound to one, at the top level
+    of the sources."""
+    reached, _ = _reach(sources, function)
+    return bool(reached)
+
+
+def _names_used(node):
+    """The names a function (or lambda, or class) reads that are not its own arguments or locals."""
+    own = set()
+    for fn in ast.walk(node):  # its own arguments, and those of the functions and lambdas within it
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            a = fn.args
+            own |= {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if x is not None}
+    stored = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    loaded = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return loaded - own - (stored if not isinstance(node, ast.ClassDef) else set())
+
+
+def _names_bound(node):
+    """The names a top-level statement binds or changes (``X = ...``, ``X[k] = ...``, ``for X in ...``)."""
+    targets, _ = _binding(node)
+    names = set()
+    for target in targets:
+        while isinstance(target, (ast.Subscript, ast.Attribute, ast.Starred)):
+            target = target.value
+        names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    if isinstance(node, (ast.With, ast.AsyncWith, ast.Try, ast.If, ast.For, ast.While)):
+        names |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return names
+
+
+# -- rule b: lines that never ran. The child traces the lines of the submission's code that the hidden cases run
+# (sys.settrace); every statement of the graded function and of the functions it reaches by name that no case ran
+# is listed, where it passed (a branch the cases never take is a branch they cannot judge). Not listed: `raise`
+# and `assert` statements (so a block that only raises), docstrings, `pass`, and an argument's default
+# (`if h0 is None: h0 = ...`, one assignment to that name and nothing else: the cases give every argument).
+
+
+def unrun_lines(sources, function, ran):
+    """[(label, line, text)]: the statements of ``function`` and the code it reaches that no call ran; ``ran`` is
+    the set of (label, line) the child traced."""
+    functions, _ = _reach(sources, function)
+    found = []
+    for label, node in functions:
+        for first, last in _statements(node):
+            if not any((label, n) in ran for n in range(first, last + 1)):
+                found.append((label, first, _line_text(sources, label, first)))
+    return sorted(set(found), key=_order(sources))
+
+
+def _statements(node):
+    """[(first line, last line)] of every statement a call of ``node`` should run (for a compound statement, its
+    header: `if test:`, `for ... in ...:`), its nested functions' included."""
+    if isinstance(node, ast.Lambda):
+        return [(node.body.lineno, node.body.end_lineno or node.body.lineno)]
+    if isinstance(node, ast.ClassDef):
+        return [s for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) for s in
+                _statements(item)]  # fmt: skip
+    body = node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant):
+        body = body[1:]  # the docstring
+    return _block(body)
+
+
+def _block(body):
+    found = []
+    for stmt in body:
+        if isinstance(stmt, (ast.Pass, ast.Raise, ast.Assert)):
+            continue
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
+            continue
+        if _defaulting(stmt):
+            continue
+        if isinstance(stmt, (ast.If, ast.While)):
+            found.append((stmt.lineno, stmt.test.end_lineno or stmt.lineno))
+            found += _block(stmt.body) + _block(stmt.orelse)
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            found.append((stmt.lineno, stmt.iter.end_lineno or stmt.lineno))
+            found += _block(stmt.body) + _block(stmt.orelse)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            found.append((stmt.lineno, stmt.body[0].lineno - 1 if stmt.body[0].lineno > stmt.lineno else stmt.lineno))
+            found += _block(stmt.body)
+        elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            found += _block(stmt.body) + [s for h in stmt.handlers for s in _block(h.body)]
+            found += _block(stmt.orelse) + _block(stmt.finalbody)
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            first = min([d.lineno for d in stmt.decorator_list] + [stmt.lineno])
+            found.append((first, max(first, stmt.body[0].lineno - 1)))
+            found += _statements(stmt)
+        elif isinstance(stmt, ast.Match):
+            found.append((stmt.lineno, stmt.subject.end_lineno or stmt.lineno))
+            found += [s for case in stmt.cases for s in _block(case.body)]
+        else:
+            found.append((stmt.lineno, stmt.end_lineno or stmt.lineno))
+    return found
+
+
+def _defaulting(stmt):
+    """Whether ``stmt`` is ``if name is None: name = ...`` and nothing else: an argument given a default (``if h0 is
+    None:``), which the cases, giving every argument, never run, and which cannot change an answer for them."""
+    if not (isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1):
+        return False
+    test, body = stmt.test, stmt.body[0]
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Is)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+        and isinstance(body, ast.Assign)
+        and [t.id for t in body.targets if isinstance(t, ast.Name)] == [test.left.id]
+        and len(body.targets) == 1
+    )
 
 
 def size_branches(sources, function, size_argument=None):

@@ -25,7 +25,10 @@ prints can therefore never be taken for one of these.
 Messages, parent to child: ``{"job": {"cells": [[label, source], ...], "function": name, "givens":
 [names]}}`` once, then ``{"call": [args]}`` per call. Child to parent: ``{"ready": ...}`` once the
 cells have run (what each raised, and what the function's name holds), then per call ``{"returned":
-value, "args": args as the function left them, "updates": [...]}`` or ``{"raised": ...}``.
+value, "args": args as the function left them, "updates": [...]}`` or ``{"raised": ...}``, each with
+``"lines"`` (``[[cell index, line], ...]``: the lines of the cells' code that ran for the first time during
+this call, traced with sys.settrace) and ``"traced"`` (whether the tracing was still the grader's when the
+call returned). The grader lists the lines of the graded function that no case ran (see ``Lines``).
 
 Identity is kept as the checker needs it to see aliasing and state kept between calls: an argument
 the function changed in place is sent back marked "same" (the parent writes the new values into its
@@ -367,6 +370,39 @@ class _NoPractice:
 _PRACTICE = _NoPractice()
 
 
+class _NoIPython:
+    """``get_ipython()`` in the child, for the lines the grader turned into IPython's calls (``np.exp?``, ``%time``,
+    ``!ls``): help, magics and shell lines do nothing, as the grader runs none; ``%time STATEMENT`` runs the
+    statement, as IPython does."""
+
+    def __init__(self, namespace):
+        self._namespace = namespace
+
+    def run_line_magic(self, name, line="", *args, **kwargs):
+        if name == "time" and isinstance(line, str) and line.strip():
+            exec(compile(line, "<%time>", "exec", dont_inherit=True), self._namespace)
+        return None
+
+    def run_cell_magic(self, *args, **kwargs):
+        return None
+
+    def system(self, *args, **kwargs):
+        return None
+
+    def getoutput(self, *args, **kwargs):
+        return []
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return lambda *args, **kwargs: None
+
+
+def _display(*args, **kwargs):
+    """IPython's ``display`` in the child: shows nothing."""
+    return None
+
+
 class StandIn(type(sys)):
     """rnn_core as my_rnn.py's top imports it (practice.save adds ``import rnn_core`` or ``from rnn_core import
     log_softmax`` where an answer used them): the plain givens of this exercise under their names, practice as
@@ -387,20 +423,42 @@ class StandIn(type(sys)):
 
 
 _PRACTICE_IMPORT = re.compile(r"(\s*)from\s+rnn_core\s+import\s+practice\s*(#.*)?")
+_HELP = re.compile(r"\s*(\?{1,2}[\w.*\[\]]+|[\w.*\[\]()]+\?{1,2})\s*(#.*)?")  # np.exp?  softmax??  ?np.exp
+RUNS_ITS_BODY = ("time", "capture", "prun")  # cell magics that run their body in the kernel's namespace, as IPython
+
+
+def unwrap_cell_magic(source):
+    """A cell whose first line is a cell magic that runs its body (``%%time``, ``%%capture``, ``%%prun``) as its body
+    (the magic's line a comment, so that every line keeps its number); None for another cell magic, whose body
+    IPython does not run in the kernel's namespace (``%%timeit`` times it inside a function of its own, so its
+    definitions are not kept; ``%%bash``, ``%%writefile`` ... are no Python); else the cell itself."""
+    lines = source.split("\n")
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None or not lines[first].lstrip().startswith("%%"):
+        return source
+    magic = lines[first].strip()[2:].split()
+    if not magic or magic[0] not in RUNS_ITS_BODY:
+        return None
+    lines[first] = f"# %%{magic[0]}: its body runs"
+    body = unwrap_cell_magic("\n".join(lines[first + 1 :]))  # %%capture, then %%time
+    return None if body is None else "\n".join([*lines[: first + 1], body])
 
 
 def _python_source(source):
-    """A cell as Python: IPython's magics and shell escapes become ``pass`` (the grader runs none), and a line
-    ``from rnn_core import practice`` binds a practice that does nothing (the grader checks the function).
+    """A cell as Python: IPython's magics, shell escapes and help lines (``np.exp?``) become ``pass`` (the grader
+    runs none), a cell magic that runs its body (``%%time``) its body, and a line ``from rnn_core import practice``
+    binds a practice that does nothing (the grader checks the function). (The grader turns a cell into Python with
+    IPython's own transformer where it has IPython; this is what is left, or all there is where it has none.)
 
     Only a line that starts a statement is a magic: one inside brackets, a string or after a backslash is
     Python (Black puts ``!= 1`` or ``% n`` at the start of a continuation line)."""
-    if source.lstrip().startswith("%%"):
+    source = unwrap_cell_magic(source)
+    if source is None:
         return "pass  # a cell magic: not run by the grader"
     lines = []
     for line, starts in zip(source.splitlines(), _statement_starts(source)):
         stripped = line.lstrip()
-        if starts and stripped.startswith(("%", "!")):
+        if starts and (stripped.startswith(("%", "!")) or _HELP.fullmatch(line)):
             line = line[: len(line) - len(stripped)] + "pass  # a magic: not run by the grader"
         elif starts and _PRACTICE_IMPORT.fullmatch(line):
             line = line[: len(line) - len(stripped)] + "practice = __grader_practice__  # checks nothing here"
@@ -464,6 +522,10 @@ def run_cells(job):
     _STAND_IN["givens"] = {name: namespace[name] for name in job["givens"] if name in namespace}
     _STAND_IN["on"] = bool(job.get("my_rnn"))  # my_rnn.py: its rnn_core imports bind the givens (StandIn)
     namespace["__grader_practice__"] = _PRACTICE
+    namespace["__grader_rnn_core__"] = StandIn("rnn_core")  # the names a practice import line also imports
+    ipython = _NoIPython(namespace)
+    namespace["get_ipython"] = lambda: ipython
+    namespace["display"] = _display
     errors = []
     for label, source in job["cells"]:
         try:
@@ -483,8 +545,72 @@ def _innermost(exc, labels):
     return [last.filename, last.name, last.lineno] if last else None
 
 
+class Lines:
+    """Which lines of the submission's code run during the calls (sys.settrace): the grader's review lists the lines
+    of the graded function that no hidden case ran. Only frames of the cells' own code are traced, a line already
+    seen costs one set lookup, and a code object whose every line has run is traced no more. Tracing slows a
+    pure-Python loop (one over 180,000 entries ran 7 times slower), so the grader gives a call more time; past
+    BUDGET lines in one call, the call runs untraced, and the reply says so."""
+
+    BUDGET = 1_000_000  # line events followed in one call: past it, the rest of the call runs untraced
+
+    def __init__(self, labels):
+        self.labels = {label: i for i, label in enumerate(labels)}  # cell label -> its index in the job
+        self.seen, self.new, self.done, self.left = set(), [], set(), {}
+        self.events, self.over = 0, False
+
+    def start(self):
+        self.events = 0
+        sys.settrace(self.trace)
+
+    def stop(self):
+        """Whether tracing was still the grader's when the call returned (the cell's code may switch it off)."""
+        ours = sys.gettrace() == self.trace
+        sys.settrace(None)
+        return ours
+
+    def trace(self, frame, event, arg):
+        code = frame.f_code
+        if code in self.done or code.co_filename not in self.labels or self.events > self.BUDGET:
+            return None
+        if code not in self.left:
+            lines = {n for _, _, n in code.co_lines() if n is not None}
+            self.left[code] = lines - {code.co_firstlineno} if len(lines) > 1 else lines
+        return self.line
+
+    def line(self, frame, event, arg):
+        if event != "line":
+            return self.line
+        self.events += 1
+        code, lineno = frame.f_code, frame.f_lineno
+        left = self.left.get(code)
+        if left is not None and lineno not in left:  # a line this code has run before: the common case
+            if self.events > self.BUDGET:
+                self.over = True
+                frame.f_trace_lines = False
+                return None
+            return self.line
+        key = (self.labels[code.co_filename], lineno)
+        if key not in self.seen:
+            self.seen.add(key)
+            self.new.append(list(key))
+        if left is not None:
+            left.discard(lineno)
+            if not left:  # every line of this code has run: no more tracing of it
+                self.done.add(code)
+                frame.f_trace_lines = False
+                return None
+        return self.line
+
+    def report(self, ours):
+        """What a reply carries: the lines first run since the last reply, and whether tracing stayed on."""
+        new, self.new = self.new[:100_000], []
+        return {"lines": new, "traced": bool(ours), **({"partly": True} if self.over else {})}
+
+
 def serve(rfd, wfd, fn, labels):
     kept, alive = {}, []
+    lines = Lines(labels)
     while True:
         try:
             header, blobs = receive(rfd)
@@ -495,10 +621,14 @@ def serve(rfd, wfd, fn, labels):
         alive.append(args)  # no later call's arguments can reuse these ids
         try:
             with np.errstate(all="ignore"):
-                raw = fn(*args)
+                lines.start()
+                try:
+                    raw = fn(*args)
+                finally:
+                    ours = lines.stop()
         except BaseException as exc:
             message = {"raised": {"type": _type_name(exc), "message": _describe(exc), "at": _innermost(exc, labels)}}
-            send(wfd, message)
+            send(wfd, {**message, **lines.report(ours)})
             continue
         encoder = Encoder(decoder.originals, kept)
         try:
@@ -507,9 +637,9 @@ def serve(rfd, wfd, fn, labels):
             updates = encoder.updates()
         except BaseException as exc:  # a strange object whose reading raised
             message = {"raised": {"type": _type_name(exc), "message": _describe(exc), "reading": True}}
-            send(wfd, message)
+            send(wfd, {**message, **lines.report(ours)})
             continue
-        send(wfd, {"returned": returned, "args": after, "updates": updates}, encoder.blobs)
+        send(wfd, {"returned": returned, "args": after, "updates": updates, **lines.report(ours)}, encoder.blobs)
 
 
 # -- the sandbox: what the cells may read, once numpy is imported ----------------------------------------
@@ -624,7 +754,7 @@ def main(numpy_dir, rfd, wfd):
     }
     send(wfd, {"ready": ready})
     if ready["callable"]:
-        serve(rfd, wfd, fn, {label for label, _ in job["cells"]})
+        serve(rfd, wfd, fn, [label for label, _ in job["cells"]])
 
 
 if __name__ == "__main__":
