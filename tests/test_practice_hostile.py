@@ -1137,3 +1137,214 @@ def test_a_table_of_512_fails_the_graders_cases(name, fn):
     with _practice_check.grading():
         for seed in (3, 4):
             assert status(name, fn, seed) != "passed", seed
+
+
+# -- hostile37b (finding 2, and hostile37's 5b, 5d, 5e): plausible wrong answers that passed grade and check ------
+
+
+def test_a_masked_loss_of_probabilities_clipped_at_1e_12_fails_where_a_target_scores_50_below_the_best():
+    """w34_ml_clip1e-12: log(clip(p, 1e-12, 1)), the usual guard against log 0, stops at 27.6 per token; a case's
+    real targets score 50 to 80 below their position's best. The log of the probability itself (float64, or float32
+    inputs) is right there."""
+
+    def clipped(o, y, lengths):
+        B, T, V = o.shape
+        m = np.arange(T) < np.asarray(lengths)[:, None]
+        y_real = np.where(m, y, 0)
+        e = np.exp(o - o.max(axis=-1, keepdims=True))
+        p = e / e.sum(axis=-1, keepdims=True)
+        picked = np.take_along_axis(p, y_real[..., None], axis=-1)[..., 0]
+        do = p.copy()
+        do[np.arange(B)[:, None], np.arange(T), y_real] -= 1.0
+        return -(m * np.log(np.clip(picked, 1e-12, 1.0))).sum() / m.sum(), do * m[..., None] / m.sum()
+
+    def in_float32(o, y, lengths):  # the log of each probability itself, in float32 (1e-35 is a normal float32)
+        loss, do = plain_masked_loss_and_grad(o.astype(np.float32), y, lengths)
+        return np.float32(loss), do.astype(np.float32)
+
+    for seed in SEEDS:
+        assert status("seq2seq.masked_loss_and_grad", clipped, seed) == "wrong", seed
+        assert status("seq2seq.masked_loss_and_grad", plain_masked_loss_and_grad, seed) == "passed", seed
+        assert status("seq2seq.masked_loss_and_grad", in_float32, seed) == "passed", seed
+
+
+def test_beam_step_ranked_in_float32_fails_on_totals_within_1e_9():
+    """w35_bs_f32sort: the totals ranked in float32, returned in float64: near ties closer than float32's resolution
+    tie there, and a stable sort keeps them in (k, j) order."""
+
+    def ranked_in_float32(log_p, log_probs, beam_size):
+        V = log_probs.shape[1]
+        total = (log_p[:, None] + log_probs).ravel()
+        best = np.argsort(-total.astype(np.float32), kind="stable")[:beam_size]
+        return best // V, best % V, total[best]
+
+    for seed in SEEDS:
+        assert status("seq2seq.beam_step", ranked_in_float32, seed) == "wrong", seed
+        assert status("seq2seq.beam_step", plain_beam_step, seed) == "passed", seed
+
+
+def amsgrad(params, grads, state, lr, beta1=0.9, beta2=0.999, eps=1e-8):  # w22_ad_amsgrad
+    k = state["t"] + 1
+    m = {n: beta1 * state["m"][n] + (1 - beta1) * grads[n] for n in params}
+    v = {n: beta2 * state["v"][n] + (1 - beta2) * grads[n] ** 2 for n in params}
+    vmax = {n: np.maximum(state.get("vmax", v)[n], v[n]) for n in params}
+    new = {n: params[n] - lr * (m[n] / (1 - beta1**k)) / (np.sqrt(vmax[n] / (1 - beta2**k)) + eps) for n in params}
+    return new, {"t": k, "m": m, "v": v, "vmax": vmax}
+
+
+def test_amsgrad_fails_on_steps_chained_on_its_own_state_and_state_kept_apart_passes_where_it_agrees():
+    """w22_ad_amsgrad: each case is one step from a state without its "vmax", where AMSGrad is Adam; two more steps,
+    each on the params and state the function returned, tell them apart. A right Adam that keeps a key of its own
+    in the state (unused) still passes."""
+
+    def with_a_note(params, grads, state, lr, *settings):
+        new, kept = plain_adam_update(params, grads, state, lr, *settings)
+        return new, {**kept, "note": "mine"}
+
+    for seed in SEEDS:
+        result, _ = check("adam_update", amsgrad, seed=seed)
+        assert result.status == "wrong" and "step after step" in result.message, (seed, result.message)
+        assert status("adam_update", with_a_note, seed) == "passed", seed
+        assert status("adam_update", plain_adam_update, seed) == "passed", seed
+
+
+def test_dropout_without_the_rescale_above_a_rate_of_0_95_fails():
+    """w31_db_highrate: no rescale above rate 0.95; a case drops nearly every unit (rate 0.96 to 0.99)."""
+
+    def high(d_out, keep, rate):
+        return d_out * keep if rate > 0.95 else d_out * keep / (1 - rate)
+
+    for seed in SEEDS:
+        assert status("dropout_backward", high, seed) == "wrong", seed
+
+
+def memo_by(key_of):
+    """A softmax memoised on ``key_of(o)`` (hostile37's 5e, hostile37b's w05 and w42)."""
+    memo = {}
+
+    def softmax(o):
+        key = key_of(o)
+        if key not in memo:
+            memo[key] = plain_softmax(o)
+        return memo[key].copy()
+
+    return softmax
+
+
+@pytest.mark.parametrize(
+    "key_of",
+    [
+        lambda o: (o.shape, float(o.flat[0]), float(o.flat[-1]), float(o.sum())),  # w05_sm_memo_ends
+        lambda o: (o.shape, float(o.sum()), float((o * o).sum()), float(o.max())),  # w_sm2_memo_stats
+        lambda o: (o.shape, o.tobytes()[:128]),  # w42_sm_lru: the first 16 scores
+        lambda o: (o.shape, float(o.mean()), float(o.min()), float(o.max()), float(np.linalg.norm(o))),
+    ],
+    ids=["ends-and-sum", "sum-norm-max", "first-16", "mean-min-max-norm"],
+)
+def test_a_softmax_memoised_on_what_look_alike_scores_share_fails_on_every_seed(key_of):
+    for seed in SEEDS:
+        assert status("softmax", memo_by(key_of), seed) == "wrong", seed
+
+
+def test_a_step_backward_that_keeps_W_hh_transposed_by_the_params_id_fails():
+    """w15_sb_memo_id: W_hh.T kept by id(params), stale once a training loop updates the same dict in place (the
+    same arrays): check calls it twice on the same params, their entries changed in between."""
+
+    def by_id(memo):
+        def step_backward(params, dh_t, h_t, h_prev, x_t):
+            if id(params) not in memo:
+                memo[id(params)] = params["W_hh"].T.copy()
+            da = (1 - h_t**2) * dh_t
+            dW_xh = np.zeros_like(params["W_xh"])
+            dW_xh[:, x_t] = da
+            return memo[id(params)] @ da, {"W_xh": dW_xh, "W_hh": np.outer(da, h_prev), "b_h": da}
+
+        return step_backward
+
+    for seed in FEW:
+        assert status("step_backward", by_id({}), seed) == "wrong", seed
+
+
+def test_clip_global_norm_returning_the_callers_own_dict_is_named_and_a_new_dict_of_the_same_arrays_passes():
+    """w21_cg_alias: ``return grads, norm`` where nothing needs clipping. The stub asks for a new dict; rnn_core's
+    own returns dict(grads), the same arrays in a new dict, so that passes."""
+
+    def theirs(grads, max_norm):
+        norm = plain_global_norm(grads)
+        if norm <= max_norm:
+            return grads, norm
+        return {k: g * (max_norm / norm) for k, g in grads.items()}, norm
+
+    def new_dict(grads, max_norm):
+        norm = plain_global_norm(grads)
+        if norm <= max_norm:
+            return dict(grads), norm
+        return {k: g * (max_norm / norm) for k, g in grads.items()}, norm
+
+    result, _ = check("clip_global_norm", theirs)
+    assert result.status == "wrong" and "returns your caller's own dict" in result.message, result.message
+    for seed in FEW:
+        assert status("clip_global_norm", theirs, seed) == "wrong", seed
+        assert status("clip_global_norm", new_dict, seed) == "passed", seed
+
+
+def _clip_above_1_00005_in_float32(grads, max_norm):  # w_cg3_1e-5_f32: everything float32
+    norm = plain_global_norm(grads)
+    scale = max_norm / norm if norm > max_norm * 1.00005 else 1.0
+    return {k: np.float32(g * scale) for k, g in grads.items()}, np.float32(norm)
+
+
+@pytest.mark.parametrize(
+    "name, fn",
+    [
+        ("global_norm", lambda grads: np.float32(plain_global_norm(grads) * (1 + 3e-5))),  # w44_gn_f32sum
+        ("cross_entropy_grad", lambda o, y: (plain_softmax(o) - (1 - 1e-5) * np.eye(len(o))[y]).astype(np.float32)),
+        ("clip_global_norm", _clip_above_1_00005_in_float32),
+    ],
+    ids=["w44-norm-3e-5", "w_ce2-target-1e-5", "w_cg3-threshold-5e-5"],
+)
+def test_every_output_float32_and_off_by_1e_5_fails(name, fn):
+    """hostile37's 5b, hostile37b's w44: every output float32 took a fixed 1e-4 for every output; float32's tolerance
+    now follows what float32 can miss on each case, a few of its ulps where the numbers are of moderate size."""
+    for seed in FEW:
+        assert status(name, fn, seed) == "wrong", seed
+
+
+def test_float32_right_answers_pass_on_the_graders_cases_too():
+    """The series' answers on float32 copies of their inputs (softmax's log-sum-exp form at scores near 1000 misses
+    by ~3e-5 there, through its rounding of the log-sum-exp alone) pass, on the public cases and the grader's."""
+
+    def cast(v):  # float arrays and numbers in float32, the rest as it is
+        if isinstance(v, np.ndarray) and v.dtype.kind == "f" or isinstance(v, float):
+            return np.float32(v) if isinstance(v, float) else v.astype(np.float32)
+        if isinstance(v, dict):
+            return {k: cast(x) for k, x in v.items()}
+        return tuple(cast(x) for x in v) if isinstance(v, tuple) else v
+
+    def in32(fn):  # inputs and outputs in float32 (an answer that computes in float32 and returns float64 is held
+        return lambda *args: cast(fn(*(cast(a) for a in args)))  # to float64's tolerance, as practice says)
+
+    for name in ("softmax", "cross_entropy_grad", "global_norm", "loss_and_grads", "attention_forward"):
+        assert status(name, in32(PLAIN[name])) == "passed", name
+        with _practice_check.grading():
+            assert status(name, in32(PLAIN[name]), 3) == "passed", name
+
+
+def test_attention_with_an_additive_mask_of_minus_1e4_fails_where_the_pads_score_2e4_above():
+    """hostile37's 5d (w_af1_minus1e4): scores + (~mask) * -1e4, BERT's way, leaves pads that score 2e4 above the
+    real positions 1e4 above them; -1e9 or -1e30 added, or -inf put in place, pass."""
+
+    def added(fill):
+        def attention_forward(h, u, mask):
+            scores = np.einsum("bh,bsh->bs", h, u) + (~mask) * fill
+            e = np.exp(scores - scores.max(axis=1, keepdims=True))
+            alpha = e / e.sum(axis=1, keepdims=True)
+            return alpha, np.einsum("bs,bsh->bh", alpha, u)
+
+        return attention_forward
+
+    for seed in SEEDS:
+        assert status("attention_forward", added(-1e4), seed) == "wrong", seed
+    for seed in FEW:
+        for fn in (added(-1e9), added(-1e30), attention_with(), attention_with(fill=-1e9)):
+            assert status("attention_forward", fn, seed) == "passed", seed

@@ -12,8 +12,11 @@ times, far above and just around (0.99 and 1.01 times, and within 1e-3, 1e-4 and
 sequence whose gradient has entries above 5 and a long one (T = 50) whose gradient reaches back to its
 first step; and, appended after the cases above (so that their messages stay as they were), the special
 cases a shortcut hides in (T = 1, B = 1, beam_size 1, the index 0, ties, -inf, pads anywhere) and sizes
-as the notebooks use them. ``Exercise.varied``
-names the arguments whose entries a repeated call may change in place (any entries of their shape suit).
+as the notebooks use them; then those a plausible wrong answer slips through (hostile37b): scores that look
+alike to a memo, targets far below their position's best score, totals within 1e-9, a rate near 1, pads
+far above any finite mask. ``CHAINED`` names steps given the function's own returned state (Adam's).
+``Exercise.varied`` names the arguments whose entries a repeated call may change in place (any entries of
+their shape suit).
 
 Each exercise also has a *model*: a plain implementation in named steps, and its mistakes, small
 functions that replace a step (see ``course.model``). The reference solution that
@@ -30,7 +33,7 @@ import numpy as np
 from . import reference
 from .model import ANSWER, Case, Exercise, Mistakes
 
-__all__ = ["EXERCISE_LIST", "ALIASING_ROWS", "public_seed_rng"]
+__all__ = ["EXERCISE_LIST", "ALIASING_ROWS", "CHAINED", "EXPONENTS", "public_seed_rng"]
 
 # the checker's own copies of the modules it compares with (never the ones a reader can rebind)
 F, RNN, OPTIM, LSTM, GRU, S2S = (reference.load(m) for m in ("functions", "rnn", "optim", "lstm", "gru", "seq2seq"))
@@ -286,6 +289,36 @@ def _softmax_more_cases(rng):
         Case(f"many scores from -1000 to 1000, the largest far from the front, V = {V}", (wide,)),
         Case(f"the two largest scores equal, V = {len(tie)}", (tie,)),
         Case(f"the two largest scores 1e-9 apart, V = {len(near)}", (near,)),
+        *_softmax_lookalike_cases(rng),
+    ]
+
+
+def _softmax_lookalike_cases(rng):
+    """Three calls on scores that look alike: whole quarters, then the same scores with the middle ones reordered
+    (the shape, the ends, the sum, the mean, the norm, the largest and the smallest all the same, exactly: sums of
+    quarters are exact in any order), then the first scores again with only the last but one and two changed (the
+    first V - 3, more than 16, the same). A result looked up by any of these (a memo keyed by the ends and the sum,
+    by the sum, the norm and the largest, or by the first 16 scores' bytes) comes out stale on one of them
+    (hostile37, 5e; hostile37b, 2e)."""
+    V = int(rng.integers(24, 33))
+    first = rng.integers(-20, 21, V) / 4.0
+    middle = first[1:-1]
+    order = rng.permutation(V - 2)
+    while np.array_equal(middle[order], middle):
+        order = rng.permutation(V - 2)
+    reordered = first.copy()
+    reordered[1:-1] = middle[order]
+    tail = first.copy()
+    tail[-3] += 1.25
+    tail[-2] -= 0.75
+    return [
+        Case(f"scores in whole quarters, V = {V}", (first,)),
+        Case(
+            f"the scores of the case before, the middle ones reordered (the ends, sum, norm, largest and smallest the "
+            f"same), V = {V}",
+            (reordered,),
+        ),
+        Case(f"the scores of the case two before, the last but one and two changed, V = {V}", (tail,)),
     ]
 
 
@@ -852,16 +885,17 @@ def _large_gradient_case(rng, V, H, T):
 
 
 LONG_T = 50  # the long case's length: far longer than a truncation that still looks right on short cases
+LONGEST_T = 300  # the longest such case's length is drawn above half of this, up to it
 
 
-def _long_memory_case(rng, V, H, T=LONG_T):
+def _long_memory_case(rng, V, H, T=LONG_T, scale=0.95):
     """A long sequence whose gradient reaches back to its first step and has entries above 40: W_hh = 0.95 times
     a rotation and small inputs keep tanh near its linear part, so what reaches h0 from the last step still
-    weighs about 0.95^T (far above the check's 1e-6: BPTT truncated at any length below T fails); and the
+    weighs about scale^T (far above the check's 1e-6: BPTT truncated well below T fails); and the
     sequence keeps asking for a character the network finds unlikely (∇b_o L there is about 45 - T)."""
     params, h0 = _rnn_params(rng, V, H)
     rotation, _ = np.linalg.qr(rng.standard_normal((H, H)))
-    params["W_hh"] = 0.95 * rotation
+    params["W_hh"] = scale * rotation
     params["W_xh"] = 0.1 * rng.standard_normal((H, V))
     params["b_h"] = 0.05 * rng.standard_normal(H)
     wanted = int(rng.integers(V))
@@ -899,6 +933,10 @@ def _loss_and_grads_cases(rng):
     T8 = int(rng.integers(90, 130))
     cases.append(_sequence(rng, V8, H8, T8, f"a long text, T = {T8}, through a book-sized network ({_sizes(H8, V8)})"))
     cases.append(_huge_deltas_case(rng, *_two_sizes(rng)))
+    # longer than the truncation lengths a write-up might use (100 steps, say), the gradient still reaching
+    # back to the first step: a BPTT truncated at any length below this case's fails here
+    (H9, V9), T9 = _networks(rng, 1)[0], int(rng.integers(LONGEST_T // 2 + 1, LONGEST_T + 1))
+    cases.append(_long_memory_case(rng, V9, H9, T9, scale=0.98))
     return cases
 
 
@@ -1557,6 +1595,28 @@ def _adam_own_settings_case(rng):
     return Case(about, (params, grads, state, 0.01, beta1, beta2, eps))
 
 
+def _adam_later_steps(case):
+    """[(about, args_of)]: two steps after ``case``'s, each given the params and the state that the step before
+    returned, as a training loop gives them (``args_of(args before, what was returned)``): gradients a hundredth of
+    the case's, so that v falls (where a running maximum of v, AMSGrad's, keeps the old one), then as large as the
+    case's again and of the other sign. An answer that keeps anything in the state besides t, m and v, and uses it,
+    comes out wrong here (hostile37b, 2c)."""
+    grads = case.args[1]
+    later = [
+        (
+            "the step after it, on the params and state your function returned, gradients a hundredth as large",
+            {k: 0.01 * np.roll(g, 1) for k, g in grads.items()},
+        ),
+        (
+            "the step after that, on what it returned then, gradients as large as the first's, of the other sign",
+            {k: -g for k, g in grads.items()},
+        ),
+    ]
+    return [(about, lambda args, returned, g=g: (returned[0], g, returned[1], *args[3:])) for about, g in later]
+
+
+CHAINED = {"adam_update": _adam_later_steps}  # exercise -> (its first case -> the steps chained after it)
+
 _BETA1, _BETA2, _EPS = 0.9, 0.999, 1e-8
 
 
@@ -2140,6 +2200,12 @@ def _dropout_cases(rng):
         rate = round(float(rng.uniform(0.05, 0.95)), 3)
     d_out, keep = _dropout_case(rng, (int(rng.integers(2, 5)), int(rng.integers(5, 9))), rate)
     cases.append(Case(f"a batch of shape {d_out.shape}, rate = {rate:g}", (d_out, keep, rate)))
+    # nearly every unit dropped (a rate from 0.96 to 0.99: the rescale 1 / (1 - rate) from 25 to 100): an answer
+    # that leaves the rescale out, or caps it, above some rate fails here (hostile37b, 2d)
+    rate = round(float(rng.uniform(0.96, 0.99)), 3)
+    d_out, keep = _dropout_case(rng, (int(rng.integers(4, 7)), 64), rate)
+    kept = f"{int(keep.sum())} of {keep.size} units kept"
+    cases.append(Case(f"nearly every unit dropped: shape {d_out.shape}, rate = {rate:g} ({kept})", (d_out, keep, rate)))
     return cases
 
 
@@ -2278,7 +2344,24 @@ def _masked_loss_more_cases(rng):
         y[np.arange(B), n - 1] = 2  # EOS ends every row
         shown = f"lengths {list(map(int, n))}" if B <= 5 else f"lengths from {n.min()} to {n.max()}"
         cases.append(Case(f"{about}: B = {B}, T = {T}, V = {V}, {shown}, EOS (2) ending each row", (o, y, n)))
-    return cases
+    return cases + [_targets_far_below_the_best(rng)]
+
+
+def _targets_far_below_the_best(rng):
+    """Two rows whose real targets score 50 to 80 below their position's best score, about every other one (a
+    probability of 1e-22 to 1e-35: a normal float64, and float32, number): each such token's loss is that distance,
+    where a log of the probability clipped at 1e-12 (the usual guard against log 0) stops at 27.6 (hostile37b, 2a).
+    A log-softmax, or the log of the probability itself, is right here."""
+    T, V = int(rng.integers(3, 6)), int(rng.integers(5, 9))
+    o, y, n = _masked_case(rng, 2, T, V, [T, int(rng.integers(1, T))], True)
+    for b in range(2):
+        for t in range(int(n[b])):
+            if t % 2 == b % 2 or t == int(n[b]) - 1:
+                others = np.delete(o[b, t], y[b, t])
+                o[b, t, y[b, t]] = others.max() - rng.uniform(50.0, 80.0)
+    shown = list(map(int, n))
+    about = f"real targets 50 to 80 below their position's best score: B = 2, T = {T}, V = {V}, lengths {shown}"
+    return Case(about, (o, y, n))
 
 
 def _masked_model(args, s, case):
@@ -2509,7 +2592,7 @@ def _beam_more_cases(rng):
     cases.append(
         Case(f"beam_size {beam} above the 4 finite extensions: -inf scores kept, V = {V}", (log_p, log_probs, beam))
     )
-    return cases + [_prefixes_far_below_any_mask(rng)]
+    return cases + [_prefixes_far_below_any_mask(rng), _totals_within_1e9(rng)]
 
 
 def _minus_inf_kept(case, got, want):
@@ -2537,6 +2620,25 @@ def _prefixes_far_below_any_mask(rng):
     log_probs[:, 2:] = -0.1 - steps
     about = f"R = {K} prefixes of log P near -1e5, V = {V}, -inf for ids 0 and 1, beam_size {K}"
     return Case(about, (rng.permutation(log_p), log_probs, K))
+
+
+def _totals_within_1e9(rng):
+    """R = 3 prefixes, V of 5 to 7, and 6 to 8 extensions whose totals lie 1e-10 apart, all within 1e-9 of each
+    other, the better ones at the later flat indices, beam_size cutting among them (the other extensions far
+    below): totals ranked in float32 (or rounded) tie there, and a stable sort keeps them in (k, j) order, the
+    reverse of theirs (hostile37b, 2b). float64's own rounding of numbers near 3 (4e-16) keeps them apart."""
+    K, V = 3, int(rng.integers(5, 8))
+    log_p = -rng.uniform(0.2, 1.5, K)
+    log_probs = F.log_softmax(rng.normal(0, 1.0, (K, V))) - 10.0
+    m = int(rng.integers(6, 9))
+    near = np.sort(rng.choice(K * V, size=m, replace=False))  # flat indices k V + j, in (k, j) order
+    top = -3.0 - rng.uniform(0.0, 0.5)
+    for rank, flat in enumerate(near[::-1]):  # the last flat index the best
+        k, j = divmod(int(flat), V)
+        log_probs[k, j] = (top - 1e-10 * rank) - log_p[k]
+    beam = int(rng.integers(2, m - 1))
+    about = f"R = {K} prefixes, V = {V}, {m} totals within 1e-9 of each other (1e-10 apart), beam_size {beam}"
+    return Case(about, (log_p, log_probs, beam))
 
 
 def _beam_model(args, s, case):
@@ -2689,7 +2791,8 @@ def _attention_forward_cases(rng):
     h3 *= 1000.0 / extreme
     cases.append(Case(f"one row of length {L3} in S = {S3}, H = {H3}, scores up to ±1000", (h3, u3, mask3)))
     cases = cases + _attention_forward_more_cases(rng) + [_scores_far_below_any_mask(rng)]
-    return cases + [_pads_far_above_the_real_scores(rng)]  # appended last: the cases before it draw as they did
+    # appended last: the cases before them draw as they did
+    return cases + [_pads_far_above_the_real_scores(rng), _pads_far_above_any_finite_mask(rng)]
 
 
 def _pads_far_above_the_real_scores(rng):
@@ -2707,6 +2810,22 @@ def _pads_far_above_the_real_scores(rng):
     about = f"one row of length {L} in S = {S}, H = {H}, every real score near -800, the pads' near 0 (800 above)"
     # scores near 800 computed in float32 move the weights by ~2e-5; the mistake it is for gives nan
     return Case(about, (h, u, mask), extra={"tol": 1e-3, "tol32": 1e-3})
+
+
+def _pads_far_above_any_finite_mask(rng):
+    """One row whose real scores are of moderate size and whose pads score near 2e4, far above them: a finite mask
+    added to the scores (scores + (~mask) * -1e4, BERT's way) leaves the pads 1e4 above every real position, where
+    they take all the weight (hostile37, 5d); -inf put in their place, or -1e9 (or -1e30) added, gives them none."""
+    S, H = int(rng.integers(5, 8)), int(rng.integers(3, 6))
+    L = int(rng.integers(2, S))
+    h, u, mask = _attention_memory(rng, 1, S, H, [L])
+    along = h[0] / (h[0] @ h[0])  # u_s = c_s h / |h|^2 + (a part orthogonal to h) scores exactly c_s
+    for s_ in range(L, S):
+        u[0, s_] += (2e4 + rng.uniform(-3, 3) - u[0, s_] @ h[0]) * along
+    about = (
+        f"one row of length {L} in S = {S}, H = {H}, scores of moderate size, the pads' near 2e4 (above a -1e4 mask)"
+    )
+    return Case(about, (h, u, mask))
 
 
 FAR_BELOW = -1e5  # the real scores of the last attention case: far below a finite mask such as -1e4
@@ -3051,7 +3170,7 @@ EXERCISE_LIST = (
         "04-backpropagation-through-time.ipynb",
         lambda params, dh_t, h_t, h_prev, x_t: RNN.step_backward(params, dh_t, h_t, h_prev, x_t),
         args=("params", "dh_t", "h_t", "h_prev", "x_t"),
-        varied=("dh_t",),
+        varied=("dh_t", "params"),
         outputs=("dh_prev", "grads"),
         by_key=("grads",),
         cases=_step_backward_cases,
@@ -3188,7 +3307,7 @@ EXERCISE_LIST = (
         "08-gated-cells-lstm.ipynb",
         lambda params, dh_t, dc_t, cache: LSTM.step_backward(params, dh_t, dc_t, cache),
         args=("params", "dh_t", "dc_t", "cache"),
-        varied=("dh_t", "dc_t"),
+        varied=("dh_t", "dc_t", "params"),
         outputs=("dh_prev", "dc_prev", "grads"),
         by_key=("grads",),
         cases=_lstm_backward_cases,
@@ -3238,7 +3357,7 @@ EXERCISE_LIST = (
         "09-gated-cells-gru.ipynb",
         lambda params, dh_t, cache: GRU.step_backward(params, dh_t, cache),
         args=("params", "dh_t", "cache"),
-        varied=("dh_t",),
+        varied=("dh_t", "params"),
         outputs=("dh_prev", "grads"),
         by_key=("grads",),
         cases=_gru_backward_cases,
@@ -3576,6 +3695,21 @@ def _large_attention_backward(rng):
         cases.append(_large(f"B = {B}, S = {S}, H = {H}, pads anywhere", args, extra={"mask": mask}))
     return cases
 
+
+def _largest(x):
+    finite = np.abs(x[np.isfinite(x)])
+    return float(finite.max()) if finite.size else 0.0
+
+
+# exercise -> (its arguments -> the largest size of a number whose exp an answer takes): float32 rounds such a
+# number by up to float32's epsilon times its size, which moves every probability by as much, relatively (scores near
+# 1000: ~6e-5), however right the answer (check's tolerance of a float32 output grows with it)
+EXPONENTS = {
+    "softmax": lambda o: _largest(o),
+    "cross_entropy_grad": lambda o, y: _largest(o),
+    "seq2seq.masked_loss_and_grad": lambda o, y, lengths: _largest(o),
+    "attention_forward": lambda h, u, mask: _largest(np.einsum("bh,bsh->bs", h, u)[np.asarray(mask, dtype=bool)]),
+}
 
 GRADE_CASES = {  # exercise name -> rng -> the grader's cases beyond every published size
     "one_hot": _large_one_hot,
