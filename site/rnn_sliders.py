@@ -49,7 +49,9 @@ WIDGET_NOTE = re.compile(r"^The sliders\b.* appears? when this cell runs")
 
 
 def _positions(control, n=POSITIONS):
-    """The indices (on the slider's own grid of stops) to compute, and the start's index."""
+    """The indices (on the slider's own grid of stops) to compute, and the start's index. A slider
+    with at most ALL_BELOW stops gets every one, when n is POSITIONS; fewer positions (a test's
+    build) mean n of them spread over the range, ends included, wherever the slider has more."""
     import ipywidgets as widgets
 
     if isinstance(control, widgets.SelectionSlider):
@@ -60,7 +62,7 @@ def _positions(control, n=POSITIONS):
     else:
         count = round((control.max - control.min) / control.step) + 1
         start = round((control.value - control.min) / control.step)
-    if count <= ALL_BELOW:
+    if count <= (ALL_BELOW if n >= POSITIONS else n):
         return list(range(count)), start
     spread = {round(k * (count - 1) / (n - 1)) for k in range(n)}
     return sorted(spread | {start}), start
@@ -148,11 +150,11 @@ def widget_cells(nb: dict) -> list[int]:
     return found
 
 
-def _digest(nb: dict, last: int) -> str:
+def _digest(nb: dict, last: int, n: int = POSITIONS) -> str:
     """What the positions depend on: the notebook's code up to its last widget cell, rnn_core's
     modules, and FORMAT and the numbers of positions (not this file, whose page side may change
     without them)."""
-    digest = hashlib.sha256(f"format {FORMAT} positions {POSITIONS} {ALL_BELOW} {GRID_LIMIT}".encode())
+    digest = hashlib.sha256(f"format {FORMAT} positions {n} {ALL_BELOW} {GRID_LIMIT}".encode())
     for cell in nb["cells"][: last + 1]:
         if cell.get("cell_type") == "code":
             digest.update(b"\0cell\0" + _text(cell.get("source", "")).encode())
@@ -161,7 +163,7 @@ def _digest(nb: dict, last: int) -> str:
     return digest.hexdigest()[:16]
 
 
-def _kernel_positions(path: Path, cells: list[int], folder: Path, timeout: int) -> None:
+def _kernel_positions(path: Path, cells: list[int], folder: Path, timeout: int, n: int = POSITIONS) -> None:
     """Run the notebook at path cell by cell up to its last widget cell; after each widget cell, the
     kernel writes its positions to folder/<cell>.json."""
     import nbformat
@@ -187,20 +189,21 @@ def _kernel_positions(path: Path, cells: list[int], folder: Path, timeout: int) 
                 ask = nbformat.v4.new_code_cell(
                     f"import sys as _rnn_sys\n_rnn_sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
                     f"import rnn_sliders as _rnn_sliders\n"
-                    f"_rnn_sliders.dump(Out.get({cell.execution_count}), {str(folder / f'{index}.json')!r})"
+                    f"_rnn_sliders.dump(Out.get({cell.execution_count}), {str(folder / f'{index}.json')!r}, n={n})"
                 )
                 client.execute_cell(ask, index)
 
 
-def precompute(path: Path, cache: Path, timeout: int = 1800) -> dict | None:
+def precompute(path: Path, cache: Path, timeout: int = 1800, n: int = POSITIONS) -> dict | None:
     """The positions of the notebook's widget cells, {cell index (str): data}, with each figure
     written to a PNG file in the cache's folder for the notebook (data["folder"]); from the cache
-    when nothing they depend on changed, else from a kernel. None for a notebook without widgets."""
+    when nothing they depend on changed, else from a kernel. None for a notebook without widgets.
+    n: positions per slider besides its start (POSITIONS; a test's build takes 2, the two ends)."""
     nb = json.loads(Path(path).read_text(encoding="utf-8"))
     cells = widget_cells(nb)
     if not cells:
         return None
-    folder = Path(cache).resolve() / f"{Path(path).stem}-{_digest(nb, max(cells))}"
+    folder = Path(cache).resolve() / f"{Path(path).stem}-{_digest(nb, max(cells), n)}"
     done = folder / "sliders.json"
     if not done.is_file():
         for old in Path(cache).glob(f"{Path(path).stem}-*"):  # an older notebook's positions
@@ -209,7 +212,7 @@ def precompute(path: Path, cache: Path, timeout: int = 1800) -> dict | None:
                     f.unlink()
                 old.rmdir()
         folder.mkdir(parents=True, exist_ok=True)
-        _kernel_positions(Path(path), cells, folder, timeout)
+        _kernel_positions(Path(path), cells, folder, timeout, n)
         data = {}
         for index in cells:
             raw = folder / f"{index}.json"

@@ -167,12 +167,14 @@ def _rnn_sliders():
     return module
 
 
-def slider_positions(static_dir, work, cache=SLIDER_CACHE, notebooks=None):
+def slider_positions(static_dir, work, cache=SLIDER_CACHE, notebooks=None, positions=None):
     """Compute (or take from the cache) every slider cell's positions; copy their figures into
     static_dir/sliders/<notebook>/ and write them all to work/sliders.json, which it returns.
 
     notebooks: the folder whose notebooks run to compute them (default: the series' own); the test
-    suite passes copies of the notebooks with shorter runs, under the same names and cells."""
+    suite passes copies of the notebooks with shorter runs, under the same names and cells.
+    positions: per slider, besides its start (default site/rnn_sliders.py's POSITIONS); the test
+    suite takes 2, the two ends, which is all it moves a slider to."""
     rnn_sliders = _rnn_sliders()
     try:
         from rnn_core import practice
@@ -192,7 +194,8 @@ def slider_positions(static_dir, work, cache=SLIDER_CACHE, notebooks=None):
 
             def timed(path):
                 t0 = time.monotonic()
-                return rnn_sliders.precompute(path, cache), time.monotonic() - t0
+                n = rnn_sliders.POSITIONS if positions is None else positions
+                return rnn_sliders.precompute(path, cache, n=n), time.monotonic() - t0
 
             # two kernels at a time: each notebook runs in its own, and most of a kernel's time is
             # one core's work (their BLAS threads are what the environment says)
@@ -273,16 +276,21 @@ def write_index(out):
     )
 
 
-def build(out=DEFAULT_OUT, fresh=False, sliders=True, slider_notebooks=None):
+def build(out=DEFAULT_OUT, fresh=False, sliders=True, slider_notebooks=None, slider_positions_each=None):
     """Build the whole site into `out`; returns the path of its index.html.
 
     sliders: compute the sliders' positions (False: the slider cells show where they start).
-    slider_notebooks: the folder of the notebooks run for them (slider_positions)."""
+    slider_notebooks: the folder of the notebooks run for them (slider_positions).
+    slider_positions_each: positions per slider besides its start (slider_positions' positions)."""
     out = Path(out).resolve()
     work = out.parent / f".{out.name}-work"  # Sphinx's doctrees and the staged assets, kept for rebuilds
     npm_ci()
     stage_assets(work / "static")
-    positions = slider_positions(work / "static", work, notebooks=slider_notebooks) if sliders else None
+    positions = (
+        slider_positions(work / "static", work, notebooks=slider_notebooks, positions=slider_positions_each)
+        if sliders
+        else None
+    )
     archive = make_archive(work / "archive" / ARCHIVE_NAME)
     # Sphinx copies the static files on every build but never deletes one: start from none, so that
     # nothing an older build copied (MathJax 3's files, say) stays on the site
@@ -290,6 +298,17 @@ def build(out=DEFAULT_OUT, fresh=False, sliders=True, slider_notebooks=None):
     sphinx_build(out, work / "doctrees", work / "static", fresh=fresh, archive=archive, sliders=positions)
     write_index(out)
     return out / "index.html"
+
+
+def _at_least_two(text):
+    """--slider-positions' value: a whole number of at least 2 (a slider's two ends)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"{value} positions cannot hold both ends of a slider: give 2 or more")
+    return value
 
 
 def main(argv=None):
@@ -307,6 +326,13 @@ def main(argv=None):
         help="run these copies of the notebooks (same names and cells) for the sliders' positions, "
         "instead of notebooks/: the test suite's copies with shorter runs",
     )
+    parser.add_argument(
+        "--slider-positions",
+        metavar="N",
+        type=_at_least_two,
+        help="compute N positions of each slider besides where it starts (default: 5, and every stop of a "
+        "slider with up to 12); the test suite takes 2, the two ends, which is all it moves a slider to",
+    )
     args = parser.parse_args(argv)
     t0 = time.monotonic()
     try:
@@ -315,6 +341,7 @@ def main(argv=None):
             fresh=args.fresh,
             sliders=not args.no_slider_positions,
             slider_notebooks=args.slider_notebooks,
+            slider_positions_each=args.slider_positions,
         )
     except BuildError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -164,7 +164,18 @@ def site(tmp_path_factory):
         quick_copy(path, quick / path.name)
     t0 = time.monotonic()
     result = subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "build_site.py"), "--out", str(out), "--slider-notebooks", str(quick)],
+        [
+            sys.executable,
+            str(ROOT / "tools" / "build_site.py"),
+            "--out",
+            str(out),
+            "--slider-notebooks",
+            str(quick),
+            # each slider at its two ends and its start: all this test moves a slider to (a third of the
+            # figures the README's build computes, which took most of the build's time)
+            "--slider-positions",
+            "2",
+        ],
         capture_output=True,
         text=True,
         # the first build runs the notebooks with sliders to compute their positions (then cached
