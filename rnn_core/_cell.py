@@ -321,7 +321,9 @@ def check_window(
         pair = ", ".join(f"{name}0" for name in state_names)
         raise TypeError(f"state0 must be None or a pair ({pair}) of arrays, got {type(state0).__name__}{shape}")
     dtype, (T, B) = params["W_yh"].dtype, X.shape
-    states0 = [check_state(s, f"{name}0", H, B, single, dtype, L) for s, name in zip(parts, state_names)]
+    # named as the caller passed it: state0, and which part of it (h0, or the pair's h0 and c0)
+    said = [f"state0 ({name}0)" if len(state_names) == 1 else f"state0's {name}0" for name in state_names]
+    states0 = [check_state(s, what, H, B, single, dtype, L) for s, what in zip(parts, said)]
     rate = check_number(dropout, "dropout", 0, 1, include_low=True, include_high=False)
     shape = mask_shape(L, H, T, B, single)
     if masks is not None:  # as the loops read them: (L, T, B, H), a view

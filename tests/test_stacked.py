@@ -187,7 +187,7 @@ def test_a_stack_checks_every_layer_and_its_state(cell):
             module.loss_and_grads(bad, inputs, inputs)
     zeros = {name: np.zeros(4) for name in module.STATE_NAMES}
     with pytest.raises(
-        ValueError, match=r"h0 must have shape \(2, 4\) for one sequence with H=4 and 2 layers, got \(4,\)"
+        ValueError, match=r"h0\)? must have shape \(2, 4\) for one sequence with H=4 and 2 layers, got \(4,\)"
     ):
         module.loss_and_grads(params, inputs, inputs, state_from_arrays(cell, zeros))
 
