@@ -257,6 +257,14 @@ def hostile(tmp):
             "    return e / e.sum()\n",
             None,
         ),
+        # hostile37c: the child held every given's source (a string of its module), the answers to three exercises
+        "h37c-givens-source": (
+            "import sys\n\n_ns = {'np': np}\nexec(sys.modules['__main__'].GIVENS, _ns)\n\n\n"
+            "def softmax(o):\n    return _ns['softmax'](o)\n",
+            None,
+        ),
+        # ... and a cell too deep for the parser (3,000 terms) ended the whole run: no results for anyone
+        "h37c-too-deep-to-parse": ("X = " + "+".join(["1"] * 3000) + "\n\n\n" + WRONG, None),
         # hostile37, finding 1: a line of processes, each the child of the one before, deeper than the old reaper's
         # 100 rounds of one generation each (as nobody, the 64-process cap stops it sooner: the test still holds)
         "h37-line-of-processes": (

@@ -120,6 +120,45 @@ SMALL_SEED = 2**40  # a --seed below it is warned about: a brute force from the 
 # defined in grade_child, plain numpy
 GIVENS = ("PARAM_NAMES", "softmax", "sigmoid", "one_hot", "step_forward", "forward")
 _WITHHELD = {"one_hot": ("one_hot",), "softmax": ("softmax",), "step_forward": ("forward", "step_forward")}
+# what the givens are, in plain numpy, as the child runs them: sent with each job, only the givens of that exercise,
+# so that no child holds an exercise's answer in any form (a string the child kept, a function's globals)
+GIVEN_SOURCE = """
+PARAM_NAMES = ("W_xh", "W_hh", "W_yh", "b_h", "b_o")
+
+
+def softmax(o, axis=-1):
+    z = np.exp(o - np.max(o, axis=axis, keepdims=True))
+    return z / z.sum(axis=axis, keepdims=True)
+
+
+def sigmoid(a):
+    return 1.0 / (1.0 + np.exp(-a))
+
+
+def one_hot(y, num_classes):
+    y = np.asarray(y)
+    out = np.zeros(y.shape + (num_classes,))
+    np.put_along_axis(out, y[..., None], 1.0, axis=-1)
+    return out
+
+
+def step_forward(params, x_t, h_prev):
+    W_xh, W_hh, b_h = params["W_xh"], params["W_hh"], params["b_h"]
+    return np.tanh(W_xh[:, x_t].T + np.asarray(h_prev) @ W_hh.T + b_h)
+
+
+def forward(params, inputs, h0=None):
+    W_xh, W_hh, W_yh, b_h, b_o = (params[name] for name in PARAM_NAMES)
+    h = np.zeros(W_hh.shape[0], dtype=W_hh.dtype) if h0 is None else np.asarray(h0)
+    hs, logits = [], []
+    for x_t in np.asarray(inputs):
+        h = np.tanh(W_xh[:, x_t] + W_hh @ h + b_h)
+        hs.append(h)
+        logits.append(W_yh @ h + b_o)
+    logits = np.array(logits)
+    return {"h": np.array(hs), "logits": logits, "y_hat": softmax(logits), "h0": h0}
+"""
+
 MY_RNN = "my_rnn.py"
 
 
@@ -1036,7 +1075,14 @@ def _grade_exercise(ex, seed, limits, places):
     for label, source in ex.sources:
         lines = source.splitlines(keepends=True)
         linecache.cache[label] = (len(source), None, lines, label)
-    job = {"cells": ex.sources, "function": ex.function, "givens": _givens(ex.name), "my_rnn": ex.cell is None}
+    givens = _givens(ex.name)
+    job = {
+        "cells": ex.sources,
+        "function": ex.function,
+        "givens": givens,
+        "given_source": _given_source(givens),
+        "my_rnn": ex.cell is None,
+    }
     child = _Child(job, limits, places)
     try:
         outcome = _outcome_of_cells(ex, child)
@@ -1049,6 +1095,16 @@ def _grade_exercise(ex, seed, limits, places):
     if outcome.pop("tail", False) and tail.strip():
         outcome["message"] += f" Its last words: {' '.join(tail.strip().splitlines()[-1:])[:300]}"
     return outcome
+
+
+def _given_source(names):
+    """The source of the givens ``names`` (GIVEN_SOURCE's top-level statements that bind one of them), for the job."""
+    keep = []
+    for node in ast.parse(GIVEN_SOURCE).body:
+        bound = {node.name} if isinstance(node, ast.FunctionDef) else {t.id for t in node.targets}
+        if bound & set(names):
+            keep.append(ast.get_source_segment(GIVEN_SOURCE, node))
+    return "\n\n\n".join(keep)
 
 
 def _givens(name):
@@ -1241,7 +1297,7 @@ def _neutralised(source):
     delegated). Other imports of rnn_core are left to fail, as the grader's rule is."""
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # a source too deep for the parser too
         return source
     lines = source.split("\n")
     for node in ast.walk(tree):
@@ -1320,7 +1376,7 @@ def _defines(source, function):
     syntax error is reported."""
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # a source too deep for the parser too
         return bool(re.search(rf"^(?:def\s+{re.escape(function)}\s*\(|{re.escape(function)}\s*=)", source, re.M))
     for node in _top_level(tree.body):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
@@ -1588,7 +1644,7 @@ def _reach(sources, function):
     for label, source in sources:
         try:
             tree = ast.parse(source)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):  # a source too deep for the parser too
             continue
         for node in _top_level(tree.body):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -1756,7 +1812,7 @@ def size_branches(sources, function, size_argument=None):
     for label, source in sources:
         try:
             tree = ast.parse(source)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):  # a source too deep for the parser too
             continue
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
