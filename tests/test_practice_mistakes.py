@@ -278,7 +278,7 @@ def test_truncated_bptt_at_k_0_and_1_are_rows_5_and_4():
             return truncated_bptt(params, inputs, targets, h0, k)
 
         assert_wrong("loss_and_grads", truncated, ["W_xh", "W_hh", "b_h"], rows=(row,))
-    assert check("loss_and_grads", lambda *args: truncated_bptt(*args, 100))[0].status == "passed"
+    assert check("loss_and_grads", lambda *args: truncated_bptt(*args, 250))[0].status == "passed"  # beyond every case
 
 
 def test_clip_global_norm_mistakes():

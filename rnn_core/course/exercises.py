@@ -885,7 +885,8 @@ def _large_gradient_case(rng, V, H, T):
 
 
 LONG_T = 50  # the long case's length: far longer than a truncation that still looks right on short cases
-LONGEST_T = 300  # the longest such case's length is drawn above half of this, up to it
+LONGEST_T = 200  # the longest such case's length is drawn above three quarters of this, up to it (the grader's
+# large case is longer still: _large_loss_and_grads)
 
 
 def _long_memory_case(rng, V, H, T=LONG_T, scale=0.95):
@@ -935,7 +936,7 @@ def _loss_and_grads_cases(rng):
     cases.append(_huge_deltas_case(rng, *_two_sizes(rng)))
     # longer than the truncation lengths a write-up might use (100 steps, say), the gradient still reaching
     # back to the first step: a BPTT truncated at any length below this case's fails here
-    (H9, V9), T9 = _networks(rng, 1)[0], int(rng.integers(LONGEST_T // 2 + 1, LONGEST_T + 1))
+    (H9, V9), T9 = _networks(rng, 1)[0], int(rng.integers(LONGEST_T * 3 // 4 + 1, LONGEST_T + 1))
     cases.append(_long_memory_case(rng, V9, H9, T9, scale=0.98))
     return cases
 
@@ -3567,7 +3568,7 @@ def _large_step_backward(rng):
 
 def _large_loss_and_grads(rng):
     H, V = _big(rng, 60, 100), _big(rng, 300, 400)
-    T = _big(rng, 250, 300)
+    T = _big(rng, 2 * LONGEST_T, 2 * LONGEST_T + 100)  # twice the longest public case
     return [_large(f"a sequence of T = {T} steps, {_sizes(H, V)}", _sequence(rng, V, H, T, "").args)]
 
 
