@@ -1348,3 +1348,19 @@ def test_attention_with_an_additive_mask_of_minus_1e4_fails_where_the_pads_score
     for seed in FEW:
         for fn in (added(-1e9), added(-1e30), attention_with(), attention_with(fill=-1e9)):
             assert status("attention_forward", fn, seed) == "passed", seed
+
+
+def test_attention_shifted_by_the_whole_batch_s_largest_score_fails_where_rows_sit_800_apart():
+    """hostile37c, w43: the softmax over each row shifted by the largest score of the whole batch, not the row's own,
+    gives nan on a row whose scores all sit 800 below another row's; the row's own shift passes."""
+
+    def attention_forward(h, u, mask):
+        scores = np.where(mask, np.einsum("bh,bsh->bs", h, u), -np.inf)
+        e = np.exp(scores - scores.max())  # the batch's largest score, one number for every row
+        alpha = e / e.sum(axis=1, keepdims=True)
+        return alpha, np.einsum("bs,bsh->bh", alpha, u)
+
+    for seed in SEEDS:
+        assert status("attention_forward", attention_forward, seed) == "wrong", seed
+    for seed in FEW:
+        assert status("attention_forward", attention_with(), seed) == "passed", seed
