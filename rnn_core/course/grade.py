@@ -162,6 +162,11 @@ def forward(params, inputs, h0=None):
 MY_RNN = "my_rnn.py"
 
 
+# what ast.parse raises on a submission's source: a syntax error, a null byte, or a source too deep or too large for
+# the parser (a 3,000-term sum: hostile37c)
+_UNPARSABLE = (SyntaxError, ValueError, RecursionError, MemoryError)
+
+
 class GradeError(ValueError):
     """The grader cannot start: a submission that does not exist, an unknown exercise, a bad number of points."""
 
@@ -1297,7 +1302,7 @@ def _neutralised(source):
     delegated). Other imports of rnn_core are left to fail, as the grader's rule is."""
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):  # a source too deep for the parser too
+    except _UNPARSABLE:
         return source
     lines = source.split("\n")
     for node in ast.walk(tree):
@@ -1376,7 +1381,7 @@ def _defines(source, function):
     syntax error is reported."""
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):  # a source too deep for the parser too
+    except _UNPARSABLE:
         return bool(re.search(rf"^(?:def\s+{re.escape(function)}\s*\(|{re.escape(function)}\s*=)", source, re.M))
     for node in _top_level(tree.body):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
@@ -1644,7 +1649,7 @@ def _reach(sources, function):
     for label, source in sources:
         try:
             tree = ast.parse(source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):  # a source too deep for the parser too
+        except _UNPARSABLE:
             continue
         for node in _top_level(tree.body):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -1812,7 +1817,7 @@ def size_branches(sources, function, size_argument=None):
     for label, source in sources:
         try:
             tree = ast.parse(source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):  # a source too deep for the parser too
+        except _UNPARSABLE:
             continue
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
