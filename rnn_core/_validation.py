@@ -25,6 +25,7 @@ __all__ = [
     "check_int",
     "check_number",
     "check_bool",
+    "check_choice",
     "int_requirement",
     "number_requirement",
     "check_checkpoint_path",
@@ -75,6 +76,17 @@ def check_bool(value, name):
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False, got {value!r}")
     return bool(value)
+
+
+def check_choice(value, name, choices):
+    """``value`` unchanged if it is one of ``choices`` (strings): a TypeError for a value that is not a
+    string, a ValueError for one that is not among them; both messages list the choices."""
+    listed = ", ".join(repr(c) for c in choices)
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be one of {listed}, got {value!r}")
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {listed}, got {value!r}")
+    return value
 
 
 def number_requirement(low=None, high=None, *, include_low=False, include_high=True):

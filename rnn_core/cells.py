@@ -13,8 +13,9 @@ gradient checker) looks the cell up here and never asks which one it is:
 
 - ``PARAM_NAMES`` (one layer's network), ``LAYER_NAMES`` (the arrays of one layer: layer k >= 1
   has them with the suffix ``_k``), ``param_names(L)``; ``param_shapes(V, H, L=1)``,
-  ``count_params(V, H, L=1)``; ``init_params(V, H, seed=0, dtype=np.float64,
-  recurrent_scale=1.0, num_layers=1)``; ``check_params(params)``;
+  ``count_params(V, H, L=1)``; ``init_params(V, H, seed=0, dtype=np.float64, *,
+  recurrent_scale=1.0, num_layers=1)`` (the gated cells also take their gate's bias by keyword:
+  ``forget_bias``, ``update_bias``); ``check_params(params)``;
 - ``STATE_NAMES``: the arrays of its state, ("h",) or ("h", "c"); ``BLOCKS``: the number of H-row
   blocks in a layer's weights (1 for the vanilla cell, 4 for the LSTM, 3 for the GRU);
 - ``forward(params, inputs, state0=None, *, dropout=0.0, seed=None, masks=None)``: a dict with
@@ -76,7 +77,7 @@ import numpy as np
 
 from . import gru, lstm, rnn
 from ._cell import INTERFACE, count_layers, draw_masks, mask_shape
-from ._validation import check_number, prepare_sequences
+from ._validation import check_choice, check_number, prepare_sequences
 
 __all__ = [
     "CELLS",
@@ -95,11 +96,7 @@ CELLS = {"rnn": rnn, "lstm": lstm, "gru": gru}  # name -> the cell's module
 
 def cell_module(cell):
     """The module of the cell named ``cell`` (a key of ``CELLS``)."""
-    if not isinstance(cell, str):
-        raise TypeError(f"cell must be one of {', '.join(repr(c) for c in CELLS)}, got {cell!r}")
-    if cell not in CELLS:
-        raise ValueError(f"cell must be one of {', '.join(repr(c) for c in CELLS)}, got {cell!r}")
-    return CELLS[cell]
+    return CELLS[check_choice(cell, "cell", tuple(CELLS))]
 
 
 def check_cell_params(params, cell=None):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 
-from ._validation import check_int, check_number
+from ._validation import check_choice, check_int, check_number
 from .cells import CELLS
 from .optim import OPTIMIZERS
 
@@ -90,12 +90,9 @@ class TrainConfig:
         check_number(self.decay_fraction, "decay_fraction", 0, 1, include_low=True)
         check_number(self.final_lr_fraction, "final_lr_fraction", 0, 1, include_low=True)
         check_number(self.val_fraction, "val_fraction", 0, 1, include_low=True, include_high=False)
-        if self.cell not in CELLS:
-            raise ValueError(f"cell must be one of {', '.join(CELLS)}, got {self.cell!r}")
-        if self.optimizer not in OPTIMIZERS:
-            raise ValueError(f"optimizer must be one of {', '.join(sorted(OPTIMIZERS))}, got {self.optimizer!r}")
-        if self.lr_schedule not in LR_SCHEDULES:
-            raise ValueError(f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}, got {self.lr_schedule!r}")
+        check_choice(self.cell, "cell", tuple(CELLS))
+        check_choice(self.optimizer, "optimizer", tuple(sorted(OPTIMIZERS)))
+        check_choice(self.lr_schedule, "lr_schedule", tuple(LR_SCHEDULES))
         return self
 
     def to_dict(self):

@@ -82,7 +82,7 @@ BLOCKS = _NAMES.blocks  # the number of H-row blocks in a layer's weights, one p
 
 
 def init_params(
-    vocab_size, hidden_size, seed=0, dtype=np.float64, forget_bias=1.0, recurrent_scale=1.0, *, num_layers=1
+    vocab_size, hidden_size, seed=0, dtype=np.float64, *, forget_bias=1.0, recurrent_scale=1.0, num_layers=1
 ):
     """Random initial parameters, a dict with keys W_x, W_h, b, W_yh, b_o (and each further layer's).
 

@@ -68,7 +68,7 @@ count_params, check_params = _NAMES.count_params, _NAMES.check_params
 BLOCKS = _NAMES.blocks  # the number of H-row blocks in a layer's weights: one, as the cell has no gates
 
 
-def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, recurrent_scale=1.0, *, num_layers=1):
+def init_params(vocab_size, hidden_size, seed=0, dtype=np.float64, *, recurrent_scale=1.0, num_layers=1):
     """Random initial parameters, a dict with keys W_xh, W_hh, W_yh, b_h, b_o (and each further layer's).
 
     vocab_size V >= 1, hidden_size H >= 1; seed: for np.random.default_rng;

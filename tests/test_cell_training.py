@@ -110,8 +110,14 @@ def test_a_checkpoint_cannot_resume_as_another_cell(tmp_path, saved, resumed):
 
 
 def test_bad_cell():
-    with pytest.raises(ValueError, match="cell must be one of rnn, lstm, gru, got 'tree'"):
+    with pytest.raises(ValueError, match="cell must be one of 'rnn', 'lstm', 'gru', got 'tree'"):
         TrainConfig(cell="tree")
+    with pytest.raises(TypeError, match="cell must be one of 'rnn', 'lstm', 'gru', got 3"):
+        TrainConfig(cell=3)
+    with pytest.raises(TypeError, match=r"cell must be one of .*, got \['rnn'\]"):
+        TrainConfig(cell=["rnn"])
+    with pytest.raises(TypeError, match="optimizer must be one of"):
+        TrainConfig(optimizer=None)
 
 
 # -- checkpoints ---------------------------------------------------------------------------------------
