@@ -446,10 +446,10 @@ CHECKS: dict[str, list[Check]] = {
             after="# eigvalsh: the eigenvalues",
         ),
         Check(
-            "largest |J|: at tau = 1 for section 2's scores (almost gone at 0.1), growing to 0.1 for close ones",
+            "largest |J|: at tau = 0.7 for section 2's scores (almost gone at 0.1), growing to 0.1 for close ones",
             "spread = [largest_J['largest |J|, scores of section 2', tau] for tau in TAUS]\n"
             "near = [largest_J['largest |J|, close scores', tau] for tau in TAUS]\n"
-            "assert np.argmax(spread) == 2 and spread[-1] < 1e-3\n"
+            "assert TAUS[np.argmax(spread)] == 0.7 and spread[-1] < 1e-3\n"
             "assert all(a < b for a, b in zip(near, near[1:]))",
             after="close = np.array([0.3, 0.2, 0.1, 0.0])",
         ),
@@ -671,7 +671,7 @@ CHECKS: dict[str, list[Check]] = {
         ),
         Check(
             "the slow-motion step is section 2's recursion at t = 3",
-            "assert np.allclose(dh_t, dh[t]) and np.allclose(delta_t, da[t])",
+            "assert np.allclose(dh_t, dh[t]) and np.allclose(delta_t, delta[t])",
             after="# step 4, in short",
         ),
         Check(
@@ -681,9 +681,9 @@ CHECKS: dict[str, list[Check]] = {
         ),
         Check(
             "rnn_core.step_backward at t = 3 and the loop over it give section 2's numbers",
-            "assert np.allclose(dh_prev_3, W_hh.T @ da[3])\n"
-            'assert np.allclose(shares_3["W_hh"], dW_hh_terms[2]) and np.allclose(shares_3["b_h"], da[3])\n'
-            'assert np.allclose(shares_3["W_xh"][:, inputs[2]], da[3])\n'
+            "assert np.allclose(dh_prev_3, W_hh.T @ delta[3])\n"
+            'assert np.allclose(shares_3["W_hh"], dW_hh_terms[2]) and np.allclose(shares_3["b_h"], delta[3])\n'
+            'assert np.allclose(shares_3["W_xh"][:, inputs[2]], delta[3])\n'
             "assert same and np.allclose(loop_dh0, dh0)",
             after="# one step back at t = 3",
         ),
@@ -960,11 +960,14 @@ CHECKS: dict[str, list[Check]] = {
             after="# the slider's function at five biases",
         ),
         Check(
-            "on the novel: update for update the LSTM is ahead of every vanilla seed; at equal multiply-adds "
-            "it is behind with every seed, and the gap narrows along the race",
+            "on the novel, by notebook 06's rule: update for update the LSTM is ahead; at equal multiply-adds "
+            "it is behind, and the gap narrows along the race",
             "assert max(end['LSTM'].max(), end['vanilla RNN'].max()) < 3.0\n"
-            "assert end['LSTM'].max() < same.min()\n"
-            "assert end['LSTM'].min() > end['vanilla RNN'].max()\n"
+            "def holds(a, b):  # notebook 06's rule: the worst seed ahead against the other's best\n"
+            "    ahead, behind = sorted((a, b), key=np.mean)\n"
+            "    return behind.min() - ahead.max() > max(np.ptp(a), np.ptp(b))\n"
+            "assert end['LSTM'].mean() < same.mean() and holds(end['LSTM'], same)\n"
+            "assert end['LSTM'].mean() > end['vanilla RNN'].mean() and holds(end['LSTM'], end['vanilla RNN'])\n"
             "assert gaps[-1] < gaps[0]",
             after="end = {name: bpc_at(",
         ),
@@ -1014,11 +1017,15 @@ CHECKS: dict[str, list[Check]] = {
             after='print(\n    f"lag {LAGS[-1]}: the gradient of L_T at the signal',
         ),
         Check(
-            "on the novel at equal multiply-adds: every GRU seed ends below every seed of the other two, "
-            "and every LSTM seed above every vanilla seed",
+            "on the novel at equal multiply-adds, by notebook 06's rule: the GRU ahead of the other two, "
+            "the LSTM behind the vanilla RNN",
             "assert max(b.max() for b in end.values()) < 3.5\n"
-            "assert end['GRU'].max() < min(end['vanilla RNN'].min(), end['LSTM'].min())\n"
-            "assert end['LSTM'].min() > end['vanilla RNN'].max()",
+            "def holds(a, b):  # notebook 06's rule: the worst seed ahead against the other's best\n"
+            "    ahead, behind = sorted((a, b), key=np.mean)\n"
+            "    return behind.min() - ahead.max() > max(np.ptp(a), np.ptp(b))\n"
+            "assert end['GRU'].mean() < min(end['vanilla RNN'].mean(), end['LSTM'].mean())\n"
+            "assert holds(end['GRU'], end['vanilla RNN']) and holds(end['GRU'], end['LSTM'])\n"
+            "assert end['LSTM'].mean() > end['vanilla RNN'].mean() and holds(end['LSTM'], end['vanilla RNN'])",
             after="def compare(a, b):",
         ),
         Check(

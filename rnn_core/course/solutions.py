@@ -184,12 +184,12 @@ next section runs this step number by number, and section 5 shows that `rnn_core
     "step_backward": Solution(
         """
 def step_backward(params, dh_t, h_t, h_prev, x_t):
-    da = (1 - h_t**2) * dh_t  # δ_t: back through the tanh of this step (R3)
+    delta = (1 - h_t**2) * dh_t  # δ_t: back through the tanh of this step (R3)
     dW_xh = np.zeros_like(params["W_xh"])
-    dW_xh[:, x_t] = da  # δ_t x_tᵀ: x_t is one-hot, so only column x_t (R2)
+    dW_xh[:, x_t] = delta  # δ_t x_tᵀ: x_t is one-hot, so only column x_t (R2)
     # W_hh's is δ_t h_{t-1}ᵀ (R2)
-    grads = {"W_xh": dW_xh, "W_hh": np.outer(da, h_prev), "b_h": da}
-    return params["W_hh"].T @ da, grads  # what reaches h_{t-1} (R1)
+    grads = {"W_xh": dW_xh, "W_hh": np.outer(delta, h_prev), "b_h": delta}
+    return params["W_hh"].T @ delta, grads  # what reaches h_{t-1} (R1)
 """,
         r"""
 The slips the check knows, several of them from published write-ups: the slope $1 - h^2$ of $h_{t-1}$ instead of
@@ -218,18 +218,18 @@ def loss_and_grads(params, inputs, targets, h0):
         y_hat.append(softmax(W_yh @ hs[t] + b_o))  # ŷ_t = softmax(W_yh h_t + b_o)
     loss = -sum(np.log(y_hat[t - 1][targets[t - 1]]) for t in range(1, T + 1))
     grads = {name: np.zeros_like(params[name]) for name in PARAM_NAMES}
-    da_next = np.zeros_like(h0)  # δ_{T+1} = 0: nothing comes after the last step
+    delta_next = np.zeros_like(h0)  # δ_{T+1} = 0: nothing comes after the last step
     for t in range(T, 0, -1):  # from t = T down to 1
         do = y_hat[t - 1] - one_hot(targets[t - 1], V)  # ∇_{o_t} L = ŷ_t - 𝐲_t
         grads["W_yh"] += np.outer(do, hs[t])  # ∇_{o_t} L h_tᵀ
         grads["b_o"] += do
-        dh = W_yh.T @ do + W_hh.T @ da_next  # the two routes: from o_t and h_{t+1}
-        da = (1 - hs[t] ** 2) * dh  # δ_t: the slope of step t's tanh
-        grads["W_hh"] += np.outer(da, hs[t - 1])  # δ_t h_{t-1}ᵀ: the state before t
-        grads["W_xh"][:, inputs[t - 1]] += da
-        grads["b_h"] += da
-        da_next = da
-    return loss, grads, hs[T], W_hh.T @ da_next  # optional: ∇_{h_0} L = W_hhᵀ δ_1
+        dh = W_yh.T @ do + W_hh.T @ delta_next  # the two routes: from o_t and h_{t+1}
+        delta = (1 - hs[t] ** 2) * dh  # δ_t: the slope of step t's tanh
+        grads["W_hh"] += np.outer(delta, hs[t - 1])  # δ_t h_{t-1}ᵀ: the state before t
+        grads["W_xh"][:, inputs[t - 1]] += delta
+        grads["b_h"] += delta
+        delta_next = delta
+    return loss, grads, hs[T], W_hh.T @ delta_next  # optional: ∇_{h_0} L = W_hhᵀ δ_1
 """,
         r"""
 This is the stub with every `____` filled in. Its forward loop calls `step_forward` and `softmax`: in this
