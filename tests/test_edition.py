@@ -10,6 +10,7 @@ notebooks that take seconds (00-05 and 13, about 20 s); 06-09 would add about 3 
 the same code run again.
 """
 
+import json
 import os
 import re
 import subprocess
@@ -45,6 +46,13 @@ def text(cell):
 
 
 FOLD = re.compile(r"<details\b[^>]*>\s*(?:>\s*)*<summary\b[^>]*>(.*?)</summary>", re.IGNORECASE | re.DOTALL)
+
+
+def test_notebooks_are_written_as_nbformat_writes_them():
+    # edition.dumps_notebook stands in for nbformat.writes (rnn_core does not depend on Jupyter)
+    for path in sorted(NOTEBOOKS.glob("*.ipynb")):
+        as_nbformat = nbformat.writes(nbformat.read(path, as_version=4)) + "\n"
+        assert edition.dumps_notebook(json.loads(path.read_text(encoding="utf-8"))) == as_nbformat, path.name
 
 
 # -- strip_answers ---------------------------------------------------------------------------------------
