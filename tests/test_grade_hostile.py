@@ -4,8 +4,9 @@ One repro per class of the hostile pass: a forged results file (and a process le
 it again after the grader has written it), delegation (sys.setprofile switched off and on, a thread
 started in an earlier cell, a forked child), tampering (``__code__`` swapped in an earlier cell), a
 crash (a closed stdout, SIGINT and SIGKILL to itself), hangs (a bare-except retry loop, a disarmed
-alarm, a loop inside one C call), and right variants (float32-safe, closing stdout, kept in
-my_rnn.py, 11's repair graded without 04). Every submission is notebook 01 or 13 of the student
+alarm, a loop inside one C call), the review's rules (thresholds however written, a forged
+coverage, introspection), and right variants (float32-safe, guards no case runs, kept in my_rnn.py,
+11's repair graded without 04). Every submission is notebook 01 or 13 of the student
 edition with its exercise cells filled in, graded in one run.
 """
 
@@ -239,15 +240,17 @@ def hostile(tmp):
             None,
         ),
         # hostile37b, finding 1 (w01_sm_boolname): the threshold's comparison kept in a name, the `if` testing the name;
-        # the source review of comparisons missed it, the large number (rule a) names it
+        # the source review of comparisons missed it, the large number (rule a) names it (5000 once: not past every
+        # case now)
         "h37b-threshold-in-a-name": (
-            "def softmax(o):\n    big = o.size > 5000\n    if big:\n        return np.exp(o) / np.exp(o).sum()\n"
+            "def softmax(o):\n    big = o.size > 5000000\n    if big:\n        return np.exp(o) / np.exp(o).sum()\n"
             "    e = np.exp(o - np.max(o))\n    return e / e.sum()\n",
             None,
         ),
-        # ... a threshold written with no large number at all (66 ** 2): the lines no hidden case ran (rule b) name it
+        # ... a threshold written with no large number at all (66 ** 4; 66 ** 2 once, before the grader's cases
+        # reached V = 70,000): the lines no hidden case ran (rule b) name it
         "h37b-threshold-unwritten": (
-            "def softmax(o):\n    if o.size > sum(range(12)) ** 2:\n        return np.exp(o) / np.exp(o).sum()\n"
+            "def softmax(o):\n    if o.size > sum(range(12)) ** 4:\n        return np.exp(o) / np.exp(o).sum()\n"
             "    e = np.exp(o - np.max(o))\n    return e / e.sum()\n",
             None,
         ),
@@ -316,6 +319,55 @@ def hostile(tmp):
             + WRONG,
             None,
         ),
+        # hostile37c, finding 3: thresholds no earlier rule saw, each past every size the hidden cases hold; rule c
+        # (a size against a constant, however written) or rule a (any float of 64 or more; chains folded at any depth)
+        "h37c-threshold-half-integer": (
+            "def softmax(o):\n    e = np.exp(o - np.max(o) * (o.size < 499999.5))\n    return e / e.sum()\n",
+            None,
+        ),
+        "h37c-threshold-finfo": (
+            "def softmax(o):\n    shift = np.max(o) if o.size < np.finfo(o.dtype).maxexp ** 2 else 0.0\n"
+            "    e = np.exp(o - shift)\n    return e / e.sum()\n",
+            None,
+        ),
+        "h37c-threshold-scaled": (
+            "def softmax(o):\n    full = o.size * 1e-6 < 0.5\n    e = np.exp(o - full * np.max(o))\n"
+            "    return e / e.sum()\n",
+            None,
+        ),
+        "h37c-threshold-bit-length": (
+            "def softmax(o):\n    full = o.size.bit_length() < 20\n    e = np.exp(o - full * np.max(o))\n"
+            "    return e / e.sum()\n",
+            None,
+        ),
+        "h37c-threshold-slice-bound": (
+            "def softmax(o):\n    e = np.exp(o - np.max(o[: np.iinfo(np.int32).max >> 12]))\n    return e / e.sum()\n",
+            None,
+        ),
+        "h37c-threshold-deep-chain": (
+            "LIMIT = " + "+".join(["1"] * 70) + "\n\n\ndef softmax(o):\n"
+            "    e = np.exp(o - np.max(o) * (o.size < LIMIT ** 3))\n    return e / e.sum()\n",
+            None,
+        ),
+        # hostile37c, finding 2 (f07_forge_coverage): the function marks its own unrun lines as run through the
+        # tracer's __self__; the tracer is a closure now, and the introspection itself is listed (rule d)
+        "h37c-forged-coverage": (
+            code("""
+            import sys
+            def softmax(o):
+                tr = getattr(sys.gettrace(), "__self__", None)
+                if tr is not None:
+                    for cell in tr.labels.values():
+                        for line in range(1, 40):
+                            if (cell, line) not in tr.seen:
+                                tr.seen.add((cell, line)); tr.new.append([cell, line])
+                if o.size > sum(range(12)) ** 4:
+                    return np.exp(o) / np.exp(o).sum()
+                e = np.exp(o - o.max())
+                return e / e.sum()
+            """),
+            None,
+        ),
         # hostile37, finding 3 (v/e02_timeouterror.py): the function's own TimeoutError, and its own ValueError
         "h37-own-timeouterror": ('def softmax(o):\n    raise TimeoutError("my own")\n', None),
         "h37-own-valueerror": ("def softmax(o):\n    return np.exp(o) @ np.ones((1, len(o)))  # a shape slip\n", None),
@@ -340,10 +392,31 @@ RIGHT = {
             e = np.exp(o - np.max(o))
             return e / e.sum()
         """),
-    # a right answer that closes stdout and stderr (D4): nothing the grader reads goes through them
-    "right-closes-stdout": right("softmax").replace(
-        "def softmax(o):\n", "def softmax(o):\n    import sys\n    sys.stdout.close()\n    sys.stderr.close()\n"
-    ),
+    # hostile37c, finding 7: guards careful students write, which no hidden case runs (rule b exempts them), and the
+    # common overflow guard np.clip(z, -745, 0) (rule a exempts a clip's bounds where what it clips is no size)
+    "right-empty-guard": code("""
+        def softmax(o):
+            if o.size == 0:
+                return o.astype(float)
+            e = np.exp(o - o.max())
+            return e / e.sum()
+        """),
+    "right-asarray-guard": code("""
+        def softmax(o):
+            if not isinstance(o, np.ndarray):
+                o = np.asarray(o, dtype=float)
+            e = np.exp(o - o.max())
+            return e / e.sum()
+        """),
+    "right-warns-on-nan": code("""
+        import warnings
+        def softmax(o):
+            if np.isnan(o).any():
+                warnings.warn("softmax got a nan score")
+            z = np.clip(o - o.max(), -745, 0)
+            e = np.exp(z)
+            return e / e.sum()
+        """),
     # hostile37, finding 9 (r_bang_continuation, r_percent_continuation): Black's layout puts `!=` and `%` at the start
     # of a line inside brackets, which is Python, not a shell line or a magic
     "right-black-continuations": code("""
@@ -375,6 +448,13 @@ RIGHT = {
 }
 
 
+# a right answer that closes stdout and stderr (D4): nothing the grader reads goes through them, so it costs no other
+# exercise; it needs `sys`, which rule d lists, so softmax itself is review
+CLOSES_STDOUT = right("softmax").replace(
+    "def softmax(o):\n", "def softmax(o):\n    import sys\n    sys.stdout.close()\n    sys.stderr.close()\n"
+)
+
+
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     base = tmp_path_factory.mktemp("hostile")
@@ -393,6 +473,7 @@ def graded(tmp_path_factory):
         write(folder / name, N01, fill(edition, N01, answers, {"softmax": helper} if helper else {}))
     for name, cell in RIGHT.items():
         write(others / name, N01, fill(edition, N01, {"softmax": cell, **jacobian}))
+    write(others / "closes-stdout", N01, fill(edition, N01, {"softmax": CLOSES_STDOUT, **jacobian}))
     # answers kept in my_rnn.py beside a notebook whose cells are still the stubs
     write(others / "right-in-my-rnn", N01, fill(edition, N01, {}))
     (others / "right-in-my-rnn" / "my_rnn.py").write_text(
@@ -819,3 +900,121 @@ def test_help_lines_do_nothing_and_keep_every_line_s_number():
 )
 def test_my_rnn_s_function_is_found_by_ast(source, defined):
     assert grade._defines(source, "softmax") is defined
+
+
+def test_hostile37c_thresholds_a_forged_coverage_and_the_right_guards(graded):
+    """hostile37c, findings 3, 2 and 7: thresholds written with no number the old rules saw are review (rule c, or
+    rule a for a non-integral float and a chain past the old folding depth); a function that reaches the tracer is
+    review (rule d); guards no case runs, and a clip's bounds, are not."""
+    _, by, _ = graded
+    constant = "a size of the inputs compared with, capped at or sliced by a constant at line"
+    expected = {
+        "h37c-threshold-half-integer": "numbers of 64 or more, or a size in bytes, at line 2 of cell",
+        "h37c-threshold-finfo": constant,
+        "h37c-threshold-scaled": constant,
+        "h37c-threshold-bit-length": constant,
+        "h37c-threshold-slice-bound": constant,
+        "h37c-threshold-deep-chain": "numbers of 64 or more, or a size in bytes, at line 1 of cell",
+        "h37c-forged-coverage": "code that inspects or changes the process it runs in at line 1 of cell",
+    }
+    for name, words in expected.items():
+        softmax = by[name]["softmax"]
+        assert softmax["extra_data"]["status"] == "review" and softmax["score"] == 0, (name, softmax["output"])
+        assert words in softmax["output"], (name, softmax["output"])
+    assert '`tr = getattr(sys.gettrace(), "__self__", None)`' in by["h37c-forged-coverage"]["softmax"]["output"]
+    assert "code that no hidden case ran" in by["h37c-forged-coverage"]["softmax"]["output"]  # the forgery failed
+    for name in ("right-empty-guard", "right-asarray-guard", "right-warns-on-nan"):
+        assert by[name]["softmax"]["extra_data"]["status"] == "passed", by[name]["softmax"]["output"]
+
+
+def test_closing_stdout_costs_only_its_own_exercise_and_its_sys_is_review(graded):
+    _, by, _ = graded
+    softmax = by["closes-stdout"]["softmax"]
+    assert softmax["extra_data"]["status"] == "review" and softmax["score"] == 0, softmax["output"]
+    assert "inspects or changes the process" in softmax["output"] and "`import sys`" in softmax["output"]
+    assert "grader itself failed" not in softmax["output"]
+    assert by["closes-stdout"]["softmax_jacobian"]["score"] == 1, by["closes-stdout"]["softmax_jacobian"]["output"]
+
+
+@pytest.mark.parametrize(
+    "source, size_argument, found",
+    [
+        ("def f(o):\n    return o * (o.size < np.finfo(o.dtype).maxexp)\n", (), [2]),
+        ("def f(g):\n    cap = np.iinfo(np.uint16).max\n    return g.ravel()[:cap]\n", (), [3]),
+        ("def f(y):\n    full = y.size * 1e-3 < 1.5\n    return y * full\n", (), [2]),
+        ("def f(y):\n    return y * (y.size.bit_length() < 11)\n", (), [2]),
+        ("import math\ndef f(o):\n    return o * float(math.log2(len(o)) < 12.5)\n", (), [3]),
+        ("def f(a):\n    S = a.shape[1]\n    return a * (np.arange(S) < np.finfo(float).maxexp // 4)\n", (), [3]),
+        ("def f(x):\n    T = len(x)\n    w = np.finfo(float).maxexp\n    return x[max(0, T - w):]\n", (), [4]),
+        ("def f(o, y, lengths):\n    return np.minimum(lengths, np.finfo(float).maxexp // 2)\n", (2,), [2]),
+        ("K = 1 + 1\ndef f(o):\n    B, T = o.shape\n    return o if T < K ** 9 else -o\n", (), [4]),
+        ("def f(x):\n    T = len(x)\n    return [x[t] for t in range(T) if t < T - 1]\n", (), []),  # a loop index
+        ("def f(x, k):\n    T = len(x)\n    return [x[max(0, t - k)] for t in range(T)]\n", (), []),
+        ("def f(x):\n    if len(x) == 0 or x.ndim == 3 or x.shape[0] > 1:\n        return x\n    return x[1:-2]\n",
+         (), []),  # fmt: skip
+        ("def f(x):\n    T = len(x)\n    return x[max(T - 1, 0)] + np.clip(x, -500, 500).sum()\n", (), []),
+    ],
+    ids=["finfo", "iinfo-slice", "scaled", "bit-length", "log2", "arange", "window", "lengths", "deep-name",
+         "loop-index", "argument", "trivial", "clip-values"],
+)  # fmt: skip
+def test_rule_c_lists_a_size_against_a_constant_however_written(source, size_argument, found):
+    assert [line for _, line, _ in grade.size_comparisons([["c", source]], "f", size_argument)] == found
+
+
+@pytest.mark.parametrize(
+    "source, found",
+    [
+        ("def f(o):\n    return o if o.size < 4999.5 else -o\n", [2]),  # a float need not be integral
+        ("L = " + "+".join(["1"] * 70) + "\ndef f(o):\n    return o if o.size < L else -o\n", [1]),  # past depth 50
+        ("def f(o):\n    return np.exp(np.clip(o - o.max(), -745, 0))\n", []),  # a clip's bounds
+        ("def f(s, m):\n    return np.where(m, s, -10**9) + np.full(s.shape, -1000.0)\n", []),  # fills
+        ("def f(o):\n    return o[: np.clip(o.size, 0, 5000)]\n", [2]),  # a clip of a size is no fill
+        ("def f(y):\n    return np.asarray(y).astype(np.int16)\n", [2]),  # an index type too narrow for every size
+    ],
+    ids=["half-integer", "deep-chain", "clip-bounds", "fills", "clip-of-a-size", "int16"],
+)  # fmt: skip
+def test_rule_a_after_hostile37c(source, found):
+    assert [line for _, line, _ in grade.large_numbers([["c", source]], "f")] == found
+
+
+@pytest.mark.parametrize(
+    "source, found",
+    [
+        ("import sys\ndef f(o):\n    return o\n", [1]),
+        ("def f(o):\n    return getattr(g, name)(o)\n", [2]),
+        ("def f(o):\n    return f.__code__ and o\n", [2]),
+        ("def f(o):\n    return getattr(f, '__globals__') and o\n", [2]),
+        ("def f(o):\n    return g(o)\ndef g(o):\n    return eval('o')\n", [4]),
+        ("def h():\n    return open('x')\nh()\ndef f(o):\n    return o\n", [2]),  # called at the top level
+        (
+            "import numpy.linalg as la, math, heapq\nfrom collections import deque\nimport warnings\n"
+            "def f(o):\n    return getattr(o, 'T') if __name__ == '__main__' else o\n",
+            [],
+        ),  # fmt: skip
+    ],
+    ids=["import-sys", "computed-getattr", "dunder", "dunder-string", "reached-eval", "top-level-call", "allowed"],
+)
+def test_rule_d_lists_code_that_inspects_the_process(source, found):
+    assert [line for _, line, _ in grade.introspection([["c", source]], "f")] == found
+
+
+def test_rule_b_exempts_guards_no_case_runs_and_lists_any_other_unrun_branch():
+    source = code("""
+        def f(o, lr, grads):
+            if not isinstance(o, np.ndarray):
+                o = np.asarray(o, dtype=float)
+            if o.size == 0 or np.isnan(o).any():
+                return o.copy()
+            if lr == 0:
+                warnings.warn("nothing to do")
+            if not grads:
+                return o
+            if o.size > 9:
+                return -o
+            return o
+        """)
+    ran = {("c", n) for n in (2, 4, 6, 8, 10, 12)}  # every test ran; no guard's block did, nor line 11
+    assert [line for _, line, _ in grade.unrun_lines([["c", source]], "f", ran)] == [11]
+    hidden = source.replace("return o.copy()", "o = o[:1]\n        print(o)")  # a print: no longer a guard
+    ran = {("c", n) for n in (2, 4, 7, 9, 11, 13)}
+    assert [line for _, line, _ in grade.unrun_lines([["c", hidden]], "f", ran)] == [5, 6, 12]

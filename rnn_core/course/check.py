@@ -398,14 +398,17 @@ def _again(ex, fn, runs, notes):
 
 def _kept(ex, runs, notes):
     """The Result "wrong" if a result returned earlier changed since, or is an array another call returned too."""
-    for i, r in enumerate(runs):
+    earlier = _Returned()
+    for r in runs:
         try:
             now = read(r.call.raw)
             again, _ = _flatten(ex, now, r.want_raw)
         except Exception:
             again = {}
         changed = [n for n in r.got if n not in again or not _equal(again[n], r.got[n])]
-        shared = [n for n, shares in _shared(runs[:i], r.call.raw) if shares]
+        mine = _arrays(r.call.raw)
+        shared = [n for n, a in mine if earlier.shares(a)]
+        earlier.add(a for _, a in mine)
         if changed or shared:
             names = changed or shared
             how = "changed when it was called again" if changed else "is the very array it returned on an earlier call"
@@ -551,11 +554,35 @@ def _reorder(ex, args, scale=False):
                 a[...] = flat.reshape(a.shape)
 
 
-def _shared(earlier, raw):
-    """[(output name, whether it shares memory with an array returned by an earlier call)]."""
-    mine = _arrays(raw)
-    before = [a for r in earlier for _, a in _arrays(r.call.raw)]
-    return [(name, any(np.shares_memory(a, b) for b in before)) for name, a in mine]
+class _Returned:
+    """The arrays earlier calls returned, with the bytes each spans: np.shares_memory is asked only of those whose
+    span meets an array's own (a dict of 600 arrays per call made every pair's question cost seconds)."""
+
+    def __init__(self):
+        self.arrays, self.spans = [], np.zeros((0, 2), dtype=np.int64)
+
+    def add(self, arrays):
+        new = list(arrays)
+        self.arrays += new
+        self.spans = np.concatenate([self.spans, np.array([_span(a) for a in new], dtype=np.int64).reshape(-1, 2)])
+
+    def shares(self, a):
+        """Whether ``a`` shares memory with an array returned earlier."""
+        lo, hi = _span(a)
+        near = np.flatnonzero((self.spans[:, 0] < hi) & (lo < self.spans[:, 1]))
+        return any(np.shares_memory(a, self.arrays[i]) for i in near)
+
+
+def _span(a):
+    """(first byte, one past the last byte) of an array's entries, read off a plain ndarray view of it (never the
+    returned object's own attributes); an empty array spans nothing."""
+    view = np.asarray(a)
+    lo = hi = int(view.__array_interface__["data"][0])
+    for n, stride in zip(view.shape, view.strides):
+        if n == 0:
+            return lo, lo
+        lo, hi = (lo + (n - 1) * stride, hi) if stride < 0 else (lo, hi + (n - 1) * stride)
+    return lo, hi + view.itemsize
 
 
 def _arrays(value, name="", depth=0):

@@ -2345,7 +2345,7 @@ def _masked_loss_more_cases(rng):
         y[np.arange(B), n - 1] = 2  # EOS ends every row
         shown = f"lengths {list(map(int, n))}" if B <= 5 else f"lengths from {n.min()} to {n.max()}"
         cases.append(Case(f"{about}: B = {B}, T = {T}, V = {V}, {shown}, EOS (2) ending each row", (o, y, n)))
-    return cases + [_targets_far_below_the_best(rng)]
+    return cases + [_targets_far_below_the_best(rng), _targets_past_exp_s_overflow(rng)]  # appended last
 
 
 def _targets_far_below_the_best(rng):
@@ -2362,6 +2362,24 @@ def _targets_far_below_the_best(rng):
                 o[b, t, y[b, t]] = others.max() - rng.uniform(50.0, 80.0)
     shown = list(map(int, n))
     about = f"real targets 50 to 80 below their position's best score: B = 2, T = {T}, V = {V}, lengths {shown}"
+    return Case(about, (o, y, n))
+
+
+def _targets_past_exp_s_overflow(rng):
+    """Two rows (float64) whose real targets score 712 to 728 below their position's best score, about every other
+    one: a log-sum-exp shifted by the target's own score, log Σ exp(o - o[y]), overflows there (exp of more than
+    709.8 is inf in float64), where cross_entropy_grad's ±1000 case catches the same shift (hostile37c, 5b, w49).
+    Such a probability, e^-712 to e^-728, is still a float64 number (subnormal, good to 1e-7 or better), so the log
+    of the probability itself stays right in float64, as a log-softmax does in any precision."""
+    T, V = int(rng.integers(3, 6)), int(rng.integers(5, 9))
+    o, y, n = _masked_case(rng, 2, T, V, [T, int(rng.integers(1, T))], True)
+    for b in range(2):
+        for t in range(int(n[b])):
+            if t % 2 != b % 2 or t == int(n[b]) - 1:
+                others = np.delete(o[b, t], y[b, t])
+                o[b, t, y[b, t]] = others.max() - rng.uniform(712.0, 728.0)
+    shown = list(map(int, n))
+    about = f"real targets 712 to 728 below their position's best score: B = 2, T = {T}, V = {V}, lengths {shown}"
     return Case(about, (o, y, n))
 
 
@@ -3547,9 +3565,25 @@ def _large_softmax(rng):
     o = rng.normal(0.0, 3.0, _big(rng, 300, 400))
     o[: len(o) // 2] -= 1000.0
     o[_big(rng, len(o) // 2, len(o) - 1)] = 1000.0  # the largest in the second half, every score of the first far below
-    return [_large(f"V = {len(o)} scores from -1000 to 1000", (o,))]
+    return [_large(f"V = {len(o)} scores from -1000 to 1000", (o,))] + _past_every_natural_size_softmax(rng)
 
 
+# hostile37c, finding 3: a threshold written so that no reading of the source finds it (4999.5, np.finfo's maxexp,
+# np.iinfo(np.uint16).max, a constant built past any folding, a size times 1e-3) is met by a case of a size past
+# every such "natural" threshold, drawn from the seed in a range. Each is appended to its exercise's grader cases.
+
+
+def _past_every_natural_size_softmax(rng):
+    """V of 66,000 to 80,000 scores, the largest 900 to 1000 above the rest (past 5,000, 2^12, 1,024 = maxexp,
+    65,535): an answer that shifts by the largest score only below some size overflows here (hostile37c, 3a-3c)."""
+    V = _big(rng, 66_000, 80_000)
+    o = rng.normal(0.0, 3.0, V)
+    o[_big(rng, V // 2, V - 1)] = float(rng.uniform(900.0, 1000.0))
+    return [_large(f"V = {V} scores, the largest {o.max():.0f}", (o,))]
+
+
+# hostile37c's 3d, 3e (a full Jacobian only below V = 1,500 or 2,048) get no case: a plain double loop over V x V
+# entries, traced by the grader, takes 10 s and more at V = 1,500, where the exercise's whole limit is 20 s
 def _large_jacobian(rng):
     y_hat = F.softmax(rng.normal(0.0, 2.0, _big(rng, 200, 300)))
     cases = [_large(f"V = {len(y_hat)} probabilities", (y_hat,))]
@@ -3561,7 +3595,15 @@ def _large_cross_entropy(rng):
     V = _big(rng, 300, 400)
     cases = [_large(f"V = {V} scores, y = {V - 1}", (rng.normal(0.0, 2.0, V), V - 1))]
     V = _big(rng, 600, 1100)  # beyond np.eye(512)[y][:V]: hostile37, 5a
-    return cases + [_large(f"V = {V} scores, y = {V - 1}", (rng.normal(0.0, 2.0, V), V - 1))]
+    cases.append(_large(f"V = {V} scores, y = {V - 1}", (rng.normal(0.0, 2.0, V), V - 1)))
+    V = _big(rng, *CROSS_ENTROPY_PAST)  # past 2^12.5 = 5,793: hostile37c, 3g
+    y = _big(rng, V // 2, V - 1)
+    return cases + [_large(f"V = {V} scores, y = {y}", (rng.normal(0.0, 2.0, V), y))]
+
+
+# the grader's largest cross_entropy_grad: V drawn in this range. Not past 32,767 (3f, np.iinfo(np.int16)): the right
+# answer softmax(o) - np.eye(len(o))[y] (tests/practice_answers.py's) would need V^2 floats there, 8.6 GB and more
+CROSS_ENTROPY_PAST = (5_900, 6_400)
 
 
 def _large_network(rng):
@@ -3572,7 +3614,19 @@ def _large_network(rng):
 
 def _large_step_forward(rng):
     H, V, params, h_prev = _large_network(rng)
-    return [_large(f"one step, {_sizes(H, V)}, x_t = {V - 1}", (params, V - 1, h_prev))]
+    cases = [_large(f"one step, {_sizes(H, V)}, x_t = {V - 1}", (params, V - 1, h_prev))]
+    H, V = _big(rng, 1_100, 1_300), _big(rng, 5, 20)  # H past 1,024 (np.finfo's maxexp): hostile37c, 3h
+    params, h_prev = _wide_params(rng, V, H)
+    return cases + [_large(f"one step, {_sizes(H, V)}, x_t = {V - 1}", (params, V - 1, h_prev))]
+
+
+def _wide_params(rng, V, H):
+    """A V, H network's parameters drawn directly (no orthogonal W_hh: its QR costs seconds at H = 1,200), with
+    non-zero biases, and h_prev != 0."""
+    shapes = RNN.param_shapes(V, H)
+    scale = {"W_xh": 0.5, "W_hh": 1.0 / np.sqrt(H), "W_yh": 1.0 / np.sqrt(H), "b_h": 0.3, "b_o": 0.3}
+    params = {name: rng.normal(0.0, scale[name], shapes[name]) for name in PARAM_NAMES}
+    return params, 0.5 * rng.standard_normal(H)
 
 
 def _large_step_backward(rng):
@@ -3584,7 +3638,24 @@ def _large_step_backward(rng):
 def _large_loss_and_grads(rng):
     H, V = _big(rng, 60, 100), _big(rng, 300, 400)
     T = _big(rng, 2 * LONGEST_T, 2 * LONGEST_T + 100)  # twice the longest public case
-    return [_large(f"a sequence of T = {T} steps, {_sizes(H, V)}", _sequence(rng, V, H, T, "").args)]
+    return [_large(f"a sequence of T = {T} steps, {_sizes(H, V)}", _sequence(rng, V, H, T, "").args)] + [
+        _reaching_back_past_1000(rng)
+    ]
+
+
+def _reaching_back_past_1000(rng):
+    """T of 1,100 to 1,300 steps (past 999.5 and 1,024), small H and V, whose gradient reaches back to the first
+    step: W_hh = 0.999 times a rotation and inputs so small that tanh stays linear, so that what reaches a step
+    1,000 steps back still weighs about 0.999^1000 = 0.37 (hostile37c, 3i, 3j: BPTT truncated to 1,000 steps)."""
+    H, V, T = _big(rng, 4, 8), _big(rng, 5, 10), _big(rng, 1_100, 1_300)
+    params, h0 = _rnn_params(rng, V, H)
+    rotation, _ = np.linalg.qr(rng.standard_normal((H, H)))
+    params["W_hh"] = 0.999 * rotation
+    params["W_xh"] = 0.002 * rng.standard_normal((H, V))
+    params["b_h"] = 0.001 * rng.standard_normal(H)
+    inputs, targets = rng.integers(0, V, T), rng.integers(0, V, T)
+    about = f"a sequence of T = {T} steps whose gradient reaches back to its first step, {_sizes(H, V)}"
+    return _large(about, (params, inputs, targets, 0.01 * h0))
 
 
 def _large_arrays(rng, n):
@@ -3596,9 +3667,31 @@ def _large_arrays(rng, n):
 
 def _large_global_norm(rng):
     grads = _large_arrays(rng, _big(rng, 150, 250))
-    return [_large(f"{len(grads)} arrays, one of {max(g.size for g in grads.values())} entries", (grads,))]
+    cases = [_large(f"{len(grads)} arrays, one of {max(g.size for g in grads.values())} entries", (grads,))]
+    return cases + [_past_255_arrays_and_65535_entries(rng)]
 
 
+def _past_255_arrays_and_65535_entries(rng):
+    """300 to 400 arrays, one of 66,000 to 80,000 entries, the largest entries in the last arrays and at the end
+    of the large one: a norm of the first 255 arrays, or of the first 65,535 entries of each, is far off
+    (hostile37c, 3k, 3l)."""
+    n = _big(rng, 300, 400)
+    grads = {
+        f"block{k}.{rng.choice(['W', 'b', 'u'])}": rng.normal(0.0, 1.0, (_big(rng, 1, 9), _big(rng, 1, 9)))
+        for k in range(n)
+    }
+    names = list(grads)
+    for name in names[-_big(rng, 20, 40) :]:
+        grads[name] *= 20.0
+    large = names[_big(rng, 0, n - 2)]
+    grads[large] = rng.normal(0.0, 1.0, _big(rng, 66_000, 80_000))
+    grads[large][65_000:] *= 10.0
+    return _large(f"{n} arrays, one of {grads[large].size} entries", (grads,))
+
+
+# hostile37c's 3m (each array clipped by its own norm past 500 arrays) gets no case: the grader's child looks for
+# sharing between every array it returns and every one returned before (grade_child.Encoder._sharing), so a call of
+# 520 or more arrays took 3 to 6 s under load, where a call's limit is 6 s (rule c of the review reads it instead)
 def _large_clip(rng):
     cases = []
     for factor in (1 - 1e-5, float(rng.uniform(1.5, 3.0))):
@@ -3673,7 +3766,11 @@ def _large_masked(rng):
         lengths[-1] = max(1, T // 2)
         o, y, n = _masked_case(rng, B, T, V, lengths, True)
         cases.append(_large(f"B = {B}, T = {T}, V = {V}, lengths from {n.min()} to {n.max()}", (o, y, n)))
-    return cases
+    B, T, V = _big(rng, 2, 3), _big(rng, 600, 700), _big(rng, 5, 10)  # past 512 tokens a row: hostile37c, 3p
+    lengths = np.full(B, T)
+    lengths[-1] = _big(rng, 530, T - 1)
+    o, y, n = _masked_case(rng, B, T, V, lengths, True)
+    return cases + [_large(f"B = {B}, T = {T}, V = {V}, lengths from {n.min()} to {n.max()}", (o, y, n))]
 
 
 def _large_beam(rng):
@@ -3700,7 +3797,11 @@ def _large_attention_memories(rng):
 
 def _large_attention_forward(rng):
     memories = _large_attention_memories(rng)
-    return [_large(f"B = {B}, S = {S}, H = {H}, pads anywhere", (h, u, mask)) for B, S, H, mask, h, u in memories]
+    cases = [_large(f"B = {B}, S = {S}, H = {H}, pads anywhere", (h, u, mask)) for B, S, H, mask, h, u in memories]
+    B, S, H = _big(rng, 2, 3), _big(rng, 300, 400), _big(rng, 3, 8)  # S past 256: hostile37c, 3q
+    mask = _scattered_mask(rng, B, S)
+    h, u = _attention_memory_masked(rng, mask, H)
+    return cases + [_large(f"B = {B}, S = {S}, H = {H}, pads anywhere", (h, u, mask))]
 
 
 def _large_attention_backward(rng):
@@ -3709,7 +3810,19 @@ def _large_attention_backward(rng):
         alpha, _ = ATT.attention_forward(h, u, mask)
         args = (rng.normal(0.0, 1.0, (B, H)), h, u, alpha)
         cases.append(_large(f"B = {B}, S = {S}, H = {H}, pads anywhere", args, extra={"mask": mask}))
-    return cases
+    return cases + [_past_4096_positions(rng)]
+
+
+def _past_4096_positions(rng):
+    """One row of S = 4,100 to 4,400 positions (past 4,096), H small: an answer that drops a term past S = 4,096
+    fails here (hostile37c, 3s). 3r, the same past 2.5 million entries of u, gets no case: the checker keeps some
+    ten copies of u and of du, over 300 MB at that size."""
+    S, H = _big(rng, 4_100, 4_400), _big(rng, 3, 8)
+    mask = _scattered_mask(rng, 1, S)
+    h, u = _attention_memory_masked(rng, mask, H)
+    alpha, _ = ATT.attention_forward(h, u, mask)
+    args = (rng.normal(0.0, 1.0, (1, H)), h, u, alpha)
+    return _large(f"B = 1, S = {S}, H = {H}, pads anywhere", args, extra={"mask": mask})
 
 
 def _largest(x):

@@ -24,11 +24,14 @@ For each exercise of ``practice.EXERCISES`` the grader
    exercise's name, never from the submission. The cases, the expected outputs and the verdict stay
    here, where nothing the submission runs can reach them. Besides the seed's cases, check adds the
    grader's own (``course.check.grading``: ``GRADE_CASES``, sizes far beyond the published ones);
-4. reviews the function's source, and that of what it reaches by name, by three rules (``_reviewed``): a
+4. reviews the function's source, and that of what it reaches by name, by these rules (``_reviewed``): a
    comparison of a size of its inputs with a number (``size_branches``: ``if V > 128:``); a number of 64
    or more however written, or a size in bytes (``large_numbers``: ``big = o.size > 5000``, ``8 * 10**6``,
-   ``int("5000")``, ``o.nbytes``); and, where it passed, the statements no hidden case ran (``unrun_lines``,
-   from the lines the child traced; tracing switched off counts too). Each is named in the feedback as
+   ``int("5000")``, ``o.nbytes``); a size against a constant however the constant is written
+   (``size_comparisons``: ``o.size < np.finfo(o.dtype).maxexp``, ``n * 1e-3 < 1.5``, ``x[:np.iinfo(np.uint8).max]``);
+   code that inspects or changes the process it runs in (``introspection``: ``import sys``, ``f.__code__``);
+   and, where it passed, the statements no hidden case ran (``unrun_lines``, from the lines the child traced;
+   tracing switched off counts too; a guard no case needs to run is not listed). Each is named in the feedback as
    "review: branches on the input's size at line N of cell C: `...`" (or "numbers of 64 or more ...",
    "code that no hidden case ran ..."). Such an exercise scores zero, with the status "review" where it
    passed: the review is a heuristic, and the instructor reads the lines and may give the points by hand.
@@ -66,6 +69,7 @@ import ast
 import builtins
 import contextlib
 import csv
+import functools
 import hashlib
 import io
 import itertools
@@ -165,6 +169,23 @@ MY_RNN = "my_rnn.py"
 # what ast.parse raises on a submission's source: a syntax error, a null byte, or a source too deep or too large for
 # the parser (a 3,000-term sum: hostile37c)
 _UNPARSABLE = (SyntaxError, ValueError, RecursionError, MemoryError)
+
+
+_PARSING = threading.Lock()
+
+
+def _parse(source):
+    """ast.parse(source), one thread at a time, and kept for the next rule that reads the same source. CPython 3.11's
+    ast.parse keeps its recursion depth in state the threads share, so two exercises reviewed at once (--jobs) could
+    raise "SystemError: AST constructor recursion depth mismatch" in the grader itself. The trees are read, never
+    changed."""
+    with _PARSING:
+        return _parsed(source)
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(source):
+    return ast.parse(source)
 
 
 class GradeError(ValueError):
@@ -1105,7 +1126,7 @@ def _grade_exercise(ex, seed, limits, places):
 def _given_source(names):
     """The source of the givens ``names`` (GIVEN_SOURCE's top-level statements that bind one of them), for the job."""
     keep = []
-    for node in ast.parse(GIVEN_SOURCE).body:
+    for node in _parse(GIVEN_SOURCE).body:
         bound = {node.name} if isinstance(node, ast.FunctionDef) else {t.id for t in node.targets}
         if bound & set(names):
             keep.append(ast.get_source_segment(GIVEN_SOURCE, node))
@@ -1301,7 +1322,7 @@ def _neutralised(source):
     other public names are the plain givens, or raise "rnn_core's" when called (a function that calls one is
     delegated). Other imports of rnn_core are left to fail, as the grader's rule is."""
     try:
-        tree = ast.parse(source)
+        tree = _parse(source)
     except _UNPARSABLE:
         return source
     lines = source.split("\n")
@@ -1380,7 +1401,7 @@ def _defines(source, function):
     (``softmax = stable_softmax``). A file that does not parse defines it where a line starts so, so that its
     syntax error is reported."""
     try:
-        tree = ast.parse(source)
+        tree = _parse(source)
     except _UNPARSABLE:
         return bool(re.search(rf"^(?:def\s+{re.escape(function)}\s*\(|{re.escape(function)}\s*=)", source, re.M))
     for node in _top_level(tree.body):
@@ -1481,6 +1502,22 @@ def _reviewed(ex, outcome):
             f"numbers of {_LARGE} or more, or a size in bytes, {_where(ex, numbers)} (a threshold on the size "
             "shows as one, however it is written)"
         )
+    shown = {(label, line) for label, line, _ in [*branches, *numbers]}
+    constants = [f for f in size_comparisons(ex.sources, ex.function, _C_SIZE_ARGUMENTS.get(ex.name, ())) if
+                 f[:2] not in shown]  # fmt: skip
+    if constants:
+        findings.append(
+            f"a size of the inputs compared with, capped at or sliced by a constant {_where(ex, constants)} (however "
+            "the constant is written: np.finfo(...).maxexp, n * 1e-3 < 1.5, n.bit_length() < 11)"
+        )
+    inspects = introspection(ex.sources, ex.function)
+    if inspects:
+        findings.append(
+            f"code that inspects or changes the process it runs in {_where(ex, inspects)}: an exercise needs none of "
+            "this (imports beyond numpy, math, warnings, functools, itertools, collections, heapq and operator; sys, "
+            "gc, inspect, eval, exec, open, globals; dunder attributes; getattr with a computed name), and the grader "
+            "cannot vouch for code that inspects or changes the process it runs in"
+        )
     if outcome.get("status") == "passed" and ran is not None:
         if not defined_where(ex.sources, ex.function):
             findings.append(
@@ -1520,14 +1557,17 @@ def _where(ex, found):
 # comparison is written (`big = o.size > 5000`, `operator.gt(len(o), 5000)`, `range(4096)[n]`, `x[:500]`,
 # `np.minimum(T, 512)`, `int("5000")`, `8 * 10**6`, `o.nbytes > 40000`). So any integer of magnitude _LARGE or
 # more in the graded function, the functions it reaches by name, or the top-level names they use (after folding
-# constant arithmetic, and reading digit strings), any float with an integral value in [_LARGE, _LARGEST_FLOAT]
-# (`5e3`; not a fill value such as -1e9 or -1e30, which is no size), and any use of a size in bytes (`.nbytes`,
-# `.itemsize`, `.strides`) is listed. Numbers inside `raise` and `assert` statements (messages, checks of the
-# input that stop rather than branch) are not.
+# constant arithmetic of any depth, and reading digit strings), any float of magnitude in [_LARGE, _LARGEST_FLOAT],
+# integral or not (`5e3`, `4999.5`; not a fill value such as -1e9 or -1e30, which is no size), any use of a size in
+# bytes (`.nbytes`, `.itemsize`, `.strides`) and any integer type too narrow for every size (`np.int16`) is listed.
+# Not listed: numbers inside `raise` and `assert` statements (messages, checks of the input that stop rather than
+# branch), the bounds of a clip of values that are not a size (`np.clip(a, -500, 500)`), and the fill of
+# np.where(cond, a, FILL), np.full(shape, FILL) and np.full_like(a, FILL) (`-10**9`).
 
 _LARGE = 64
 _LARGEST_FLOAT = 1e8
 _BYTE_SIZES = frozenset({"nbytes", "itemsize", "strides"})
+_NARROW = frozenset({"int8", "int16", "uint8", "uint16"})  # integer types too narrow for every size (32767)
 _FOLDED = {
     **_ARITHMETIC,
     ast.Mod: lambda a, b: a % b,
@@ -1562,7 +1602,9 @@ def _line_text(sources, label, line):
 
 
 def _large_in(node):
-    """The lines under ``node`` (its raise and assert statements aside) that hold a large number or a size in bytes."""
+    """The lines under ``node`` (its raise and assert statements aside) that hold a large number, a size in bytes or
+    an integer type too narrow for every size; the bounds of a clip of values that are not a size, and the fill of
+    np.where/np.full/np.full_like (-1e9, -10**9: no size), aside."""
     if isinstance(node, (ast.Raise, ast.Assert)):
         return set()
     value = _folded(node)
@@ -1570,13 +1612,36 @@ def _large_in(node):
         large = _is_large(value) or any(_is_large(_folded(leaf)) for leaf in ast.walk(node))
         return {node.lineno} if large else set()
     found = set()
-    if isinstance(node, ast.Attribute) and node.attr in _BYTE_SIZES:
+    if isinstance(node, ast.Attribute) and (node.attr in _BYTE_SIZES or node.attr in _NARROW):
         found.add(node.lineno)
-    if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip() in _BYTE_SIZES:
-        found.add(node.lineno)  # getattr(o, "nbytes")
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip() in _BYTE_SIZES | _NARROW:
+        found.add(node.lineno)  # getattr(o, "nbytes"), astype("int16")
+    fills = _fills(node)
     for child in ast.iter_child_nodes(node):
-        found |= _large_in(child)
+        if all(child is not f for f in fills):
+            found |= _large_in(child)
     return found
+
+
+def _fills(node):
+    """The arguments of a call that are fill values or clip bounds, never a size: np.clip(x, lo, hi) and x.clip(lo, hi)
+    where x is no size, np.where(cond, a, FILL), np.full(shape, FILL), np.full_like(a, FILL)."""
+    called = _called(node)
+    if called not in ("clip", "where", "full", "full_like"):
+        return []
+    args, keywords = node.args, {k.arg: k.value for k in node.keywords}
+    if called == "clip":
+        method = isinstance(node.func, ast.Attribute) and not (
+            isinstance(node.func.value, ast.Name) and node.func.value.id in ("np", "numpy")
+        )
+        values = node.func.value if method else (args[0] if args else keywords.get("a"))
+        if values is None or _is_size(values, set()):
+            return []
+        bounds = args if method else args[1:]
+        return [*bounds, *(keywords[k] for k in ("a_min", "a_max", "min", "max") if k in keywords)]
+    if called == "where":
+        return args[2:3]
+    return [*args[1:2], *([keywords["fill_value"]] if "fill_value" in keywords else [])]
 
 
 def _is_large(value):
@@ -1585,14 +1650,37 @@ def _is_large(value):
     if isinstance(value, int):
         return abs(value) >= _LARGE
     if isinstance(value, float):
-        return math.isfinite(value) and value.is_integer() and _LARGE <= abs(value) <= _LARGEST_FLOAT
+        return math.isfinite(value) and _LARGE <= abs(value) <= _LARGEST_FLOAT  # 4999.5 as much as 5000.0
     return False
 
 
-def _folded(node, depth=0):
-    """The value of a constant expression (5000, 8 * 10**6, 1 << 12, int("5000"), "5e3"), else None."""
-    if depth > 50:
-        return None
+def _folded(node):
+    """The value of a constant expression (5000, 8 * 10**6, 1 << 12, int("5000"), "5e3"), else None. Iterative, so
+    that a chain of any depth (1+1+...+1, 70 terms) folds."""
+    values, todo = {}, [(node, False)]
+    while todo:
+        n, ready = todo.pop()
+        kids = _fold_operands(n)
+        if not ready and kids:
+            todo.append((n, True))
+            todo += [(k, False) for k in kids if id(k) not in values]
+            continue
+        values[id(n)] = _fold_one(n, [values.get(id(k)) for k in kids])
+    return values[id(node)]
+
+
+def _fold_operands(node):
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd, ast.Invert)):
+        return [node.operand]
+    if isinstance(node, ast.BinOp) and type(node.op) in _FOLDED:
+        return [node.left, node.right]
+    if isinstance(node, ast.Call) and _called(node) in _NUMBER_CALLS and len(node.args) == 1 and not node.keywords:
+        return [node.args[0]]
+    return []
+
+
+def _fold_one(node, operands):
+    """The value of ``node`` given its operands' values (None: not a constant)."""
     if isinstance(node, ast.Constant):
         value = node.value
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -1600,14 +1688,16 @@ def _folded(node, depth=0):
         if isinstance(value, str) and 0 < len(value) < 60:
             return _number_text(value)
         return None
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd, ast.Invert)):
-        inner = _folded(node.operand, depth + 1)
+    if isinstance(node, ast.UnaryOp) and operands:
+        inner = operands[0]
         if not isinstance(inner, (int, float)) or (isinstance(node.op, ast.Invert) and not isinstance(inner, int)):
             return None
         return -inner if isinstance(node.op, ast.USub) else ~inner if isinstance(node.op, ast.Invert) else inner
-    if isinstance(node, ast.BinOp) and type(node.op) in _FOLDED:
-        left, right = _folded(node.left, depth + 1), _folded(node.right, depth + 1)
+    if isinstance(node, ast.BinOp) and len(operands) == 2:
+        left, right = operands
         if left is None or right is None or (isinstance(node.op, ast.Pow) and abs(right) > 64):
+            return None
+        if isinstance(left, (int, float)) and isinstance(right, (int, float)) and max(abs(left), abs(right)) > 1e300:
             return None
         try:
             value = _FOLDED[type(node.op)](left, right)
@@ -1619,9 +1709,8 @@ def _folded(node, depth=0):
         if isinstance(inner, ast.Constant) and isinstance(inner.value, (str, bytes)):
             return len(inner.value)
         return None
-    if isinstance(node, ast.Call) and _called(node) in _NUMBER_CALLS and len(node.args) == 1 and not node.keywords:
-        inner = _folded(node.args[0], depth + 1)
-        return inner if isinstance(inner, (int, float)) else None
+    if isinstance(node, ast.Call) and operands:
+        return operands[0] if isinstance(operands[0], (int, float)) else None
     return None
 
 
@@ -1648,7 +1737,7 @@ def _reach(sources, function):
     defs, tops = {}, []
     for label, source in sources:
         try:
-            tree = ast.parse(source)
+            tree = _parse(source)
         except _UNPARSABLE:
             continue
         for node in _top_level(tree.body):
@@ -1725,8 +1814,11 @@ def _names_bound(node):
 # -- rule b: lines that never ran. The child traces the lines of the submission's code that the hidden cases run
 # (sys.settrace); every statement of the graded function and of the functions it reaches by name that no case ran
 # is listed, where it passed (a branch the cases never take is a branch they cannot judge). Not listed: `raise`
-# and `assert` statements (so a block that only raises), docstrings, `pass`, and an argument's default
-# (`if h0 is None: h0 = ...`, one assignment to that name and nothing else: the cases give every argument).
+# and `assert` statements (so a block that only raises), docstrings, `pass`, an argument's default
+# (`if h0 is None: h0 = ...`, one assignment to that name and nothing else: the cases give every argument), and a
+# guard (`_guard`): `if TEST:` with no else, whose test is only a type test (isinstance, a number of axes), an
+# emptiness or zero test (`x.size == 0`, `not x`, `len(x) == 0`, `norm == 0`, `lr == 0`) or a nan/inf test
+# (`np.isnan(o).any()`), and whose block only returns, assigns, warns (`warnings.warn`), continues or passes.
 
 
 def unrun_lines(sources, function, ran):
@@ -1762,7 +1854,7 @@ def _block(body):
             continue
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
             continue
-        if _defaulting(stmt):
+        if _defaulting(stmt) or _guard(stmt):
             continue
         if isinstance(stmt, (ast.If, ast.While)):
             found.append((stmt.lineno, stmt.test.end_lineno or stmt.lineno))
@@ -1807,6 +1899,57 @@ def _defaulting(stmt):
     )
 
 
+def _guard(stmt):
+    """Whether ``stmt`` is a guard the cases need not run: ``if TEST:`` (no else) whose test is only a type test
+    (isinstance, a number of axes), an emptiness or zero test (``x.size == 0``, ``not x``, ``norm == 0``), or a nan or
+    inf test (``np.isnan(o).any()``), and whose block only returns, assigns, warns, continues or passes."""
+    if not (isinstance(stmt, ast.If) and not stmt.orelse and _guard_test(stmt.test)):
+        return False
+    return all(_guard_statement(s) for s in stmt.body)
+
+
+_GUARD_CALLS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf", "any", "all"})
+
+
+def _guard_test(test):
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, (ast.Not, ast.Invert)):
+        if isinstance(test.operand, ast.Name):
+            return True  # not grads, not x
+        return _guard_test(test.operand)
+    if isinstance(test, ast.BoolOp):
+        return all(_guard_test(v) for v in test.values)
+    if _called(test) == "isinstance" and len(test.args) == 2 and not test.keywords:
+        return _plain(test.args[0]) and all(_plain(n) for n in ast.walk(test.args[1]) if isinstance(n, ast.expr)
+                                            and not isinstance(n, (ast.Tuple, ast.Load)))  # fmt: skip
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.NotEq)):
+        left, right = test.left, test.comparators[0]
+        if _is_rank(left, set()) and isinstance(right, ast.Constant) and right.value in (0, 1, 2, 3):
+            return True  # np.ndim(o) == 1, o.ndim != 2
+        if isinstance(test.ops[0], ast.Eq) and isinstance(right, ast.Constant) and right.value == 0:
+            return _plain(left) or (_called(left) in ("len", "size") and len(left.args) == 1 and _plain(left.args[0]))
+        return False
+    calls = [n for n in ast.walk(test) if isinstance(n, ast.Call)]
+    return (
+        bool(calls)
+        and all(_called(c) in _GUARD_CALLS for c in calls)
+        and any(_called(c) in ("isnan", "isinf", "isfinite", "isneginf", "isposinf") for c in calls)
+        and not any(isinstance(n, (ast.Compare, ast.BinOp, ast.Subscript)) for n in ast.walk(test))
+    )  # np.isnan(o).any(), np.any(~np.isfinite(o)), math.isinf(x)
+
+
+def _plain(node):
+    """A name or a chain of attributes (o, o.size, np.ndarray): nothing computed."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def _guard_statement(stmt):
+    if isinstance(stmt, (ast.Return, ast.Continue, ast.Pass, ast.Assign, ast.AnnAssign)):
+        return True
+    return isinstance(stmt, ast.Expr) and _called(stmt.value) == "warn"  # warnings.warn("...")
+
+
 def size_branches(sources, function, size_argument=None):
     """[(label, line, text)]: the comparisons of a size of the inputs with a number in ``function`` and the functions
     it calls, defined in ``sources`` ([[label, source], ...], later definitions winning), in the order found.
@@ -1816,7 +1959,7 @@ def size_branches(sources, function, size_argument=None):
     defs, constants = {}, set()
     for label, source in sources:
         try:
-            tree = ast.parse(source)
+            tree = _parse(source)
         except _UNPARSABLE:
             continue
         for node in tree.body:
@@ -1971,6 +2114,340 @@ def _called(node):
         return None
     f = node.func
     return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+
+
+# -- rule c: a size against a constant, however the constant is written. Rule a sees a threshold written as a
+# number; one written as `np.finfo(float).maxexp`, `np.iinfo(np.uint8).max`, `n * 1e-3 < 1.5` or
+# `n.bit_length() < 11` has none. So in the graded function and every function it reaches, any comparison
+# (anywhere: `x * (n < k)`, `float(a < b)`), any min/max/np.minimum/np.maximum/np.clip call and any slice bound
+# is listed where one side is derived from a SIZE and another is CONSTANT-ONLY:
+# - a SIZE is `len(...)`, `.size`, `.shape` (and its items), `.ndim`, np.size/np.shape/np.ndim, an argument that is
+#   a size (one_hot's num_classes, beam_step's beam_size, the masked loss's lengths), Adam's `state["t"]`, a name
+#   every assignment of which is one (`B, T = x.shape`), and anything computed from sizes and constants alone
+#   (arithmetic, `.bit_length()`, math.log2, str, int, round, np.arange(n), ...);
+# - a CONSTANT-ONLY expression holds no variable: literals, names bound only to constants (at the top of a cell or in
+#   the function, or an argument's constant default), np.finfo(...)/np.iinfo(...) and their attributes whatever
+#   their argument, math.*/np.* constants, and arithmetic of these.
+# Not listed: a size compared with 0, 1 or 2 and a number of axes with one up to 3 (`len(x) == 0`, `x.ndim == 3`,
+# `T > 1`, `max(T - 1, 0)`: every constant involved an integer from -2 to 2), a slice bound written as an integer
+# from -2 to 2, and anything where the other side is a variable: a loop index or an argument (`t < T - 1`,
+# `max(0, t - bptt_truncate)`, `range(T)`).
+
+_C_SIZE_ARGUMENTS = {"one_hot": (1,), "seq2seq.beam_step": (2,), "seq2seq.masked_loss_and_grad": (2,)}
+_C_MODULES = frozenset({"np", "numpy", "math"})
+_C_BUILTINS = frozenset({"int", "float", "round", "abs", "str", "bool", "min", "max", "pow", "divmod", "sum", "len"})
+_C_SIZE_CALLS = frozenset({"len", "size", "shape", "ndim"})
+_C_CAPS = frozenset({"min", "max", "minimum", "maximum", "fmin", "fmax", "clip"})
+_C_TRIVIAL = range(-2, 3)  # constants a size may meet unlisted: an empty input, one item, a pair
+
+
+def size_comparisons(sources, function, size_arguments=()):
+    """[(label, line, text)]: the comparisons, caps and slice bounds of ``function`` and the code it reaches where a
+    size meets a constant (rule c; the comment above says exactly what counts)."""
+    functions, _ = _reach(sources, function)
+    constants, modules = _c_constants(sources)
+    found = {}
+    for label, node in functions:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        seeds = size_arguments if getattr(node, "name", None) == function else ()
+        kinds = _c_locals(node, constants, modules, seeds)
+        for n in ast.walk(node):
+            if _c_listed(n, kinds, modules):
+                found.setdefault((label, n.lineno), None)
+    return [(label, line, _line_text(sources, label, line)) for label, line in sorted(found, key=_order(sources))]
+
+
+def _c_constants(sources):
+    """({name: "const"} of the names bound only to constant-only expressions at the top of the sources, the names
+    of numpy and math as imported)."""
+    modules, assigned, other = set(_C_MODULES), {}, set()
+    for _, source in sources:
+        try:
+            tree = _parse(source)
+        except _UNPARSABLE:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                modules |= {a.asname or a.name for a in node.names if a.name in ("numpy", "math")}
+            elif isinstance(node, ast.ImportFrom) and node.module in ("numpy", "math"):
+                modules |= {a.asname or a.name for a in node.names}  # from math import log2, inf
+        for node in _top_level(tree.body):
+            targets, value = _binding(node)
+            if isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in targets):
+                for t in targets:
+                    assigned.setdefault(t.id, []).append(value)
+            else:
+                other |= _names_bound(node)
+    kinds = {}
+    for _ in range(4):
+        for name, values in assigned.items():
+            if name not in other and all(_c_kind(v, kinds, modules) == "const" for v in values):
+                kinds[name] = "const"
+    return kinds, modules
+
+
+def _c_locals(fn, constants, modules, seeds):
+    """{name: "size" or "const"} for ``fn``'s names: its arguments at ``seeds`` and those with a constant default, and
+    the locals every assignment of which is a size or a constant (loop targets and other arguments are variables)."""
+    args = fn.args
+    positional = [*args.posonlyargs, *args.args]
+    kinds = dict(constants)
+    variables = {a.arg for a in [*positional, *args.kwonlyargs, args.vararg, args.kwarg] if a is not None}
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults) :]], args.defaults))
+    defaults |= {a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
+    for name, default in defaults.items():
+        if _c_kind(default, constants, modules) == "const":
+            kinds[name] = "const"
+            variables.discard(name)
+    for i in seeds:
+        if i < len(positional):
+            kinds[positional[i].arg] = "size"
+            variables.discard(positional[i].arg)
+    assigned = {}
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            variables |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}  # a loop index
+        elif isinstance(node, (ast.With, ast.AsyncWith, ast.ExceptHandler)):
+            variables |= _names_stored(node)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and node.value is not None:
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if isinstance(target, ast.Name):
+                    assigned.setdefault(target.id, []).append(node.value)
+                elif isinstance(target, (ast.Tuple, ast.List)):
+                    items = node.value.elts if isinstance(node.value, (ast.Tuple, ast.List)) else None
+                    for k, t in enumerate(target.elts):
+                        if isinstance(t, ast.Name):
+                            value = items[k] if items is not None and len(items) == len(target.elts) else node.value
+                            assigned.setdefault(t.id, []).append(value)
+                        else:
+                            variables |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            variables |= set(node.names)
+    for name in variables:
+        kinds.pop(name, None)
+    for _ in range(4):  # names computed from sizes, from names computed from sizes, ...
+        for name, values in assigned.items():
+            if name in variables:
+                continue
+            found = [_c_kind(v, kinds, modules) for v in values]
+            kind = _c_combined(found)
+            if kind is None:
+                kinds.pop(name, None)
+            else:
+                kinds[name] = kind
+    return kinds
+
+
+def _names_stored(node):
+    targets = []
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        targets = [item.optional_vars for item in node.items if item.optional_vars is not None]
+    elif isinstance(node, ast.ExceptHandler) and node.name:
+        return {node.name}
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def _c_combined(kinds):
+    if any(k is None for k in kinds):
+        return None
+    return "size" if "size" in kinds else "const"
+
+
+def _c_kind(node, kinds, modules):
+    """The kind of an expression: "size" (derived from a size of the inputs), "const" (constant-only), or None (it
+    holds a variable)."""
+    if node is None:
+        return "const"
+    if isinstance(node, ast.Constant):
+        return "const"
+    if isinstance(node, ast.Name):
+        return "const" if node.id in modules else kinds.get(node.id)
+    if isinstance(node, ast.Attribute):
+        if node.attr in _SIZE_ATTRIBUTES:
+            return "size"
+        if _called(node.value) in ("finfo", "iinfo"):
+            return "const"  # np.finfo(o.dtype).maxexp: whatever its argument
+        return _c_kind(node.value, kinds, modules)
+    if isinstance(node, ast.Subscript):
+        if (
+            isinstance(node.slice, ast.Constant)
+            and node.slice.value in _SIZE_KEYS
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "state"
+        ):
+            return "size"  # state["t"]
+        return _c_combined([_c_kind(node.value, kinds, modules), _c_kind(node.slice, kinds, modules)])
+    if isinstance(node, ast.Slice):
+        return _c_combined([_c_kind(x, kinds, modules) for x in (node.lower, node.upper, node.step)])
+    if isinstance(node, ast.Call):
+        called = _called(node)
+        if called in ("finfo", "iinfo"):
+            return "const"
+        if called in _C_SIZE_CALLS and (
+            isinstance(node.func, ast.Name) or _c_kind(node.func.value, kinds, modules) == "const"
+        ):
+            return "size"
+        f = node.func
+        if isinstance(f, ast.Name):
+            if f.id not in _C_BUILTINS and f.id not in modules:
+                return None
+            parts = []
+        else:
+            parts = [_c_kind(f.value, kinds, modules)]  # np.arange(n), n.bit_length(), math.log2(n)
+        parts += [_c_kind(a.value if isinstance(a, ast.Starred) else a, kinds, modules) for a in node.args]
+        parts += [_c_kind(k.value, kinds, modules) for k in node.keywords]
+        return _c_combined(parts)
+    if isinstance(node, ast.BinOp):
+        return _c_combined([_c_kind(node.left, kinds, modules), _c_kind(node.right, kinds, modules)])
+    if isinstance(node, ast.UnaryOp):
+        return _c_kind(node.operand, kinds, modules)
+    if isinstance(node, ast.BoolOp):
+        return _c_combined([_c_kind(v, kinds, modules) for v in node.values])
+    if isinstance(node, ast.IfExp):
+        return _c_combined([_c_kind(x, kinds, modules) for x in (node.test, node.body, node.orelse)])
+    if isinstance(node, ast.Compare):
+        return _c_combined([_c_kind(x, kinds, modules) for x in (node.left, *node.comparators)])
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return _c_combined([_c_kind(x, kinds, modules) for x in node.elts])
+    return None
+
+
+def _c_listed(node, kinds, modules):
+    """Whether ``node`` is a comparison, a cap or a slice where a size meets a constant (not a trivial one)."""
+    if isinstance(node, ast.Compare):
+        if any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+            return False
+        sides = [node.left, *node.comparators]
+    elif (
+        isinstance(node, ast.Call)
+        and _called(node) in _C_CAPS
+        and (isinstance(node.func, ast.Name) and node.func.id in ("min", "max") or isinstance(node.func, ast.Attribute))
+    ):
+        f = node.func
+        method = isinstance(f, ast.Attribute) and _c_kind(f.value, kinds, modules) != "const"
+        if isinstance(f, ast.Attribute) and not method and _called(node) in ("min", "max"):
+            return False  # np.min(x): a reduction, not a cap
+        if method and _called(node) != "clip":
+            return False  # x.max(): a reduction
+        sides = [*([f.value] if method else []), *[a for a in node.args if not isinstance(a, ast.Starred)]]
+        sides += [k.value for k in node.keywords if k.arg in ("a_min", "a_max", "min", "max", "initial")]
+    elif isinstance(node, ast.Slice):
+        for bound in (node.lower, node.upper):
+            if bound is not None and _c_kind(bound, kinds, modules) == "const":
+                value = _folded(bound)
+                if not (isinstance(value, int) and value in _C_TRIVIAL):
+                    return True
+        return False
+    else:
+        return False
+    found = [_c_kind(side, kinds, modules) for side in sides]
+    sizes = [s for s, k in zip(sides, found) if k == "size"]
+    constants = [s for s, k in zip(sides, found) if k == "const"]
+    if not sizes or not constants:
+        return False
+    limit = 3 if all(_c_rank(s, kinds) for s in sizes) else 2
+    involved = [*constants, *(c for s in sizes for c in _c_numbers(s, kinds, modules))]
+    involved = [e for c in involved for e in (c.elts if isinstance(c, (ast.Tuple, ast.List)) else [c])]
+    values = [_folded(c) for c in involved]
+    return not all(isinstance(v, (int, float)) and float(v).is_integer() and -2 <= v <= limit for v in values)
+
+
+def _c_numbers(node, kinds, modules):
+    """The constants inside a size expression that take part in its value (``T - window``'s window; not
+    `.shape[1]`'s index, an axis, or the name of a module)."""
+    if _c_kind(node, kinds, modules) == "const":
+        return [] if isinstance(node, ast.Name) and node.id in modules else [node]
+    if isinstance(node, ast.Subscript):
+        return _c_numbers(node.value, kinds, modules)
+    if isinstance(node, ast.Call):
+        return [c for a in node.args for c in _c_numbers(a, kinds, modules)]
+    if isinstance(node, ast.Attribute):
+        return _c_numbers(node.value, kinds, modules)
+    return [c for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr)
+            for c in _c_numbers(child, kinds, modules)]  # fmt: skip
+
+
+def _c_rank(node, kinds):
+    return _is_rank(node, set()) or (isinstance(node, ast.Attribute) and node.attr == "ndim")
+
+
+# -- rule d: introspection. The grader cannot vouch for code that inspects or changes the process it runs in (its
+# tracer, its frames, its modules): an exercise needs none of it. So the graded function and the code it reaches by
+# name, the top level of its cells, and the functions that top level reaches by name (it may call them) are listed
+# where they import anything but numpy, math, warnings, functools, itertools, collections, heapq and operator (in
+# the exercise's own cell; rnn_core's imports are the grader's own matter: see _neutralised), or
+# use the names sys, gc, inspect, ctypes, builtins, importlib, eval, exec, compile, __import__, globals, locals,
+# vars, breakpoint or open, a dunder attribute (`f.__code__`), getattr/setattr/delattr with a name that is not a
+# string literal (or one that names what is listed here), or the attributes of frames, tracers and modules
+# (gettrace, settrace, setprofile, _getframe, f_globals, f_locals, f_back, modules, ...).
+
+_D_IMPORTS = frozenset(
+    {"numpy", "math", "warnings", "functools", "itertools", "collections", "heapq", "operator", "__future__",
+     "rnn_core"}
+)  # fmt: skip
+_D_NAMES = frozenset(
+    {"sys", "gc", "inspect", "ctypes", "builtins", "importlib", "eval", "exec", "compile", "__import__", "globals",
+     "locals", "vars", "breakpoint", "open", "__builtins__"}
+)  # fmt: skip
+_D_ATTRIBUTES = frozenset(
+    {"gettrace", "settrace", "setprofile", "getprofile", "_getframe", "f_globals", "f_locals", "f_back", "modules",
+     "f_builtins", "f_trace", "f_code", "tb_frame", "gi_frame", "cr_frame", "ag_frame", "ctypeslib"}
+)  # fmt: skip
+_D_BY_NAME = frozenset({"getattr", "setattr", "delattr", "attrgetter", "methodcaller"})
+_DUNDER = re.compile(r"^__\w+__$")
+
+
+def introspection(sources, function):
+    """[(label, line, text)]: where the exercise's cells inspect or change the process: the graded function and what
+    it reaches by name, the cells' top level (a class's body whole), and the functions that top level reaches by name,
+    which it may call (rule d; the comment above says exactly what counts). An import at the top of an earlier cell
+    (another exercise's plot) is left to that cell's own exercise: what it could do is listed where it is used."""
+    functions, _ = _reach(sources, function)
+    found, used = {}, set()
+    own = sources[-1][0] if sources else None  # the exercise's own cell (or my_rnn.py)
+    for label, source in sources:
+        try:
+            tree = _parse(source)
+        except _UNPARSABLE:
+            continue
+        todo = list(tree.body)
+        while todo:
+            n = todo.pop()
+            if _d_listed(n) and (label == own or not isinstance(n, (ast.Import, ast.ImportFrom))):
+                found.setdefault((label, n.lineno), None)
+            if isinstance(n, ast.Name):
+                used.add(n.id)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                a = n.args  # its decorators and defaults run at the top level; its body when called
+                todo += [*n.decorator_list, *a.defaults, *(d for d in a.kw_defaults if d is not None)]
+            else:
+                todo += list(ast.iter_child_nodes(n))
+    for name in sorted(used):
+        functions += _reach(sources, name)[0]
+    for label, node in functions:
+        for n in ast.walk(node):
+            if _d_listed(n):
+                found.setdefault((label, n.lineno), None)
+    return [(label, line, _line_text(sources, label, line)) for label, line in sorted(found, key=_order(sources))]
+
+
+def _d_listed(node):
+    if isinstance(node, ast.Import):
+        return any(a.name.split(".")[0] not in _D_IMPORTS for a in node.names)
+    if isinstance(node, ast.ImportFrom):
+        return node.level > 0 or (node.module or "").split(".")[0] not in _D_IMPORTS
+    if isinstance(node, ast.Name):
+        return node.id in _D_NAMES
+    if isinstance(node, ast.Attribute):
+        return bool(_DUNDER.match(node.attr)) or node.attr in _D_ATTRIBUTES
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        text = node.value
+        return (bool(_DUNDER.match(text)) and text != "__main__") or text in _D_ATTRIBUTES  # getattr(f, "__code__")
+    if isinstance(node, ast.Call) and _called(node) in _D_BY_NAME:
+        named = node.args[1:2] if _called(node) in ("getattr", "setattr", "delattr") else node.args[:1]
+        return not all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in named) or not named
+    return False
 
 
 def _points(points, names):

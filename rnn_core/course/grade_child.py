@@ -28,7 +28,7 @@ cells have run (what each raised, and what the function's name holds), then per 
 value, "args": args as the function left them, "updates": [...]}`` or ``{"raised": ...}``, each with
 ``"lines"`` (``[[cell index, line], ...]``: the lines of the cells' code that ran for the first time during
 this call, traced with sys.settrace) and ``"traced"`` (whether the tracing was still the grader's when the
-call returned). The grader lists the lines of the graded function that no case ran (see ``Lines``).
+call returned). The grader lists the lines of the graded function that no case ran (see ``lines_traced``).
 
 Identity is kept as the checker needs it to see aliasing and state kept between calls: an argument
 the function changed in place is sent back marked "same" (the parent writes the new values into its
@@ -505,72 +505,78 @@ def _innermost(exc, labels):
     return [last.filename, last.name, last.lineno] if last else None
 
 
-class Lines:
+BUDGET = 1_000_000  # line events followed in one call: past it, the rest of the call runs untraced
+
+
+def lines_traced(labels):
     """Which lines of the submission's code run during the calls (sys.settrace): the grader's review lists the lines
     of the graded function that no hidden case ran. Only frames of the cells' own code are traced, a line already
     seen costs one set lookup, and a code object whose every line has run is traced no more. Tracing slows a
     pure-Python loop (one over 180,000 entries ran 7 times slower), so the grader gives a call more time; past
-    BUDGET lines in one call, the call runs untraced, and the reply says so."""
+    BUDGET lines in one call, the call runs untraced, and the reply says so.
 
-    BUDGET = 1_000_000  # line events followed in one call: past it, the rest of the call runs untraced
+    Returns (start, stop, report): plain closures, so that the tracer sys.gettrace() returns is a function, not a
+    bound method whose ``__self__`` hands the sets of lines seen to the code it traces (hostile37c, finding 2;
+    reaching them through ``__closure__`` is a dunder attribute, which the review's rule d lists)."""
+    index = {label: i for i, label in enumerate(labels)}  # cell label -> its index in the job
+    seen, new, done, left = set(), [], set(), {}
+    count = [0, False]  # line events in this call; whether a call went past BUDGET
 
-    def __init__(self, labels):
-        self.labels = {label: i for i, label in enumerate(labels)}  # cell label -> its index in the job
-        self.seen, self.new, self.done, self.left = set(), [], set(), {}
-        self.events, self.over = 0, False
+    def line(frame, event, arg):
+        if event != "line":
+            return line
+        count[0] += 1
+        code, lineno = frame.f_code, frame.f_lineno
+        todo = left.get(code)
+        if todo is not None and lineno not in todo:  # a line this code has run before: the common case
+            if count[0] > BUDGET:
+                count[1] = True
+                frame.f_trace_lines = False
+                return None
+            return line
+        key = (index[code.co_filename], lineno)
+        if key not in seen:
+            seen.add(key)
+            new.append(list(key))
+        if todo is not None:
+            todo.discard(lineno)
+            if not todo:  # every line of this code has run: no more tracing of it
+                done.add(code)
+                frame.f_trace_lines = False
+                return None
+        return line
 
-    def start(self):
-        self.events = 0
-        sys.settrace(self.trace)
+    def trace(frame, event, arg):
+        code = frame.f_code
+        if code in done or code.co_filename not in index or count[0] > BUDGET:
+            return None
+        if code not in left:
+            numbers = {n for _, _, n in code.co_lines() if n is not None}
+            left[code] = numbers - {code.co_firstlineno} if len(numbers) > 1 else numbers
+        return line
 
-    def stop(self):
+    def start():
+        count[0] = 0
+        sys.settrace(trace)
+
+    def stop():
         """Whether tracing was still the grader's when the call returned (the cell's code may switch it off)."""
-        ours = sys.gettrace() == self.trace
+        ours = sys.gettrace() is trace
         sys.settrace(None)
         return ours
 
-    def trace(self, frame, event, arg):
-        code = frame.f_code
-        if code in self.done or code.co_filename not in self.labels or self.events > self.BUDGET:
-            return None
-        if code not in self.left:
-            lines = {n for _, _, n in code.co_lines() if n is not None}
-            self.left[code] = lines - {code.co_firstlineno} if len(lines) > 1 else lines
-        return self.line
-
-    def line(self, frame, event, arg):
-        if event != "line":
-            return self.line
-        self.events += 1
-        code, lineno = frame.f_code, frame.f_lineno
-        left = self.left.get(code)
-        if left is not None and lineno not in left:  # a line this code has run before: the common case
-            if self.events > self.BUDGET:
-                self.over = True
-                frame.f_trace_lines = False
-                return None
-            return self.line
-        key = (self.labels[code.co_filename], lineno)
-        if key not in self.seen:
-            self.seen.add(key)
-            self.new.append(list(key))
-        if left is not None:
-            left.discard(lineno)
-            if not left:  # every line of this code has run: no more tracing of it
-                self.done.add(code)
-                frame.f_trace_lines = False
-                return None
-        return self.line
-
-    def report(self, ours):
+    def report(ours):
         """What a reply carries: the lines first run since the last reply, and whether tracing stayed on."""
-        new, self.new = self.new[:100_000], []
-        return {"lines": new, "traced": bool(ours), **({"partly": True} if self.over else {})}
+        sent = new[:100_000]
+        del new[:]
+        return {"lines": sent, "traced": bool(ours), **({"partly": True} if count[1] else {})}
+
+    return start, stop, report
 
 
 def serve(rfd, wfd, fn, labels):
     kept, alive = {}, []
-    lines = Lines(labels)
+    start, stop, report = lines_traced(labels)
     while True:
         try:
             header, blobs = receive(rfd)
@@ -581,14 +587,14 @@ def serve(rfd, wfd, fn, labels):
         alive.append(args)  # no later call's arguments can reuse these ids
         try:
             with np.errstate(all="ignore"):
-                lines.start()
+                start()
                 try:
                     raw = fn(*args)
                 finally:
-                    ours = lines.stop()
+                    ours = stop()
         except BaseException as exc:
             message = {"raised": {"type": _type_name(exc), "message": _describe(exc), "at": _innermost(exc, labels)}}
-            send(wfd, {**message, **lines.report(ours)})
+            send(wfd, {**message, **report(ours)})
             continue
         encoder = Encoder(decoder.originals, kept)
         try:
@@ -597,9 +603,9 @@ def serve(rfd, wfd, fn, labels):
             updates = encoder.updates()
         except BaseException as exc:  # a strange object whose reading raised
             message = {"raised": {"type": _type_name(exc), "message": _describe(exc), "reading": True}}
-            send(wfd, {**message, **lines.report(ours)})
+            send(wfd, {**message, **report(ours)})
             continue
-        send(wfd, {"returned": returned, "args": after, "updates": updates, **lines.report(ours)}, encoder.blobs)
+        send(wfd, {"returned": returned, "args": after, "updates": updates, **report(ours)}, encoder.blobs)
 
 
 # -- the sandbox: what the cells may read, once numpy is imported ----------------------------------------
