@@ -135,8 +135,7 @@ def step_forward(params, x_t, h_prev):
       layer below's h_t, (H,) or (B, H) (with that layer's arrays under these names).
     h_prev: h_{t-1}, (H,) or (B, H).
     Returns (h_t, cache): h_t shaped like h_prev; cache, a dict of what step_backward needs:
-    x, h_prev, the gates r, z, the candidate n, and m: h_bar = W_hn h_{t-1}, under the name notebook
-    09's cache gives it.
+    x, h_prev, the gates r, z, the candidate n, and h_bar = W_hn h_{t-1} (notebook 09's h̄_t).
     """
     H = params["W_h"].shape[1]
     # W_x x_t + b, with one-hot x_t: column x_t of W_x, plus b; and W_h h_{t-1}: (B, H) @ (H, 3H) -> (B, 3H)
@@ -147,7 +146,7 @@ def step_forward(params, x_t, h_prev):
     h_bar = a_h[..., 2 * H : 3 * H]  # W_hn h_{t-1}
     n = np.tanh(a_x[..., 2 * H : 3 * H] + r * h_bar)
     h = z * h_prev + (1.0 - z) * n
-    cache = {"x": x_t, "h_prev": h_prev, "r": r, "z": z, "n": n, "m": h_bar}  # notebook 09's cache calls h_bar m
+    cache = {"x": x_t, "h_prev": h_prev, "r": r, "z": z, "n": n, "h_bar": h_bar}
     return h, cache
 
 
@@ -161,11 +160,11 @@ def step_backward(params, dh_t, cache, *, return_dx=False):
     dW_x (3H, V), dW_h (3H, H) and db (3H,); with return_dx, (dh_prev, grads, dx_t), dx_t =
     W_x^T [delta_r; delta_z; delta_n], what reaches the input: in a stack, the layer below's h_t.
     """
-    r, z, n, h_bar, h_prev = (cache[k] for k in ("r", "z", "n", "m", "h_prev"))
+    r, z, n, h_bar, h_prev = (cache[k] for k in ("r", "z", "n", "h_bar", "h_prev"))
     # back through h_t = z_t * h_{t-1} + (1 - z_t) * n_t
     dn = dh_t * (1.0 - z)
     dz = dh_t * (h_prev - n)
-    # back through n_t = tanh(a_n), a_n = W_xn x_t + r_t * h_bar_t + b_n (the cache's m is h_bar_t)
+    # back through n_t = tanh(a_n), a_n = W_xn x_t + r_t * h_bar_t + b_n
     delta_n = dn * (1.0 - n**2)
     dh_bar = delta_n * r
     dr = delta_n * h_bar

@@ -151,17 +151,17 @@ def gru_step_forward(params, x_t, h_prev):
     W_x, W_h, b = params["W_x"], params["W_h"], params["b"]
     r = sigmoid(W_x[:H, x_t] + W_h[:H] @ h_prev + b[:H])
     z = sigmoid(W_x[H : 2 * H, x_t] + W_h[H : 2 * H] @ h_prev + b[H : 2 * H])
-    m = W_h[2 * H :] @ h_prev
-    n = np.tanh(W_x[2 * H :, x_t] + b[2 * H :] + r * m)
+    h_bar = W_h[2 * H :] @ h_prev
+    n = np.tanh(W_x[2 * H :, x_t] + b[2 * H :] + r * h_bar)
     h = (1.0 - z) * n + z * h_prev
-    return h, {"x": x_t, "h_prev": h_prev, "r": r, "z": z, "n": n, "m": m}
+    return h, {"x": x_t, "h_prev": h_prev, "r": r, "z": z, "n": n, "h_bar": h_bar}
 
 
 def gru_step_backward(params, dh_t, cache):
-    r, z, n, m, h_prev = cache["r"], cache["z"], cache["n"], cache["m"], cache["h_prev"]
+    r, z, n, h_bar, h_prev = cache["r"], cache["z"], cache["n"], cache["h_bar"], cache["h_prev"]
     da_n = dh_t * (1.0 - z) * (1.0 - n * n)
     da_z = dh_t * (h_prev - n) * z * (1.0 - z)
-    da_r = da_n * m * r * (1.0 - r)
+    da_r = da_n * h_bar * r * (1.0 - r)
     to_x = np.concatenate([da_r, da_z, da_n])
     to_h = np.concatenate([da_r, da_z, da_n * r])
     dW_x = np.zeros_like(params["W_x"])

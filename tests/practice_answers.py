@@ -251,16 +251,16 @@ def plain_gru_step_forward(params, x_t, h_prev):
         for k, name in enumerate("rzn")
     }
     r, z = (sigmoid(sum(pre[name])) for name in "rz")
-    x_part, m, b_n = pre["n"]
-    n = np.tanh(x_part + r * m + b_n)
-    return (1 - z) * n + z * h_prev, {"x": x_t, "h_prev": h_prev, "r": r, "z": z, "n": n, "m": m}
+    x_part, h_bar, b_n = pre["n"]
+    n = np.tanh(x_part + r * h_bar + b_n)
+    return (1 - z) * n + z * h_prev, {"x": x_t, "h_prev": h_prev, "r": r, "z": z, "n": n, "h_bar": h_bar}
 
 
 def plain_gru_step_backward(params, dh_t, cache, direct=True, swapped=False):
-    r, z, n, m, h_prev = cache["r"], cache["z"], cache["n"], cache["m"], cache["h_prev"]
+    r, z, n, h_bar, h_prev = cache["r"], cache["z"], cache["n"], cache["h_bar"], cache["h_prev"]
     keep = 1 - z if swapped else z  # swapped: the derivative of h_t = (1 - z) h_{t-1} + z n, the other convention
     da_n = dh_t * (1 - keep) * (1 - n * n)
-    da_r = da_n * m * r * (1 - r)
+    da_r = da_n * h_bar * r * (1 - r)
     da_z = dh_t * (h_prev - n) * (-1 if swapped else 1) * z * (1 - z)
     x = np.eye(params["W_x"].shape[1])[cache["x"]]
     da_x, da_h = np.concatenate([da_r, da_z, da_n]), np.concatenate([da_r, da_z, da_n * r])

@@ -99,7 +99,7 @@ def test_the_step_functions_take_and_return_what_their_notebook_derives(cell):
         back = (np.ones((3, 4)), np.zeros((3, 4)), cache)
     else:
         h, cache = module.step_forward(params, x_t, h_prev)
-        assert h.shape == (3, 4) and set(cache) == {"x", "h_prev", *module.GATES, "m"}
+        assert h.shape == (3, 4) and set(cache) == {"x", "h_prev", *module.GATES, "h_bar"}
         back = (np.ones((3, 4)), cache)
     out = module.step_backward(params, *back)
     grads = out[-1]

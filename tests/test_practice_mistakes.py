@@ -416,9 +416,9 @@ def test_gru_step_forward_mistakes():
         H = len(h_prev)
         h, cache = plain_gru_step_forward(params, x_t, h_prev)
         r, z = cache["r"], cache["z"]
-        m = params["W_h"][2 * H :] @ (r * h_prev)
-        n = np.tanh(params["W_x"][2 * H :, x_t] + m + params["b"][2 * H :])
-        return z * h_prev + (1 - z) * n, {**cache, "n": n, "m": m}
+        h_bar = params["W_h"][2 * H :] @ (r * h_prev)
+        n = np.tanh(params["W_x"][2 * H :, x_t] + h_bar + params["b"][2 * H :])
+        return z * h_prev + (1 - z) * n, {**cache, "n": n, "h_bar": h_bar}
 
     result = assert_wrong("gru.step_forward", reset_before, ["h", "cache"], mistake="the reset gate before W_hn")
     assert "Cho et al." in result.message
@@ -432,12 +432,12 @@ def test_gru_step_forward_mistakes():
 
     assert_wrong("gru.step_forward", order_zrn, ["h", "cache"], mistake="the gates read from the wrong rows")
 
-    def no_m(params, x_t, h_prev):
+    def no_h_bar(params, x_t, h_prev):
         h, cache = plain_gru_step_forward(params, x_t, h_prev)
-        return h, {k: v for k, v in cache.items() if k != "m"}
+        return h, {k: v for k, v in cache.items() if k != "h_bar"}
 
-    result = assert_wrong("gru.step_forward", no_m, ["cache"])
-    assert "cache: no key 'm'" in result.message
+    result = assert_wrong("gru.step_forward", no_h_bar, ["cache"])
+    assert "cache: no key 'h_bar'" in result.message
 
 
 def test_gru_step_backward_mistakes():
@@ -825,11 +825,11 @@ def test_rows_colon_y_in_one_hot_is_named():
     assert_wrong("one_hot", one_hot, ["one_hot"], mistake="rows[:, y] = 1")
 
 
-def test_the_grus_delta_n_where_the_gradient_of_m_belongs_is_named():
+def test_the_grus_delta_n_where_the_gradient_of_h_bar_belongs_is_named():
     def gru_step_backward(params, dh_t, cache):
-        r, z, n, m, h_prev = (cache[k] for k in ("r", "z", "n", "m", "h_prev"))
+        r, z, n, h_bar, h_prev = (cache[k] for k in ("r", "z", "n", "h_bar", "h_prev"))
         delta_n = dh_t * (1 - z) * (1 - n**2)
-        delta_r = delta_n * m * r * (1 - r)
+        delta_r = delta_n * h_bar * r * (1 - r)
         delta_z = dh_t * (h_prev - n) * z * (1 - z)
         delta = np.concatenate([delta_r, delta_z, delta_n])
         dW_x = np.zeros_like(params["W_x"])
@@ -986,7 +986,7 @@ def _adam_eps_inside(params, grads, state, lr, beta1=0.9, beta2=0.999, eps=1e-8)
 def _gru_without_reset(params, x_t, h_prev):
     h, cache = plain_gru_step_forward(params, x_t, h_prev)
     H = len(h_prev)
-    n = np.tanh(params["W_x"][2 * H :, x_t] + cache["m"] + params["b"][2 * H :])
+    n = np.tanh(params["W_x"][2 * H :, x_t] + cache["h_bar"] + params["b"][2 * H :])
     return cache["z"] * h_prev + (1 - cache["z"]) * n, {**cache, "n": n}
 
 

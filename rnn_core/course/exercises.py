@@ -2000,26 +2000,26 @@ def _gru_forward_model(args, s, case):
     W_x, W_h, b = params["W_x"], params["W_h"], params["b"]
     r = F.sigmoid(W_x[rows["r"], x_t] + W_h[rows["r"]] @ h_prev + b[rows["r"]])
     z = F.sigmoid(W_x[rows["z"], x_t] + W_h[rows["z"]] @ h_prev + b[rows["z"]])
-    m, added, _ = s.reset(W_h[rows["n"]], r, h_prev)
+    h_bar, added, _ = s.reset(W_h[rows["n"]], r, h_prev)
     n = s.candidate(W_x[rows["n"], x_t] + added + b[rows["n"]])
     keep, _ = s.keep(z)
-    return keep * h_prev + (1 - keep) * n, {"x": x_t, "h_prev": h_prev, "r": r, "z": z, "n": n, "m": m}
+    return keep * h_prev + (1 - keep) * n, {"x": x_t, "h_prev": h_prev, "r": r, "z": z, "n": n, "h_bar": h_bar}
 
 
 def _reset_after(W_hn, r, h_prev):
-    m = W_hn @ h_prev
-    return m, r * m, False  # m, what the candidate adds, whether r acts inside W_hn's product
+    h_bar = W_hn @ h_prev
+    return h_bar, r * h_bar, False  # h̄, what the candidate adds, whether r acts inside W_hn's product
 
 
 GRU_STEPS = {
     "stacking": lambda: _GRU_GATES,
-    "reset": _reset_after,  # r ⊙ (W_hn h_{t−1}): r scales m = W_hn h_{t−1} after the product
+    "reset": _reset_after,  # r ⊙ (W_hn h_{t−1}): r scales h̄ = W_hn h_{t−1} after the product
     "candidate": np.tanh,
     "keep": lambda z: (z, 1.0),  # (the gate that keeps h_{t−1}, the sign of ∂h_t/∂z_t's convention)
     "candidate_slope": lambda n: 1 - n**2,
     "direct": lambda dh, keep: dh * keep,  # ∂h_t/∂h_{t−1} directly
     "dz_sign": lambda: 1.0,
-    "dm": lambda da_n, r: da_n * r,  # ∇h̄ L = δ⁽ⁿ⁾ ⊙ r (h̄_t = W_hn h_{t−1}, the cache's m)
+    "dh_bar": lambda da_n, r: da_n * r,  # ∇h̄ L = δ⁽ⁿ⁾ ⊙ r (h̄_t = W_hn h_{t−1}, the cache's h_bar)
 }
 
 GRU_FORWARD_MISTAKES = Mistakes()
@@ -2087,7 +2087,7 @@ def _gru_backward_cases(rng):
 
 def _gru_backward_model(args, s, case):
     params, dh_t, cache = args
-    r, z, n, m, h_prev = (cache[k] for k in ("r", "z", "n", "m", "h_prev"))
+    r, z, n, h_bar, h_prev = (cache[k] for k in ("r", "z", "n", "h_bar", "h_prev"))
     H = h_prev.shape[0]
     W_hn = params["W_h"][2 * H : 3 * H]
     keep, sign = s.keep(z)
@@ -2097,12 +2097,12 @@ def _gru_backward_model(args, s, case):
     _, _, inside = s.reset(W_hn, r, h_prev)
     if inside:  # the reset gate before W_hn: n reads W_hn (r ⊙ h_{t−1})
         d_rh = W_hn.T @ da_n
-        dm, dr, through_n, read = da_n, d_rh * h_prev, d_rh * r, r * h_prev
+        dh_bar, dr, through_n, read = da_n, d_rh * h_prev, d_rh * r, r * h_prev
     else:
-        dm, dr, through_n, read = s.dm(da_n, r), da_n * m, 0.0, h_prev
+        dh_bar, dr, through_n, read = s.dh_bar(da_n, r), da_n * h_bar, 0.0, h_prev
     da_r, da_z = dr * r * (1 - r), dz * z * (1 - z)
     blocks_x = {"r": da_r, "z": da_z, "n": da_n}
-    blocks_h = {"r": da_r, "z": da_z, "n": dm}
+    blocks_h = {"r": da_r, "z": da_z, "n": dh_bar}
     stacking = s.stacking()
     da_x = np.concatenate([blocks_x[gate] for gate in stacking])
     da_h = np.concatenate([blocks_h[gate] for gate in stacking])
@@ -2147,12 +2147,12 @@ def sigmoid_slope_for_n(n):
 
 
 @GRU_BACKWARD_MISTAKES(
-    "dm",
+    "dh_bar",
     "δ⁽ⁿ⁾ where ∇h̄ belongs",
     "W_h's candidate block multiplies h_{t−1} into h̄_t, and the candidate reads r_t ⊙ h̄_t: what reaches h̄_t is "
     "∇h̄ L = δ⁽ⁿ⁾ ⊙ r_t, not δ⁽ⁿ⁾ itself (W_x's and b's candidate blocks do get δ⁽ⁿ⁾).",
 )
-def delta_n_for_dm(da_n, r):
+def delta_n_for_dh_bar(da_n, r):
     return da_n
 
 
@@ -3384,7 +3384,7 @@ EXERCISE_LIST = (
         "sigmoids of their blocks of W_x x_t + W_h h_{t−1} + b. The candidate is the tanh of its block "
         "of W_x x_t + b plus r ⊙ m, where m is the candidate's block of W_h times h_{t−1}: the reset gate "
         "scales m after the product. Then h_t = z ⊙ h_{t−1} + (1 − z) ⊙ n: z keeps the old state. The "
-        "cache is a dict with the keys of rnn_core.gru.step_forward's: x, h_prev, r, z, n and m.",
+        "cache is a dict with the keys of rnn_core.gru.step_forward's: x, h_prev, r, z, n and h_bar.",
     ),
     Exercise(
         "gru.step_backward",

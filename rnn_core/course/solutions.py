@@ -381,10 +381,10 @@ def gru_step_forward(params, x_t, h_prev):
     a_h = params["W_h"] @ h_prev  # (3H,): W_h h_{t-1}, all three blocks at once
     r = sigmoid(a_x[0:H] + a_h[0:H])
     z = sigmoid(a_x[H : 2 * H] + a_h[H : 2 * H])
-    m = a_h[2 * H : 3 * H]  # W_hn h_{t-1}
-    n = np.tanh(a_x[2 * H : 3 * H] + r * m)  # the reset gate scales m after the product
+    h_bar = a_h[2 * H : 3 * H]  # W_hn h_{t-1}
+    n = np.tanh(a_x[2 * H : 3 * H] + r * h_bar)  # the reset gate scales h_bar after the product
     h = z * h_prev + (1 - z) * n  # z keeps the old state
-    return h, {"x": x_t, "h_prev": h_prev, "r": r, "z": z, "n": n, "m": m}
+    return h, {"x": x_t, "h_prev": h_prev, "r": r, "z": z, "n": n, "h_bar": h_bar}
 """,
         r"""
 The usual mistakes, each named by the check: $z$ and $1 - z$ swapped, the other papers' convention <!--
@@ -397,14 +397,14 @@ order than r, z, n <!-- practice:mistake gru.step_forward/blocks-stacked-zrn -->
     "gru.step_backward": Solution(
         """
 def gru_step_backward(params, dh_t, cache):
-    r, z, n, m, h_prev = (cache[name] for name in ("r", "z", "n", "m", "h_prev"))
+    r, z, n, h_bar, h_prev = (cache[name] for name in ("r", "z", "n", "h_bar", "h_prev"))
     # 3. to the candidate and to the update gate
     dn, dz = dh_t * (1 - z), dh_t * (h_prev - n)
     delta_n = dn * (1 - n**2)  # 4. through the tanh
-    dm, dr = delta_n * r, delta_n * m  # 5. through r * m
+    dh_bar, dr = delta_n * r, delta_n * h_bar  # 5. through r * h_bar
     delta_r, delta_z = dr * r * (1 - r), dz * z * (1 - z)  # 6. through the sigmoids
     delta = np.concatenate([delta_r, delta_z, delta_n])  # 7. what the input side sees
-    delta_h = np.concatenate([delta_r, delta_z, dm])  # ... and the recurrent side
+    delta_h = np.concatenate([delta_r, delta_z, dh_bar])  # ... and the recurrent side
     dW_x = np.zeros_like(params["W_x"])
     dW_x[:, cache["x"]] = delta  # only column x_t
     grads = {"W_x": dW_x, "W_h": np.outer(delta_h, h_prev), "b": delta}
@@ -414,9 +414,9 @@ def gru_step_backward(params, dh_t, cache):
         r"""
 The usual mistakes, each named by the check: leaving out the direct path $z_t \odot \nabla_{h_t} L$ <!--
 practice:mistake gru.step_backward/no-direct-path -->; $\delta^{(n)}_t$ where $W_h$'s third block needs
-$\nabla_{\bar h_t} L = \delta^{(n)}_t \odot r_t$ <!-- practice:mistake gru.step_backward/delta-n-for-dm -->; $h_{t-1} -
-n_t$ the wrong way round <!-- practice:mistake gru.step_backward/update-gate-sign-flipped -->; and the other papers'
-conventions <!-- practice:mistake gru.step_backward/z-and-one-minus-z-swapped --> <!-- practice:mistake
+$\nabla_{\bar h_t} L = \delta^{(n)}_t \odot r_t$ <!-- practice:mistake gru.step_backward/delta-n-for-dh-bar -->;
+$h_{t-1} - n_t$ the wrong way round <!-- practice:mistake gru.step_backward/update-gate-sign-flipped -->; and the
+other papers' conventions <!-- practice:mistake gru.step_backward/z-and-one-minus-z-swapped --> <!-- practice:mistake
 gru.step_backward/reset-before-W-hn -->. `practice.hint("gru.step_backward")` gives a nudge;
 `practice.solution("gru.step_backward")` prints this answer.
 """,
