@@ -1514,8 +1514,9 @@ def _reviewed(ex, outcome):
     if inspects:
         findings.append(
             f"code that inspects or changes the process it runs in {_where(ex, inspects)}: an exercise needs none of "
-            "this (imports beyond numpy, math, warnings, functools, itertools, collections, heapq and operator; sys, "
-            "gc, inspect, eval, exec, open, globals; dunder attributes; getattr with a computed name), and the grader "
+            "this (imports beyond numpy, math, warnings, functools, itertools, collections, heapq, operator, "
+            "typing, copy and dataclasses; sys, gc, inspect, eval, exec, open, globals; dunder attributes; getattr "
+            "with a computed name), and the grader "
             "cannot vouch for code that inspects or changes the process it runs in"
         )
     if outcome.get("status") == "passed" and ran is not None:
@@ -2375,16 +2376,17 @@ def _c_rank(node, kinds):
 # -- rule d: introspection. The grader cannot vouch for code that inspects or changes the process it runs in (its
 # tracer, its frames, its modules): an exercise needs none of it. So the graded function and the code it reaches by
 # name, the top level of its cells, and the functions that top level reaches by name (it may call them) are listed
-# where they import anything but numpy, math, warnings, functools, itertools, collections, heapq and operator (in
-# the exercise's own cell; rnn_core's imports are the grader's own matter: see _neutralised), or
+# where they import anything but numpy, math, warnings, functools, itertools, collections, heapq, operator, typing,
+# copy and dataclasses (in the exercise's own cell; rnn_core's imports are the grader's own matter: see _neutralised),
+# or
 # use the names sys, gc, inspect, ctypes, builtins, importlib, eval, exec, compile, __import__, globals, locals,
 # vars, breakpoint or open, a dunder attribute (`f.__code__`), getattr/setattr/delattr with a name that is not a
 # string literal (or one that names what is listed here), or the attributes of frames, tracers and modules
 # (gettrace, settrace, setprofile, _getframe, f_globals, f_locals, f_back, modules, ...).
 
 _D_IMPORTS = frozenset(
-    {"numpy", "math", "warnings", "functools", "itertools", "collections", "heapq", "operator", "__future__",
-     "rnn_core"}
+    {"numpy", "math", "warnings", "functools", "itertools", "collections", "heapq", "operator", "typing", "copy",
+     "dataclasses", "__future__", "rnn_core"}
 )  # fmt: skip
 _D_NAMES = frozenset(
     {"sys", "gc", "inspect", "ctypes", "builtins", "importlib", "eval", "exec", "compile", "__import__", "globals",
