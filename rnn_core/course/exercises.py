@@ -2043,8 +2043,14 @@ def z_and_one_minus_z_swapped(z):
 
 @_gru_both("reset", "the reset gate before W_hn", _RESET_AFTER)
 def reset_before_W_hn(W_hn, r, h_prev):
-    m = W_hn @ (r * h_prev)
-    return m, m, True
+    h_bar = W_hn @ (r * h_prev)
+    return h_bar, h_bar, True
+
+
+@GRU_FORWARD_MISTAKES("reset", "the reset gate before W_hn", _RESET_AFTER)
+def reset_before_W_hn_h_bar_kept(W_hn, r, h_prev):
+    # the same cell with the cache's h_bar still W_hn h_{t-1}, as notebook 09 defines it
+    return W_hn @ h_prev, W_hn @ (r * h_prev), True
 
 
 @GRU_FORWARD_MISTAKES(
