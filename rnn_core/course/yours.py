@@ -1035,8 +1035,9 @@ From a notebook:
     practice.check_all(mine)  # your progress: every piece, checked
     practice.train_yours(mine, text, hidden_size=32, steps=300, seed=0)
 train_yours trains a network with your loss_and_grads (which, as notebook 04's stub
-writes it, loops over your step_forward and softmax), clip_global_norm and adam_update, and samples from it with
-your step_forward and softmax; with dropout=, your dropout_backward too.
+writes it, loops over your step_forward and softmax), clip_global_norm and
+adam_update, and samples from it with your step_forward and softmax; with dropout=,
+your dropout_backward too.
 
 Shapes, one sequence at a time, vectors 1-D: V characters, H hidden units, T steps.
 """
