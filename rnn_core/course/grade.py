@@ -1909,7 +1909,8 @@ def _guard(stmt):
     return all(_guard_statement(s) for s in stmt.body)
 
 
-_GUARD_CALLS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf", "any", "all"})
+_NAN_TESTS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf"})
+_GUARD_CALLS = _NAN_TESTS | {"any", "all"}
 
 
 def _guard_test(test):
@@ -1933,7 +1934,7 @@ def _guard_test(test):
     return (
         bool(calls)
         and all(_called(c) in _GUARD_CALLS for c in calls)
-        and any(_called(c) in ("isnan", "isinf", "isfinite", "isneginf", "isposinf") for c in calls)
+        and any(_called(c) in _NAN_TESTS for c in calls)
         and not any(isinstance(n, (ast.Compare, ast.BinOp, ast.Subscript)) for n in ast.walk(test))
     )  # np.isnan(o).any(), np.any(~np.isfinite(o)), math.isinf(x)
 
