@@ -12,10 +12,11 @@ uses a network (the trainer, sampling, bits per character, checkpoints, the comm
 gradient checker) looks the cell up here and never asks which one it is:
 
 - ``PARAM_NAMES`` (one layer's network), ``LAYER_NAMES`` (the arrays of one layer: layer k >= 1
-  has them with the suffix ``_k``), ``param_names(L)``; ``param_shapes(V, H, L=1)``,
-  ``count_params(V, H, L=1)``; ``init_params(V, H, seed=0, dtype=np.float64, *,
-  recurrent_scale=1.0, num_layers=1)`` (the gated cells also take their gate's bias by keyword:
-  ``forget_bias``, ``update_bias``); ``check_params(params)``;
+  has them with the suffix ``_k``), ``param_names(num_layers=1)``;
+  ``param_shapes(V, H, num_layers=1)``, ``count_params(V, H, num_layers=1)``;
+  ``init_params(V, H, seed=0, dtype=np.float64, *, recurrent_scale=1.0, num_layers=1)`` (the gated
+  cells also take their gate's bias by keyword: ``forget_bias``, ``update_bias``);
+  ``check_params(params)``;
 - ``STATE_NAMES``: the arrays of its state, ("h",) or ("h", "c"); ``BLOCKS``: the number of H-row
   blocks in a layer's weights (1 for the vanilla cell, 4 for the LSTM, 3 for the GRU);
 - ``forward(params, inputs, state0=None, *, dropout=0.0, seed=None, masks=None)``: a dict with

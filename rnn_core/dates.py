@@ -24,7 +24,7 @@ import datetime
 
 import numpy as np
 
-from ._validation import check_int
+from ._validation import check_choice, check_int
 from .seq2seq import BOS, EOS, PAD
 
 __all__ = [
@@ -59,6 +59,7 @@ def _ordinal(day):
 
 def written(date, form):
     """The date (a datetime.date) written in ``form`` (one of FORMS), e.g. "the 3rd of March, 1812"."""
+    check_choice(form, "form", FORMS)
     d, month, y = date.day, MONTHS[date.month - 1], date.year
     if form == "the_of":
         return f"the {_ordinal(d)} of {month}, {y}"
@@ -70,9 +71,7 @@ def written(date, form):
         return f"{WEEKDAYS[date.weekday()]} the {_ordinal(d)} of {month} {y}"
     if form == "abbreviated":
         return f"{month[:3]} {d}, {y}"
-    if form == "numeric":
-        return f"{d}/{date.month}/{y}"
-    raise ValueError(f"form must be one of {', '.join(repr(f) for f in FORMS)}, got {form!r}")
+    return f"{d}/{date.month}/{y}"  # "numeric", the last of FORMS
 
 
 def iso(date):

@@ -27,7 +27,9 @@ def _read_prime(params, cell, vocab, prime):
 
     The state is the cell's: h (H,), or the LSTM's pair (h, c); (L, H) each for a stack.
     """
-    if not isinstance(prime, str) or not prime:
+    if not isinstance(prime, str):
+        raise TypeError(f"prime must be a non-empty string, got {prime!r}")
+    if not prime:
         raise ValueError("prime must be a non-empty string: the network needs at least one character to start from")
     V = params["W_yh"].shape[0]
     if vocab.size != V:

@@ -13,6 +13,8 @@ import math
 
 import numpy as np
 
+from ._validation import check_number
+
 __all__ = [
     "global_norm",
     "clip_elementwise",
@@ -44,8 +46,7 @@ def global_norm(grads):
 
 def clip_elementwise(grads, limit):
     """Clamp every entry to [-limit, limit] (min-char-rnn's clipping). Returns new dict."""
-    if not limit > 0:
-        raise ValueError(f"clip limit must be > 0, got {limit!r}")
+    check_number(limit, "clip limit", low=0)
     return {k: np.clip(g, -limit, limit) for k, g in grads.items()}
 
 
@@ -55,8 +56,7 @@ def clip_global_norm(grads, max_norm):
     Unlike elementwise clipping this keeps the direction of the update.
     Returns (clipped grads, the global norm before clipping).
     """
-    if not max_norm > 0:
-        raise ValueError(f"max_norm must be > 0, got {max_norm!r}")
+    check_number(max_norm, "max_norm", low=0)
     norm = global_norm(grads)
     if norm <= max_norm or not math.isfinite(norm):
         return dict(grads), norm
@@ -65,8 +65,7 @@ def clip_global_norm(grads, max_norm):
 
 
 def _check_lr(lr):
-    if not (isinstance(lr, (int, float, np.floating)) and math.isfinite(lr) and lr > 0):
-        raise ValueError(f"learning rate must be a positive number, got {lr!r}")
+    check_number(lr, "learning rate", low=0)
 
 
 def sgd_init(params):

@@ -141,7 +141,8 @@ def _check_kind(cell, attention, bidirectional):
     """The cell's module (``cells.cell_module`` checks the name), once attention and bidirectional are checked."""
     module = cell_module(cell)
     if attention not in ATTENTIONS:
-        raise ValueError(f"attention must be None, 'additive' or 'dot', got {attention!r}")
+        kind = TypeError if not isinstance(attention, str) else ValueError  # (None is among them)
+        raise kind(f"attention must be None, 'additive' or 'dot', got {attention!r}")
     check_bool(bidirectional, "bidirectional")
     return module
 

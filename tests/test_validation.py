@@ -1,11 +1,24 @@
 """The one check of character (and class) indices, and the functions that call it: a wrong type is a
 TypeError, a wrong value a ValueError, each naming the argument."""
 
+import datetime
+
 import numpy as np
 import pytest
 
 import rnn_core
-from rnn_core import StreamBatcher, Vocabulary, bits_per_char, cross_entropy, one_hot, train
+from rnn_core import (
+    StreamBatcher,
+    Vocabulary,
+    bits_per_char,
+    cross_entropy,
+    dates,
+    one_hot,
+    optim,
+    practice,
+    seq2seq,
+    train,
+)
 from rnn_core._validation import check_indices
 
 
@@ -63,3 +76,27 @@ def test_indices_of_the_wrong_type_are_a_type_error_everywhere(call, name):
 def test_indices_out_of_range_are_a_value_error_everywhere(call, name):
     with pytest.raises(ValueError, match=f"^{name} holds index 3, outside "):
         call()
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: optim.clip_global_norm({"a": np.ones(2)}, "1"), "max_norm must be a number"),
+        (lambda: optim.clip_global_norm({"a": np.ones(2)}, None), "max_norm must be a number"),
+        (lambda: optim.clip_elementwise({"a": np.ones(2)}, "5"), "clip limit must be a number"),
+        (lambda: optim.sgd_update({"a": np.ones(2)}, {"a": np.ones(2)}, {}, "0.1"), "learning rate"),
+        (lambda: dates.written(datetime.date(1812, 3, 3), 3), "form must be one of"),
+        (lambda: seq2seq.init_params(5, 5, 4, attention=3), "attention must be None"),
+        (lambda: practice.your_cell(3, {}), "name must be one of 'lstm', 'gru'"),
+    ],
+)
+def test_other_arguments_of_the_wrong_type_are_a_type_error(call, message):
+    """Arguments the functions check by hand are a TypeError for a wrong type too, naming the argument."""
+    with pytest.raises(TypeError, match=message):
+        call()
+
+
+def test_a_prime_that_is_not_a_string_is_a_type_error():
+    params = rnn_core.init_params(3, 4, seed=0)
+    with pytest.raises(TypeError, match="prime must be a non-empty string, got 5"):
+        rnn_core.sample(params, Vocabulary("abc"), 5, 3)

@@ -80,7 +80,7 @@ from .._cell import (
     stack_loss,
     stack_loss_and_grads,
 )
-from .._validation import check_int, check_number
+from .._validation import check_choice, check_int, check_number
 from ..data import StreamBatcher
 from ..files import write_atomically
 from ..generate import draw_index
@@ -724,8 +724,7 @@ def your_cell(name, functions):
     ``check_params``, ``PARAM_NAMES`` and ``STATE_NAMES``. A notebook's code written for
     ``rnn_core.lstm`` runs unchanged with either.
     """
-    if name not in ("lstm", "gru"):
-        raise ValueError(f'name must be "lstm" or "gru", got {name!r}')
+    check_choice(name, "name", ("lstm", "gru"))
     found, source = _lookup(functions), _source_name(functions)
     chosen, yours = [], []
     for piece in (f"{name}.step_forward", f"{name}.step_backward"):
