@@ -130,8 +130,10 @@ def test_every_optimizer_keeps_float32_and_reduces_a_quadratic(name):
     assert sum(float((v**2).sum()) for v in params.values()) < start
 
 
-@pytest.mark.parametrize("lr", [0, -0.1, float("nan"), "0.1"])
-def test_bad_learning_rate(lr):
+@pytest.mark.parametrize(
+    "lr, error", [(0, ValueError), (-0.1, ValueError), (float("nan"), ValueError), ("0.1", TypeError)]
+)
+def test_bad_learning_rate(lr, error):
     p = {"w": np.ones(2)}
-    with pytest.raises(ValueError, match="learning rate"):
+    with pytest.raises(error, match="learning rate"):
         adam_update(p, p, adam_init(p), lr=lr)

@@ -507,7 +507,7 @@ def test_your_cell_mixes_your_steps_with_rnn_cores_and_is_rnn_cores_module_witho
     assert printed.splitlines() == [
         f"Your lstm.step_{way} is still a stub: using rnn_core's lstm.step_{way}." for way in ("forward", "backward")
     ]
-    with pytest.raises(ValueError, match='"lstm" or "gru"'):
+    with pytest.raises(ValueError, match="name must be one of 'lstm', 'gru'"):
         practice.your_cell("rnn", template)
     cell, _ = quietly(practice.your_cell, "lstm", plain_my_rnn)
     params = rnn_core.lstm.init_params(4, 3)
