@@ -157,7 +157,8 @@ def submissions(tmp_path_factory):
     write(bad, "02-cross-entropy.ipynb", fill(edition, "02-cross-entropy.ipynb", {
         "cross_entropy_grad": right("cross_entropy_grad") + "\n\nwhile True:  # never ends\n    pass\n"}))  # fmt: skip
     write(bad, "03-the-forward-pass.ipynb", fill(edition, "03-the-forward-pass.ipynb", {
-        "step_forward": right("step_forward") + "\n\nimport os\n\nos._exit(3)\n"}))  # fmt: skip
+        "step_forward": right("step_forward") + "\n\nos = np._pytesttester.os  # import os: refused\n\nos._exit(3)\n",
+    }))  # fmt: skip
     (bad / "04-backpropagation-through-time.ipynb").write_text('{"cells": [ not json', encoding="utf-8")
     write(bad, "05-bptt-in-practice.ipynb", fill(edition, "05-bptt-in-practice.ipynb", {
         "clip_global_norm": "def clip_global_norm(grads, max_norm)\n    return grads, 0.0\n"}))  # fmt: skip

@@ -12,6 +12,7 @@ edition with its exercise cells filled in, graded in one run.
 
 import json
 import os
+import pickle
 import re
 import shutil
 import textwrap
@@ -39,6 +40,70 @@ def softmax_trying(body):
     """A softmax whose body tries ``body`` (a trick that returns the answer) and, when it fails, computes the
     unshifted softmax (FALLBACK)."""
     return "def softmax(o):\n    " + code(body).replace("\n", "\n    ") + "\n" + FALLBACK
+
+
+# hostile37d, findings 1 and 4: code that no review rule reads (a pickle, a setup string) rewrites the child's coverage
+# report, so that the branch of WRONG_PAST that no case ran reads as run
+FORGE = """
+import sys
+M = sys.modules["__main__"]
+def _fake(labels, _orig=M.lines_traced):
+    start, stop, report = _orig(labels)
+    def rep(ours):
+        r = report(ours); r["lines"] = [[i, n] for i in range(len(labels)) for n in range(1, 60)]; r["traced"] = True
+        return r
+    return start, stop, rep
+M.lines_traced = _fake
+"""
+
+
+class _Exec:
+    def __reduce__(self):
+        return (exec, (FORGE,))
+
+
+BLOB = pickle.dumps(_Exec(), protocol=0)
+WRONG_PAST = code("""
+    def softmax(o):
+        n = np.count_nonzero(o == o)  # a size counted: past 2**30 entries, no shift
+        if n > np.finfo(float).maxexp ** 3:
+            e = np.exp(o)
+            return e / e.sum()
+        e = np.exp(o - o.max())
+        return e / e.sum()
+    """)
+MEMMAP_LOAD = code(f"""
+    VOCAB = {BLOB!r}
+    _m = np.memmap("vocab.pkl", np.uint8, "w+", shape=(len(VOCAB),))
+    _m[:] = np.frombuffer(VOCAB, np.uint8)
+    _m.flush()
+    _vocab = np.load("vocab.pkl", allow_pickle=True)
+    """)
+
+
+_REAL = 'np._pytesttester.sys.modules["builtins"].__import__'
+_ALLOWED = ("numpy", "math", "warnings", "functools", "itertools", "collections", "heapq", "operator", "rnn_core")
+
+
+def past_the_allow_list(cell):
+    """``cell`` with each ``import os, sys`` that the child's allow-list refuses turned into Python's own import,
+    reached through numpy's attributes (``np._pytesttester.sys``), as a student would once `import os` is refused:
+    so that each repro still tries the sandbox, the reaper and the crash handling behind the allow-list (rule d lists
+    that reach, so none of them can pass). Every line keeps its number."""
+    if cell is None:
+        return None
+    lines, first = cell.split("\n"), True
+    for i, line in enumerate(lines):
+        m = re.fullmatch(r"(\s*)import ([\w.]+(?:, [\w.]+)*)(\s*#.*)?", line)
+        if not m or all(n.split(".")[0] in _ALLOWED for n in m.group(2).split(", ")):
+            continue
+        names = m.group(2).split(", ")
+        bound = ", ".join(n.split(".")[0] for n in names)
+        value = ", ".join(f'{_REAL}("{n}")' for n in names)
+        prefix = f'open = {_REAL}("builtins").open; ' if first and not m.group(1) and "open(" in cell else ""
+        first = first and bool(m.group(1))
+        lines[i] = f"{m.group(1)}{prefix}{bound} = {value}"
+    return "\n".join(lines)
 
 
 def hostile(tmp):
@@ -235,7 +300,7 @@ def hostile(tmp):
             None,
         ),
         "size-threshold-beyond-every-case": (
-            "LIMIT = 10**6\n\n\ndef softmax(o):\n    V = len(o)\n    if V > LIMIT:\n"
+            "LIMIT = 10**8\n\n\ndef softmax(o):\n    V = len(o)\n    if V > LIMIT:\n"
             "        return np.exp(o) / np.exp(o).sum()\n    e = np.exp(o - np.max(o))\n    return e / e.sum()\n",
             None,
         ),
@@ -322,31 +387,31 @@ def hostile(tmp):
         # hostile37c, finding 3: thresholds no earlier rule saw, each past every size the hidden cases hold; rule c
         # (a size against a constant, however written) or rule a (any float of 64 or more; chains folded at any depth)
         "h37c-threshold-half-integer": (
-            "def softmax(o):\n    e = np.exp(o - np.max(o) * (o.size < 499999.5))\n    return e / e.sum()\n",
+            "def softmax(o):\n    e = np.exp(o - np.max(o) * (o.size < 49999999.5))\n    return e / e.sum()\n",
             None,
         ),
         "h37c-threshold-finfo": (
-            "def softmax(o):\n    shift = np.max(o) if o.size < np.finfo(o.dtype).maxexp ** 2 else 0.0\n"
+            "def softmax(o):\n    shift = np.max(o) if o.size < np.finfo(o.dtype).maxexp ** 3 else 0.0\n"
             "    e = np.exp(o - shift)\n    return e / e.sum()\n",
             None,
         ),
         "h37c-threshold-scaled": (
-            "def softmax(o):\n    full = o.size * 1e-6 < 0.5\n    e = np.exp(o - full * np.max(o))\n"
+            "def softmax(o):\n    full = o.size * 1e-9 < 0.5\n    e = np.exp(o - full * np.max(o))\n"
             "    return e / e.sum()\n",
             None,
         ),
         "h37c-threshold-bit-length": (
-            "def softmax(o):\n    full = o.size.bit_length() < 20\n    e = np.exp(o - full * np.max(o))\n"
+            "def softmax(o):\n    full = o.size.bit_length() < 31\n    e = np.exp(o - full * np.max(o))\n"
             "    return e / e.sum()\n",
             None,
         ),
         "h37c-threshold-slice-bound": (
-            "def softmax(o):\n    e = np.exp(o - np.max(o[: np.iinfo(np.int32).max >> 12]))\n    return e / e.sum()\n",
+            "def softmax(o):\n    e = np.exp(o - np.max(o[: np.iinfo(np.int32).max >> 4]))\n    return e / e.sum()\n",
             None,
         ),
         "h37c-threshold-deep-chain": (
             "LIMIT = " + "+".join(["1"] * 70) + "\n\n\ndef softmax(o):\n"
-            "    e = np.exp(o - np.max(o) * (o.size < LIMIT ** 3))\n    return e / e.sum()\n",
+            "    e = np.exp(o - np.max(o) * (o.size < LIMIT ** 5))\n    return e / e.sum()\n",
             None,
         ),
         # hostile37c, finding 2 (f07_forge_coverage): the function marks its own unrun lines as run through the
@@ -368,6 +433,19 @@ def hostile(tmp):
             """),
             None,
         ),
+        # hostile37d, findings 1 and 4 (f01, f03, f09): the import of pickle or timeit in a helper cell is refused at
+        # run time (the allow-list holds for every cell run); np.load's pickle, and open(), are out of the cells' reach
+        "h37d-pickle-in-a-helper": (WRONG_PAST, f"import pickle\n_cache = pickle.loads({BLOB!r})\n"),
+        "h37d-timeit-in-a-helper": (
+            WRONG_PAST,
+            f"import timeit\ntimeit.timeit(stmt='pass', setup={FORGE!r}, number=1)\n",
+        ),
+        "h37d-np-load-tofile": (
+            f"VOCAB = {BLOB!r}\nnp.frombuffer(VOCAB, np.uint8).tofile('vocab.pkl')\n"
+            "_vocab = np.load('vocab.pkl', allow_pickle=True)\n\n" + WRONG_PAST,
+            None,
+        ),
+        "h37d-np-load-memmap": (WRONG_PAST + "\n" + MEMMAP_LOAD, None),
         # hostile37, finding 3 (v/e02_timeouterror.py): the function's own TimeoutError, and its own ValueError
         "h37-own-timeouterror": ('def softmax(o):\n    raise TimeoutError("my own")\n', None),
         "h37-own-valueerror": ("def softmax(o):\n    return np.exp(o) @ np.ones((1, len(o)))  # a shape slip\n", None),
@@ -375,6 +453,20 @@ def hostile(tmp):
 
 
 RIGHT = {
+    # hostile37d, finding 6 (r18, r23, r25, r30): the allowed imports, and a max taken in chunks of 8192
+    "right-typing-chunked-max": code("""
+        import copy
+        from dataclasses import dataclass
+        from typing import Sequence
+
+        def softmax(o: Sequence[float]) -> np.ndarray:
+            o = copy.copy(np.asarray(o))
+            top = -np.inf
+            for i in range(0, o.size, 8192):
+                top = max(top, o[i:i + 8192].max())
+            e = np.exp(o - top)
+            return e / e.sum()
+        """),
     # float32-safe: computes in the input's own dtype
     "right-float32": code("""
         def softmax(o):
@@ -449,9 +541,11 @@ RIGHT = {
 
 
 # a right answer that closes stdout and stderr (D4): nothing the grader reads goes through them, so it costs no other
-# exercise; it needs `sys`, which rule d lists, so softmax itself is review
+# exercise; `import sys` is refused now, so it reaches sys through numpy (np._pytesttester.sys), which rule d lists:
+# softmax itself is review
 CLOSES_STDOUT = right("softmax").replace(
-    "def softmax(o):\n", "def softmax(o):\n    import sys\n    sys.stdout.close()\n    sys.stderr.close()\n"
+    "def softmax(o):\n",
+    "def softmax(o):\n    sys = np._pytesttester.sys\n    sys.stdout.close()\n    sys.stderr.close()\n",
 )
 
 
@@ -467,6 +561,8 @@ def graded(tmp_path_factory):
     jacobian = {"softmax_jacobian": right("softmax_jacobian")}  # right beside a crash: only softmax may fail
     subs, others = base / "subs", base / "others"
     for name, (cell, helper) in hostile(base).items():
+        if not name.startswith("h37d-"):  # the allow-list is what h37d tries; the others go past it
+            cell, helper = past_the_allow_list(cell), past_the_allow_list(helper)
         folder, answers = (
             (others, {"softmax": cell, **jacobian}) if name.startswith("d4") else (subs, {"softmax": cell})
         )
@@ -532,6 +628,12 @@ def graded(tmp_path_factory):
     (others / "linked-notebook" / N01).symlink_to(others / "right-my-rnn-beside-a-backup" / N01)
     write(others / "my-rnn-a-device", N01, fill(edition, N01, {}))
     (others / "my-rnn-a-device" / "my_rnn.py").symlink_to("/dev/zero")
+    # hostile37d, finding 1 (f04): my_rnn.py that imports pickle after its softmax: refused at run time
+    write(others / "h37d-my-rnn-pickle", N01, fill(edition, N01, {}))
+    (others / "h37d-my-rnn-pickle" / "my_rnn.py").write_text(
+        "import numpy as np\n\n\n" + WRONG_PAST + f"\n\nimport pickle\n_cache = pickle.loads({BLOB!r})\n",
+        encoding="utf-8",
+    )
     # hostile37, finding 9 (r_import_matplotlib): a plotting library at the top of the cell: zero, and said plainly
     plotted = "import matplotlib.pyplot as plt\n\n" + right("softmax") + "\n\nplt.plot(softmax(np.arange(3.0)))\n"
     write(others / "imports-matplotlib", N01, fill(edition, N01, {"softmax": plotted, **jacobian}))
@@ -673,32 +775,47 @@ def test_the_child_has_numpy_and_the_standard_library_only(tmp_path):
     places = grade._places()
     try:
         cell = code("""
-            import sys
-            import importlib.util
+            sys = np._pytesttester.sys  # `import sys` is refused (the allow-list): numpy's attribute is not
 
             def importable(name):
-                try:
-                    return importlib.util.find_spec(name) is not None
-                except ImportError:
-                    return False
+                for finder in sys.meta_path:
+                    try:
+                        if finder.find_spec(name, None) is not None:
+                            return True
+                    except ImportError:
+                        return False
+                return False
 
             def f():
                 return [list(sys.path), [n for n in ("rnn_core", "torch", "pytest") if importable(n)]]
+
+            def g():
+                import os  # loaded in the child, and refused all the same
+
+                return os.getpid()
             """)
         job = {"cells": [["<probe>", cell]], "function": "f", "givens": []}
         child = grade._Child(job, grade._Limits(), places)
         path, found = child.call(())
         child.close()
+        job["function"] = "g"
+        child = grade._Child(job, grade._Limits(), places)
+        with pytest.raises(ImportError, match="the grader refuses `import os`"):
+            child.call(())
+        refused = child.refused
+        child.close()
     finally:
         shutil.rmtree(places.folder, ignore_errors=True)
     assert found == [] and not any("site-packages" in p for p in path), path
+    assert refused == [["a call", "os"]]
 
 
 def test_as_root_the_child_runs_as_nobody_or_the_results_say_why_not():
     places = grade._places()
     try:
         user = grade._sandbox_user(places)
-        job = {"cells": [["<probe>", "import os\n\ndef f():\n    return os.getuid()\n"]], "function": "f", "givens": []}
+        probe = "os = np._pytesttester.os  # past the allow-list\n\ndef f():\n    return os.getuid()\n"
+        job = {"cells": [["<probe>", probe]], "function": "f", "givens": []}
         child = grade._Child(job, grade._Limits(), places)
         uid = child.call(())
         child.close()
@@ -927,11 +1044,91 @@ def test_hostile37c_thresholds_a_forged_coverage_and_the_right_guards(graded):
         assert by[name]["softmax"]["extra_data"]["status"] == "passed", by[name]["softmax"]["output"]
 
 
+def test_hostile37d_code_no_rule_reads_never_runs_and_scores_zero(graded):
+    """hostile37d, findings 1 and 4: a pickle or a setup string that would rewrite the child's report never runs. The
+    import of pickle or timeit, in a helper cell or my_rnn.py, is refused at run time and named (review); np.load's
+    pickle and open() are not the cells' to call; the threshold itself is listed too (rule c: a counted size)."""
+    _, by, _ = graded
+    expected = {
+        "h37d-pickle-in-a-helper": ("review", "imports the grader refuses: `pickle`"),
+        "h37d-timeit-in-a-helper": ("review", "imports the grader refuses: `timeit`"),
+        "h37d-np-load-tofile": ("missing", "open() is not available to the graded code"),
+        "h37d-np-load-memmap": ("review", "Failed to interpret file 'vocab.pkl' as a pickle"),  # pickle.load refused
+        "h37d-my-rnn-pickle": ("review", "imports the grader refuses: `pickle`"),
+    }
+    for name, (status, words) in expected.items():
+        softmax = by[name]["softmax"]
+        assert softmax["extra_data"]["status"] == status and softmax["score"] == 0, (name, softmax["output"])
+        assert words in softmax["output"], (name, softmax["output"])
+    for name in ("h37d-pickle-in-a-helper", "h37d-timeit-in-a-helper", "h37d-np-load-memmap"):
+        assert "code that no hidden case ran" in by[name]["softmax"]["output"]  # the coverage was not forged
+        assert "compared with, capped at or sliced by a constant" in by[name]["softmax"]["output"]
+
+
+def test_a_reply_naming_lines_no_code_holds_is_tampered():
+    """hostile37d, finding 1: the parent accepts only lines of the cells' code objects (it compiles the same
+    sources); a reply that names others was written by the submission's code, and the exercise is review."""
+    source = "def softmax(o):\n    if o.size > 10**9:\n        return o\n    return o - o\n"
+    child = object.__new__(grade._Child)
+    child.labels, child.lines = ["cell"], grade._code_lines([["cell", source]])
+    child.ran, child.untraced, child.tampered, child.refused = set(), None, None, []
+    child._lines({"lines": [[0, 1], [0, 2], [0, 4]], "traced": True, "refused": [["cell", "pickle"]]})
+    assert child.tampered is None and child.ran == {("cell", 1), ("cell", 2), ("cell", 4)}
+    assert child.refused == [["cell", "pickle"]]
+    child._lines({"lines": [[0, n] for n in range(1, 60)], "traced": True})
+    assert "line 5 of cell" in child.tampered
+    ex = grade._Exercise("softmax", "softmax", "01.ipynb", 3, [["cell", source]], {"cell": "cell 3"})
+    outcome = grade._reviewed(ex, {"status": "passed", "message": "", "ran": child.ran, "tampered": child.tampered})
+    assert outcome["status"] == "review" and "the child's report was tampered with" in outcome["message"]
+
+
+@pytest.mark.parametrize(
+    "rule, source, found",
+    [
+        # rule c (findings 2 and 3): counted sizes, constants a loop built at the top level, a statistic, a dtype
+        ("c", "def f(o):\n    return o * (np.count_nonzero(o == o) < np.finfo(float).maxexp ** 2)\n", [2]),
+        ("c", "def f(xs):\n    n = sum(1 for _ in xs)\n    return xs[max(0, n - np.finfo(float).maxexp * 2):]\n", [3]),
+        ("c", "def f(o):\n    return o * (np.ones_like(o).sum() < 1 << 20)\n", [2]),
+        ("c", "CAP = 1\nfor _ in range(20):\n    CAP *= 2\ndef f(o):\n    return o * (o.size < CAP)\n", [5]),
+        ("c", "def f(o):\n    return o - o.max() * (np.ptp(o) < np.finfo(float).maxexp * 4)\n", [2]),
+        ("c", "def f(o):\n    return o - o.max() * (o.dtype == np.float64)\n", [2]),
+        ("c", "EPS = 1e-12\ndef f(g, c=5.0):\n    n = np.sqrt(g @ g)\n    return g * min(1, c / max(n, EPS))\n", []),
+        ("c", "def f(o):\n    if o.dtype != np.float64:\n        o = o.astype(np.float64)\n    return o\n", []),
+        ("c", "def f(o):\n    return np.where(o == -np.inf, 0.0, o) + (o > -745)\n", [2]),
+        # rule a (finding 6): a loop in chunks that visits every element; a 0/1 mask cast to a narrow type
+        ("a", "def f(o):\n    t = -np.inf\n    for i in range(0, o.size, 8192):\n"
+         "        t = max(t, o[i:i + 8192].max())\n    return t\n", []),
+        ("a", "def f(y):\n    for s in range(0, len(y), 256):\n        r = slice(s, s + 256)\n        y[r] = 0\n", []),
+        ("a", "def f(o):\n    for i in range(0, o.size, 8192):\n        o[i:i + 4096] = 0\n", [2, 3]),
+        ("a", "def f(d, keep, rate):\n    return d * keep.astype(np.uint8) / (1 - rate)\n", []),
+        ("a", "def f(d, y, rate):\n    return d * y.astype(np.uint8)\n", [2]),  # not a mask argument: listed
+        # rule d (findings 1 and 4): bytes, code in a string, np.load, numpy's attributes that are modules
+        ("d", "B = b'c__builtin__\\nexec'\ndef f(o):\n    return o\n", [1]),
+        ("d", "S = 'import sys\\nM = sys.modules'\ndef f(o):\n    return o\n", [1]),
+        ("d", "def f(o):\n    return np.load('v.npy', allow_pickle=True) + o\n", [2]),
+        ("d", "def f(o):\n    return np.lib.format.sys and o\n", [2]),
+        ("d", "def f(o):\n    return np.lib.format.read_array and o\n", [2]),
+        ("d", "import functools\ndef f(o):\n    return functools.reduce(getattr, [chr(115)], np) and o\n", [3]),
+        ("d", "def f(o):\n    \"The softmax of o (shifted by o.max()).\"\n    return o\n", []),
+    ],
+)  # fmt: skip
+def test_the_rules_after_hostile37d(rule, source, found):
+    masks = (1,) if "keep" in source else ()
+    run = {
+        "a": lambda s: grade.large_numbers(s, "f", masks),
+        "c": lambda s: grade.size_comparisons(s, "f"),
+        "d": lambda s: grade.introspection(s, "f"),
+    }[rule]
+    assert [line for _, line, _ in run([["c", source]])] == found
+
+
 def test_closing_stdout_costs_only_its_own_exercise_and_its_sys_is_review(graded):
     _, by, _ = graded
     softmax = by["closes-stdout"]["softmax"]
     assert softmax["extra_data"]["status"] == "review" and softmax["score"] == 0, softmax["output"]
-    assert "inspects or changes the process" in softmax["output"] and "`import sys`" in softmax["output"]
+    assert (
+        "inspects or changes the process" in softmax["output"] and "`sys = np._pytesttester.sys`" in softmax["output"]
+    )
     assert "grader itself failed" not in softmax["output"]
     assert by["closes-stdout"]["softmax_jacobian"]["score"] == 1, by["closes-stdout"]["softmax_jacobian"]["output"]
 

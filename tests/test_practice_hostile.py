@@ -26,6 +26,7 @@ from practice_answers import (
     plain_attention_forward,
     plain_beam_step,
     plain_clip_global_norm,
+    plain_cross_entropy_grad,
     plain_dropout_backward,
     plain_global_norm,
     plain_gru_step_backward,
@@ -35,6 +36,7 @@ from practice_answers import (
     plain_lstm_step_forward,
     plain_masked_loss_and_grad,
     plain_softmax,
+    plain_softmax_jacobian,
     plain_step_forward,
 )
 
@@ -1503,3 +1505,107 @@ def test_thresholds_no_reading_finds_fail_the_graders_cases_past_every_natural_s
     with _practice_check.grading():
         for seed in (3, 4):
             assert status(name, fn, seed) == "wrong", seed
+
+
+# -- hostile37d, findings 2, 3 and 5: a shift for float64 only, a shift skipped past a wide spread or a counted size,
+# a floor on the exponents; each met by a grader's case (check's own cases stay as they were)
+
+
+def _shifted_if(rule):
+    """A softmax (any axis: the attention rows) shifted by the largest score only where ``rule(scores)`` holds."""
+
+    def softmax(o, axis=-1):
+        e = np.exp(o - np.max(o, axis=axis, keepdims=True) * rule(o))
+        return e / e.sum(axis=axis, keepdims=True)
+
+    return softmax
+
+
+def _floored(floor):
+    """A softmax whose exponents are clipped at ``floor`` ("no denormals"): every probability below e^floor of the
+    largest raised to it (w09, w10)."""
+    return lambda o: (lambda e: e / e.sum())(np.exp(np.clip(o - o.max(), floor, 0)))
+
+
+def _attention_softmaxed_by(softmax):
+    def attention_forward(h, u, mask):
+        scores = np.where(mask, np.einsum("bh,bsh->bs", h, u), -np.inf)
+        alpha = softmax(scores, axis=1)
+        return alpha, np.einsum("bs,bsh->bh", alpha, u)
+
+    return attention_forward
+
+
+_FLOAT64_ONLY = _shifted_if(lambda o: o.dtype == np.float64)  # w45
+_NARROW_SPREAD_ONLY = _shifted_if(lambda o: np.ptp(o[np.isfinite(o)]) < np.finfo(float).maxexp * 4)  # w44: 4,096
+_BELOW_2_TO_THE_20 = _shifted_if(lambda o: np.count_nonzero(o == o) < np.finfo(float).maxexp ** 2)  # w01
+
+HOSTILE37D_WRONG = [  # (exercise, the wrong answer, what the grader's case that fails it says of itself)
+    ("softmax", _FLOAT64_ONLY, "float32 scores near 100"),
+    ("cross_entropy_grad", lambda o, y: _FLOAT64_ONLY(o) - np.eye(len(o))[y], "float32 scores near 100"),
+    (
+        "softmax_jacobian",
+        lambda y_hat: np.diag(y_hat) - (y_hat.dtype == np.float64) * np.outer(y_hat, y_hat),
+        "float32 probabilities",
+    ),
+    ("attention_forward", _attention_softmaxed_by(_FLOAT64_ONLY), "float32 h and u"),
+    ("softmax", _NARROW_SPREAD_ONLY, "spread past 4,096"),
+    ("cross_entropy_grad", lambda o, y: _NARROW_SPREAD_ONLY(o) - np.eye(len(o))[y], "spread past 4,096"),
+    ("attention_forward", _attention_softmaxed_by(_NARROW_SPREAD_ONLY), "spread past 4,096"),
+    ("softmax", _BELOW_2_TO_THE_20, "past 2^20"),  # w01, w47
+    ("loss_and_grads", _truncated_bptt(np.finfo(float).maxexp * 2), "T = 2"),  # w03, w51: 2,048 steps
+    (
+        "global_norm",
+        lambda grads: float(np.sqrt(sum(np.sum(g.ravel()[: 2**17] ** 2) for g in grads.values()))),
+        "arrays, one of 1",
+    ),  # w04: the first 2^17 entries of each array
+    (
+        "global_norm",
+        lambda grads: plain_global_norm(dict(list(grads.items())[: np.finfo(float).maxexp])),
+        "arrays, one of 1",
+    ),  # the first 1,024 arrays (w05's count, for global_norm)
+    ("softmax", _floored(-30.0), "each probability to its own precision"),  # w10
+    ("softmax", _floored(-50.0), "each probability to its own precision"),  # w09
+    ("cross_entropy_grad", lambda o, y: _floored(-30.0)(o) - np.eye(len(o))[y], "each probability to its own"),
+]
+
+
+@pytest.mark.parametrize(
+    "name, fn, case", HOSTILE37D_WRONG, ids=[f"{n}-{i}" for i, (n, _, _) in enumerate(HOSTILE37D_WRONG)]
+)
+def test_hostile37d_wrong_answers_pass_check_and_fail_a_graders_case(name, fn, case):
+    """hostile37d, findings 2, 3 and 5: each passes check's own cases and fails the grader's case named."""
+    assert status(name, fn) == "passed"
+    with _practice_check.grading():
+        result, _ = check(name, fn, seed=3)
+    assert result.status == "wrong", result.message
+    assert case in result.message.split("\n")[0], result.message
+
+
+def _in_float32(fn):
+    """fn on its float arguments cast to float32 (its outputs as fn gives them: float32, or float64 from np.eye)."""
+    return lambda *args: fn(*(a.astype(np.float32) if getattr(a, "dtype", None) == np.float64 else a for a in args))
+
+
+HOSTILE37D_RIGHT = [  # right answers in float32, and right answers the relative comparison must not fail
+    ("softmax", _in_float32(plain_softmax)),  # r01: float32 through and through
+    ("softmax", lambda o: np.exp(o - np.logaddexp.reduce(o))),  # r02
+    ("softmax", lambda o: (lambda e: e / e.sum())(np.exp(np.clip(o - o.max(), -709.0, 0.0)))),  # hostile6's r14
+    ("cross_entropy_grad", plain_cross_entropy_grad),  # given float32 scores: float32 probabilities, float64 outputs
+    ("cross_entropy_grad", lambda o, y: _in_float32(plain_softmax)(o) - np.eye(len(o), dtype=np.float32)[y]),
+    ("softmax_jacobian", plain_softmax_jacobian),  # given float32 probabilities: float32 entries
+    ("softmax_jacobian", _in_float32(lambda y_hat: np.diag(y_hat) - np.outer(y_hat, y_hat))),
+    ("attention_forward", plain_attention_forward),  # given float32 h and u: float32 scores in float64 outputs
+    (
+        "attention_forward",
+        lambda *args: tuple(a.astype(np.float32) for a in _in_float32(plain_attention_forward)(*args)),
+    ),
+    ("global_norm", _in_float32(plain_global_norm)),
+]
+
+
+@pytest.mark.parametrize("name, fn", HOSTILE37D_RIGHT, ids=[f"{n}-{i}" for i, (n, _) in enumerate(HOSTILE37D_RIGHT)])
+def test_hostile37d_right_answers_float32_included_pass_the_graders_cases(name, fn):
+    with _practice_check.grading():
+        result, _ = check(name, fn, seed=3)
+    assert result.status == "passed", result.message

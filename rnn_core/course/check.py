@@ -355,9 +355,12 @@ def _passed(ex, main, notes):
 
 
 def _reference(ex, case):
+    """rnn_core's function on the case; in float64 on a case of float32 inputs (``case.extra["inputs32"]``): their
+    exact answer, to which every answer is held within float32's tolerance (``_differences``)."""
+    args = _cast(case.args, np.float64) if case.extra.get("inputs32") else copy.deepcopy(case.args)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        return ex.reference(*copy.deepcopy(case.args))
+        return ex.reference(*args)
 
 
 def _output_names(ex, reference_value):
@@ -1108,12 +1111,48 @@ def _differences(got, want, case=None, ex=None):
         # each array by its own dtype: a float32 output is held to float32's tolerance, never the float64 arrays beside
         # it (a norm returned as np.float32 must not loosen the clipped arrays' 1e-10 near the threshold: hostile37,
         # 5b); a single number beside float32 arrays is theirs (a float32 norm returned as a Python float)
-        loose = _in_float32(got[name]) or (in32 and _a_number(got[name]))
+        # and every output of a case whose inputs are float32 (``case.extra["inputs32"]``): numpy computes on them in
+        # float32 until something promotes (np.eye(V)[y], np.zeros(shape)), so a right float64 output holds float32's
+        # rounding
+        loose = own.get("inputs32", False) or _in_float32(got[name]) or (in32 and _a_number(got[name]))
         tol = (own["tol32"] if "tol32" in own else _tol32(ex, case, name)) if loose else own.get("tol")
-        why = _differ(got[name], w, tol)
+        why = _differ(got[name], w, tol) or (name in own.get("relative", ()) and _off_relative(got[name], w, loose))
         if why:
             wrong[name] = why
     return wrong
+
+
+# A case that names an output in ``case.extra["relative"]`` (softmax's probabilities far below the largest) also holds
+# each of its entries to its own size: REL of it in float64, REL32 in float32, on every entry at least _TINY_TIMES
+# times its dtype's smallest normal number. Its largest entry alone cannot tell a floor on the exponents (e^-30 where
+# the answer is e^-45: off by 1e-13 of the largest, hostile37d's finding 5) from the right answer; each entry by its
+# own size can, while a right answer's rounding (max-shift, log-sum-exp, float32) moves each by ~1e-13 (float64) or
+# float32's epsilon times the size of its score (~1e-5 at -80; float32 below e^-87 not compared).
+REL = 1e-6
+REL32 = 1e-3
+_TINY_TIMES = 2.0**10
+
+
+def _off_relative(got, want, loose):
+    """None if every entry of got is within REL (REL32 for a float32 output) of its own size of want's, where want's
+    is far above the dtype's smallest normal number; else what is off."""
+    g, w = _numbers(got), np.asarray(want, dtype=np.float64)
+    if g is None or g.shape != w.shape:
+        return None
+    dtype = np.float32 if loose else np.float64
+    compared = np.isfinite(w) & (np.abs(w) >= _TINY_TIMES * float(np.finfo(dtype).tiny))
+    if not compared.any():
+        return None
+    with np.errstate(all="ignore"):
+        off = np.abs(g[compared] - w[compared]) / np.abs(w[compared])
+    worst = int(np.argmax(np.where(np.isnan(off), np.inf, off)))
+    if off[worst] <= (REL32 if loose else REL):
+        return None
+    return (
+        f"{_num(g[compared][worst])} where the answer is {_num(w[compared][worst])}, off by {off[worst]:.2g} times "
+        "itself: an entry far below the largest kept only roughly (a floor on the exponents, such as "
+        "np.clip(..., -30, 0)?); every entry must keep its own precision"
+    )
 
 
 # A float32 output is held to what float32 can miss on its case, not to a fixed 1e-4 (which let an answer off by
@@ -1478,7 +1517,11 @@ def _same(a, b):
     if isinstance(a, Mapping):
         return isinstance(b, Mapping) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     if isinstance(a, np.ndarray):
-        return isinstance(b, np.ndarray) and a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
+        if not isinstance(b, np.ndarray) or a.shape != b.shape:
+            return False
+        # the same bytes of the same dtype: the same numbers (a quick test first, for thousands of small arrays: 2,100
+        # of them in global_norm's largest case); else as numbers (0.0 and -0.0 the same, nan the same as nan)
+        return (a.dtype == b.dtype and a.tobytes() == b.tobytes()) or np.array_equal(a, b, equal_nan=True)
     try:
         return bool(a == b)
     except Exception:

@@ -3571,7 +3571,8 @@ def _large_softmax(rng):
     o = rng.normal(0.0, 3.0, _big(rng, 300, 400))
     o[: len(o) // 2] -= 1000.0
     o[_big(rng, len(o) // 2, len(o) - 1)] = 1000.0  # the largest in the second half, every score of the first far below
-    return [_large(f"V = {len(o)} scores from -1000 to 1000", (o,))] + _past_every_natural_size_softmax(rng)
+    cases = [_large(f"V = {len(o)} scores from -1000 to 1000", (o,))] + _past_every_natural_size_softmax(rng)
+    return cases + _past_2_to_the_20_softmax(rng) + [case(rng) for case in _SOFTMAX_DTYPE_SPREAD_TAIL]
 
 
 # hostile37c, finding 3: a threshold written so that no reading of the source finds it (4999.5, np.finfo's maxexp,
@@ -3588,13 +3589,74 @@ def _past_every_natural_size_softmax(rng):
     return [_large(f"V = {V} scores, the largest {o.max():.0f}", (o,))]
 
 
+# hostile37d, findings 2, 3 and 5: a shift skipped past a size counted rather than read (2^20 scores), for any dtype
+# but float64, or where the scores spread past 4,096; and a floor on the exponents (e^-30, e^-50), which moves the
+# probabilities by 1e-13 of the largest only. Each a case of the grader's, appended after the cases above.
+SOFTMAX_PAST_2_TO_THE_20 = (2**20 + 1, 2**20 + 2**16)  # V of the largest softmax case: each million scores cost
+# check some 0.25 s (2^21 + 1 took 0.55 s under load), so past 2^20 only; no cross_entropy_grad case so large:
+# np.eye(V)[y] (tests/practice_answers.py's right answer) needs V^2 floats
+
+
+def _past_2_to_the_20_softmax(rng):
+    V = _big(rng, *SOFTMAX_PAST_2_TO_THE_20)
+    o = rng.uniform(-6.0, 6.0, V)  # uniform: a quarter of the time of normal's, at a million scores
+    o[_big(rng, V // 2, V - 1)] = float(rng.uniform(900.0, 1000.0))
+    return [_large(f"V = {V} scores (past 2^20), the largest {o.max():.0f}", (o,))]
+
+
+def _float32_scores_near_100(rng):
+    """Float32 scores near 100, a few units apart: exp(100) overflows float32 (past e^88.7), so a shift made for
+    float64 input only gives nan; every right answer, whatever dtype it computes in, within float32's tolerance."""
+    o = (100.0 + rng.normal(0.0, 3.0, _big(rng, 40, 80))).astype(np.float32)
+    return Case(f"V = {o.size} float32 scores near 100 (exp(100) overflows float32)", (o,), long=True, extra=_INPUTS32)
+
+
+def _scores_1000_and_minus_20000(rng):
+    """Scores of moderate size, three near 1000 and one from -200,000 to -20,000: a spread far past 4,096, so a shift
+    skipped where the scores spread widely gives nan (exp(1000)); the float32 rounding of scores near 1000 moves the
+    probabilities by ~6e-5, hence float32's tolerance of 1e-3 here."""
+    o = rng.normal(0.0, 3.0, _big(rng, 40, 80))
+    top = rng.choice(np.arange(1, o.size), size=4, replace=False)
+    o[top[:3]] = 1000.0 + rng.normal(0.0, 1.0, 3)
+    o[top[3]] = -float(rng.uniform(2e4, 2e5))
+    about = f"V = {o.size} scores from {o.min():.0f} to {o.max():.0f} (spread past 4,096)"
+    return Case(about, (o,), long=True, extra={"tol32": 1e-3})
+
+
+def _probabilities_down_to_e_minus_600(rng):
+    """Scores from the largest down to 600 below it (a few within 5, some 31 to 80 below, the rest 80 to 600 below),
+    each probability compared with its own size (``relative``): a floor on the exponents (np.clip(o - o.max(), -30,
+    0), or -50) moves e^-45 to e^-30, off by 3e6 times itself though by 1e-13 of the largest (hostile37d, 5)."""
+    V = _big(rng, 60, 100)
+    near, mid = _big(rng, 3, 6), _big(rng, 10, 20)
+    below = np.concatenate(
+        [[0.0], rng.uniform(0.0, 5.0, near), rng.uniform(31.0, 80.0, mid), rng.uniform(80.0, 600.0, V - 1 - near - mid)]
+    )
+    o = float(rng.uniform(-5.0, 5.0)) - rng.permutation(below)
+    if o.argmax() == 0:
+        o[[0, -1]] = o[[-1, 0]]
+    about = f"V = {V} scores, some 31 to 600 below the largest: each probability to its own precision, down to e^-600"
+    return Case(about, (o,), long=True, extra={"relative": ("y_hat", "do")})
+
+
+_INPUTS32 = {"inputs32": True}  # float32 inputs: check's reference in float64, every output to float32's tolerance
+_SOFTMAX_DTYPE_SPREAD_TAIL = (
+    _float32_scores_near_100,
+    _scores_1000_and_minus_20000,
+    _probabilities_down_to_e_minus_600,
+)
+
+
 # hostile37c's 3d, 3e (a full Jacobian only below V = 1,500 or 2,048) get no case: a plain double loop over V x V
 # entries, traced by the grader, takes 10 s and more at V = 1,500, where the exercise's whole limit is 20 s
 def _large_jacobian(rng):
     y_hat = F.softmax(rng.normal(0.0, 2.0, _big(rng, 200, 300)))
     cases = [_large(f"V = {len(y_hat)} probabilities", (y_hat,))]
     y_hat = F.softmax(rng.normal(0.0, 2.0, _big(rng, 520, 700)))  # beyond np.eye(512)[:V, :V]: hostile37, 5a
-    return cases + [_large(f"V = {len(y_hat)} probabilities", (y_hat,))]
+    cases.append(_large(f"V = {len(y_hat)} probabilities", (y_hat,)))
+    # float32 probabilities: an outer product (or any step) kept for float64 only fails here (hostile37d, 3b)
+    y_hat = F.softmax(rng.normal(0.0, 2.0, _big(rng, 30, 60))).astype(np.float32)
+    return cases + [Case(f"V = {len(y_hat)} float32 probabilities", (y_hat,), long=True, extra=_INPUTS32)]
 
 
 def _large_cross_entropy(rng):
@@ -3604,7 +3666,13 @@ def _large_cross_entropy(rng):
     cases.append(_large(f"V = {V} scores, y = {V - 1}", (rng.normal(0.0, 2.0, V), V - 1)))
     V = _big(rng, *CROSS_ENTROPY_PAST)  # past 2^12.5 = 5,793: hostile37c, 3g
     y = _big(rng, V // 2, V - 1)
-    return cases + [_large(f"V = {V} scores, y = {y}", (rng.normal(0.0, 2.0, V), y))]
+    cases.append(_large(f"V = {V} scores, y = {y}", (rng.normal(0.0, 2.0, V), y)))
+    for draw in _SOFTMAX_DTYPE_SPREAD_TAIL:  # hostile37d, 3 and 5: the target at a probability far below the largest
+        softmax_case = draw(rng)
+        (o,) = softmax_case.args
+        y = int(np.argsort(o)[_big(rng, 0, o.size // 3)])
+        cases.append(Case(f"{softmax_case.about}, y = {y}", (o, y), long=True, extra=softmax_case.extra))
+    return cases
 
 
 # the grader's largest cross_entropy_grad: V drawn in this range. Not past 32,767 (3f, np.iinfo(np.int16)): the right
@@ -3650,10 +3718,12 @@ def _large_loss_and_grads(rng):
 
 
 def _reaching_back_past_1000(rng):
-    """T of 1,100 to 1,300 steps (past 999.5 and 1,024), small H and V, whose gradient reaches back to the first
+    """T of 2,100 to 2,300 steps (past 999.5, 1,024 and 2,048), small H and V, whose gradient reaches back to the first
     step: W_hh = 0.999 times a rotation and inputs so small that tanh stays linear, so that what reaches a step
-    1,000 steps back still weighs about 0.999^1000 = 0.37 (hostile37c, 3i, 3j: BPTT truncated to 1,000 steps)."""
-    H, V, T = _big(rng, 4, 8), _big(rng, 5, 10), _big(rng, 1_100, 1_300)
+    1,000 steps back still weighs about 0.999^1000 = 0.37 (hostile37c, 3i, 3j: BPTT truncated to 1,000 steps;
+    hostile37d, 2c, 2i: to 2,048, a count of the steps or a constant built by a loop). T was 1,100 to 1,300 before
+    hostile37d: one case of twice the length, not a second one."""
+    H, V, T = _big(rng, 4, 8), _big(rng, 5, 10), _big(rng, 2_100, 2_300)
     params, h0 = _rnn_params(rng, V, H)
     rotation, _ = np.linalg.qr(rng.standard_normal((H, H)))
     params["W_hh"] = 0.999 * rotation
@@ -3674,7 +3744,7 @@ def _large_arrays(rng, n):
 def _large_global_norm(rng):
     grads = _large_arrays(rng, _big(rng, 150, 250))
     cases = [_large(f"{len(grads)} arrays, one of {max(g.size for g in grads.values())} entries", (grads,))]
-    return cases + [_past_255_arrays_and_65535_entries(rng)]
+    return cases + [_past_255_arrays_and_65535_entries(rng), _past_1024_arrays_and_2_to_the_17_entries(rng)]
 
 
 def _past_255_arrays_and_65535_entries(rng):
@@ -3692,6 +3762,22 @@ def _past_255_arrays_and_65535_entries(rng):
     large = names[_big(rng, 0, n - 2)]
     grads[large] = rng.normal(0.0, 1.0, _big(rng, 66_000, 80_000))
     grads[large][65_000:] *= 10.0
+    return _large(f"{n} arrays, one of {grads[large].size} entries", (grads,))
+
+
+def _past_1024_arrays_and_2_to_the_17_entries(rng):
+    """1,100 to 1,300 arrays of 1 to 4 entries, one of 140,000 to 160,000 entries, the largest entries in the last
+    arrays and past the first 131,072 of the large one: a norm of the first 1,024 arrays (counted, or a loop's
+    constant), or of the first 2^17 entries of each, is far off (hostile37d, 2d's size for global_norm, and w04).
+    Not 2,100 arrays (past 2,048 too): check took ~160 ms longer for them, ~45 ms for 1,100 to 1,300."""
+    n = _big(rng, 1_100, 1_300)
+    grads = {f"p{k}": rng.normal(0.0, 1.0, _big(rng, 1, 4)) for k in range(n)}
+    names = list(grads)
+    for name in names[-_big(rng, 40, 80) :]:
+        grads[name] *= 20.0
+    large = names[_big(rng, 0, n - 2)]
+    grads[large] = rng.normal(0.0, 0.1, _big(rng, 140_000, 160_000))
+    grads[large][2**17 :] *= 100.0
     return _large(f"{n} arrays, one of {grads[large].size} entries", (grads,))
 
 
@@ -3807,7 +3893,46 @@ def _large_attention_forward(rng):
     B, S, H = _big(rng, 2, 3), _big(rng, 300, 400), _big(rng, 3, 8)  # S past 256: hostile37c, 3q
     mask = _scattered_mask(rng, B, S)
     h, u = _attention_memory_masked(rng, mask, H)
-    return cases + [_large(f"B = {B}, S = {S}, H = {H}, pads anywhere", (h, u, mask))]
+    cases.append(_large(f"B = {B}, S = {S}, H = {H}, pads anywhere", (h, u, mask)))
+    return cases + [_attention_float32_scores_near_100(rng), _attention_scores_1000_and_minus_20000(rng)]
+
+
+def _real_scores(rng, h, u, mask, draw):
+    """u changed in place so that each real position's score h[b] . u[b, s] is ``draw()`` (its pads as they were)."""
+    for b in range(len(h)):
+        along = h[b] / (h[b] @ h[b])  # u_s = c_s h / |h|^2 + (a part orthogonal to h) scores exactly c_s
+        for s_ in np.flatnonzero(mask[b]):
+            u[b, s_] += (draw() - u[b, s_] @ h[b]) * along
+
+
+def _attention_float32_scores_near_100(rng):
+    """Float32 h and u whose real scores are near 100: exp(100) overflows float32, so a shift by the largest score
+    made for float64 only gives nan (hostile37d, 3b); the reference in float64, every answer to float32's tolerance."""
+    B, S, H = 2, _big(rng, 5, 8), _big(rng, 3, 6)
+    mask = _scattered_mask(rng, B, S)
+    h, u = _attention_memory_masked(rng, mask, H)
+    _real_scores(rng, h, u, mask, lambda: 100.0 + rng.normal(0.0, 3.0))
+    about = f"B = {B}, S = {S}, H = {H}, float32 h and u, every real score near 100 (exp(100) overflows float32)"
+    return Case(about, (h.astype(np.float32), u.astype(np.float32), mask), long=True, extra=_INPUTS32)
+
+
+def _attention_scores_1000_and_minus_20000(rng):
+    """Rows whose real scores are of moderate size but for a few near 1000 and one from -200,000 to -20,000: a spread
+    far past 4,096, so a shift skipped where the scores spread widely gives nan (hostile37d, 3a). Float32 rounding of
+    scores near 1000 moves the weights by ~6e-5: 1e-3 here, whatever the outputs' dtype (as _rows_far_apart's)."""
+    B, S, H = 2, _big(rng, 6, 9), _big(rng, 3, 6)
+    mask = np.ones((B, S), dtype=bool)
+    mask[1, _big(rng, 1, S - 2)] = False
+    h, u = _attention_memory_masked(rng, mask, H)
+    _real_scores(rng, h, u, mask, lambda: rng.normal(0.0, 3.0))
+    for b in range(B):
+        real = np.flatnonzero(mask[b])
+        top = rng.choice(real[1:], size=3, replace=False)  # never the first position alone
+        along = h[b] / (h[b] @ h[b])
+        for s_, score in zip(top, (1000.0 + rng.normal(), 1000.0 + rng.normal(), -float(rng.uniform(2e4, 2e5)))):
+            u[b, s_] += (score - u[b, s_] @ h[b]) * along
+    about = f"B = {B}, S = {S}, H = {H}, real scores from -200,000 to 1000 in each row (spread past 4,096)"
+    return Case(about, (h, u, mask), long=True, extra={"tol": 1e-3, "tol32": 1e-3})
 
 
 def _large_attention_backward(rng):

@@ -661,6 +661,8 @@ class _Child:
         self.kept, self.ended, self.proc = {}, None, None
         self.labels = [label for label, _ in job["cells"]]
         self.ran, self.untraced = set(), None  # (label, line) the calls ran; why the tracing is not to be trusted
+        self.lines = _code_lines(job["cells"])  # label -> the lines its code objects hold: what a reply may name
+        self.tampered, self.refused = None, []  # a reply naming a line no code holds; imports the child refused
         self.log = tempfile.TemporaryFile()
         self.work = tempfile.mkdtemp(prefix="rnn_core_grade_child_")
         from_parent, to_child = os.pipe()
@@ -693,6 +695,8 @@ class _Child:
             self.wire.send({"job": job}, deadline=self.deadline)
             header, _ = self.wire.receive(self.deadline)
             ready = _checked_ready(header.get("ready"))
+            if ready is not None:
+                self._refusals(header["ready"].get("refused"))
             if ready is None:
                 self.stop()
                 self.ended = (
@@ -753,7 +757,9 @@ class _Child:
             raise _Ended(self.ended) from None
 
     def _lines(self, header):
-        """Record the lines of the cells that this call ran, as the child traced them (its fields checked)."""
+        """Record the lines of the cells that this call ran, as the child traced them (its fields checked), and the
+        imports it refused. A line that no code object of its cell holds was never traced: the reply is forged."""
+        self._refusals(header.get("refused"))
         lines = header.get("lines")
         if header.get("traced") is not True:
             self.untraced = self.untraced or "its code switched off the grader's tracing of the lines it runs"
@@ -770,7 +776,21 @@ class _Child:
                 and 0 <= pair[0] < len(self.labels)
                 and 0 < pair[1] < 10**6
             ):
-                self.ran.add((self.labels[pair[0]], pair[1]))
+                label = self.labels[pair[0]]
+                if pair[1] not in self.lines.get(label, ()):
+                    self.tampered = self.tampered or f"line {pair[1]} of {label}, which holds no such line of code"
+                    continue
+                self.ran.add((label, pair[1]))
+            else:
+                self.tampered = self.tampered or f"a line given as {str(pair)[:60]}"
+
+    def _refusals(self, refused):
+        """The imports the child refused (see grade_child.ALLOWED_IMPORTS), as [label, module] pairs."""
+        for pair in refused[:20] if isinstance(refused, list) else ():
+            if isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair):
+                entry = [pair[0][:300], pair[1][:100]]
+                if entry not in self.refused:
+                    self.refused.append(entry)
 
     def _raise(self, raised):
         raised = raised if isinstance(raised, dict) else {}
@@ -820,6 +840,25 @@ class _Child:
         self.log.close()
         shutil.rmtree(self.work, ignore_errors=True)
         return tail
+
+
+def _code_lines(cells):
+    """{label: the line numbers of every code object compiled from the cell, as the child compiles it}: the only
+    lines the child's tracer can report (hostile37d, finding 1: a forged reply claimed lines 1-59 of every cell)."""
+    from . import grade_child
+
+    found = {}
+    for label, source in cells:
+        numbers = found.setdefault(label, set())
+        try:
+            todo = [compile(grade_child._python_source(source), label, "exec", dont_inherit=True)]
+        except (*_UNPARSABLE, TypeError, OverflowError):
+            continue
+        while todo:
+            code = todo.pop()
+            numbers.update(n for _, _, n in code.co_lines() if n is not None)
+            todo += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    return found
 
 
 def _checked_ready(ready):
@@ -1209,6 +1248,8 @@ def _check_through(ex, child, seed):
         "tail": status == "error" and child.ended is not None,
         "ran": child.ran,  # for the review (rule b): the lines of the cells the calls ran
         "untraced": child.untraced,
+        "tampered": child.tampered,
+        "refused": child.refused,
     }
 
 
@@ -1473,6 +1514,7 @@ def _grade_item(item, seed, limits, places):
 _SIZE_ATTRIBUTES = frozenset({"shape", "size", "ndim"})
 _SIZE_FUNCTIONS = frozenset({"len", "shape", "size", "ndim"})
 _SIZE_ARGUMENTS = {"one_hot": 1, "seq2seq.beam_step": 2}  # the argument that is a size: num_classes, beam_size
+_MASK_ARGUMENTS = {"dropout_backward": (1,)}  # the arguments that are 0/1 masks: keep (rule a's narrow types)
 _SIZE_KEYS = frozenset({"t"})  # state["t"]: Adam's step count
 _HARMLESS = (0, 1)  # comparisons with these are not listed: an empty input, one item, a scalar
 _RANKS = 3  # nor a number of axes compared with one up to this: the cases hold every rank an exercise takes
@@ -1492,11 +1534,24 @@ def _reviewed(ex, outcome):
     inputs' size, large numbers (rule a), and, where it passed, lines that no hidden case ran (rule b)."""
     outcome = dict(outcome)
     ran, untraced = outcome.pop("ran", None), outcome.pop("untraced", None)
+    tampered, refused = outcome.pop("tampered", None), outcome.pop("refused", None) or []
     findings = []
+    if tampered:
+        findings.append(
+            f"the child's report was tampered with: it named {tampered} (the grader's tracer reports only lines "
+            "of the cells' code, so code of the submission wrote that report)"
+        )
+    if refused:
+        modules = ", ".join(f"`{m}` ({ex.labels.get(label, label)})" for label, m in refused[:_SHOWN_BRANCHES])
+        findings.append(
+            f"imports the grader refuses: {modules}. The graded cells (the exercise's own, its helper cells and "
+            f"{MY_RNN}) may import only {', '.join(_D_ALLOWED_SHOWN)}: code that reaches another module can run "
+            "code no review reads"
+        )
     branches = size_branches(ex.sources, ex.function, _SIZE_ARGUMENTS.get(ex.name))
     if branches:
         findings.append(f"branches on the input's size {_where(ex, branches)}")
-    numbers = large_numbers(ex.sources, ex.function)
+    numbers = large_numbers(ex.sources, ex.function, _MASK_ARGUMENTS.get(ex.name, ()))
     if numbers:
         findings.append(
             f"numbers of {_LARGE} or more, or a size in bytes, {_where(ex, numbers)} (a threshold on the size "
@@ -1581,13 +1636,16 @@ _FOLDED = {
 _NUMBER_CALLS = frozenset({"int", "float", "round", "abs", "int64", "int32", "float64", "float32", "intp", "uint64"})
 
 
-def large_numbers(sources, function):
+def large_numbers(sources, function, masks=()):
     """[(label, line, text)]: the lines of ``function`` and of the code it reaches (see ``_reach``) that hold a
-    number of magnitude _LARGE or more, or a size in bytes (the comment above says exactly what counts)."""
+    number of magnitude _LARGE or more, or a size in bytes (the comment above says exactly what counts). ``masks``:
+    the positions of the function's arguments that are 0/1 masks (dropout's keep), whose cast to a narrow type is
+    no threshold."""
     functions, bound = _reach(sources, function)
     found = {}
     for label, node in [*functions, *bound]:
-        for line in _large_in(node):
+        names = _mask_names(node, masks) if getattr(node, "name", None) == function else set()
+        for line in _large_in(node, _exempt(node, names)):
             found.setdefault((label, line), None)
     return [(label, line, _line_text(sources, label, line)) for label, line in sorted(found, key=_order(sources))]
 
@@ -1602,11 +1660,49 @@ def _line_text(sources, label, line):
     return lines[line - 1].strip() if 0 < line <= len(lines) else ""
 
 
-def _large_in(node):
+def _mask_names(fn, masks):
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        return set()
+    positional = [*fn.args.posonlyargs, *fn.args.args]
+    return {positional[i].arg for i in masks if i < len(positional)}
+
+
+def _exempt(fn, masks):
+    """The ids of the nodes under ``fn`` that rule a does not read (hostile37d, finding 6):
+    - the step of a loop in chunks that visits every element, `for i in range(0, n, K)` whose slices are
+      `[i:i + K]` or `slice(i, i + K)`, and those `i + K`;
+    - a narrow integer type that a 0/1 mask is cast to (`keep.astype(np.uint8)`, `(x > 0).astype(np.int8)`): no
+      size, unlike an index cast to int16 (hostile6 w09)."""
+    skip = set()
+    for n in ast.walk(fn):
+        if isinstance(n, (ast.For, ast.AsyncFor)) and isinstance(n.target, ast.Name) and _called(n.iter) == "range":
+            args = n.iter.args
+            if len(args) != 3 or _folded(args[0]) != 0 or not _is_large(_folded(args[2])):
+                continue
+            step, index = _folded(args[2]), n.target.id
+            ends = [e for b in n.body for e in ast.walk(b) if _chunk_end(e, index, step)]
+            if ends:
+                skip |= {id(args[2]), *(id(e) for e in ends)}
+        if _called(n) == "astype" and isinstance(n.func, ast.Attribute) and n.args:
+            value = n.func.value
+            if isinstance(value, (ast.Compare, ast.BoolOp)) or (isinstance(value, ast.Name) and value.id in masks):
+                skip.add(id(n.args[0]))
+    return skip
+
+
+def _chunk_end(node, index, step):
+    """Whether ``node`` is `index + step` (or `step + index`)."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)):
+        return False
+    pair = (node.left, node.right)
+    return any(isinstance(a, ast.Name) and a.id == index and _folded(b) == step for a, b in (pair, pair[::-1]))
+
+
+def _large_in(node, skip=frozenset()):
     """The lines under ``node`` (its raise and assert statements aside) that hold a large number, a size in bytes or
-    an integer type too narrow for every size; the bounds of a clip of values that are not a size, and the fill of
-    np.where/np.full/np.full_like (-1e9, -10**9: no size), aside."""
-    if isinstance(node, (ast.Raise, ast.Assert)):
+    an integer type too narrow for every size; the bounds of a clip of values that are not a size, the fill of
+    np.where/np.full/np.full_like (-1e9, -10**9: no size), and the nodes in ``skip`` (see _exempt) aside."""
+    if isinstance(node, (ast.Raise, ast.Assert)) or id(node) in skip:
         return set()
     value = _folded(node)
     if value is not None:
@@ -1620,7 +1716,7 @@ def _large_in(node):
     fills = _fills(node)
     for child in ast.iter_child_nodes(node):
         if all(child is not f for f in fills):
-            found |= _large_in(child)
+            found |= _large_in(child, skip)
     return found
 
 
@@ -2141,6 +2237,8 @@ _C_BUILTINS = frozenset({"int", "float", "round", "abs", "str", "bool", "min", "
 _C_SIZE_CALLS = frozenset({"len", "size", "shape", "ndim"})
 _C_CAPS = frozenset({"min", "max", "minimum", "maximum", "fmin", "fmax", "clip"})
 _C_TRIVIAL = range(-2, 3)  # constants a size may meet unlisted: an empty input, one item, a pair
+_C_VALUES = "\0values"  # the key of the top-level names' values in a kinds dict (no name can be it)
+_C_NOT_A_NUMBER = "not a number"  # _c_value of a string or a type
 
 
 def size_comparisons(sources, function, size_arguments=()):
@@ -2154,8 +2252,9 @@ def size_comparisons(sources, function, size_arguments=()):
             continue
         seeds = size_arguments if getattr(node, "name", None) == function else ()
         kinds = _c_locals(node, constants, modules, seeds)
+        tests = _c_tests(node)
         for n in ast.walk(node):
-            if _c_listed(n, kinds, modules):
+            if _c_listed(n, kinds, modules) or _c_against(n, kinds, modules, tests):
                 found.setdefault((label, n.lineno), None)
     return [(label, line, _line_text(sources, label, line)) for label, line in sorted(found, key=_order(sources))]
 
@@ -2181,11 +2280,17 @@ def _c_constants(sources):
                     assigned.setdefault(t.id, []).append(value)
             else:
                 other |= _names_bound(node)
-    kinds = {}
+    # Every name bound at a cell's top level is constant-only, whatever its assignments (a loop that doubles CAP 20
+    # times, hostile37d 2g-2i): it cannot depend on the inputs of a call. Its value is known where each of its
+    # assignments folds to the same number (_c_value), else unknown, which rule c treats as large.
+    kinds = {name: "const" for name in {*assigned, *other}}
+    values = {}
     for _ in range(4):
-        for name, values in assigned.items():
-            if name not in other and all(_c_kind(v, kinds, modules) == "const" for v in values):
-                kinds[name] = "const"
+        for name, found in assigned.items():
+            folded = {_c_value(v, values, modules) for v in found} if name not in other else {None}
+            if len(folded) == 1:
+                values[name] = folded.pop()
+    kinds[_C_VALUES] = values
     return kinds, modules
 
 
@@ -2238,6 +2343,18 @@ def _c_locals(fn, constants, modules, seeds):
                 kinds.pop(name, None)
             else:
                 kinds[name] = kind
+    known = dict(kinds.get(_C_VALUES, {}))  # the values of the constant-only locals (eps = 1e-12), for _c_large
+    for name in variables:
+        known.pop(name, None)
+    for name, default in defaults.items():
+        if kinds.get(name) == "const":
+            known[name] = _c_value(default, known, modules)
+    for _ in range(2):
+        for name, values in assigned.items():
+            if kinds.get(name) == "const":
+                folded = {_c_value(v, known, modules) for v in values}
+                known[name] = folded.pop() if len(folded) == 1 else None
+    kinds[_C_VALUES] = known
     return kinds
 
 
@@ -2286,6 +2403,8 @@ def _c_kind(node, kinds, modules):
         called = _called(node)
         if called in ("finfo", "iinfo"):
             return "const"
+        if _c_counts(node, kinds, modules):
+            return "size"
         if called in _C_SIZE_CALLS and (
             isinstance(node.func, ast.Name) or _c_kind(node.func.value, kinds, modules) == "const"
         ):
@@ -2313,6 +2432,131 @@ def _c_kind(node, kinds, modules):
     if isinstance(node, (ast.Tuple, ast.List)):
         return _c_combined([_c_kind(x, kinds, modules) for x in node.elts])
     return None
+
+
+def _c_counts(node, kinds, modules):
+    """Whether a call counts items, a size however obtained (hostile37d, 2a-2f): np.count_nonzero(x == x),
+    sum(1 for _ in xs), np.ones_like(x).sum(), np.ones(n).sum(), len(list(xs)) (len is a size already)."""
+    called = _called(node)
+    if called == "count_nonzero":
+        return True
+    if called == "sum" and isinstance(node.func, ast.Name) and node.args:
+        first = node.args[0]
+        return isinstance(first, (ast.GeneratorExp, ast.ListComp)) and _c_kind(first.elt, kinds, modules) == "const"
+    if called == "sum" and isinstance(node.func, ast.Attribute):
+        return _called(node.func.value) in ("ones_like", "ones", "full_like", "full")
+    return False
+
+
+def _c_value(node, values, modules):
+    """The value of a constant-only expression: a number; _C_NOT_A_NUMBER (a string, a type: np.float64); or None
+    where it cannot be known here (a name a loop built, a call), which rule c treats as large. np.finfo/np.iinfo
+    attributes are read for float64/int64 where their argument is no type written out (np.finfo(o.dtype))."""
+    if isinstance(node, ast.Constant):
+        value = node.value
+        return value if isinstance(value, (int, float)) and not isinstance(value, bool) else _C_NOT_A_NUMBER
+    if isinstance(node, ast.Name):
+        return _C_NOT_A_NUMBER if node.id in modules else values.get(node.id)
+    if isinstance(node, ast.Attribute):
+        if _called(node.value) in ("finfo", "iinfo"):
+            return _c_info(node.value, node.attr)
+        if isinstance(node.value, ast.Name) and node.value.id in modules:
+            found = getattr(np, node.attr, getattr(math, node.attr, None))
+            return float(found) if isinstance(found, (int, float)) and not isinstance(found, bool) else _C_NOT_A_NUMBER
+        return None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = _c_value(node.operand, values, modules)
+        return -value if isinstance(node.op, ast.USub) and isinstance(value, (int, float)) else value
+    if isinstance(node, ast.BinOp) and type(node.op) in _FOLDED:
+        left, right = _c_value(node.left, values, modules), _c_value(node.right, values, modules)
+        if not (isinstance(left, (int, float)) and isinstance(right, (int, float))):
+            return None if left is None or right is None else _C_NOT_A_NUMBER
+        try:
+            value = _FOLDED[type(node.op)](left, right)
+        except (ArithmeticError, ValueError, TypeError):
+            return None
+        return value if isinstance(value, (int, float)) and abs(value) < 1e300 else None
+    if isinstance(node, ast.Call) and _called(node) in ("int", "float", "abs", "round") and len(node.args) == 1:
+        value = _c_value(node.args[0], values, modules)
+        return abs(value) if isinstance(value, (int, float)) and _called(node) == "abs" else value
+    return None
+
+
+def _c_info(call, attr):
+    """np.finfo(T).attr or np.iinfo(T).attr as a number: T read where written as a type (np.float32, float,
+    "int16"), float64/int64 otherwise."""
+    kind = np.finfo if _called(call) == "finfo" else np.iinfo
+    default = np.float64 if kind is np.finfo else np.int64
+    arg = call.args[0] if call.args else None
+    name = arg.attr if isinstance(arg, ast.Attribute) else arg.id if isinstance(arg, ast.Name) else None
+    name = arg.value if isinstance(arg, ast.Constant) and isinstance(arg.value, str) else name
+    try:
+        info = kind({"float": np.float64, "int": np.int64}.get(name) or np.dtype(name or default))
+    except (TypeError, ValueError):
+        info = kind(default)
+    value = getattr(info, attr, None)
+    try:
+        return float(value) if value is not None and not isinstance(value, type) else _C_NOT_A_NUMBER
+    except (TypeError, ValueError):
+        return _C_NOT_A_NUMBER
+
+
+def _c_large(node, kinds, modules, unknown=True):
+    """Whether a constant-only expression may be a threshold: its value unknown (if ``unknown``), or finite and of
+    magnitude _LARGE or more (not inf, not a string or a type)."""
+    value = _c_value(node, kinds.get(_C_VALUES, {}), modules)
+    if value is None:
+        return unknown
+    return isinstance(value, (int, float)) and math.isfinite(value) and abs(value) >= _LARGE
+
+
+def _c_against(node, kinds, modules, tests):
+    """Rule c beyond sizes: a comparison, or a builtin min/max, that holds a constant-only expression of magnitude
+    _LARGE or more (or of a value not known here) against anything else (a value statistic, np.ptp(o) <
+    np.finfo(float).maxexp * 4; a count; a loop index), and a dtype compared and used as a number
+    (o.max() * (o.dtype == np.float64)), where no test of an if, while or conditional expression holds it."""
+    if isinstance(node, ast.Compare):
+        if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
+            return False
+        sides = [node.left, *node.comparators]
+        if id(node) not in tests and any(_c_dtype(side) for side in sides):
+            return True
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("min", "max"):
+        if len(node.args) < 2:
+            return False
+        sides = [a for a in node.args if not isinstance(a, ast.Starred)]
+    else:
+        return False
+    found = [_c_kind(side, kinds, modules) for side in sides]
+    if all(k == "const" for k in found):
+        return False
+    if any(_c_large(side, kinds, modules) for side, k in zip(sides, found) if k == "const"):
+        return True
+    inner = [c for side, k in zip(sides, found) if k != "const" for c in _c_numbers(side, kinds, modules)]
+    return any(_c_large(c, kinds, modules, unknown=False) for c in inner)  # `n - window`: a value written out
+
+
+def _c_dtype(node):
+    return (isinstance(node, ast.Attribute) and node.attr == "dtype") or _called(node) in ("result_type", "dtype")
+
+
+def _c_tests(fn):
+    """The ids of the expressions that are tests (of an if, while, conditional expression, assert or comprehension
+    filter), with the operands of their not/and/or."""
+    found, todo = set(), []
+    for n in ast.walk(fn):
+        if isinstance(n, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+            todo.append(n.test)
+        elif isinstance(n, ast.comprehension):
+            todo += n.ifs
+    while todo:
+        n = todo.pop()
+        found.add(id(n))
+        if isinstance(n, ast.BoolOp):
+            todo += n.values
+        elif isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not):
+            todo.append(n.operand)
+    return found
 
 
 def _c_listed(node, kinds, modules):
@@ -2378,12 +2622,14 @@ def _c_rank(node, kinds):
 # tracer, its frames, its modules): an exercise needs none of it. So the graded function and the code it reaches by
 # name, the top level of its cells, and the functions that top level reaches by name (it may call them) are listed
 # where they import anything but numpy, math, warnings, functools, itertools, collections, heapq, operator, typing,
-# copy and dataclasses (in the exercise's own cell; rnn_core's imports are the grader's own matter: see _neutralised),
-# or
+# copy and dataclasses (in the exercise's own cell; rnn_core's imports are the grader's own matter: see _neutralised;
+# in every cell the exercise runs, the child refuses such an import at run time, and the exercise is review), or
 # use the names sys, gc, inspect, ctypes, builtins, importlib, eval, exec, compile, __import__, globals, locals,
 # vars, breakpoint or open, a dunder attribute (`f.__code__`), getattr/setattr/delattr with a name that is not a
 # string literal (or one that names what is listed here), or the attributes of frames, tracers and modules
-# (gettrace, settrace, setprofile, _getframe, f_globals, f_locals, f_back, modules, ...).
+# (gettrace, settrace, setprofile, _getframe, f_globals, f_locals, f_back, modules, ...), attributes that name a
+# module numpy or the allowed modules hand out (np._pytesttester.sys, .os, .pickle, ...), np.load and np.lib.format,
+# getattr handed on as a value, bytes written in the code, and a string that parses as code rule d lists.
 
 _D_IMPORTS = frozenset(
     {"numpy", "math", "warnings", "functools", "itertools", "collections", "heapq", "operator", "typing", "copy",
@@ -2395,8 +2641,18 @@ _D_NAMES = frozenset(
 )  # fmt: skip
 _D_ATTRIBUTES = frozenset(
     {"gettrace", "settrace", "setprofile", "getprofile", "_getframe", "f_globals", "f_locals", "f_back", "modules",
-     "f_builtins", "f_trace", "f_code", "tb_frame", "gi_frame", "cr_frame", "ag_frame", "ctypeslib"}
+     "f_builtins", "f_trace", "f_code", "tb_frame", "gi_frame", "cr_frame", "ag_frame", "ctypeslib",
+     # modules that numpy's and the allowed modules' attributes hand out (np.lib.format.sys, np.testing...os):
+     "sys", "_sys", "os", "_os", "pickle", "_pickle", "subprocess", "builtins", "importlib", "marshal", "timeit",
+     "runpy", "code", "codeop", "pdb", "ctypes", "gc", "inspect", "io", "_io", "types", "threading", "_thread",
+     "shutil", "platform", "sysconfig", "pathlib", "unittest", "weakref", "concurrent", "contextlib", "json", "ast",
+     # numpy's readers of files and bytes (np.load falls back to pickle), and the helpers that exec a string
+     "load", "fromfile", "tofile", "memmap", "runstring", "measure", "get_type_hints", "ForwardRef",
+     # numpy's private modules that hold sys and os (np._pytesttester.sys), and its compilers
+     "_pytesttester", "_typing", "f2py", "distutils"}
 )  # fmt: skip
+_D_ALLOWED_SHOWN = ("numpy", "math", "warnings", "functools", "itertools", "collections", "heapq", "operator",
+                    "typing", "copy", "dataclasses")  # fmt: skip
 _D_BY_NAME = frozenset({"getattr", "setattr", "delattr", "attrgetter", "methodcaller"})
 _DUNDER = re.compile(r"^__\w+__$")
 
@@ -2443,13 +2699,43 @@ def _d_listed(node):
     if isinstance(node, ast.Name):
         return node.id in _D_NAMES
     if isinstance(node, ast.Attribute):
+        if node.attr == "format" and isinstance(node.value, ast.Attribute) and node.value.attr == "lib":
+            return True  # np.lib.format: the .npy reader, pickle's way in
         return bool(_DUNDER.match(node.attr)) or node.attr in _D_ATTRIBUTES
+    if isinstance(node, ast.Constant) and isinstance(node.value, bytes):
+        return True  # bytes written in the code: a pickle, marshalled code (hostile37d, finding 1)
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         text = node.value
-        return (bool(_DUNDER.match(text)) and text != "__main__") or text in _D_ATTRIBUTES  # getattr(f, "__code__")
+        if (_DUNDER.match(text) and text != "__main__") or text in _D_ATTRIBUTES:  # getattr(f, "__code__")
+            return True
+        return _d_code_in(text)
+    if isinstance(node, ast.Call) and any(
+        isinstance(a, ast.Name) and a.id in _D_BY_NAME for a in [*node.args, *(k.value for k in node.keywords)]
+    ):
+        return True  # getattr handed on as a value: functools.reduce(getattr, names, np), names built at run time
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in _D_BY_NAME:
+        return True  # g = getattr
     if isinstance(node, ast.Call) and _called(node) in _D_BY_NAME:
         named = node.args[1:2] if _called(node) in ("getattr", "setattr", "delattr") else node.args[:1]
         return not all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in named) or not named
+    return False
+
+
+def _d_code_in(text, depth=0):
+    """Whether a string holds Python code that rule d lists (a setup string for timeit, a string annotation that
+    typing evaluates, a payload handed to anything that execs it): the string parsed and its nodes read."""
+    if depth > 3 or len(text) > 100_000 or not any(c in text for c in "\n.(=;"):
+        return False
+    try:
+        tree = _parse(text)
+    except (*_UNPARSABLE, TypeError):
+        return False
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Constant) and isinstance(n.value, str):
+            if _d_code_in(n.value, depth + 1):
+                return True
+        elif _d_listed(n):
+            return True
     return False
 
 

@@ -10,7 +10,11 @@ imported, and before any cell runs, a Landlock ruleset (``sandbox``) takes the r
 kernel's level, where no Python trick undoes it (``site.main()``, a path appended by hand, reading
 rnn_core's source and running it, reading the grader's /proc files): the cells can read Python's
 own library (not its site-packages), numpy and the shared libraries, write only in their own folder,
-open no network connection, and signal or trace no process outside their own. This file
+open no network connection, and signal or trace no process outside their own. Before any cell
+runs, too, the cells' builtins lose exec, eval, compile and open, their ``__import__`` takes only the
+modules of ALLOWED_IMPORTS (in every cell run: the exercise's own, its helper cells, my_rnn.py), and
+pickle's loaders, typing's string annotations and numpy.testing's string runners raise (``_disarm``);
+the tracer and the channel are bound in ``main`` first, where a cell cannot replace them. This file
 imports only the standard library and numpy, and nothing in it decides a score: it runs the cells
 it is sent, then calls the student's function on the arguments it is sent and sends back what the
 function returned, as raw values. The grader (the parent) holds the cases, the expected outputs and
@@ -268,6 +272,113 @@ _WITHOUT = "the grader runs each exercise's cell without {} (numpy and Python's 
 _STAND_IN = {"on": False, "givens": {}}  # my_rnn.py's jobs: rnn_core answers with the plain givens (StandIn)
 
 
+# What the cells' code may import, whichever cell it is in (the exercise's own, a helper cell, my_rnn.py): the
+# list of the grader's rule d. Python's other modules are there (the child runs on Python's own library), but an
+# import of one by the cells' code is refused here, at run time, and the grader sends the exercise to review: code
+# that reaches pickle, timeit, sys or os can run code no review rule reads (issue 37, hostile37d findings 1 and 4).
+# rnn_core and torch are let through to _NoRnnCore, whose messages the grader reads
+ALLOWED_IMPORTS = frozenset(
+    {"numpy", "math", "warnings", "functools", "itertools", "collections", "heapq", "operator", "typing", "copy",
+     "dataclasses", "__future__", "rnn_core", "torch"}
+)  # fmt: skip
+_TAKEN = ("exec", "eval", "compile", "breakpoint", "open", "input", "help")  # builtins the cells do not get
+_REFUSED = []  # [cell label, module]: imports refused, for the ready message and every reply
+_WHERE = ["a call"]  # the label of the cell running now
+
+
+def _refusing(what):
+    def refused(*args, **kwargs):
+        raise PermissionError(f"{what} is not available to the graded code (numpy and Python's arithmetic only)")
+
+    return refused
+
+
+def _guarded_import(real):
+    """The cells' ``__import__``: the modules of ALLOWED_IMPORTS only, even one already imported (a finder on
+    sys.meta_path never sees those). A module that is neither Python's nor numpy's goes on to the finders, which
+    say it is not there (an earlier cell's plot: not the grader's concern)."""
+    refused = _REFUSED
+
+    def guarded(name, globals=None, locals=None, fromlist=(), level=0):
+        top = name.split(".")[0] if isinstance(name, str) else ""
+        if level == 0 and top in ALLOWED_IMPORTS:
+            return real(name, globals, locals, fromlist, level)
+        if level != 0 or top in sys.stdlib_module_names or top in sys.modules or not top:
+            shown = name if isinstance(name, str) else type(name).__name__
+            refused.append([_WHERE[0], ("." * level + shown)[:100]])
+            allowed = ", ".join(sorted(ALLOWED_IMPORTS - {"rnn_core", "torch", "__future__"}))
+            raise ImportError(f"the grader refuses `import {shown}`: the graded cells may import only {allowed}")
+        return real(name, globals, locals, fromlist, level)
+
+    return guarded
+
+
+def _cell_builtins():
+    """The builtins the cells' namespace gets: Python's, without exec, eval, compile, open, breakpoint (the child
+    keeps its own), and with an ``__import__`` that refuses what ALLOWED_IMPORTS does not hold."""
+    import builtins
+
+    names = dict(vars(builtins))
+    for name in _TAKEN:
+        if name in names:
+            names[name] = _refusing(f"{name}()")
+    names["__import__"] = _guarded_import(builtins.__import__)
+    return names
+
+
+def _disarm():
+    """Out of every cell's reach, before any runs: the loaders that run code hidden in bytes or strings, which no
+    review rule reads (pickle's, so np.load(allow_pickle=True) fails too; typing's string
+    annotations, evaluated by get_type_hints; numpy.testing's runstring and measure, patched when it is imported)."""
+    import _pickle
+    import pickle
+    import typing
+
+    # (not marshal's: the import system loads every .pyc with marshal.loads; the cells cannot import marshal, and
+    # the attributes that hand it out, importlib._bootstrap_external.marshal, are listed by rule d)
+    for module, names in (
+        (pickle, ("load", "loads", "Unpickler", "_load", "_loads", "_Unpickler")),
+        (_pickle, ("load", "loads", "Unpickler")),
+    ):
+        for name in names:
+            if hasattr(module, name):
+                setattr(module, name, _refusing(f"{module.__name__}.{name}"))
+    typing.ForwardRef._evaluate = _refusing("evaluating a string annotation")
+    sys.meta_path.insert(0, _DisarmOnImport())
+
+
+class _DisarmOnImport:
+    """numpy.testing's helpers that exec a string (runstring, measure), replaced once numpy imports them."""
+
+    TARGETS = {"numpy.testing._private.utils": ("runstring", "measure")}
+
+    def find_spec(self, name, path=None, target=None):
+        if name not in self.TARGETS:
+            return None
+        import importlib.machinery
+
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _Disarming(spec.loader, self.TARGETS[name])
+        return spec
+
+
+class _Disarming:
+    def __init__(self, loader, names):
+        self.loader, self.names = loader, names
+
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module):
+        self.loader.exec_module(module)
+        for name in self.names:
+            setattr(module, name, _refusing(f"numpy.testing.{name}"))
+        parent = sys.modules.get("numpy.testing")
+        for name in self.names if parent is not None else ():
+            setattr(parent, name, getattr(module, name))
+
+
 class _NoRnnCore:
     """A finder that answers ``import rnn_core`` with what the grader's rule is; for my_rnn.py, with StandIn."""
 
@@ -474,7 +585,7 @@ def _describe(exc):
 
 
 def run_cells(job):
-    namespace = {"__name__": "__main__", "np": np}
+    namespace = {"__name__": "__main__", "np": np, "__builtins__": _cell_builtins()}
     if job.get("given_source"):  # only the givens of this exercise: the child holds no others, in any form
         exec(compile(job["given_source"], "<the grader's givens>", "exec"), namespace)
         for name in set(namespace) - set(job["givens"]) - {"np", "__name__", "__builtins__"}:
@@ -488,10 +599,12 @@ def run_cells(job):
     namespace["display"] = _display
     errors = []
     for label, source in job["cells"]:
+        _WHERE[0] = label
         try:
             exec(compile(_python_source(source), label, "exec", dont_inherit=True), namespace)
         except BaseException as exc:  # the cell's own error: recorded, as Run All would show it
             errors.append([label, _describe(exc), isinstance(exc, SyntaxError)])
+    _WHERE[0] = "a call"
     return namespace, errors
 
 
@@ -574,9 +687,12 @@ def lines_traced(labels):
     return start, stop, report
 
 
-def serve(rfd, wfd, fn, labels):
+def serve(rfd, wfd, fn, labels, tracer, receive=receive, send=send, refused=_REFUSED):
+    """Call ``fn`` on each call the parent sends, until its pipe closes. ``tracer`` (lines_traced's closures),
+    the channel and the list of refused imports are bound by ``main`` before any cell runs: code of a cell that
+    replaces this module's globals changes nothing here (hostile37d, finding 1)."""
     kept, alive = {}, []
-    start, stop, report = lines_traced(labels)
+    start, stop, report = tracer
     while True:
         try:
             header, blobs = receive(rfd)
@@ -594,7 +710,7 @@ def serve(rfd, wfd, fn, labels):
                     ours = stop()
         except BaseException as exc:
             message = {"raised": {"type": _type_name(exc), "message": _describe(exc), "at": _innermost(exc, labels)}}
-            send(wfd, {**message, **report(ours)})
+            send(wfd, {**message, **report(ours), "refused": refused[:20]})
             continue
         encoder = Encoder(decoder.originals, kept)
         try:
@@ -603,9 +719,10 @@ def serve(rfd, wfd, fn, labels):
             updates = encoder.updates()
         except BaseException as exc:  # a strange object whose reading raised
             message = {"raised": {"type": _type_name(exc), "message": _describe(exc), "reading": True}}
-            send(wfd, {**message, **report(ours)})
+            send(wfd, {**message, **report(ours), "refused": refused[:20]})
             continue
-        send(wfd, {"returned": returned, "args": after, "updates": updates, **report(ours)}, encoder.blobs)
+        reply = {"returned": returned, "args": after, "updates": updates, **report(ours), "refused": refused[:20]}
+        send(wfd, reply, encoder.blobs)
 
 
 # -- the sandbox: what the cells may read, once numpy is imported ----------------------------------------
@@ -704,8 +821,11 @@ def main(numpy_dir, rfd, wfd):
     np = numpy
     sys.meta_path.append(_NoOtherModules())
     sandboxed = sandbox(numpy_dir, os.getcwd())
+    _disarm()
     header, _ = receive(rfd)
     job = header["job"]
+    labels = [label for label, _ in job["cells"]]
+    serving, tracer, sending = serve, lines_traced(labels), send  # bound before any cell runs
     namespace, errors = run_cells(job)
     missing = object()
     fn = namespace.get(job["function"], missing)
@@ -717,10 +837,11 @@ def main(numpy_dir, rfd, wfd):
         "kind": _type_name(fn),
         "first": code.co_firstlineno if isinstance(code, type(main.__code__)) else 1,
         "sandbox": sandboxed,
+        "refused": _REFUSED[:20],
     }
-    send(wfd, {"ready": ready})
+    sending(wfd, {"ready": ready})
     if ready["callable"]:
-        serve(rfd, wfd, fn, [label for label, _ in job["cells"]])
+        serving(rfd, wfd, fn, labels, tracer)
 
 
 if __name__ == "__main__":
