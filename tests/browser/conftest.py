@@ -5,14 +5,15 @@ counts removed, long runs shortened in their parameters cells: quick_parameters.
 README, starts JupyterLab there exactly as the README's Quick Start does (on
 notebooks/00-start-here.ipynb, so that the server's root is notebooks/), then opens every notebook
 the selected tests need, each in its own page, notes what its stored outputs look like before
-anything runs, and clicks Run All in each one straight away, so the notebooks run side by side
-while the tests look at them one after the other. Two more notebooks are executed first, the way
-tools/execute_notebooks.py stores them, and only opened: a copy of 02 (REEXECUTED) and a small
-one with the series' slider widget and progress bar (FRESH_SELFTEST), whose stored outputs show
-what every notebook will show once re-executed with the current rnn_core. Everything is shut
-down at the end, also on failure. On a failed test, a screenshot, the browser console and the
-cells' outputs are saved under the test run's temporary folder (pytest's tmp_path) and the
-report says where.
+anything runs, and clicks Run All straight away in each one that a selected test needs run, so the
+notebooks run side by side while the tests look at them one after the other (a notebook only the
+tests marked ``stored_only`` look at, as stored, is opened and not run: nbval runs it). Two more
+notebooks are executed first, the way tools/execute_notebooks.py stores them, and only opened: a
+copy of 02 (REEXECUTED) and a small one with the series' slider widget and progress bar
+(FRESH_SELFTEST), whose stored outputs show what every notebook will show once re-executed with the
+current rnn_core. Everything is shut down at the end, also on failure. On a failed test, a
+screenshot, the browser console and the cells' outputs are saved under the test run's temporary
+folder (pytest's tmp_path) and the report says where.
 """
 
 from __future__ import annotations
@@ -59,6 +60,9 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "browser: end-to-end test in JupyterLab with headless Chromium (deselect with -m 'not browser')"
     )
+    config.addinivalue_line(
+        "markers", "stored_only: a browser test that looks at its notebook as stored, so it needs no Run All"
+    )
 
 
 def _missing(what: str, how: str):
@@ -81,6 +85,7 @@ class LabSession:
         self.tabs: dict[str, labdriver.NotebookTab] = {}
         self.timings: dict[str, float] = {}
         self.my_rnn: Path | None = None  # the server's own my_rnn.py (the reader's file of answers)
+        self.run: set[str] = set()  # the notebooks some selected test needs run (Run All); the others are only opened
 
     def path_of(self, notebook: str) -> str:
         """The notebook's path on the server, whose root is notebooks/ (as in the Quick Start)."""
@@ -92,20 +97,20 @@ class LabSession:
 
     def start_run(self, notebook: str) -> None:
         """Open the notebook in a new page, note what its stored outputs show, and click Run All
-        (not for OPEN_ONLY notebooks); a failure is kept for its test."""
+        (only for the notebooks in self.run); a failure is kept for its test."""
         tab = labdriver.NotebookTab(
             self.server, self.browser, self.path_of(notebook), workspace="ws-" + re.sub(r"[^A-Za-z0-9-]", "-", notebook)
         )
         self.tabs[notebook] = tab
         try:
             t0 = time.monotonic()
-            tab.open(timeout=OPEN_TIMEOUT, wait_for_kernel=notebook not in OPEN_ONLY)
+            tab.open(timeout=OPEN_TIMEOUT, wait_for_kernel=notebook in self.run)
             tab.wait_outputs_drawn()
             tab.stored_problems = tab.stored_output_problems()
             tab.load_failures = [m for m in tab.console if "Failed to load resource" in m]
             tab.stored_text = tab.page.locator(".jp-NotebookPanel .jp-Notebook").inner_text()
             self.timings[f"{notebook}: open until kernel idle and outputs drawn"] = time.monotonic() - t0
-            if self.has_code(notebook) and notebook not in OPEN_ONLY:
+            if self.has_code(notebook) and notebook in self.run:
                 tab.run_all()
             else:
                 tab.run_seconds = 0.0  # prose only, or only looked at: nothing to run
@@ -144,20 +149,25 @@ class LabSession:
                 self.server.stop()
 
 
-def _needed_notebooks(session) -> list[str]:
-    """Notebooks used by the selected browser tests that exist, in test order."""
-    needed = []
+def _needed_notebooks(session) -> tuple[list[str], set[str]]:
+    """Notebooks used by the selected browser tests that exist, in test order, and those of them that
+    some test needs run (a test marked ``stored_only`` looks at its notebook as stored: its notebook
+    gets no Run All unless another test needs one)."""
+    needed, run = [], set()
     here = Path(__file__).parent
     for item in session.items:
-        if Path(item.path).parent != here:
-            continue
+        if Path(item.path).parent != here or item.get_closest_marker("browser") is None:
+            continue  # not a browser test (test_quick_parameters.py's notebooks open no tab)
         params = getattr(getattr(item, "callspec", None), "params", {})
         opens = [params["notebook"]] if params.get("notebook") else []
         opens += [nb for marker in item.iter_markers("opens") for nb in marker.args]
         for notebook in opens:
-            if notebook not in needed and (notebook in (SELFTEST, *OPEN_ONLY) or (NOTEBOOKS / notebook).exists()):
-                needed.append(notebook)
-    return needed
+            if notebook in (SELFTEST, *OPEN_ONLY) or (NOTEBOOKS / notebook).exists():
+                if notebook not in needed:
+                    needed.append(notebook)
+                if item.get_closest_marker("stored_only") is None and notebook not in OPEN_ONLY:
+                    run.add(notebook)
+    return needed, run
 
 
 def _start_executing_as_stored(paths: list[Path], log: Path) -> subprocess.Popen:
@@ -234,7 +244,7 @@ def lab(request, tmp_path_factory):
         shutil.copytree(REPO / "img", session.site / "img")
     shutil.copy2(REPO / "README.md", session.site / "README.md")
     write_selftest_notebook(session.site / "notebooks" / SELFTEST)
-    needed = _needed_notebooks(request.session)
+    needed, session.run = _needed_notebooks(request.session)
     # the notebooks only looked at are executed while the server and the browser start
     executed = []
     if REEXECUTED in needed:
@@ -260,12 +270,13 @@ def lab(request, tmp_path_factory):
     try:
         session.server.start()
         for notebook in needed:  # the kernels start while the browser starts
-            if notebook not in OPEN_ONLY:
+            if notebook in session.run:
                 session.server.start_kernel(session.path_of(notebook))
         session.browser = labdriver.Browser(chromium, root / "state", session.server.env)
         session.timings["server, kernels and browser started"] = time.monotonic() - t_start
         # all notebooks run side by side, each in its own page; the last of the series (the
-        # slowest: 05 trains a network) is opened first, so that it starts first
+        # slowest: 05 trains a network) is opened first, so that it starts first; the ones no test
+        # needs run are opened too, as stored
         for notebook in reversed(needed):
             if notebook not in OPEN_ONLY:
                 session.start_run(notebook)

@@ -520,6 +520,7 @@ def test_sliders_drive_their_outputs(notebook, request):
 
 
 # -- before anything runs ----------------------------------------------------------------------------
+@pytest.mark.stored_only
 @pytest.mark.parametrize(
     "notebook",
     [p.name for p in sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))] + list(OPEN_ONLY),
@@ -744,12 +745,15 @@ def test_an_exercise_names_what_is_wrong_then_says_passed(notebook, request):
 
 
 # -- figures and links, as the Quick Start shows them -------------------------------------------
+@pytest.mark.stored_only
 @pytest.mark.parametrize(
     "notebook", [p.name for p in sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))], ids=lambda nb: nb.split("-")[0]
 )
 def test_figures_load_and_links_resolve(notebook, notebook_tab, request):
     """Opened from the Quick Start's JupyterLab (its root is notebooks/), every image in the notebook
-    loads and every link in its prose leads somewhere: nothing points outside notebooks/."""
+    loads and every link in its prose leads somewhere: nothing points outside notebooks/. A notebook
+    that another test runs is looked at once Run All has finished (its figures redrawn); one that no
+    other test runs, as stored (its figures are the stored ones, and nbval runs it)."""
     tab = notebook_tab(notebook)
     broken = tab.broken_images()
     assert not broken, f"{tab.path}: images that did not load (naturalWidth 0): {broken}"
