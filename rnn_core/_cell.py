@@ -31,6 +31,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._validation import (
+    check_bool,
     check_indices,
     check_int,
     check_number,
@@ -695,6 +696,7 @@ class Sequences:
 
     def loss_and_grads(self, engine, params, inputs, targets, state0, return_dstate0, dropout, seed, masks):
         """``loss_and_grads``' (loss, grads, state) or (loss, grads, state, dstate0)."""
+        return_dstate0 = check_bool(return_dstate0, "return_dstate0")
         params, window = self.window(params, inputs, targets, state0, dropout, seed, masks)
         out = stack_loss_and_grads(engine, self.layer_names, params, window)
         return results(window, out, self.param_names, return_dstate0)

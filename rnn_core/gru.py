@@ -42,7 +42,7 @@ n_t = tanh(W_in x + b_in + r_t * (W_hn h + b_hn)). Here b is one bias per gate r
 z only the sum matters (b_r = b_ir + b_hr, b_z = b_iz + b_hz); for n, b_hn sits inside
 r_t * (...) and is not redundant, and this cell has none (b_n = b_in, b_hn = 0). So our weights
 load into ``nn.GRU`` exactly as weight_ih_l0 = W_x, weight_hh_l0 = W_h, bias_ih_l0 = b,
-bias_hh_l0 = 0 (tests/test_stacked.py checks it when torch is importable); a PyTorch GRU with
+bias_hh_l0 = 0 (tests/test_torch_oracle.py checks it against nn.GRU's stored outputs); a PyTorch GRU with
 b_hn != 0 has H numbers this cell cannot hold. Cho et al. 2014 and d2l write the reset gate
 inside the product, W_hn (r_t * h_{t-1}); PyTorch (and cuDNN) put it outside,
 r_t * (W_hn h_{t-1}), as here. The two are different families of cells, not two spellings of one:
