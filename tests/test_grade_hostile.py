@@ -446,6 +446,29 @@ def hostile(tmp):
             None,
         ),
         "h37d-np-load-memmap": (WRONG_PAST + "\n" + MEMMAP_LOAD, None),
+        # hostile37e, finding 3 (f01_closure_forge): getattr copied into another name reaches sys through numpy, the
+        # tracer through sys.gettrace(), and appends the unrun branch's lines to the tracer's own list. Rule d lists
+        # every use of getattr but a call with a literal name; the child's sys.gettrace() no longer hands the tracer
+        "h37e-closure-forge": (
+            code("""
+            def softmax(o):
+                g = (getattr,)[0]
+                s = g(g(np, "_pyte" + "sttester"), "s" + "ys")
+                for c in g(g(s, "get" + "trace")(), "_" + "_closure__") or ():
+                    f = c.cell_contents
+                    for d in (g(f, "_" + "_closure__") or ()) if callable(f) else ():
+                        v = d.cell_contents
+                        if isinstance(v, list) and v and isinstance(v[0], list):
+                            v += [[v[0][0], n] for n in (13, 14)]
+                if not (o.size >> 21):
+                    e = np.exp(o - np.max(o))
+                else:
+                    e = np.exp(o)
+                    e = e + 0.0
+                return e / e.sum()
+            """),
+            None,
+        ),
         # hostile37, finding 3 (v/e02_timeouterror.py): the function's own TimeoutError, and its own ValueError
         "h37-own-timeouterror": ('def softmax(o):\n    raise TimeoutError("my own")\n', None),
         "h37-own-valueerror": ("def softmax(o):\n    return np.exp(o) @ np.ones((1, len(o)))  # a shape slip\n", None),
@@ -453,6 +476,23 @@ def hostile(tmp):
 
 
 RIGHT = {
+    # hostile37e, findings 1 and 7 (r01-r04, r16, r32): a callee that is a call or a lambda crashed rule c ("the
+    # grader itself failed"); a decorator's lines, run when the cell ran, were "never run" (rule b)
+    "right-callee-calls": code("""
+        import functools
+        import math
+        def quiet(fn):
+            @functools.wraps(fn)
+            def wrapper(*args):
+                with np.errstate(under="ignore"):
+                    return fn(*args)
+            return wrapper
+        @quiet
+        def softmax(o):
+            e = np.vectorize(math.exp)(o - np.max(o)) * (lambda z: z)(1.0)
+            e = getattr(np, "exp")(o - o.max()) * np.frompyfunc(math.exp, 1, 1)(0.0)
+            return e / functools.partial(np.sum, axis=-1)(e)
+        """),
     # hostile37d, finding 6 (r18, r23, r25, r30): the allowed imports, and a max taken in chunks of 8192
     "right-typing-chunked-max": code("""
         import copy
@@ -1215,3 +1255,70 @@ def test_rule_b_exempts_guards_no_case_runs_and_lists_any_other_unrun_branch():
     hidden = source.replace("return o.copy()", "o = o[:1]\n        print(o)")  # a print: no longer a guard
     ran = {("c", n) for n in (2, 4, 7, 9, 11, 13)}
     assert [line for _, line, _ in grade.unrun_lines([["c", hidden]], "f", ran)] == [5, 6, 12]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "g = (getattr,)[0]",
+        "g = next(iter([getattr]))",
+        "g = {0: getattr}[0]",
+        "(g := getattr)",
+        "g = functools.reduce(getattr, ['a'], np)",
+        "g = operator.attrgetter('exp')",
+        "g = operator.methodcaller('sum')",
+        "g = vars(np)",
+        "g = dir(np)",
+        "g = type('T', (), {})",
+        "g = setattr",
+    ],
+)
+def test_rule_d_lists_getattr_and_its_kin_anywhere_but_a_call_with_a_literal_name(line):
+    """hostile37e, finding 3: getattr copied into another name (any load of it that is not `getattr(x, "name")`)."""
+    source = f"def f(o, h=hasattr):\n    {line}\n    return getattr(o, 'T')\n"
+    assert [n for _, n, _ in grade.introspection([["c", source]], "f")] == [1, 2]
+    plain = "def f(o):\n    return getattr(np, 'exp')(o) if hasattr(o, 'T') else o\n"
+    assert grade.introspection([["c", plain]], "f") == []
+    loop = "def f(o):\n    for g in (getattr,):\n        pass\n    return o\n"
+    assert [n for _, n, _ in grade.introspection([["c", loop]], "f")] == [2]
+
+
+def _exercise(sources):
+    labels = {label: f"cell {i + 1}" for i, (label, _) in enumerate(sources)}
+    return grade._Exercise("softmax", "softmax", "n.ipynb", 1, [list(s) for s in sources], labels)
+
+
+def test_the_review_is_linear_bounded_in_time_and_never_fails_the_grader():
+    """hostile37e, finding 6: rule d was quadratic in a cell's top-level statements (1,500 took 77 s); the 1,000-term
+    sum's RecursionError failed the grader. Now: seconds; past its budget "too long to review"; a rule that raises,
+    review ("the grader could not read this code"), never "the grader itself failed"."""
+    body = "def softmax(o):\n    e = np.exp(o - o.max())\n    return e / e.sum()\n"
+    passed = {"status": "passed", "message": "softmax: passed.", "ran": {("c", 2), ("c", 3)}, "untraced": None}
+    many = "".join(f"a{i} = {i}\n" for i in range(1500)) + body.replace("o.max()", "o.max() + a7 * 0")
+    began = time.monotonic()
+    out = grade._reviewed(_exercise([("h", many), ("c", body)]), dict(passed), 60.0)
+    assert time.monotonic() - began < 15 and out["status"] == "passed", out
+    out = grade._reviewed(_exercise([("c", body)]), dict(passed), 0.0)
+    assert out["status"] == "review" and "too long to review" in out["message"], out
+    long_sum = "Z = " + " + ".join(["0"] * 1000) + "\n"
+    out = grade._reviewed(_exercise([("h", long_sum), ("c", body.replace("o.max()", "o.max() + Z"))]), dict(passed))
+    assert out["status"] == "review" and "could not read this code" in out["message"], out
+
+
+def test_rule_b_counts_the_lines_run_while_the_cells_ran_only_for_functions_no_call_entered():
+    """hostile37e, finding 7: a decorator's lines and a helper run at the top level ran before the calls."""
+    source = code("""
+        def quiet(fn):
+            def wrapper(*args):
+                return fn(*args)
+            return wrapper
+        @quiet
+        def f(o):
+            if o.size > 9:
+                return -o
+            return o
+        """)
+    ran = {("c", n) for n in (3, 7, 9)}  # the calls: wrapper's body and f's, not line 8
+    early = {("c", n) for n in (2, 4, 7, 8)}  # the cell's run: quiet's body, and f run at the top level
+    assert [n for _, n, _ in grade.unrun_lines([["c", source]], "f", ran, early)] == [8]
+    assert [n for _, n, _ in grade.unrun_lines([["c", source]], "f", ran)] == [2, 4, 8]

@@ -67,6 +67,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import collections
 import contextlib
 import csv
 import functools
@@ -661,6 +662,7 @@ class _Child:
         self.kept, self.ended, self.proc = {}, None, None
         self.labels = [label for label, _ in job["cells"]]
         self.ran, self.untraced = set(), None  # (label, line) the calls ran; why the tracing is not to be trusted
+        self.early = set()  # (label, line) that ran while the cells ran, before any call (rule b, hostile37e 7)
         self.lines = _code_lines(job["cells"])  # label -> the lines its code objects hold: what a reply may name
         self.tampered, self.refused = None, []  # a reply naming a line no code holds; imports the child refused
         self.log = tempfile.TemporaryFile()
@@ -697,6 +699,9 @@ class _Child:
             ready = _checked_ready(header.get("ready"))
             if ready is not None:
                 self._refusals(header["ready"].get("refused"))
+                early = header["ready"].get("early")
+                if isinstance(early, list) and len(early) <= 100_000:
+                    self._add_lines(early, self.early)
             if ready is None:
                 self.stop()
                 self.ended = (
@@ -768,7 +773,12 @@ class _Child:
         if not isinstance(lines, list) or len(lines) > 100_000:
             self.untraced = self.untraced or "the lines it ran were not reported"
             return
-        for pair in lines if len(self.ran) < 1_000_000 else ():
+        self._add_lines(lines, self.ran)
+
+    def _add_lines(self, lines, into):
+        """Add the [index, line] pairs the child named to ``into``: a line no code object of its cell holds, or a
+        pair of another shape, is a forged report (``tampered``)."""
+        for pair in lines if len(into) < 1_000_000 else ():
             if (
                 isinstance(pair, list)
                 and len(pair) == 2
@@ -780,7 +790,7 @@ class _Child:
                 if pair[1] not in self.lines.get(label, ()):
                     self.tampered = self.tampered or f"line {pair[1]} of {label}, which holds no such line of code"
                     continue
-                self.ran.add((label, pair[1]))
+                into.add((label, pair[1]))
             else:
                 self.tampered = self.tampered or f"a line given as {str(pair)[:60]}"
 
@@ -1247,6 +1257,7 @@ def _check_through(ex, child, seed):
         "notes": getattr(child, "notes", []),
         "tail": status == "error" and child.ended is not None,
         "ran": child.ran,  # for the review (rule b): the lines of the cells the calls ran
+        "early": child.early,  # and those that ran while the cells ran (a decorator, a helper run at the top level)
         "untraced": child.untraced,
         "tampered": child.tampered,
         "refused": child.refused,
@@ -1477,10 +1488,12 @@ def _grade_item(item, seed, limits, places):
     """(the exercise graded, its outcome): from its notebook; from my_rnn.py where the cell is still the stub."""
     name, in_notebook, in_my_rnn = item
     if in_notebook is not None:
+        began = time.monotonic()
         outcome = _grade_exercise(in_notebook, seed, limits, places)
         if outcome["status"] not in ("not attempted", "missing") or in_my_rnn is None:
-            return in_notebook, _reviewed(in_notebook, outcome)
+            return in_notebook, _reviewed(in_notebook, outcome, _review_budget(limits, began))
     if in_my_rnn is not None:
+        began = time.monotonic()
         outcome = _grade_exercise(in_my_rnn, seed, limits, places)
         notes = outcome.setdefault("notes", [])
         notes.insert(
@@ -1490,8 +1503,17 @@ def _grade_item(item, seed, limits, places):
         )
         if _RNN_CORE_IMPORT.search(in_my_rnn.sources[-1][1]):
             notes.insert(1, _MY_RNN_IMPORTS)
-        return in_my_rnn, _reviewed(in_my_rnn, outcome)
+        return in_my_rnn, _reviewed(in_my_rnn, outcome, _review_budget(limits, began))
     return None, None
+
+
+def _review_budget(limits, began):
+    """The seconds the source review of an exercise may take: what its time limit leaves after its run, and never
+    less than half that limit or _REVIEW_FLOOR (a loaded machine must not send a right answer to review)."""
+    return max(limits.exercise - (time.monotonic() - began), limits.exercise / 2, _REVIEW_FLOOR)
+
+
+_REVIEW_FLOOR = 5.0
 
 
 # -- the source review: branches on the size of the inputs -----------------------------------------------
@@ -1529,11 +1551,15 @@ _ARITHMETIC = {
 }
 
 
-def _reviewed(ex, outcome):
+def _reviewed(ex, outcome, budget=EXERCISE_TIMEOUT):
     """The outcome, with what the source review found named and (if it passed) its points withheld: branches on the
-    inputs' size, large numbers (rule a), and, where it passed, lines that no hidden case ran (rule b)."""
+    inputs' size, large numbers (rule a), and, where it passed, lines that no hidden case ran (rule b). The rules
+    run in a thread of their own, bounded by ``budget`` seconds: past it the exercise is "review: too long to
+    review" (hostile37e, finding 6); a rule that raises sends it to "review: the grader could not read this code",
+    never "the grader itself failed" (finding 1)."""
     outcome = dict(outcome)
     ran, untraced = outcome.pop("ran", None), outcome.pop("untraced", None)
+    early = outcome.pop("early", None) or set()
     tampered, refused = outcome.pop("tampered", None), outcome.pop("refused", None) or []
     findings = []
     if tampered:
@@ -1548,44 +1574,34 @@ def _reviewed(ex, outcome):
             f"{MY_RNN}) may import only {', '.join(_D_ALLOWED_SHOWN)}: code that reaches another module can run "
             "code no review reads"
         )
-    branches = size_branches(ex.sources, ex.function, _SIZE_ARGUMENTS.get(ex.name))
-    if branches:
-        findings.append(f"branches on the input's size {_where(ex, branches)}")
-    numbers = large_numbers(ex.sources, ex.function, _MASK_ARGUMENTS.get(ex.name, ()))
-    if numbers:
+    failed, done = [], {}
+
+    def review():
+        _REVIEW.deadline = time.monotonic() + budget
+        try:
+            done["findings"] = _rule_findings(ex, outcome, ran, untraced, failed, early)
+        except _TooLong:
+            pass
+        except Exception as exc:  # noqa: BLE001 -- whatever the rules hit, the exercise goes to review
+            failed.append(("the review", exc))
+            done["findings"] = []
+
+    worker = threading.Thread(target=review, name=f"review {ex.name}", daemon=True)
+    worker.start()
+    worker.join(budget + 1.0)
+    if "findings" not in done:  # still running, or stopped by its deadline: the review ran out of time
         findings.append(
-            f"numbers of {_LARGE} or more, or a size in bytes, {_where(ex, numbers)} (a threshold on the size "
-            "shows as one, however it is written)"
+            f"too long to review: the grader's reading of this code took more than {budget:.0f} s (what its "
+            "exercise's time limit leaves), so none of its rules could vouch for it"
         )
-    shown = {(label, line) for label, line, _ in [*branches, *numbers]}
-    constants = [f for f in size_comparisons(ex.sources, ex.function, _C_SIZE_ARGUMENTS.get(ex.name, ())) if
-                 f[:2] not in shown]  # fmt: skip
-    if constants:
+    else:
+        findings += done["findings"]
+    if failed:
+        which = ", ".join(sorted({f"rule {rule} ({type(exc).__name__})" for rule, exc in failed}))
         findings.append(
-            f"a size of the inputs compared with, capped at or sliced by a constant {_where(ex, constants)} (however "
-            "the constant is written: np.finfo(...).maxexp, n * 1e-3 < 1.5, n.bit_length() < 11)"
+            f"the grader could not read this code: {which} raised on it, so the review cannot vouch for it "
+            "(this is no verdict on the code: your instructor reads it)"
         )
-    inspects = introspection(ex.sources, ex.function)
-    if inspects:
-        findings.append(
-            f"code that inspects or changes the process it runs in {_where(ex, inspects)}: an exercise needs none of "
-            "this (imports beyond numpy, math, warnings, functools, itertools, collections, heapq, operator, "
-            "typing, copy and dataclasses; sys, gc, inspect, eval, exec, open, globals; dunder attributes; getattr "
-            "with a computed name), and the grader "
-            "cannot vouch for code that inspects or changes the process it runs in"
-        )
-    if outcome.get("status") == "passed" and ran is not None:
-        if not defined_where(ex.sources, ex.function):
-            findings.append(
-                f"{ex.function} is not a def (or a lambda, or a name bound to one) at the top level of its cell, so "
-                "its source could not be read"
-            )
-        elif untraced:
-            findings.append(f"the lines it runs could not be followed: {untraced}")
-        else:
-            unrun = unrun_lines(ex.sources, ex.function, ran)
-            if unrun:
-                findings.append(f"code that no hidden case ran {_where(ex, unrun)}")
     if not findings:
         return outcome
     review = (
@@ -1599,6 +1615,76 @@ def _reviewed(ex, outcome):
     else:
         outcome["notes"] = [*(outcome.get("notes") or []), review]
     return outcome
+
+
+def _rule_findings(ex, outcome, ran, untraced, failed, early=frozenset()):
+    """The findings of rules a-d (and b where it passed); a rule that raises is named in ``failed``."""
+    findings = []
+    branches = _safely(failed, "a", size_branches, ex.sources, ex.function, _SIZE_ARGUMENTS.get(ex.name))
+    if branches:
+        findings.append(f"branches on the input's size {_where(ex, branches)}")
+    numbers = _safely(failed, "a", large_numbers, ex.sources, ex.function, _MASK_ARGUMENTS.get(ex.name, ()))
+    if numbers:
+        findings.append(
+            f"numbers of {_LARGE} or more, or a size in bytes, {_where(ex, numbers)} (a threshold on the size "
+            "shows as one, however it is written)"
+        )
+    shown = {(label, line) for label, line, _ in [*branches, *numbers]}
+    compared = _safely(failed, "c", size_comparisons, ex.sources, ex.function, _C_SIZE_ARGUMENTS.get(ex.name, ()))
+    constants = [f for f in compared if f[:2] not in shown]
+    if constants:
+        findings.append(
+            f"a size of the inputs compared with, capped at or sliced by a constant {_where(ex, constants)} (however "
+            "the constant is written: np.finfo(...).maxexp, n * 1e-3 < 1.5, n.bit_length() < 11)"
+        )
+    inspects = _safely(failed, "d", introspection, ex.sources, ex.function)
+    if inspects:
+        findings.append(
+            f"code that inspects or changes the process it runs in {_where(ex, inspects)}: an exercise needs none of "
+            "this (imports beyond numpy, math, warnings, functools, itertools, collections, heapq, operator, "
+            "typing, copy and dataclasses; sys, gc, inspect, eval, exec, open, globals; dunder attributes; getattr "
+            "with a computed name), and the grader "
+            "cannot vouch for code that inspects or changes the process it runs in"
+        )
+    if outcome.get("status") == "passed" and ran is not None:
+        if not _safely(failed, "b", defined_where, ex.sources, ex.function, default=True):
+            findings.append(
+                f"{ex.function} is not a def (or a lambda, or a name bound to one) at the top level of its cell, so "
+                "its source could not be read"
+            )
+        elif untraced:
+            findings.append(f"the lines it runs could not be followed: {untraced}")
+        else:
+            unrun = _safely(failed, "b", unrun_lines, ex.sources, ex.function, ran, early)
+            if unrun:
+                findings.append(f"code that no hidden case ran {_where(ex, unrun)}")
+    return findings
+
+
+_REVIEW = threading.local()  # the deadline of the review running in this thread
+
+
+class _TooLong(Exception):
+    """The review ran past its deadline (raised by _tick, in the rules' loops)."""
+
+
+def _tick():
+    """Raise _TooLong once the review in this thread is past its deadline: called in the rules' loops."""
+    deadline = getattr(_REVIEW, "deadline", None)
+    if deadline is not None and time.monotonic() > deadline:
+        raise _TooLong
+
+
+def _safely(failed, rule, fn, *args, default=()):
+    """fn(*args), or ``default`` with (rule, the exception) in ``failed`` if it raised (RecursionError on a sum of
+    1,000 terms, an AST the rule did not foresee). _TooLong goes through: the whole review stops."""
+    try:
+        return fn(*args)
+    except _TooLong:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        failed.append((rule, exc))
+        return default if isinstance(default, bool) else list(default)
 
 
 def _where(ex, found):
@@ -1673,7 +1759,7 @@ def _exempt(fn, masks):
       `[i:i + K]` or `slice(i, i + K)`, and those `i + K`;
     - a narrow integer type that a 0/1 mask is cast to (`keep.astype(np.uint8)`, `(x > 0).astype(np.int8)`): no
       size, unlike an index cast to int16 (hostile6 w09)."""
-    skip = set()
+    skip, iterated = set(), _only_iterated(fn)
     for n in ast.walk(fn):
         if isinstance(n, (ast.For, ast.AsyncFor)) and isinstance(n.target, ast.Name) and _called(n.iter) == "range":
             args = n.iter.args
@@ -1683,11 +1769,34 @@ def _exempt(fn, masks):
             ends = [e for b in n.body for e in ast.walk(b) if _chunk_end(e, index, step)]
             if ends:
                 skip |= {id(args[2]), *(id(e) for e in ends)}
+        if _called(n) == "array_split" and len(n.args) >= 2 and id(n) in iterated:
+            for m in ast.walk(n.args[1]):  # np.array_split(x, n // K) only looped over: blocks of K, every one
+                if isinstance(m, ast.BinOp) and isinstance(m.op, ast.FloorDiv) and _is_large(_folded(m.right)):
+                    skip.add(id(m.right))  # visited (hostile37e, finding 5), as a chunk loop's step
         if _called(n) == "astype" and isinstance(n.func, ast.Attribute) and n.args:
             value = n.func.value
             if isinstance(value, (ast.Compare, ast.BoolOp)) or (isinstance(value, ast.Name) and value.id in masks):
                 skip.add(id(n.args[0]))
     return skip
+
+
+def _only_iterated(fn):
+    """The ids of the calls under ``fn`` whose result is only looped over: the iterable of a for or a comprehension,
+    or assigned to a name whose every other use is that (`parts = np.array_split(...)`; `for p in parts`). Its
+    length, which would show the size past a threshold, is never read."""
+    loops = [n.iter for n in ast.walk(fn) if isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension))]
+    direct = {id(x) for x in loops}
+    names = {}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name):
+            names.setdefault(n.id, []).append(n)
+    found = {id(x) for x in loops if isinstance(x, ast.Call)}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            uses = [u for u in names.get(n.targets[0].id, []) if u is not n.targets[0]]
+            if uses and all(isinstance(u.ctx, ast.Load) and id(u) in direct for u in uses):
+                found.add(id(n.value))
+    return found
 
 
 def _chunk_end(node, index, step):
@@ -1828,16 +1937,19 @@ def _number_text(text):
 # -- what the graded function can reach, by name, in the submission's sources ------------------------------------
 
 
-def _reach(sources, function):
-    """([(label, node)] of ``function`` and every function, lambda or class of the sources it reaches by name, however
-    deep; [(label, statement)] of the top-level statements that bind a name those use, such as ``LIMIT = 5000``)."""
-    defs, tops = {}, []
+def _reach(sources, *functions):
+    """([(label, node)] of each of ``functions`` and every function, lambda or class of the sources it reaches by name,
+    however deep; [(label, statement)] of the top-level statements that bind a name those use, such as ``LIMIT =
+    5000``). Linear in the sources: each top-level statement's bound names are read once (hostile37e, finding 6: a
+    cell of 1,500 assignments took a minute when they were read again for every name)."""
+    defs, binders = {}, {}
     for label, source in sources:
         try:
             tree = _parse(source)
         except _UNPARSABLE:
             continue
         for node in _top_level(tree.body):
+            _tick()
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 defs[node.name] = (label, node)
             elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
@@ -1845,20 +1957,24 @@ def _reach(sources, function):
             elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in defs:
                 defs |= {t.id: defs[node.value.id] for t in node.targets if isinstance(t, ast.Name)}  # f = g
             elif not isinstance(node, (ast.Import, ast.ImportFrom, ast.Expr)):
-                tops.append((label, node))
-    reached, bound, seen, todo = [], [], set(), [function]
+                for name in _names_bound(node):
+                    binders.setdefault(name, []).append((label, node))
+    reached, bound, seen, held, todo = [], [], set(), set(), collections.deque(functions)
     while todo:
-        name = todo.pop(0)
+        _tick()
+        name = todo.popleft()
         if name in seen:
             continue
         seen.add(name)
         if name in defs:
             label, node = defs[name]
-            if all(node is not n for _, n in reached):
+            if id(node) not in held:
+                held.add(id(node))
                 reached.append((label, node))
                 todo += sorted(_names_used(node))
-        for label, node in tops:
-            if name in _names_bound(node) and all(node is not n for _, n in bound):
+        for label, node in binders.get(name, ()):
+            if id(node) not in held:
+                held.add(id(node))
                 bound.append((label, node))
                 todo += sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)})
     return reached, bound
@@ -1897,6 +2013,7 @@ def _names_used(node):
 
 def _names_bound(node):
     """The names a top-level statement binds or changes (``X = ...``, ``X[k] = ...``, ``for X in ...``)."""
+    _tick()
     targets, _ = _binding(node)
     names = set()
     for target in targets:
@@ -1918,15 +2035,29 @@ def _names_bound(node):
 # (`np.isnan(o).any()`), and whose block only returns, assigns, warns (`warnings.warn`), continues or passes.
 
 
-def unrun_lines(sources, function, ran):
+def unrun_lines(sources, function, ran, early=frozenset()):
     """[(label, line, text)]: the statements of ``function`` and the code it reaches that no call ran; ``ran`` is
-    the set of (label, line) the child traced."""
+    the set of (label, line) the child traced during the calls, ``early`` those it traced while the cells ran. A
+    function (each def on its own, a nested one apart from the one holding it) none of whose lines a call ran is
+    judged by the lines that ran while the cells ran: a decorator's own lines, a helper run once at the top level
+    (hostile37e, finding 7). One that a call entered is judged by the calls alone, so running a branch at the top
+    level does not count for a function the cases call."""
     functions, _ = _reach(sources, function)
     found = []
     for label, node in functions:
+        groups = {}
+        owners = [f for f in ast.walk(node) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.body]
         for first, last in _statements(node):
-            if not any((label, n) in ran for n in range(first, last + 1)):
-                found.append((label, first, _line_text(sources, label, first)))
+            _tick()
+            inner = [f for f in owners if f.body[0].lineno <= first <= (f.end_lineno or first)]
+            owner = max(inner, key=lambda f: f.body[0].lineno, default=node)
+            groups.setdefault(id(owner), []).append((first, last))
+        for spans in groups.values():
+            called = any((label, n) in ran for first, last in spans for n in range(first, last + 1))
+            seen = ran if called else ran | {(lab, n) for lab, n in early if lab == label}
+            for first, last in spans:
+                if not any((label, n) in seen for n in range(first, last + 1)):
+                    found.append((label, first, _line_text(sources, label, first)))
     return sorted(set(found), key=_order(sources))
 
 
@@ -2376,6 +2507,7 @@ def _c_combined(kinds):
 def _c_kind(node, kinds, modules):
     """The kind of an expression: "size" (derived from a size of the inputs), "const" (constant-only), or None (it
     holds a variable)."""
+    _tick()
     if node is None:
         return "const"
     if isinstance(node, ast.Constant):
@@ -2415,7 +2547,9 @@ def _c_kind(node, kinds, modules):
                 return None
             parts = []
         else:
-            parts = [_c_kind(f.value, kinds, modules)]  # np.arange(n), n.bit_length(), math.log2(n)
+            # np.arange(n), n.bit_length(), math.log2(n); a callee that is itself a call, a lambda, a subscript
+            # (np.vectorize(math.exp)(x), (lambda z: z)(o): hostile37e, finding 1) is read as a whole
+            parts = [_c_kind(f.value if isinstance(f, ast.Attribute) else f, kinds, modules)]
         parts += [_c_kind(a.value if isinstance(a, ast.Starred) else a, kinds, modules) for a in node.args]
         parts += [_c_kind(k.value, kinds, modules) for k in node.keywords]
         return _c_combined(parts)
@@ -2637,7 +2771,7 @@ _D_IMPORTS = frozenset(
 )  # fmt: skip
 _D_NAMES = frozenset(
     {"sys", "gc", "inspect", "ctypes", "builtins", "importlib", "eval", "exec", "compile", "__import__", "globals",
-     "locals", "vars", "breakpoint", "open", "__builtins__"}
+     "locals", "vars", "dir", "breakpoint", "open", "__builtins__", "attrgetter", "methodcaller"}
 )  # fmt: skip
 _D_ATTRIBUTES = frozenset(
     {"gettrace", "settrace", "setprofile", "getprofile", "_getframe", "f_globals", "f_locals", "f_back", "modules",
@@ -2653,7 +2787,8 @@ _D_ATTRIBUTES = frozenset(
 )  # fmt: skip
 _D_ALLOWED_SHOWN = ("numpy", "math", "warnings", "functools", "itertools", "collections", "heapq", "operator",
                     "typing", "copy", "dataclasses")  # fmt: skip
-_D_BY_NAME = frozenset({"getattr", "setattr", "delattr", "attrgetter", "methodcaller"})
+_D_BY_NAME = frozenset({"getattr", "setattr", "delattr", "hasattr"})  # allowed only called with a literal name
+_D_CALLEE = "_d_literal_callee"  # set on the Name of such a call (its parent is read first, in every walk)
 _DUNDER = re.compile(r"^__\w+__$")
 
 
@@ -2682,8 +2817,7 @@ def introspection(sources, function):
                 todo += [*n.decorator_list, *a.defaults, *(d for d in a.kw_defaults if d is not None)]
             else:
                 todo += list(ast.iter_child_nodes(n))
-    for name in sorted(used):
-        functions += _reach(sources, name)[0]
+    functions += _reach(sources, *sorted(used))[0]  # once for every name (linear: hostile37e, finding 6)
     for label, node in functions:
         for n in ast.walk(node):
             if _d_listed(n):
@@ -2692,13 +2826,18 @@ def introspection(sources, function):
 
 
 def _d_listed(node):
+    _tick()
     if isinstance(node, ast.Import):
         return any(a.name.split(".")[0] not in _D_IMPORTS for a in node.names)
     if isinstance(node, ast.ImportFrom):
         return node.level > 0 or (node.module or "").split(".")[0] not in _D_IMPORTS
     if isinstance(node, ast.Name):
-        return node.id in _D_NAMES
+        # getattr & co. anywhere but as the callee of a call with a literal name: `g = (getattr,)[0]`, a default
+        # argument, `{0: getattr}[0]`, a walrus, a for loop, functools.reduce(getattr, ...) (hostile37e, finding 3)
+        return node.id in _D_NAMES or (node.id in _D_BY_NAME and not getattr(node, _D_CALLEE, False))
     if isinstance(node, ast.Attribute):
+        if node.attr in ("attrgetter", "methodcaller"):
+            return True  # operator.attrgetter(name): getattr by another name
         if node.attr == "format" and isinstance(node.value, ast.Attribute) and node.value.attr == "lib":
             return True  # np.lib.format: the .npy reader, pickle's way in
         return bool(_DUNDER.match(node.attr)) or node.attr in _D_ATTRIBUTES
@@ -2709,15 +2848,14 @@ def _d_listed(node):
         if (_DUNDER.match(text) and text != "__main__") or text in _D_ATTRIBUTES:  # getattr(f, "__code__")
             return True
         return _d_code_in(text)
-    if isinstance(node, ast.Call) and any(
-        isinstance(a, ast.Name) and a.id in _D_BY_NAME for a in [*node.args, *(k.value for k in node.keywords)]
-    ):
-        return True  # getattr handed on as a value: functools.reduce(getattr, names, np), names built at run time
-    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in _D_BY_NAME:
-        return True  # g = getattr
-    if isinstance(node, ast.Call) and _called(node) in _D_BY_NAME:
-        named = node.args[1:2] if _called(node) in ("getattr", "setattr", "delattr") else node.args[:1]
-        return not all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in named) or not named
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _D_BY_NAME:
+        named = node.args[1:2]
+        if named and not node.keywords and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in named):
+            setattr(node.func, _D_CALLEE, True)  # getattr(x, "name"): the name is read, as x.name would be
+            return False
+        return True  # getattr with a computed name, or with none
+    if isinstance(node, ast.Call) and _called(node) == "type" and len(node.args) == 3:
+        return True  # type(name, bases, namespace): a class built at run time
     return False
 
 

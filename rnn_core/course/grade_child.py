@@ -632,6 +632,7 @@ def lines_traced(labels):
     bound method whose ``__self__`` hands the sets of lines seen to the code it traces (hostile37c, finding 2;
     reaching them through ``__closure__`` is a dunder attribute, which the review's rule d lists)."""
     index = {label: i for i, label in enumerate(labels)}  # cell label -> its index in the job
+    gettrace, settrace = sys.gettrace, sys.settrace  # the real ones: main hides the tracer from sys.gettrace
     seen, new, done, left = set(), [], set(), {}
     count = [0, False]  # line events in this call; whether a call went past BUDGET
 
@@ -670,12 +671,12 @@ def lines_traced(labels):
 
     def start():
         count[0] = 0
-        sys.settrace(trace)
+        settrace(trace)
 
     def stop():
         """Whether tracing was still the grader's when the call returned (the cell's code may switch it off)."""
-        ours = sys.gettrace() is trace
-        sys.settrace(None)
+        ours = gettrace() is trace
+        settrace(None)
         return ours
 
     def report(ours):
@@ -685,6 +686,13 @@ def lines_traced(labels):
         return {"lines": sent, "traced": bool(ours), **({"partly": True} if count[1] else {})}
 
     return start, stop, report
+
+
+def _no_tracer():
+    """The cells' sys.gettrace: None. The grader's tracer is not theirs to reach (hostile37e, finding 3: a cell
+    reached sys through numpy and the tracer's closure through sys.gettrace(), and wrote lines it never ran into the
+    report). The tracer keeps the real sys.gettrace; this function holds no reference to anything."""
+    return None
 
 
 def serve(rfd, wfd, fn, labels, tracer, receive=receive, send=send, refused=_REFUSED):
@@ -826,7 +834,13 @@ def main(numpy_dir, rfd, wfd):
     job = header["job"]
     labels = [label for label, _ in job["cells"]]
     serving, tracer, sending = serve, lines_traced(labels), send  # bound before any cell runs
-    namespace, errors = run_cells(job)
+    sys.gettrace = _no_tracer  # the tracer, out of sys.gettrace()'s reach (the tracer holds the real one)
+    early_start, early_stop, early_report = lines_traced(labels)  # the lines the cells' own run runs (rule b)
+    early_start()
+    try:
+        namespace, errors = run_cells(job)
+    finally:
+        early_stop()
     missing = object()
     fn = namespace.get(job["function"], missing)
     code = getattr(fn, "__code__", None)
@@ -838,6 +852,7 @@ def main(numpy_dir, rfd, wfd):
         "first": code.co_firstlineno if isinstance(code, type(main.__code__)) else 1,
         "sandbox": sandboxed,
         "refused": _REFUSED[:20],
+        "early": early_report(True)["lines"],
     }
     sending(wfd, {"ready": ready})
     if ready["callable"]:
