@@ -1201,6 +1201,29 @@ def test_rule_c_lists_a_size_against_a_constant_however_written(source, size_arg
 @pytest.mark.parametrize(
     "source, found",
     [
+        ("def f(o):\n    return np.exp(o - np.max(o) * (not (o.size >> 21)))\n", [2]),
+        ("def f(o):\n    return o * (1 - o.size.bit_length() // 22)\n", [2]),
+        ("def f(o):\n    n = (o == o).sum()\n    return o * (np.log2(n) < 21)\n", [3]),
+        ("def f(u):\n    few = np.log2(np.flatnonzero(u == u)[-1] + 1) < 16\n    return u * few\n", [2]),
+        ("def f(d):\n    n = np.ones_like(d).cumsum()[-1]\n    return d ** float(np.log2(n) < 20)\n", [3]),
+        ("def f(gs):\n    for k, _ in enumerate(gs, 1):\n        pass\n    return float(np.log2(k) >= 9)\n", [4]),
+        ("def bits(n):\n    return int(n).bit_length()\ndef f(o):\n    return o * (bits(o.size) < 22)\n", [4]),
+        ("def f(o):\n    return np.exp(o - np.max(o) * (np.log10(np.ptp(o)) < 5.5))\n", [2]),
+        ("def f(x):\n    N = len(x)\n    return x.sum() / N + x[max(1, N) - 1]\n", []),  # a mean, a cap at 1
+        ("def f(x):\n    T = len(x)\n    return [x[T - 1 - t] * 2 for t in range(T)]\n", []),  # an index
+    ],
+    ids=["not-shift", "bit-length-floordiv", "self-compare-sum", "flatnonzero", "cumsum", "enumerate-after",
+         "helper", "log-ptp", "mean", "reversed-index"],
+)  # fmt: skip
+def test_rule_c_lists_a_derived_size_used_as_a_threshold_without_a_large_constant(source, found):
+    """hostile37e, findings 2 and 4: a size or a spread through a shift, a bit length, a log or a helper is listed
+    when compared with any constant or used as a number; a size used as a number plainly is not."""
+    assert [line for _, line, _ in grade.size_comparisons([["c", source]], "f")] == found
+
+
+@pytest.mark.parametrize(
+    "source, found",
+    [
         ("def f(o):\n    return o if o.size < 4999.5 else -o\n", [2]),  # a float need not be integral
         ("L = " + "+".join(["1"] * 70) + "\ndef f(o):\n    return o if o.size < L else -o\n", [1]),  # past depth 50
         ("def f(o):\n    return np.exp(np.clip(o - o.max(), -745, 0))\n", []),  # a clip's bounds

@@ -2377,6 +2377,7 @@ def size_comparisons(sources, function, size_arguments=()):
     size meets a constant (rule c; the comment above says exactly what counts)."""
     functions, _ = _reach(sources, function)
     constants, modules = _c_constants(sources)
+    helpers = {n.name for _, n in functions if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     found = {}
     for label, node in functions:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
@@ -2387,6 +2388,8 @@ def size_comparisons(sources, function, size_arguments=()):
         for n in ast.walk(node):
             if _c_listed(n, kinds, modules) or _c_against(n, kinds, modules, tests):
                 found.setdefault((label, n.lineno), None)
+        for n in _c_derived_uses(node, kinds, modules, helpers, tests):
+            found.setdefault((label, n.lineno), None)
     return [(label, line, _line_text(sources, label, line)) for label, line in sorted(found, key=_order(sources))]
 
 
@@ -2577,9 +2580,181 @@ def _c_counts(node, kinds, modules):
     if called == "sum" and isinstance(node.func, ast.Name) and node.args:
         first = node.args[0]
         return isinstance(first, (ast.GeneratorExp, ast.ListComp)) and _c_kind(first.elt, kinds, modules) == "const"
-    if called == "sum" and isinstance(node.func, ast.Attribute):
-        return _called(node.func.value) in ("ones_like", "ones", "full_like", "full")
+    if called in ("flatnonzero", "nonzero", "argwhere"):
+        return True  # np.flatnonzero(u == u)[-1] + 1 (hostile37e, 2o)
+    if called not in ("sum", "cumsum") or not isinstance(node.func, ast.Attribute):
+        return False
+    counted = node.func.value  # x.sum(), x.cumsum(); np.sum(x): x
+    if isinstance(counted, ast.Name) and counted.id in modules:
+        counted = node.args[0] if node.args else None
+    if _called(counted) in ("ones_like", "ones", "full_like", "full"):
+        return True  # np.ones_like(x).cumsum()[-1]
+    # (o == o).sum(), np.sum(o == o): a comparison of a thing with itself counts its items (hostile37e, 2b)
+    return (
+        isinstance(counted, ast.Compare)
+        and len(counted.comparators) == 1
+        and ast.dump(counted.left) == ast.dump(counted.comparators[0])
+    )
+
+
+# Rule c, derived sizes (hostile37e, findings 2 and 4): a threshold needs no comparison (`not (o.size >> 21)`,
+# `1 - o.size.bit_length() // 22`) and no constant of 64 or more (`np.log2(n) < 21`, `bits(o.size) < 22`,
+# `np.log10(np.ptp(o)) < 5.5`). So a value DERIVED from a size (as above, and a loop index of enumerate/range) or
+# from a value statistic of the inputs (np.ptp, max - min, abs(x).max()) through a shift by a constant, .bit_length(),
+# a log, np.sign/np.signbit of such, a floor division or modulo by a constant of such, or a helper of the sources
+# called with a size, is listed where it is compared with a constant (a helper's value: one other than 0 or 1), used
+# as a number (an operand of arithmetic, bool/int/float, `not`), or used as a condition (a test, and/or, np.where).
+# A size used as a number (a mean's `/ N`, `T - 1 - t`, `max(1, n)`) is not derived: only these transforms are.
+
+_C_LOGS = frozenset({"log", "log2", "log10", "log1p"})
+_C_ARRAYS = frozenset(
+    {"zeros", "ones", "empty", "full", "arange", "eye", "identity", "linspace", "array", "asarray", "zeros_like",
+     "ones_like", "empty_like", "full_like", "tile", "repeat", "reshape"}
+)  # fmt: skip
+_C_STRONG = "strong"  # through a shift, a bit length or a log: listed against any constant
+_C_WEAK = "weak"  # a helper's value: listed against a constant other than 0 or 1
+
+
+def _c_derived_uses(fn, kinds, modules, helpers, tests):
+    """The nodes of ``fn`` where a derived size or statistic is used (the comment above)."""
+    indexes, ends = set(), {}
+    for n in ast.walk(fn):
+        if isinstance(n, (ast.For, ast.comprehension)) and _called(n.iter) in ("enumerate", "range"):
+            target = n.target.elts[0] if isinstance(n.target, ast.Tuple) and n.target.elts else n.target
+            if isinstance(target, ast.Name) and (_called(n.iter) == "enumerate" or n.iter.args):
+                indexes.add(target.id)
+                if isinstance(n, ast.For):  # the index read after its loop is a count (`for k, _ in enumerate(xs)`)
+                    ends[target.id] = max(ends.get(target.id, 0), n.end_lineno)
+    derived, assigned = {}, {}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            assigned.setdefault(n.targets[0].id, []).append(n.value)
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign)) and isinstance(n.target, ast.Name):
+            assigned.setdefault(n.target.id, []).append(None)
+    for _ in range(3):
+        for name, values in assigned.items():
+            if name in indexes:
+                continue
+            found = [
+                None if v is None else _c_transformed(v, kinds, modules, helpers, indexes, derived) for v in values
+            ]
+            if found and all(found):
+                derived[name] = _C_STRONG if _C_STRONG in found else _C_WEAK
+    parents = {}
+    for n in ast.walk(fn):
+        for child in ast.iter_child_nodes(n):
+            parents[id(child)] = n
+    listed = []
+    for n in ast.walk(fn):
+        if not isinstance(n, ast.expr):
+            continue
+        if isinstance(n, ast.Name) and n.id in ends and n.lineno > ends[n.id]:
+            parent = parents.get(id(n))
+            if isinstance(parent, ast.Compare) and _c_derived_used(n, parent, _C_WEAK, kinds, modules):
+                listed.append(n)
+        strength = _c_transformed(n, kinds, modules, helpers, indexes, derived)
+        if not strength:
+            continue
+        parent = parents.get(id(n))
+        if parent is not None and _c_transformed(parent, kinds, modules, helpers, indexes, derived):
+            continue  # a step of a longer derivation: its end is read
+        if id(n) in tests or _c_derived_used(n, parent, strength, kinds, modules):
+            listed.append(n)
+    return listed
+
+
+def _c_derived_used(node, parent, strength, kinds, modules):
+    if isinstance(parent, ast.Compare):
+        others = [s for s in (parent.left, *parent.comparators) if s is not node]
+        constants = [s for s in others if _c_kind(s, kinds, modules) == "const"]
+        if strength == _C_STRONG:
+            return bool(constants)
+        return any(_c_value(c, kinds.get(_C_VALUES, {}), modules) not in (0, 1) for c in constants)
+    if isinstance(parent, (ast.BinOp, ast.AugAssign, ast.BoolOp)):
+        return True
+    if isinstance(parent, ast.UnaryOp):
+        return True
+    if isinstance(parent, ast.Call) and node in parent.args:
+        if isinstance(parent.func, ast.Name) and parent.func.id in ("bool", "int", "float"):
+            return True
+        return _called(parent) == "where" and parent.args[0] is node
     return False
+
+
+def _c_sizeish(node, kinds, modules, indexes):
+    """Whether ``node`` is a size, a loop index, a value statistic of the inputs, or arithmetic of these."""
+    if isinstance(node, ast.Name) and node.id in indexes:
+        return True
+    if _called(node) in _C_ARRAYS:
+        return False  # np.zeros(H), np.arange(T): arrays, not a count
+    kind = _c_kind(node, kinds, modules)
+    if kind == "size":
+        return True
+    if kind == "const":
+        return False
+    if _c_statistic(node):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+        sides = [node.left, node.right]
+        plain = [isinstance(x, (ast.Name, ast.Constant)) or _c_kind(x, kinds, modules) == "const" for x in sides]
+        sizes = [_c_sizeish(x, kinds, modules, indexes) for x in sides]
+        return any(sizes) and all(a or b for a, b in zip(plain, sizes))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("int", "float", "abs"):
+        return len(node.args) == 1 and _c_sizeish(node.args[0], kinds, modules, indexes)
+    return False
+
+
+def _c_statistic(node):
+    """np.ptp(x), x.max() - x.min(), np.abs(x).max(), np.max(np.abs(x)): a spread or magnitude of values."""
+    called = _called(node)
+    if called == "ptp":
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
+        return _called(node.left) in ("max", "amax", "nanmax") and _called(node.right) in ("min", "amin", "nanmin")
+    if called in ("max", "amax"):
+        f = node.func
+        inner = f.value if isinstance(f, ast.Attribute) and _called(f.value) else (node.args[0] if node.args else None)
+        return _called(inner) in ("abs", "absolute", "fabs")
+    return False
+
+
+def _c_transformed(node, kinds, modules, helpers, indexes, derived):
+    """_C_STRONG or _C_WEAK where ``node`` is a derived size or statistic (the comment above), else None."""
+    _tick()
+    if isinstance(node, ast.Name):
+        return derived.get(node.id)
+    if isinstance(node, ast.BinOp):
+        if isinstance(node.op, (ast.RShift, ast.LShift)):
+            kinds_ = [_c_kind(x, kinds, modules) for x in (node.left, node.right)]
+            return _C_STRONG if "const" in kinds_ and kinds_ != ["const", "const"] else None
+        if isinstance(node.op, (ast.FloorDiv, ast.Mod)) and _c_kind(node.right, kinds, modules) == "const":
+            return _c_transformed(node.left, kinds, modules, helpers, indexes, derived)
+        return None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return _c_transformed(node.operand, kinds, modules, helpers, indexes, derived)
+    if not isinstance(node, ast.Call):
+        return None
+    called, f = _called(node), node.func
+    first = node.args[0] if node.args else None
+    if called == "bit_length" and isinstance(f, ast.Attribute) and _c_kind(f.value, kinds, modules) != "const":
+        return _C_STRONG
+    on_module = isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in modules
+    on_module = on_module or (isinstance(f, ast.Name) and f.id in modules)
+    if not on_module or first is None:
+        if isinstance(f, ast.Name) and f.id in helpers:
+            args = [*node.args, *(k.value for k in node.keywords)]
+            if any(_c_sizeish(a, kinds, modules, indexes) for a in args if not isinstance(a, ast.Starred)):
+                return _C_WEAK
+        return None
+    if called in ("right_shift", "left_shift") and _c_kind(first, kinds, modules) != "const":
+        return _C_STRONG
+    if called in _C_LOGS:
+        if _c_sizeish(first, kinds, modules, indexes):
+            return _C_STRONG
+        return _c_transformed(first, kinds, modules, helpers, indexes, derived)
+    if called in ("sign", "signbit", "floor", "ceil", "trunc", "rint"):
+        return _c_transformed(first, kinds, modules, helpers, indexes, derived)
+    return None
 
 
 def _c_value(node, values, modules):
