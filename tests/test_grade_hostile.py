@@ -469,6 +469,19 @@ def hostile(tmp):
             """),
             None,
         ),
+        # hostile37f, finding 2 (g03_code_in_time_string): the wrong code in a string built at run time, run by the
+        # child's stand-in for %time, which no review rule read. A %time line is now its statement before the review
+        # reads the cell, and the stand-in runs no string: the answer is what its own code computes (a KeyError)
+        "h37f-code-in-a-time-string": (
+            'def softmax(o):\n    _box["o"] = o\n    get_ipython().run_line_magic("time", '
+            + repr(
+                "_o = _box['o']\n_e = np.exp(_o - np.max(_o) * (not (_o.size >> 21)))\n_box['r'] = _e / _e.sum()\n"[
+                    ::-1
+                ]
+            )
+            + '[::-1])\n    return _box["r"]\n',
+            "_box = {}\n",
+        ),
         # hostile37, finding 3 (v/e02_timeouterror.py): the function's own TimeoutError, and its own ValueError
         "h37-own-timeouterror": ('def softmax(o):\n    raise TimeoutError("my own")\n', None),
         "h37-own-valueerror": ("def softmax(o):\n    return np.exp(o) @ np.ones((1, len(o)))  # a shape slip\n", None),
@@ -990,6 +1003,14 @@ def test_the_series_answers_hold_no_large_number():
         assert grade.large_numbers([["plain", plain]], name.replace(".", "_")) == [], name
 
 
+def test_rule_b_does_not_list_a_global_statement():
+    """hostile37f, q24: a right softmax that counts its calls in a global went to review: `global` holds no code that
+    a tracer could see run."""
+    source = "calls = 0\n\ndef softmax(o):\n    global calls\n    calls += 1\n    e = np.exp(o - o.max())\n"
+    source += "    return e / e.sum()\n"
+    assert grade.unrun_lines([["c", source]], "softmax", {("c", n) for n in (5, 6, 7)}) == []
+
+
 def test_rule_b_lists_the_statements_no_call_ran():
     source = code("""
         def f(o, mask=None):
@@ -1023,6 +1044,8 @@ def test_rule_b_lists_the_statements_no_call_ran():
         ("%%time\ndef f():\n    pass", "# %%time: its body runs\ndef f():\n    pass"),
         ("%%capture\n%%time\nx = 1", "# %%capture: its body runs\n# %%time: its body runs\nx = 1"),
         ("%%timeit\ndef f():\n    pass", "pass  # a cell magic: not run by the grader"),  # IPython keeps no def of it
+        # hostile37f, finding 2: a %time line is its statement, which the review reads (not a string the child runs)
+        ("def f(o):\n    %time y = o.size >> 21\n    return y", "def f(o):\n    y = o.size >> 21\n    return y"),
         ("from rnn_core.practice import check", "check = __grader_practice__.check  # checks nothing here"),
         ("import rnn_core.practice as p", "p = __grader_practice__  # checks nothing here"),
         (
@@ -1031,7 +1054,7 @@ def test_rule_b_lists_the_statements_no_call_ran():
         ),
         ("from rnn_core import practice, hint", "from rnn_core import practice, hint"),  # fails, as in a kernel
     ],
-    ids=["time", "capture-time", "timeit", "from-practice", "import-as", "with-a-given", "not-public"],
+    ids=["time", "capture-time", "timeit", "time-line", "from-practice", "import-as", "with-a-given", "not-public"],
 )
 def test_cells_become_the_python_ipython_runs(cell, python):
     assert grade._as_python(cell) == python

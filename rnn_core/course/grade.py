@@ -1338,7 +1338,8 @@ def _read_submission(path):
 def _as_python(source):
     """A notebook cell as the Python IPython runs, every line keeping its number: a cell magic that runs its body
     (``%%time``, ``%%capture``) its body; help lines (``np.exp?``), line magics and shell lines IPython's calls
-    (``get_ipython().run_line_magic('pinfo', 'np.exp')``), which the child's stand-in answers by doing nothing,
+    (``get_ipython().run_line_magic('pinfo', 'np.exp')``), which the child's stand-in answers by doing nothing, but
+    a line ``%time STATEMENT`` its statement, so that the review reads what runs (``unwrap_time_lines``),
     as IPython's own TransformerManager writes them (where IPython is importable; else, and for a cell it cannot
     turn into as many lines, they become ``pass``); and rnn_core's practice imports bound to a practice that does
     nothing (``_neutralised``). The review reads this, and the child runs it."""
@@ -1347,6 +1348,7 @@ def _as_python(source):
     body = grade_child.unwrap_cell_magic(source)
     if body is None:
         return "pass  # a cell magic: not run by the grader"
+    body = grade_child.unwrap_time_lines(body)
     lines = body.split("\n")
     blank = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
     head, rest = lines[:blank], "\n".join(lines[blank:])
@@ -2078,7 +2080,7 @@ def _statements(node):
 def _block(body):
     found = []
     for stmt in body:
-        if isinstance(stmt, (ast.Pass, ast.Raise, ast.Assert)):
+        if isinstance(stmt, (ast.Pass, ast.Raise, ast.Assert, ast.Global, ast.Nonlocal)):  # the last two: no code
             continue
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
             continue

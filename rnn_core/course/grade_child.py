@@ -442,16 +442,15 @@ _PRACTICE = _NoPractice()
 
 
 class _NoIPython:
-    """``get_ipython()`` in the child, for the lines the grader turned into IPython's calls (``np.exp?``, ``%time``,
-    ``!ls``): help, magics and shell lines do nothing, as the grader runs none; ``%time STATEMENT`` runs the
-    statement, as IPython does."""
+    """``get_ipython()`` in the child, for the lines the grader turned into IPython's calls (``np.exp?``, ``!ls``):
+    help, magics and shell lines do nothing, as the grader runs none. (A line ``%time STATEMENT`` is its statement
+    before the review reads the cell: ``unwrap_time_lines``. Nothing here runs a string: a call built at run time
+    would run code no review has read.)"""
 
     def __init__(self, namespace):
-        self._namespace = namespace
+        pass
 
-    def run_line_magic(self, name, line="", *args, **kwargs):
-        if name == "time" and isinstance(line, str) and line.strip():
-            exec(compile(line, "<%time>", "exec", dont_inherit=True), self._namespace)
+    def run_line_magic(self, *args, **kwargs):
         return None
 
     def run_cell_magic(self, *args, **kwargs):
@@ -513,6 +512,23 @@ def unwrap_cell_magic(source):
     lines[first] = f"# %%{magic[0]}: its body runs"
     body = unwrap_cell_magic("\n".join(lines[first + 1 :]))  # %%capture, then %%time
     return None if body is None else "\n".join([*lines[: first + 1], body])
+
+
+def unwrap_time_lines(source):
+    """``source`` with each line ``%time STATEMENT`` that starts a statement turned into ``STATEMENT`` (its
+    indentation kept): IPython runs the statement and prints how long it took; the grader runs it, and its review
+    reads it, as the cell's own code."""
+    lines, starts_of = [], _statement_starts(source)
+    for line, starts in zip(source.split("\n"), starts_of + [False] * (source.count("\n") + 1 - len(starts_of))):
+        stripped = line.lstrip()
+        match = _TIME_LINE.match(stripped) if starts else None
+        if match and match.group(1).strip():
+            line = line[: len(line) - len(stripped)] + match.group(1)
+        lines.append(line)
+    return "\n".join(lines)
+
+
+_TIME_LINE = re.compile(r"%time[ \t]+(.*)\Z", re.DOTALL)
 
 
 def _python_source(source):
