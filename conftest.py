@@ -13,6 +13,8 @@ it here, before numpy is imported, covers them all. A value already set is kept.
 import os
 import signal
 
+import pytest
+
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
@@ -50,25 +52,52 @@ def pytest_configure(config):
         practice.my_rnn(mine)  # made as a reader's first call makes it
     os.environ[practice.MY_RNN_ENV] = str(mine)
     config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    # the site test's build, in a folder of its own, which xdist's workers are told (pytest_configure_node);
+    # started once a worker has collected a site test (tests/site/site_build.py)
+    from site_build import SiteBuild
+
+    build = SiteBuild(Path(tempfile.mkdtemp(prefix="rnn_site_build_")))
+    config.stash[SITE_BUILD] = build
+    config.add_cleanup(lambda: shutil.rmtree(build.folder, ignore_errors=True))
+    config.add_cleanup(build.stop)
 
 
-# The files that take longest, longest first (their times summed by --durations from a full run of
-# the default command on the 2-core machine, 2026-11-30: the site 1,106 s, the browser 878 s, the
-# other-CPU pass 307 s, then nbval's longest notebooks and the grader's tests). The default command
-# runs two processes (-n 2, pyproject.toml), each taking the next whole file when it is free (--dist
-# loadfile, in this order: --no-loadscope-reorder, without which xdist orders files by their number
-# of tests); started first, the long files run beside the many short ones instead of leaving one
-# process working alone at the end. Every other file keeps its place after these.
-LONGEST_FIRST = (
-    "tests/site/test_site.py",  # the site's build runs the slider notebooks, then Chromium reads every page
+SITE_BUILD = pytest.StashKey[object]()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """xdist's controller, for each worker: where the site test's build goes."""
+    from site_build import WORKER_KEY
+
+    node.workerinput[WORKER_KEY] = str(node.config.stash[SITE_BUILD].folder)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    """xdist's controller, once a worker has collected: the site test's build starts in the background if a site
+    test is among the tests and can run here (tests/site/site_build.py)."""
+    from site_build import what_is_missing
+
+    build = node.config.stash[SITE_BUILD]
+    if not build.started() and any(i.startswith("tests/site/") for i in ids) and what_is_missing() is None:
+        build.start(low_priority=True)
+
+
+# The order in which the files run. The default command runs two processes (-n 2, pyproject.toml), each
+# taking the next whole file when it is free (--dist loadfile, in this order: --no-loadscope-reorder, without
+# which xdist orders files by their number of tests). FIRST: the files that take longest, longest first
+# (their times summed by --durations from a full run of the default command on the 2-core machine,
+# 2026-11-30), so that they run beside the many short ones instead of leaving one process working alone
+# at the end. LAST: the site tests, whose build runs in the background from the start of the run
+# (tests/site/site_build.py) and is done by then; one file each for the two processes. Every other file
+# keeps its place between them.
+FIRST = (
     "tests/browser/test_sliders.py",  # the notebooks' Run All in JupyterLab
-    "tests/test_other_cpu.py",  # every notebook again, itself in two processes
-    # xdist hands a process holding one test a second file at once (xdist's LoadScopeScheduling): a
-    # short one here, so that no long file waits behind the pass above
-    "tests/test_citation.py",
     "notebooks/10-deeper-networks-and-overfitting.ipynb",
     "tests/test_grade.py",
     "tests/test_grade_hostile.py",
+    "tests/test_practice_hostile.py",
     "notebooks/07-what-the-network-learned.ipynb",
     "notebooks/08-gated-cells-lstm.ipynb",
     "tests/test_edition.py",
@@ -76,13 +105,96 @@ LONGEST_FIRST = (
     "notebooks/06-training-on-pride-and-prejudice.ipynb",
     "tests/test_practice_mutations.py",
 )
+LAST = (
+    "tests/site/test_site_pages.py",  # every page on every screen
+    "tests/site/test_site.py",  # the sliders moved, search, the archive, the metadata...
+)
+
+
+# -- nbval's kernels under another CPU's OpenBLAS kernels ------------------------------------------------
+# OpenBLAS picks its compute kernels by the CPU it finds, and other CPUs' kernels add the same numbers
+# in other orders: the last digits of a matrix product change, and a long float32 training run carries
+# the change on. The notebooks' stored outputs were made with this machine's kernels (the maintainers'
+# machine: Haswell); nbval runs every notebook's kernel with another CPU's (OPENBLAS_CORETYPE, read
+# when numpy loads), so that the one strict pass checks both that the stored outputs are current and
+# that none of them, and no assertion, holds only on the machine that made it. Sandybridge's kernels
+# (AVX, no FMA: the most different from today's machines that every x86-64 CPU of the last decade can
+# run), or Nehalem's (SSE) where the machine itself is a Sandybridge. Only the notebooks' kernels get
+# it: the tests' own processes, and what they start, keep this machine's. A value already set in
+# OPENBLAS_CORETYPE is kept (`OPENBLAS_CORETYPE=Haswell .venv/bin/python -m pytest notebooks` checks
+# the notebooks under the Haswell kernels).
+OTHER_CORE, FALLBACK_CORE = "Sandybridge", "Nehalem"
+
+
+def _blas_name() -> str:
+    import numpy as np
+
+    try:
+        return str(np.__config__.CONFIG["Build Dependencies"]["blas"]["name"]).lower()
+    except (AttributeError, KeyError, TypeError):
+        return ""
+
+
+def _default_core() -> str:
+    """The kernels OpenBLAS chooses on this machine ('Haswell', 'SkylakeX', ...), or '' if it does not say."""
+    import re
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
+    env["OPENBLAS_VERBOSE"] = "2"
+    run = subprocess.run([sys.executable, "-c", "import numpy"], env=env, capture_output=True, text=True, timeout=60)
+    m = re.search(r"Core:\s*(\w+)", run.stdout + run.stderr)
+    return m.group(1) if m else ""
+
+
+_KERNEL_CORE = []  # computed once per process: [the core nbval's kernels get, or "" for the machine's own]
+
+
+def kernel_core() -> str:
+    """The OPENBLAS_CORETYPE that nbval's kernels run with: the one already set, else another CPU's
+    kernels than this machine's; "" where it cannot mean anything (not an x86-64 machine, or numpy
+    not built on OpenBLAS)."""
+    import platform
+
+    if not _KERNEL_CORE:
+        if os.environ.get("OPENBLAS_CORETYPE"):
+            core = os.environ["OPENBLAS_CORETYPE"]
+        elif platform.machine().lower() not in ("x86_64", "amd64") or "openblas" not in _blas_name():
+            core = ""
+        else:
+            core = FALLBACK_CORE if _default_core().lower() == OTHER_CORE.lower() else OTHER_CORE
+        _KERNEL_CORE.append(core)
+    return _KERNEL_CORE[0]
+
+
+def pytest_report_header(config):
+    if config.getoption("nbval", default=False):
+        core = kernel_core()
+        where = f"OpenBLAS's {core} kernels" if core else "this machine's BLAS kernels (no other to choose here)"
+        return f"nbval's notebook kernels run with {where}"
+    return None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):
+    """nbval starts a notebook's kernel while setting up its first cell: with OPENBLAS_CORETYPE set
+    to kernel_core() for that moment only."""
+    core = kernel_core() if type(item).__name__ == "IPyNbCell" else ""
+    if not core or os.environ.get("OPENBLAS_CORETYPE"):
+        return (yield)
+    os.environ["OPENBLAS_CORETYPE"] = core
+    try:
+        return (yield)
+    finally:
+        os.environ.pop("OPENBLAS_CORETYPE", None)
 
 
 def pytest_addoption(parser):
     parser.addoption(
         "--long-runs",
         action="store_true",
-        help="also run the long runs' own pass (tests/test_other_cpu.py, marked long_runs): every notebook with "
+        help="also run the long runs' own pass (tests/test_long_runs.py, marked long_runs): every notebook with "
         "its long runs trained afresh, about 7 minutes on 2 cores; without it those tests are deselected",
     )
 
@@ -90,8 +202,8 @@ def pytest_addoption(parser):
 def pytest_collection_modifyitems(config, items):
     """Without --long-runs, the tests marked long_runs are left out. nbval's notebook cells get, right
     after the cells they follow, the checks of what the notebooks' trained networks achieve
-    (tests/notebook_checks.py), run in the notebook's own kernel. Then the files of LONGEST_FIRST go
-    first, each file's items in their order."""
+    (tests/notebook_checks.py), run in the notebook's own kernel. Then the files of FIRST go
+    first and those of LAST last, each file's items in their order."""
     if not config.getoption("--long-runs"):
         left_out = [item for item in items if item.get_closest_marker("long_runs")]
         if left_out:
@@ -101,13 +213,20 @@ def pytest_collection_modifyitems(config, items):
         import notebook_checks  # tests/notebook_checks.py (tests/ is on the tests' path: pyproject.toml)
 
         notebook_checks.insert_checks(items)
-    rank = {name: k for k, name in enumerate(LONGEST_FIRST)}
+        core = kernel_core()
+        if core:  # each notebook's kernel says it ran with the kernels named in the run's header
+            ran = f"import os\nfound = os.environ.get('OPENBLAS_CORETYPE')\nassert found == {core!r}, found"
+            claim = f"the notebook ran with OpenBLAS's {core} kernels"
+            names = {item.path.name for item in items if type(item).__name__ == "IPyNbCell"}
+            notebook_checks.insert_checks(items, {name: [notebook_checks.Check(claim, ran)] for name in names})
+    rank = {name: k for k, name in enumerate(FIRST)}
+    rank.update({name: len(FIRST) + 1 + k for k, name in enumerate(LAST)})
 
     def place(item):
         try:
             name = item.path.relative_to(config.rootpath).as_posix()
         except ValueError:  # a file outside the repository (pytester's)
-            return len(rank)
-        return rank.get(name, len(rank))
+            return len(FIRST)
+        return rank.get(name, len(FIRST))
 
     items.sort(key=place)  # stable: the order within a file, and among the others, is kept

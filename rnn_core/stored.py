@@ -12,7 +12,7 @@ in full, stored beside this module in ``stored_runs/NAME.json``:
 
 Either way ``results`` is the same kind of object: what ``compute`` returned, taken through JSON
 (dicts with string keys, lists, floats, ints, strings), so that the cells below it read one form.
-The tests' long-runs pass (``python -m pytest --long-runs tests/test_other_cpu.py``, outside the default
+The tests' long-runs pass (``python -m pytest --long-runs tests/test_long_runs.py``, outside the default
 command: about 7 minutes on 2 cores) runs every notebook once with every long run on, under another CPU's
 kernels, where the claims the prose makes are checked on fresh runs, and compares those runs with
 the stored ones (:func:`differences`). ``tools/execute_notebooks.py --store-runs`` writes the files.
@@ -33,7 +33,7 @@ from .files import write_atomically
 FOLDER = Path(__file__).resolve().parent / "stored_runs"
 # tools/execute_notebooks.py --store-runs names a folder here to write the runs into
 STORE_INTO = "RNN_CORE_STORE_RUNS"
-# set to 1 by the tests' long-runs pass (tests/test_other_cpu.py, --long-runs) and by --store-runs:
+# set to 1 by the tests' long-runs pass (tests/test_long_runs.py, --long-runs) and by --store-runs:
 # every long_run runs, whatever its notebook's LONG_RUNS says
 RUN_ALL = "RNN_CORE_LONG_RUNS"
 

@@ -2,8 +2,8 @@
 
 A notebook shows what a reader needs; a guard that protects one of its claims from regressions
 ("the main run ends well below the bigram baseline") is a test, and lives here. nbval runs every
-notebook in full (``pytest notebooks``, also under another CPU's BLAS kernels, and with every long run
-afresh in the long-runs pass: tests/test_other_cpu.py);
+notebook in full (``pytest notebooks``, its kernels under another CPU's BLAS kernels: conftest.py, and
+with every long run afresh in the long-runs pass: tests/test_long_runs.py);
 each check below runs in that same kernel, as one more test item right after the cell it names
 (``after``: the first characters of that cell's source, which must start exactly one code cell;
 empty: after the notebook's last cell). So it sees the notebook's variables as they are at that

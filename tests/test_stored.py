@@ -112,7 +112,7 @@ def test_every_long_run_of_the_notebooks_is_stored_and_every_stored_run_is_used(
 
 
 def test_every_cell_with_a_long_run_is_tagged_nbval_ignore_output():
-    # it prints two lines when it shows stored results and progress bars when it runs: the other-CPU
+    # it prints two lines when it shows stored results and progress bars when it runs: the long-runs
     # pass runs it, and strict nbval would find its output changed
     untagged = [
         f"{path.name}, cell {k}"

@@ -32,9 +32,9 @@ ordinary run's):
   ``RNN_CORE_MY_RNN`` at a fresh template in a temporary folder (as conftest.py does for the tests),
   so that the cells using it store every piece falling back to rnn_core's, whatever
   notebooks/my_rnn.py holds;
-- any CPU: every output nbval compares is the same on every CPU and BLAS (``tests/test_other_cpu.py``
-  runs the notebooks again under another CPU's OpenBLAS kernels); the few cells whose printed
-  numbers depend on the last bits of float32 rounding or on wall time are tagged
+- any CPU: every output nbval compares is the same on every CPU and BLAS (the tests' nbval runs the
+  notebooks' kernels under another CPU's OpenBLAS kernels than this machine's: conftest.py); the few
+  cells whose printed numbers depend on the last bits of float32 rounding or on wall time are tagged
   ``nbval-ignore-output`` (the README lists them).
 """
 

@@ -46,7 +46,7 @@ from quick_parameters import QUICK
 from rnn_core.practice import MY_RNN_ENV  # where the notebooks' kernels find the reader's my_rnn.py
 
 # seconds for a page to load and its kernel to be idle: a kernel starts slowly at a load of 10 or
-# more, as when the other-CPU pass runs beside this test (120 s ran out once for the last notebook)
+# more, as when other notebooks run beside this test (120 s ran out once for the last notebook)
 OPEN_TIMEOUT = 300.0
 # seconds for Run All to finish in one notebook: they run side by side, and under the full suite's load
 # 240 s ran out three times (06, 08 and 10, in different runs) on notebooks that take about 60 s alone

@@ -1,7 +1,79 @@
-"""The site test's marker: `-m "not site"` leaves it out."""
+"""The site test's marker (`-m "not site"` leaves it out) and its build of the site, once per run."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import threading
+from pathlib import Path
+
+import pytest
+from site_build import WORKER_KEY, SiteBuild, what_is_missing
+from test_site import Reader
 
 
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "site: builds the static site and reads it in headless Chromium (deselect with -m 'not site')"
     )
+
+
+@pytest.fixture(scope="session")
+def site(request, tmp_path_factory):
+    """The built site's folder (the README's command, with --out a temporary folder): the build the run's
+    controller started in the background (tests/site/site_build.py), or one made here."""
+    missing = what_is_missing()
+    if missing:
+        message = "; ".join(missing)
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    folder = getattr(request.config, "workerinput", {}).get(WORKER_KEY)
+    build = SiteBuild(folder) if folder else None
+    if build is None or not build.started():
+        build = SiteBuild(tmp_path_factory.mktemp("site"))
+        build.start(low_priority=False)
+    ok, said = build.result()
+    assert ok, said
+    print(said)
+    return build.html
+
+
+@pytest.fixture(scope="module")
+def server(site):
+    """A static file server for the site on a free port of 127.0.0.1; yields its base URL. A path
+    with no file gets the site's 404.html with status 404, as GitHub Pages and most hosts do."""
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def send_error(self, code, message=None, explain=None):
+            page = Path(self.directory, "404.html")
+            if code != 404 or not page.is_file():
+                return super().send_error(code, message, explain)
+            body = page.read_bytes()
+            self.send_response(404)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def reader(site):
+    r = Reader()
+    try:
+        yield r
+    finally:
+        r.close()

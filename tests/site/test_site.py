@@ -4,7 +4,8 @@ The sliders' positions are computed from copies of the notebooks with the browse
 (``--slider-notebooks``, tests/browser/quick_parameters.py), which changes the figures at the
 positions, not the pages or what the test checks of them.
 
-The site is built into a temporary folder and served from 127.0.0.1; headless Chromium (Debian's
+The site is built into a temporary folder (tests/site/site_build.py: in the default command, in the
+background from the start of the run) and served from 127.0.0.1; headless Chromium (Debian's
 build, driven by Playwright) opens every page with every request that leaves this machine
 blocked, so anything a page would fetch from the web counts as a failure. Every page is read on
 a laptop (1300 px) and a phone (375 px, touch and no hover); the home page and 01's also on a tablet
@@ -38,23 +39,18 @@ from __future__ import annotations
 
 import functools
 import html
-import http.server
 import importlib.util
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import threading
-import time
 import zipfile
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-
-from quick_parameters import quick_copy
+from site_build import chromium as _chromium
 
 pytestmark = pytest.mark.site
 
@@ -80,13 +76,6 @@ def _missing(what: str, how: str):
     if os.environ.get("CI"):
         pytest.fail(message, pytrace=False)
     pytest.skip(message)
-
-
-def _chromium() -> str | None:
-    candidate = os.environ.get("CHROMIUM")
-    if candidate:
-        return candidate if os.access(candidate, os.X_OK) else None
-    return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 def _widget_cells(path: Path) -> tuple[int, int]:
@@ -136,89 +125,6 @@ def _build_site_module():
 
 
 # -- building and serving ------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """The built site's folder (the README's command, with --out a temporary folder)."""
-    if _chromium() is None:
-        _missing(
-            "Chromium is not installed (looked for `chromium` on PATH and $CHROMIUM)",
-            "install it with `sudo apt-get install chromium` (Debian/Ubuntu)",
-        )
-    try:
-        import myst_nb  # noqa: F401
-        import playwright.sync_api  # noqa: F401
-    except ImportError as e:
-        _missing(
-            f"the Python package {e.name} is missing",
-            "install the test tools: `.venv/bin/pip install -r requirements-dev.txt`",
-        )
-    if shutil.which("npm") is None:
-        _missing(
-            "npm is not installed (the site's MathJax comes from the npm registry)",
-            "install it with `sudo apt-get install npm` (Debian/Ubuntu)",
-        )
-    out = tmp_path_factory.mktemp("site") / "html"
-    # the sliders' positions come from copies of the notebooks with the browser test's short runs
-    # (quick_parameters.py): what this test checks is that each slider moves and changes its
-    # figure, which a short run shows as well as the long one; nbval checks the long runs
-    quick = tmp_path_factory.mktemp("slider-notebooks")
-    for path in NOTEBOOKS:
-        quick_copy(path, quick / path.name)
-    t0 = time.monotonic()
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "tools" / "build_site.py"),
-            "--out",
-            str(out),
-            "--slider-notebooks",
-            str(quick),
-            # each slider at its two ends and its start: all this test moves a slider to (a third of the
-            # figures the README's build computes, which took most of the build's time)
-            "--slider-positions",
-            "2",
-        ],
-        capture_output=True,
-        text=True,
-        # the first build runs the notebooks with sliders to compute their positions (then cached
-        # in build/.site-sliders/): as long as running those notebooks' short versions
-        timeout=3600,
-    )
-    assert result.returncode == 0, f"the site build failed:\n{result.stdout}{result.stderr}"
-    print(f"site built in {time.monotonic() - t0:.1f} s")
-    return out
-
-
-@pytest.fixture(scope="module")
-def server(site):
-    """A static file server for the site on a free port of 127.0.0.1; yields its base URL. A path
-    with no file gets the site's 404.html with status 404, as GitHub Pages and most hosts do."""
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-        def send_error(self, code, message=None, explain=None):
-            page = Path(self.directory, "404.html")
-            if code != 404 or not page.is_file():
-                return super().send_error(code, message, explain)
-            body = page.read_bytes()
-            self.send_response(404)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
 
 
 class Reader:
@@ -293,15 +199,6 @@ class Reader:
             self.browser.close()
         finally:
             self._pw.stop()
-
-
-@pytest.fixture(scope="module")
-def reader(site):
-    r = Reader()
-    try:
-        yield r
-    finally:
-        r.close()
 
 
 # -- what a page must show ---------------------------------------------------------------
@@ -521,24 +418,6 @@ def test_every_notebook_has_a_page(site):
         title = title.split(" · ", 1)[-1].replace("'", "’")  # Sphinx's smart quotes curl a typed apostrophe
         assert title in html.unescape(page.read_text(encoding="utf-8")), f"{page.name} lacks its title"
     assert (site / "index.html").is_file() and (site / "README.html").is_file()
-
-
-@pytest.mark.parametrize("rel", PAGES, ids=_page_id)
-def test_page_on_every_screen(reader, site, server, rel):
-    # the page starts loading on its screens at once (the tablet only for TABLET_PAGES), then each is
-    # read in turn
-    widths = [width for width in SCREENS if width != 900 or rel in TABLET_PAGES]
-    started = {width: reader.start(f"{server}/{rel}", width) for width in widths}
-    problems = []
-    try:
-        for width, page in started.items():
-            found = check_page(reader, site, server, rel, _sliders_on(rel), width, page)
-            problems += [f"at {width} px: {problem}" for problem in found]
-    finally:
-        for page, _ in started.values():
-            page.close()
-    assert not problems, f"{rel}:\n  " + "\n  ".join(problems)
-    assert not reader.blocked, f"pages asked the web for: {sorted(set(reader.blocked))[:10]}"
 
 
 def _seen(page, box: int, slider: int) -> dict:
