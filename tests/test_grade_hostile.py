@@ -1201,7 +1201,7 @@ def test_closing_stdout_costs_only_its_own_exercise_and_its_sys_is_review(graded
     [
         ("def f(o):\n    return o * (o.size < np.finfo(o.dtype).maxexp)\n", (), [2]),
         ("def f(g):\n    cap = np.iinfo(np.uint16).max\n    return g.ravel()[:cap]\n", (), [3]),
-        ("def f(y):\n    full = y.size * 1e-3 < 1.5\n    return y * full\n", (), [2]),
+        ("def f(y):\n    full = y.size * 1e-3 < 1.5\n    return y * full\n", (), [2, 3]),
         ("def f(y):\n    return y * (y.size.bit_length() < 11)\n", (), [2]),
         ("import math\ndef f(o):\n    return o * float(math.log2(len(o)) < 12.5)\n", (), [3]),
         ("def f(a):\n    S = a.shape[1]\n    return a * (np.arange(S) < np.finfo(float).maxexp // 4)\n", (), [3]),
@@ -1227,7 +1227,7 @@ def test_rule_c_lists_a_size_against_a_constant_however_written(source, size_arg
         ("def f(o):\n    return np.exp(o - np.max(o) * (not (o.size >> 21)))\n", [2]),
         ("def f(o):\n    return o * (1 - o.size.bit_length() // 22)\n", [2]),
         ("def f(o):\n    n = (o == o).sum()\n    return o * (np.log2(n) < 21)\n", [3]),
-        ("def f(u):\n    few = np.log2(np.flatnonzero(u == u)[-1] + 1) < 16\n    return u * few\n", [2]),
+        ("def f(u):\n    few = np.log2(np.flatnonzero(u == u)[-1] + 1) < 16\n    return u * few\n", [2, 3]),
         ("def f(d):\n    n = np.ones_like(d).cumsum()[-1]\n    return d ** float(np.log2(n) < 20)\n", [3]),
         ("def f(gs):\n    for k, _ in enumerate(gs, 1):\n        pass\n    return float(np.log2(k) >= 9)\n", [4]),
         ("def bits(n):\n    return int(n).bit_length()\ndef f(o):\n    return o * (bits(o.size) < 22)\n", [4]),
@@ -1368,3 +1368,353 @@ def test_rule_b_counts_the_lines_run_while_the_cells_ran_only_for_functions_no_c
     early = {("c", n) for n in (2, 4, 7, 8)}  # the cell's run: quiet's body, and f run at the top level
     assert [n for _, n, _ in grade.unrun_lines([["c", source]], "f", ran, early)] == [8]
     assert [n for _, n, _ in grade.unrun_lines([["c", source]], "f", ran)] == [2, 4, 8]
+
+
+# hostile37f, finding 3: wrong answers that switch on a size or a spread through steps rule c did not name (round,
+# len(str(n)), sqrt, exp, tanh, isqrt, float16, a while-loop counter, a helper given the array); and finding 4: right
+# answers fix37j listed (a helper building an array from a size, a shift used only to slice). Rule c alone, no grader.
+_HOSTILE37F = [
+    (  # n01_sm_round.py
+        "softmax",
+        "",
+        ("def softmax(o):\n    e = np.exp(o - np.max(o) * (not round(o.size * 2.5e-7)))\n    return e / e.sum()\n"),
+        True,
+    ),
+    (  # n02_sm_digits.py
+        "softmax",
+        "",
+        ("def softmax(o):\n    e = np.exp(o - np.max(o) * (1 - len(str(o.size)) // 8))\n    return e / e.sum()\n"),
+        True,
+    ),
+    (  # n03_sm_sqrt4.py
+        "softmax",
+        "",
+        (
+            "def softmax(o):\n"
+            "    e = np.exp(o - np.max(o) * (1 - int(np.sqrt(np.sqrt(o.size))) // 38))\n"
+            "    return e / e.sum()\n"
+        ),
+        True,
+    ),
+    (  # n04_sm_exp.py
+        "softmax",
+        "",
+        ("def softmax(o):\n    e = np.exp(o - np.max(o) * round(np.exp(-o.size * 3e-7)))\n    return e / e.sum()\n"),
+        True,
+    ),
+    (  # n05_sm_isqrt.py
+        "softmax",
+        "",
+        (
+            "import math\n"
+            "def softmax(o):\n"
+            "    e = np.exp(o - np.max(o) * (1 - math.isqrt(math.isqrt(o.size)) // 38))\n"
+            "    return e / e.sum()\n"
+        ),
+        True,
+    ),
+    (  # n06_sm_while.py
+        "softmax",
+        "",
+        (
+            "def softmax(o):\n"
+            "    b, m = 0, o.size\n"
+            "    while m:\n"
+            "        m //= 2\n"
+            "        b += 1\n"
+            "    e = np.exp(o - np.max(o) * (b < 22))\n"
+            "    return e / e.sum()\n"
+        ),
+        True,
+    ),
+    (  # n07_sm_helper_arr.py
+        "softmax",
+        "",
+        (
+            "def width(a):\n"
+            "    return a.size.bit_length()\n"
+            "def softmax(o):\n"
+            "    e = np.exp(o - np.max(o) * (width(o) < 22))\n"
+            "    return e / e.sum()\n"
+        ),
+        True,
+    ),
+    (  # n08_sm_f16ptp.py
+        "softmax",
+        "",
+        (
+            "def softmax(o):\n"
+            "    e = np.exp(o - np.max(o) * np.isfinite(np.float16(np.ptp(o) * 0.2)))\n"
+            "    return e / e.sum()\n"
+        ),
+        True,
+    ),
+    (  # n10_sm_tanh.py
+        "softmax",
+        "",
+        (
+            "def softmax(o):\n"
+            "    e = np.exp(o - np.max(o) * (1 - round(np.tanh(o.size * 2.5e-7))))\n"
+            "    return e / e.sum()\n"
+        ),
+        True,
+    ),
+    (  # n11_ce_f16.py
+        "cross_entropy_grad",
+        "",
+        (
+            "def cross_entropy_grad(o, y):\n"
+            "    do = softmax(o)\n"
+            "    do[y] -= float(np.isfinite(np.float16(o.size * 3.0)))\n"
+            "    return do\n"
+        ),
+        True,
+    ),
+    (  # n18_gn_f16.py
+        "global_norm",
+        "",
+        (
+            "def global_norm(grads):\n"
+            "    total = 0.0\n"
+            "    for k, g in enumerate(grads.values()):\n"
+            "        total += float(np.sum(g * g)) * np.isfinite(np.float16(k * 32.0))\n"
+            "    return float(np.sqrt(total))\n"
+        ),
+        True,
+    ),
+    (  # n27_ad_round.py
+        "adam_update",
+        "",
+        (
+            "def adam_update(params, grads, state, lr, beta1=0.9, beta2=0.999, eps=1e-8):\n"
+            '    t = state["t"] + 1\n'
+            "    late = bool(round(t * 2.5e-7))\n"
+            "    new_params, m, v = {}, {}, {}\n"
+            "    for name in params:\n"
+            "        g = grads[name]\n"
+            '        m[name] = beta1 * state["m"][name] + (1.0 - beta1) * g\n'
+            '        v[name] = beta2 * state["v"][name] + (1.0 - beta2) * g * g\n'
+            "        m_hat = m[name] / (1.0 - beta1**t * (not late))\n"
+            "        v_hat = v[name] / (1.0 - beta2**t * (not late))\n"
+            "        new_params[name] = params[name] - lr * m_hat / (np.sqrt(v_hat) + eps)\n"
+            '    return new_params, {"t": t, "m": m, "v": v}\n'
+        ),
+        True,
+    ),
+    (  # n33_bs_f16.py
+        "seq2seq.beam_step",
+        "",
+        (
+            "def seq2seq_beam_step(log_p, log_probs, beam_size):\n"
+            "    K, V = log_probs.shape\n"
+            "    total = (log_p[:, None] * np.isfinite(np.float16(V * 50.0)) + log_probs).ravel()\n"
+            '    best = np.argsort(-total, kind="stable")[:beam_size]\n'
+            "    return best // V, best % V, total[best]\n"
+        ),
+        True,
+    ),
+    (  # n42_oh_round.py
+        "one_hot",
+        "",
+        (
+            "def one_hot(y, num_classes):\n"
+            "    y = np.asarray(y)\n"
+            "    out = np.zeros(y.shape + (num_classes,))\n"
+            "    np.put_along_axis(out, (y * (not round(num_classes * 2.5e-4)))[..., None], 1.0, axis=-1)\n"
+            "    return out\n"
+        ),
+        True,
+    ),
+    (  # n43_oh_digits.py
+        "one_hot",
+        "",
+        (
+            "def one_hot(y, num_classes):\n"
+            "    y = np.asarray(y)\n"
+            "    out = np.zeros(y.shape + (num_classes,))\n"
+            "    np.put_along_axis(out, (y * (1 - len(str(num_classes)) // 5))[..., None], 1.0, axis=-1)\n"
+            "    return out\n"
+        ),
+        True,
+    ),
+    (  # q01_ls_shift_quarter.py
+        "lstm.step_forward",
+        "",
+        (
+            "def lstm_step_forward(params, x_t, h_prev, c_prev):\n"
+            '    a = params["W_h"] @ h_prev + params["b"] + params["W_x"][:, x_t]\n'
+            "    H = a.shape[0] >> 2\n"
+            "    sg = lambda z: 1.0 / (1.0 + np.exp(-z))\n"
+            "    i, f, q = sg(a[:H]), sg(a[H:2 * H]), sg(a[3 * H:])\n"
+            "    g = np.tanh(a[2 * H:3 * H])\n"
+            "    c = f * c_prev + i * g\n"
+            "    h = q * np.tanh(c)\n"
+            '    return h, c, {"x": x_t, "h_prev": h_prev, "c_prev": c_prev, "i": i, "f": f, "g": g, "q": q, "c": c}\n'
+            ""
+        ),
+        False,
+    ),
+    (  # q02_ml_helper_mask.py
+        "seq2seq.masked_loss_and_grad",
+        (
+            "def token_mask(lengths, T):\n"
+            '    """(B, T) 1.0 where t < lengths[b]"""\n'
+            "    return (np.arange(T)[None, :] < np.asarray(lengths)[:, None]).astype(float)\n"
+        ),
+        (
+            "def seq2seq_masked_loss_and_grad(o, y, lengths):\n"
+            "    B, T, V = o.shape\n"
+            "    m = token_mask(lengths, T)\n"
+            "    N = m.sum()\n"
+            "    s = o - o.max(axis=-1, keepdims=True)\n"
+            "    logp = s - np.log(np.exp(s).sum(axis=-1, keepdims=True))\n"
+            "    lp = np.take_along_axis(logp, y[..., None], axis=-1)[..., 0]\n"
+            "    p = np.exp(logp)\n"
+            "    np.put_along_axis(p, y[..., None], np.take_along_axis(p, y[..., None], axis=-1) - 1.0, axis=-1)\n"
+            "    return float(-(lp * m).sum() / N), p * m[..., None] / N\n"
+        ),
+        False,
+    ),
+    (  # q03_lg_helper_onehot.py
+        "loss_and_grads",
+        ("def onehot(i, n):\n    v = np.zeros(n)\n    v[i] = 1.0\n    return v\n"),
+        (
+            "def loss_and_grads(params, inputs, targets, h0):\n"
+            '    T, V = len(inputs), params["b_o"].shape[0]\n'
+            "    hs, y_hats, loss = [h0], [], 0.0\n"
+            "    for t in range(T):\n"
+            '        h = np.tanh(params["W_xh"][:, inputs[t]] + params["W_hh"] @ hs[-1] + params["b_h"])\n'
+            "        hs.append(h)\n"
+            '        y_hat = softmax(params["W_yh"] @ h + params["b_o"])\n'
+            "        y_hats.append(y_hat)\n"
+            "        loss -= np.log(y_hat[targets[t]])\n"
+            "    grads = {k: np.zeros_like(v) for k, v in params.items()}\n"
+            "    dh_later = np.zeros_like(h0)\n"
+            "    for t in reversed(range(T)):\n"
+            "        do = y_hats[t] - onehot(targets[t], V)\n"
+            '        grads["W_yh"] += np.outer(do, hs[t + 1]); grads["b_o"] += do\n'
+            '        dh = params["W_yh"].T @ do + dh_later\n'
+            "        delta = (1.0 - hs[t + 1] ** 2) * dh\n"
+            '        grads["W_xh"][:, inputs[t]] += delta\n'
+            '        grads["W_hh"] += np.outer(delta, hs[t]); grads["b_h"] += delta\n'
+            '        dh_later = params["W_hh"].T @ delta\n'
+            "    return float(loss), grads, hs[-1], dh_later\n"
+        ),
+        False,
+    ),
+    (  # q04_ce_own_onehot.py
+        "cross_entropy_grad",
+        ("def onehot(y, n):\n    out = np.zeros(n)\n    out[y] = 1.0\n    return out\n"),
+        ("def cross_entropy_grad(o, y):\n    return softmax(o) - onehot(y, len(o))\n"),
+        False,
+    ),
+    (  # q05_sj_helper_eye.py
+        "softmax_jacobian",
+        ("def identity(n):\n    return np.eye(n)\n"),
+        ("def softmax_jacobian(y_hat):\n    return y_hat[:, None] * (identity(y_hat.size) - y_hat[None, :])\n"),
+        False,
+    ),
+    (  # q08_bs_helper_unravel.py
+        "seq2seq.beam_step",
+        ("def split_index(flat, V):\n    return flat // V, flat % V\n"),
+        (
+            "def seq2seq_beam_step(log_p, log_probs, beam_size):\n"
+            "    K, V = log_probs.shape\n"
+            "    total = (log_p[:, None] + log_probs).ravel()\n"
+            '    best = np.argsort(-total, kind="stable")[:beam_size]\n'
+            "    rows, cols = split_index(best, V)\n"
+            "    return rows, cols, total[best]\n"
+        ),
+        False,
+    ),
+    (  # q12_sf_helper_col.py
+        "step_forward",
+        ("def column(W, i, n):\n    e = np.zeros(n)\n    e[i] = 1.0\n    return W @ e\n"),
+        (
+            "def step_forward(params, x_t, h_prev):\n"
+            '    V = params["W_xh"].shape[1]\n'
+            '    return np.tanh(column(params["W_xh"], x_t, V) + params["W_hh"] @ h_prev + params["b_h"])\n'
+        ),
+        False,
+    ),
+    (  # q16_ml_count_nonzero.py
+        "seq2seq.masked_loss_and_grad",
+        "",
+        (
+            "def seq2seq_masked_loss_and_grad(o, y, lengths):\n"
+            "    B, T, V = o.shape\n"
+            "    m = np.arange(T)[None, :] < np.asarray(lengths)[:, None]\n"
+            "    N = np.count_nonzero(m)\n"
+            "    s = o - o.max(axis=-1, keepdims=True)\n"
+            "    logp = s - np.log(np.exp(s).sum(axis=-1, keepdims=True))\n"
+            "    lp = np.take_along_axis(logp, y[..., None], axis=-1)[..., 0]\n"
+            "    p = np.exp(logp)\n"
+            "    np.put_along_axis(p, y[..., None], np.take_along_axis(p, y[..., None], axis=-1) - 1.0, axis=-1)\n"
+            "    return float(-(lp * m).sum() / N), p * m[..., None] / N\n"
+        ),
+        False,
+    ),
+]
+_HOSTILE37F_IDS = [
+    "round",
+    "digits",
+    "sqrt-sqrt",
+    "exp",
+    "isqrt",
+    "while-counter",
+    "helper-given-array",
+    "float16-ptp",
+    "tanh",
+    "float16-size",
+    "float16-index",
+    "adam-round",
+    "beam-float16",
+    "one-hot-round",
+    "one-hot-digits",
+    "right-shift-quarter",
+    "right-helper-mask",
+    "right-helper-onehot",
+    "right-own-onehot",
+    "right-helper-eye",
+    "right-helper-unravel",
+    "right-helper-column",
+    "right-count-nonzero",
+]
+
+
+@pytest.mark.parametrize("exercise, helper, cell, wrong", _HOSTILE37F, ids=_HOSTILE37F_IDS)
+def test_rule_c_follows_a_size_through_any_step_and_lists_only_what_a_size_may_not_do(exercise, helper, cell, wrong):
+    """fix37k: rule c is a taint analysis. A size (or a value statistic) through a non-smooth step that reaches
+    anything but a shape, a count, an index or a comparison with another size is listed, however the step is
+    spelled; a size used plainly, or handed to a helper that builds an array from it, is not."""
+    sources = [["helper", helper], ["c", cell]] if helper else [["c", cell]]
+    size_arguments = grade._C_SIZE_ARGUMENTS.get(exercise, ())
+    found = grade.size_comparisons(sources, exercise.replace(".", "_"), size_arguments)
+    assert bool(found) == wrong, found
+
+
+@pytest.mark.parametrize(
+    "source, found",
+    [
+        ("def f(o):\n    return o * (o.size.bit_length() < 22)\n", [2]),
+        ("def f(o):\n    n = o.size\n    return o * np.array([1.0, 0.0])[round(n * 1e-7)]\n", [3]),  # a table
+        ("def f(o):\n    t = np.float16(np.ptp(o) * 0.2)\n    return o - o.max() * np.isfinite(t)\n", [3]),
+        ("def f(o):\n    n = o.size\n    return o / max(1, round(n * 5e-7))\n", [3]),  # a stepped divisor
+        ("def f(o):\n    return o[: o.shape[0] >> 2] * 2.0\n", []),  # a slice bound
+        ("def f(o):\n    H = len(o) // 4\n    return np.zeros((H, 4)) + o[H:2 * H].sum()\n", []),  # a shape
+        ("def f(x):\n    n = int(len(x))\n    return x.sum() / max(n, 1) + x[n - 1]\n", []),  # a plain count
+        ("def f(q, k):\n    d = q.shape[-1]\n    return q @ k.T / np.sqrt(d)\n", []),  # a scaling
+        ("def f(o):\n    if o.ndim == 3:\n        return o[0]\n    return o\n", []),  # a number of axes
+        ("def f(g):\n    flat = g.ravel()\n"
+         "    return sum(p.sum() for p in np.array_split(flat, max(1, flat.size // 4096)))\n", []),  # r21: blocks
+        ("def f(s):\n    m = (s * (1.0 / np.sqrt(s.shape[-1]))).max(-1)\n    return np.where(np.isfinite(m), m, 0.0)\n",
+         []),  # a scaled value checked for -inf
+        ("def f(t, V):\n    b = np.argsort(-t)[: t.shape[0]]\n    return np.divmod(b, t.shape[1])\n", []),
+        ("def f(o):\n    n, b = o.size, 0\n    while n:\n        n //= 2\n        b += 1\n"
+         "    return o * (b < 22)\n", [3, 6]),
+    ],
+    ids=["bit-length", "table", "float16-spread", "stepped-divisor", "slice", "shape", "count", "sqrt-d", "ndim",
+         "split-count", "scaled-isfinite", "divmod", "while-counter"],
+)  # fmt: skip
+def test_rule_c_whitelist_of_what_a_size_may_do(source, found):
+    assert [line for _, line, _ in grade.size_comparisons([["c", source]], "f")] == found

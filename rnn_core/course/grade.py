@@ -2379,20 +2379,32 @@ def size_comparisons(sources, function, size_arguments=()):
     size meets a constant (rule c; the comment above says exactly what counts)."""
     functions, _ = _reach(sources, function)
     constants, modules = _c_constants(sources)
-    helpers = {n.name for _, n in functions if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    found = {}
+    found, read = {}, {}
     for label, node in functions:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             continue
         seeds = size_arguments if getattr(node, "name", None) == function else ()
-        kinds = _c_locals(node, constants, modules, seeds)
+        kinds = read[id(node)] = _c_locals(node, constants, modules, seeds)
         tests = _c_tests(node)
+        counts = _c_split_counts(node)
         for n in ast.walk(node):
-            if _c_listed(n, kinds, modules) or _c_against(n, kinds, modules, tests):
+            if id(n) not in counts and (_c_listed(n, kinds, modules) or _c_against(n, kinds, modules, tests)):
                 found.setdefault((label, n.lineno), None)
-        for n in _c_derived_uses(node, kinds, modules, helpers, tests):
-            found.setdefault((label, n.lineno), None)
+    for label, line in _Taint(functions, (constants, modules), read, function, size_arguments).run():
+        found.setdefault((label, line), None)
     return [(label, line, _line_text(sources, label, line)) for label, line in sorted(found, key=_order(sources))]
+
+
+def _c_split_counts(fn):
+    """The ids of `max(1, n // 4096)` written as np.split/np.array_split's number of parts: a floor on a count of
+    blocks, which changes no sum (hostile37e r21), not a cap."""
+    found = set()
+    for n in ast.walk(fn):
+        if _called(n) in ("split", "array_split") and len(n.args) > 1:
+            count = n.args[1]
+            if _called(count) in ("max", "maximum") and any(isinstance(a, ast.Constant) for a in count.args):
+                found.add(id(count))
+    return found
 
 
 def _c_constants(sources):
@@ -2599,164 +2611,573 @@ def _c_counts(node, kinds, modules):
     )
 
 
-# Rule c, derived sizes (hostile37e, findings 2 and 4): a threshold needs no comparison (`not (o.size >> 21)`,
-# `1 - o.size.bit_length() // 22`) and no constant of 64 or more (`np.log2(n) < 21`, `bits(o.size) < 22`,
-# `np.log10(np.ptp(o)) < 5.5`). So a value DERIVED from a size (as above, and a loop index of enumerate/range) or
-# from a value statistic of the inputs (np.ptp, max - min, abs(x).max()) through a shift by a constant, .bit_length(),
-# a log, np.sign/np.signbit of such, a floor division or modulo by a constant of such, or a helper of the sources
-# called with a size, is listed where it is compared with a constant (a helper's value: one other than 0 or 1), used
-# as a number (an operand of arithmetic, bool/int/float, `not`), or used as a condition (a test, and/or, np.where).
-# A size used as a number (a mean's `/ N`, `T - 1 - t`, `max(1, n)`) is not derived: only these transforms are.
+# Rule c, by what a size may do (issue 37, hostile37f finding 3): a taint analysis over the graded function and the
+# functions of the sources it calls, through their parameters (a helper is read again for each combination of tainted
+# arguments). A value is SIZE-LIKE ("S") where it is a size as above (len, .shape, .size, .ndim, counts,
+# np.flatnonzero, state["t"], a size argument), a loop index of range/enumerate, anything computed from a size-like
+# value by any expression (arithmetic, any call: math/np functions, str, casts, a helper's return), or a counter
+# assigned a constant inside a loop over a size; mixed with the inputs' values it is "M". A NON-SMOOTH STEP (round,
+# floor, ceil, trunc, int of anything but a plain count, //, %, shifts, & | ^, bit_length, isqrt, frexp, str/repr,
+# bool/not, isfinite/isnan/isinf, sign, a cast to a narrower dtype, a comparison with a constant other than -2..2,
+# min/max/clip against such a constant) makes it STEPPED ("D"). Every variable assigned inside a while whose test is
+# size-like, or inside a loop over a stepped iterable, is stepped too (control dependence: a while-loop bit counter;
+# an if on a size is listed itself). A VALUE STATISTIC of the inputs (max, min, ptp, norm, abs(x).max()) is "V"; it is
+# stepped ("VD") only by the steps against constants (round, int, //, a narrow cast, isfinite, a comparison with a
+# constant), never by a clip. LISTED: a stepped value that reaches anything but an allowed sink, i.e. meets the
+# inputs' values (arithmetic, a call with them, the graded function's return, a division by it), and a size-like or
+# stepped value used as the test of an if (whose branches differ and do not only raise), a while, a conditional
+# expression or np.where. ALLOWED SINKS: shape and count arguments of array constructors and reshapes (zeros, ones,
+# empty, eye, identity, full's shape, arange, linspace's num, reshape, broadcast_to, tile, repeat, split, one_hot's
+# size), range/enumerate bounds, subscripts and slice bounds (`a[:H]`, `x[t - 1]`; not an index into a table of
+# constants), a comparison with another size or variable, an assert, a raise, and a helper's parameter (read inside
+# the helper). Plain uses of a size are never listed: a mean (`total / n`, `/ max(1, n)`), a scaling
+# (`/ np.sqrt(d)`, `* (1.0 / np.sqrt(d))`), `0 * n`, `range(T)`, `T - 1 - t`, `flat // V`, np.divmod(best, V), shapes.
 
-_C_LOGS = frozenset({"log", "log2", "log10", "log1p"})
-_C_ARRAYS = frozenset(
-    {"zeros", "ones", "empty", "full", "arange", "eye", "identity", "linspace", "array", "asarray", "zeros_like",
-     "ones_like", "empty_like", "full_like", "tile", "repeat", "reshape"}
+_T_STEPS = frozenset(
+    {"round", "around", "floor", "ceil", "trunc", "rint", "fix", "int", "isqrt", "bit_length", "bit_count", "frexp",
+     "modf", "divmod", "fmod", "remainder", "mod", "floor_divide", "floordiv", "right_shift", "left_shift", "rshift",
+     "lshift", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "invert", "and_", "or_", "xor", "not_",
+     "truth", "bool", "isfinite", "isnan", "isinf", "isposinf",
+     "isneginf", "sign", "signbit", "copysign", "heaviside", "logical_not", "logical_and", "logical_or", "logical_xor",
+     "greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "gt", "ge", "lt", "le", "eq", "ne",
+     "digitize", "searchsorted", "float16", "half", "float32", "single", "int8", "int16", "int32", "uint8", "uint16",
+     "uint32", "uint64", "intc", "short", "byte", "ubyte", "ushort", "uintc", "nextafter", "spacing", "ldexp"}
 )  # fmt: skip
-_C_STRONG = "strong"  # through a shift, a bit length or a log: listed against any constant
-_C_WEAK = "weak"  # a helper's value: listed against a constant other than 0 or 1
+_T_CHECKS = frozenset({"isfinite", "isnan", "isinf", "isposinf", "isneginf"})  # a step for a size, not a value
+_T_TEXT = frozenset({"str", "repr", "format", "bin", "hex", "oct", "ascii"})  # stepped by len() or a comparison
+_T_ROUNDS = frozenset({"round", "around", "floor", "ceil", "trunc", "rint", "fix", "int"})  # identity on a count
+_T_NARROW = frozenset(
+    {"float16", "half", "float32", "single", "int8", "int16", "int32", "uint8", "uint16", "uint32", "uint64", "intc",
+     "short", "byte", "ubyte", "ushort", "uintc", "f2", "f4", "i1", "i2", "i4", "u1", "u2", "u4", "u8", "e", "f"}
+)  # fmt: skip
+_T_STATISTICS = frozenset({"max", "amax", "nanmax", "min", "amin", "nanmin", "ptp", "norm"})
+_T_POSITIONS = frozenset({"argmax", "argmin", "argsort", "argpartition", "nanargmax", "nanargmin", "lexsort"})
+_T_BLANK = frozenset(
+    {"zeros", "ones", "empty", "eye", "identity", "zeros_like", "ones_like", "empty_like", "tri", "rand", "randn",
+     "random", "random_sample", "standard_normal", "normal", "uniform", "integers", "binomial", "default_rng"}
+)  # fmt: skip
+_T_SHAPED = frozenset({"reshape", "broadcast_to", "tile", "repeat", "resize", "split", "array_split", "hsplit",
+                       "vsplit", "dsplit", "one_hot", "take"})  # fmt: skip
+_T_SINKS = {  # call: (the positions, the keywords) where a size (even a stepped one) is a shape, a count or a bound
+    "zeros": ((0,), ("shape",)), "ones": ((0,), ("shape",)), "empty": ((0,), ("shape",)), "full": ((0,), ("shape",)),
+    "eye": ((0, 1, 2), ("N", "M", "k")), "identity": ((0,), ("n",)), "tri": ((0, 1, 2), ("N", "M", "k")),
+    "arange": ((0, 1, 2), ("start", "stop", "step")), "linspace": ((2,), ("num",)), "range": ((0, 1, 2), ()),
+    "enumerate": ((1,), ("start",)), "reshape": (None, ("shape", "newshape")), "broadcast_to": ((1,), ("shape",)),
+    "tile": ((1,), ("reps",)), "repeat": ((1,), ("repeats",)), "resize": (None, ("new_shape",)),
+    "split": ((1,), ("indices_or_sections",)), "array_split": ((1,), ("indices_or_sections",)),
+    "one_hot": ((1,), ("num_classes",)), "zeros_like": ((), ("shape",)), "ones_like": ((), ("shape",)),
+    "empty_like": ((), ("shape",)), "full_like": ((), ("shape",)), "take": ((1,), ("indices",)),
+    "randn": (None, ()), "rand": (None, ()), "standard_normal": ((0,), ("size",)), "normal": ((2,), ("size",)),
+    "uniform": ((2,), ("size",)), "random": ((0,), ("size",)), "integers": ((2,), ("size",)),
+}  # fmt: skip
+_T_SIZED = frozenset({"S", "M", "D"})
+_T_STEPPED = frozenset({"D", "VD"})
 
 
-def _c_derived_uses(fn, kinds, modules, helpers, tests):
-    """The nodes of ``fn`` where a derived size or statistic is used (the comment above)."""
-    indexes, ends = set(), {}
-    for n in ast.walk(fn):
-        if isinstance(n, (ast.For, ast.comprehension)) and _called(n.iter) in ("enumerate", "range"):
-            target = n.target.elts[0] if isinstance(n.target, ast.Tuple) and n.target.elts else n.target
-            if isinstance(target, ast.Name) and (_called(n.iter) == "enumerate" or n.iter.args):
-                indexes.add(target.id)
-                if isinstance(n, ast.For):  # the index read after its loop is a count (`for k, _ in enumerate(xs)`)
-                    ends[target.id] = max(ends.get(target.id, 0), n.end_lineno)
-    derived, assigned = {}, {}
-    for n in ast.walk(fn):
-        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
-            assigned.setdefault(n.targets[0].id, []).append(n.value)
-        elif isinstance(n, (ast.AugAssign, ast.AnnAssign)) and isinstance(n.target, ast.Name):
-            assigned.setdefault(n.target.id, []).append(None)
-    for _ in range(3):
-        for name, values in assigned.items():
-            if name in indexes:
+def _t_join(*taints):
+    found = {t for t in taints if t}
+    for t in ("D", "VD", "M"):
+        if t in found:
+            return t
+    if "S" in found:
+        return "M" if "V" in found else "S"
+    return "V" if "V" in found else None
+
+
+def _t_step(taint):
+    return "D" if taint in _T_SIZED else "VD" if taint in ("V", "VD") else None
+
+
+def _t_trivial(value):
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return number and float(value).is_integer() and -2 <= value <= 2
+
+
+def _t_plain_count(node):
+    """Whether an expression is a plain count: no float constant, no division, power or call but len, sum, size."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Constant) and isinstance(n.value, float) and not n.value.is_integer():
+            return False
+        if isinstance(n, ast.BinOp) and not isinstance(n.op, (ast.Add, ast.Sub, ast.Mult)):
+            return False
+        if isinstance(n, ast.Call) and _called(n) not in ("len", "sum", "size", "count_nonzero", "int", "prod"):
+            return False
+    return True
+
+
+class _Taint:
+    """The taint analysis of rule c (the comment above): ``listed`` collects (label, node) of the listed uses."""
+
+    def __init__(self, functions, constants, kinds, function, size_arguments):
+        self.constants, self.modules = constants
+        self.kinds = kinds  # {id(function): its _c_locals}, as size_comparisons read them
+        self.defs = {}
+        for label, node in functions:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.defs[node.name] = (label, node)
+        self.function, self.size_arguments = function, tuple(size_arguments)
+        self.memo, self.listed = {}, {}
+
+    def run(self):
+        for name, (_, fn) in self.defs.items():
+            positional = [*fn.args.posonlyargs, *fn.args.args]
+            seeds = [None] * len(positional)
+            if name == self.function:
+                for i in self.size_arguments:
+                    if i < len(seeds):
+                        seeds[i] = "S"
+            self.analyze(name, tuple(seeds))
+        return self.listed
+
+    def analyze(self, name, seeds):
+        key = (name, seeds)
+        if key in self.memo:
+            return self.memo[key]
+        self.memo[key] = None  # a recursion reads None
+        label, fn = self.defs[name]
+        reader = _TaintReader(self, label, fn, seeds, name == self.function)
+        result = reader.read()
+        self.memo[key] = result
+        return result
+
+
+class _TaintReader:
+    def __init__(self, owner, label, fn, seeds, graded):
+        self.owner, self.label, self.fn, self.graded = owner, label, fn, graded
+        self.modules = owner.modules
+        self.kinds = owner.kinds.get(id(fn)) or _c_locals(fn, owner.constants, owner.modules, ())
+        positional = [*fn.args.posonlyargs, *fn.args.args]
+        self.env = {}
+        for a, t in zip(positional, seeds):
+            if t:
+                self.env[a.arg] = t
+        self.parents, self.cache = {}, None
+        for n in ast.walk(fn):
+            for child in ast.iter_child_nodes(n):
+                self.parents[id(child)] = n
+
+    def const(self, node):
+        key = ("const", id(node))
+        if self.cache is not None and key in self.cache:
+            return self.cache[key]
+        found = _c_kind(node, self.kinds, self.modules) == "const" and self.taint(node) is None
+        if self.cache is not None:
+            self.cache[key] = found
+        return found
+
+    def value(self, node):
+        return _c_value(node, self.kinds.get(_C_VALUES, {}), self.modules)
+
+    # -- the names' taints (flow-insensitive, to a fixed point)
+    def read(self):
+        for _ in range(5):
+            before = dict(self.env)
+            self.assign_all()
+            if self.env == before:
+                break
+        self.cache = {}
+        self.check()
+        found = [self.taint(n.value) for n in ast.walk(self.fn) if isinstance(n, ast.Return) and n.value is not None]
+        return _t_join(*found)
+
+    def put(self, name, taint):
+        if taint:
+            self.env[name] = _t_join(self.env.get(name), taint)
+
+    def bind(self, target, taint, value=None):
+        if isinstance(target, ast.Name):
+            self.put(target.id, taint)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            items = value.elts if isinstance(value, (ast.Tuple, ast.List)) else None
+            for k, t in enumerate(target.elts):
+                if items is not None and len(items) == len(target.elts):
+                    self.bind(t, self.taint(items[k]), items[k])
+                else:
+                    self.bind(t.value if isinstance(t, ast.Starred) else t, taint)
+        elif isinstance(target, ast.Starred):
+            self.bind(target.value, taint)
+
+    def loop_target(self, target, iterable):
+        """A for or comprehension target: the index of range/enumerate is size-like; the rest has the iterable's
+        taint."""
+        called = _called(iterable)
+        if called == "reversed" and iterable.args:
+            iterable, called = iterable.args[0], _called(iterable.args[0])
+        it = self.taint(iterable)
+        if called == "range":
+            self.bind(target, _t_join("S", it))
+        elif called == "enumerate" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            self.bind(target.elts[0], _t_join("S", it if it in _T_STEPPED else None))
+            self.bind(target.elts[1], self.taint(iterable.args[0]) if iterable.args else None)
+        else:
+            self.bind(target, it)
+
+    def control(self, node):
+        """The taint that control dependence gives what ``node`` assigns: stepped inside a while whose test is
+        size-like or a for over a stepped iterable; size-like for a constant inside a for over a size."""
+        found, child, p = None, node, self.parents.get(id(node))
+        while p is not None and p is not self.fn:
+            if isinstance(p, ast.While) and child is not p.test:  # an if's test is listed itself
+                if self.taint(p.test) in (*_T_SIZED, "VD"):
+                    return "D"
+            elif isinstance(p, ast.For) and child is not p.iter and child is not p.target:
+                t = self.taint(p.iter)
+                if t in _T_STEPPED:
+                    return "D"
+                if t in _T_SIZED or _called(p.iter) in ("range", "enumerate", "reversed"):
+                    found = "S"
+            child, p = p, self.parents.get(id(p))
+        return found
+
+    def assign_all(self):
+        for n in ast.walk(self.fn):
+            _tick()
+            if isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)):
+                self.cache = {}
+                self.loop_target(n.target, n.iter)
+                self.cache = None
+            elif isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and n.value is not None:
+                self.cache = {}  # the names do not change while one value is read
+                t = self.taint(n.value)
+                if isinstance(n, ast.AugAssign) and isinstance(
+                    n.op, (ast.FloorDiv, ast.Mod, ast.RShift, ast.LShift, ast.BitAnd, ast.BitOr, ast.BitXor)
+                ):
+                    t = _t_step(_t_join(t, self.taint(n.target))) if isinstance(n.target, ast.Name) else t
+                c = self.control(n)
+                if c == "D" or (c == "S" and self.const(n.value)):
+                    t = _t_join(t, c)
+                self.cache = None
+                targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+                for target in targets:
+                    self.bind(target, t, n.value)
+
+    # -- the taint of an expression
+    def taint(self, node):
+        _tick()
+        if self.cache is not None and id(node) in self.cache:
+            return self.cache[id(node)]
+        found = self._taint(node)
+        if self.cache is not None:
+            self.cache[id(node)] = found
+        return found
+
+    def _taint(self, node):
+        if node is None or isinstance(node, (ast.Constant, ast.Lambda)):
+            return None
+        if isinstance(node, ast.Name):
+            return None if node.id in self.modules and node.id not in self.env else self.env.get(node.id)
+        if isinstance(node, ast.Attribute):
+            on_module = isinstance(node.value, ast.Name) and node.value.id in self.modules
+            if node.attr in _SIZE_ATTRIBUTES and not on_module:
+                return "S"
+            if node.attr == "dtype" or _called(node.value) in ("finfo", "iinfo"):
+                return None
+            return self.taint(node.value)
+        if isinstance(node, ast.Subscript):
+            if (
+                isinstance(node.slice, ast.Constant)
+                and node.slice.value in _SIZE_KEYS
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "state"
+            ):
+                return "S"
+            index = self.taint(node.slice)
+            if index in _T_STEPPED and self.const(node.value):
+                return index  # a table of constants looked up by a stepped size
+            return self.taint(node.value)
+        if isinstance(node, ast.Slice):
+            return _t_join(*(self.taint(x) for x in (node.lower, node.upper, node.step)))
+        if isinstance(node, ast.Starred):
+            return self.taint(node.value)
+        if isinstance(node, ast.NamedExpr):
+            return self.taint(node.value)
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return _t_join(*(self.taint(x) for x in node.elts))
+        if isinstance(node, ast.Dict):
+            return _t_join(*(self.taint(x) for x in node.values))
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+            return self.taint(node.elt)
+        if isinstance(node, ast.DictComp):
+            return self.taint(node.value)
+        if isinstance(node, ast.JoinedStr):
+            return _t_join(*(self.taint(v) for v in node.values))
+        if isinstance(node, ast.FormattedValue):
+            return self.taint(node.value)
+        if isinstance(node, ast.UnaryOp):
+            t = self.taint(node.operand)
+            return _t_step(t) if isinstance(node.op, (ast.Not, ast.Invert)) else t
+        if isinstance(node, ast.BoolOp):
+            return _t_join(*(self.taint(v) for v in node.values))
+        if isinstance(node, ast.IfExp):
+            return _t_join(self.taint(node.body), self.taint(node.orelse))  # its test is listed as a condition
+        if isinstance(node, ast.Compare):
+            return self.compare(node)
+        if isinstance(node, ast.BinOp):
+            return self.binop(node)
+        if isinstance(node, ast.Call):
+            return self.call(node)
+        if isinstance(node, ast.Await):
+            return self.taint(node.value)
+        return None
+
+    def mix(self, parts):
+        """The taint of a value computed from ``parts``: a size with the inputs' values is "M"."""
+        taints = [self.taint(p) for p in parts]
+        data = any(t is None and not self.const(p) for p, t in zip(parts, taints))
+        t = _t_join(*taints)
+        if t in _T_STEPPED and (data or any(k in ("V", "M") for k in taints)):
+            return None  # a stepped size met the inputs' values: listed there (use), not again downstream
+        return "M" if t == "S" and data else t
+
+    def binop(self, node):
+        left, right = self.taint(node.left), self.taint(node.right)
+        if isinstance(node.op, (ast.FloorDiv, ast.Mod)) and right in ("S", "M") and not self.const(node.left):
+            return left  # `flat // V`, `best % V`: an index of a flattened array, not a threshold
+        if isinstance(node.op, (ast.FloorDiv, ast.Mod, ast.LShift, ast.RShift, ast.BitAnd, ast.BitOr, ast.BitXor)):
+            if isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)) or left or self.const(node.left):
+                return _t_step(_t_join(left, right))
+            return right if right in _T_STEPPED else None
+        if isinstance(node.op, ast.Div) and right in ("S", "M"):
+            return left  # a mean, a scaling by a size
+        if isinstance(node.op, ast.Mult) and any(self.const(x) and self.value(x) == 0 for x in (node.left, node.right)):
+            return None  # `0 * last`: nothing of it is left
+        if isinstance(node.op, ast.Mult) and "S" in (left, right) and None in (left, right):
+            other = node.right if left == "S" else node.left
+            if not self.const(other):
+                return None  # `scores * (1.0 / np.sqrt(d))`: a scaling by a size, as a division is
+        return self.mix([node.left, node.right])
+
+    def constants_of(self, sides):
+        """The values of the constants a comparison or cap holds: its constant sides and the numbers written in its
+        other sides (not a subscript's index)."""
+        values = []
+        for side in sides:
+            if self.const(side):
+                values.append(self.value(side))
                 continue
-            found = [
-                None if v is None else _c_transformed(v, kinds, modules, helpers, indexes, derived) for v in values
-            ]
-            if found and all(found):
-                derived[name] = _C_STRONG if _C_STRONG in found else _C_WEAK
-    parents = {}
-    for n in ast.walk(fn):
-        for child in ast.iter_child_nodes(n):
-            parents[id(child)] = n
-    listed = []
-    for n in ast.walk(fn):
-        if not isinstance(n, ast.expr):
-            continue
-        if isinstance(n, ast.Name) and n.id in ends and n.lineno > ends[n.id]:
-            parent = parents.get(id(n))
-            if isinstance(parent, ast.Compare) and _c_derived_used(n, parent, _C_WEAK, kinds, modules):
-                listed.append(n)
-        strength = _c_transformed(n, kinds, modules, helpers, indexes, derived)
-        if not strength:
-            continue
-        parent = parents.get(id(n))
-        if parent is not None and _c_transformed(parent, kinds, modules, helpers, indexes, derived):
-            continue  # a step of a longer derivation: its end is read
-        if id(n) in tests or _c_derived_used(n, parent, strength, kinds, modules):
-            listed.append(n)
-    return listed
+            todo = [side]
+            while todo:
+                n = todo.pop()
+                if isinstance(n, ast.Constant):
+                    values.append(n.value if isinstance(n.value, (int, float)) else 0)
+                elif isinstance(n, ast.Subscript):
+                    todo.append(n.value)
+                elif isinstance(n, ast.Call):
+                    todo += n.args
+                elif isinstance(n, ast.Attribute):
+                    todo.append(n.value)
+                elif isinstance(n, ast.expr):
+                    todo += [c for c in ast.iter_child_nodes(n) if isinstance(c, ast.expr)]
+        return values
 
+    def compare(self, node):
+        if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
+            return None
+        sides = [node.left, *node.comparators]
+        taints = [self.taint(s) for s in sides]
+        if not any(taints):
+            return None
+        constant = [s for s, t in zip(sides, taints) if not t and self.const(s)]
+        if not constant:
+            return None  # a size with another size or a variable
+        t = _t_join(*taints)
+        if t in _T_STEPPED:
+            return t
+        values = self.constants_of([s for s, k in zip(sides, taints) if k] + constant)
+        ranks = all(_is_rank(s, set()) for s, k in zip(sides, taints) if k)  # x.ndim == 3: the cases hold 1 to 3
+        if all(_t_trivial(v) or (ranks and v == 3) for v in values):
+            return None
+        return _t_step(t)
 
-def _c_derived_used(node, parent, strength, kinds, modules):
-    if isinstance(parent, ast.Compare):
-        others = [s for s in (parent.left, *parent.comparators) if s is not node]
-        constants = [s for s in others if _c_kind(s, kinds, modules) == "const"]
-        if strength == _C_STRONG:
-            return bool(constants)
-        return any(_c_value(c, kinds.get(_C_VALUES, {}), modules) not in (0, 1) for c in constants)
-    if isinstance(parent, (ast.BinOp, ast.AugAssign, ast.BoolOp)):
+    def call(self, node):
+        called, f = _called(node), node.func
+        module = isinstance(f, ast.Attribute) and (
+            (isinstance(f.value, ast.Name) and f.value.id in self.modules and f.value.id not in self.env)
+            or (isinstance(f.value, ast.Attribute) and f.value.attr in ("random", "linalg", "lib"))
+        )
+        receiver = f.value if isinstance(f, ast.Attribute) and not module else None
+        args = [a for a in node.args]
+        keywords = {k.arg: k.value for k in node.keywords}
+        if isinstance(f, ast.Name) and f.id in self.owner.defs and f.id not in self.env:
+            _, fn = self.owner.defs[f.id]
+            positional = [*fn.args.posonlyargs, *fn.args.args]
+            seeds = [None] * len(positional)
+            for i, a in enumerate(args):
+                if i < len(seeds) and not isinstance(a, ast.Starred):
+                    seeds[i] = self.taint(a)
+            for i, p in enumerate(positional):
+                if p.arg in keywords:
+                    seeds[i] = self.taint(keywords[p.arg])
+            return self.owner.analyze(f.id, tuple(seeds))
+        if called in ("finfo", "iinfo", "dtype", "result_type") or called in _T_POSITIONS:
+            return None
+        if _c_counts(node, self.kinds, self.modules):
+            return "S"
+        inner = [self.taint(a) for a in [*args, *keywords.values()]]
+        if called == "len" and isinstance(f, ast.Name):
+            t = _t_join(*inner)
+            text = args and (isinstance(args[0], ast.JoinedStr) or _called(args[0]) in _T_TEXT)
+            return t if t in _T_STEPPED else _t_step(t) if text else "S"  # len(str(n)): its number of digits
+        if called in _T_TEXT:
+            return _t_join(*(self.taint(a) for a in [*([receiver] if receiver is not None else []), *args]))
+        if called in ("size", "shape", "ndim") and (module or isinstance(f, ast.Name)):
+            return "S"
+        every = [*([receiver] if receiver is not None else []), *args, *keywords.values()]
+        whole = _t_join(*(self.taint(a) for a in every))
+        if called == "astype":
+            dtype = args[0] if args else keywords.get("dtype")
+            name = (dtype.attr if isinstance(dtype, ast.Attribute) else dtype.id if isinstance(dtype, ast.Name)
+                    else dtype.value if isinstance(dtype, ast.Constant) else None)  # fmt: skip
+            return _t_step(whole) if name in _T_NARROW else whole
+        if called in _T_ROUNDS:
+            first = args[0] if args else None
+            if whole == "S" and first is not None and len(args) == 1 and _t_plain_count(first):
+                return "S"  # int(lengths.sum()): a count stays a count
+            return _t_step(whole)
+        if called in ("divmod", "floor_divide", "mod", "remainder", "fmod") and len(args) == 2:
+            left, right = self.taint(args[0]), self.taint(args[1])
+            if right in ("S", "M") and not self.const(args[0]):
+                return left  # np.divmod(best, V): an index of a flattened array
+        if called in _T_CHECKS and whole in ("V", "M"):
+            return whole  # np.isfinite(scores.max()): a value checked, not a size
+        if called in _T_STEPS:
+            return _t_step(whole)
+        if called in _C_CAPS and (len(args) > 1 or called == "clip" or any(k in keywords for k in ("a_min", "a_max"))):
+            return self.cap(every, whole)
+        if called in _T_STATISTICS:
+            return _t_join(whole, "V") if whole not in _T_SIZED else whole
+        if called in _T_BLANK:
+            return None
+        if called in ("full", "full_like"):
+            fill = args[1] if len(args) > 1 else keywords.get("fill_value")
+            return self.taint(fill)
+        if called == "arange":
+            return "S" if whole in _T_STEPPED else whole
+        if called == "linspace":
+            return _t_join(*(self.taint(a) for a in args[:2]))
+        if called in _T_SHAPED:
+            if receiver is not None:
+                return self.taint(receiver)
+            return self.taint(args[0]) if args else None
+        if called == "where" and len(args) == 3:
+            return _t_join(*(self.taint(a) for a in args))
+        return self.mix(every)
+
+    def cap(self, sides, whole):
+        """min/max/clip: a size capped at a constant other than -2..2 is stepped; a value or a mixed one is not."""
+        taints = [self.taint(s) for s in sides]
+        constant = [s for s, t in zip(sides, taints) if not t and self.const(s)]
+        if whole in _T_STEPPED or not constant or whole != "S":
+            return whole
+        values = self.constants_of([s for s, t in zip(sides, taints) if t] + constant)
+        return whole if all(_t_trivial(v) for v in values) else "D"
+
+    # -- the listed uses
+    def check(self):
+        for n in ast.walk(self.fn):
+            _tick()
+            if isinstance(n, (ast.If, ast.While, ast.IfExp)):
+                self.condition(n, n.test)
+            elif isinstance(n, ast.comprehension):
+                for test in n.ifs:
+                    self.condition(n, test)
+            elif isinstance(n, ast.Call) and _called(n) == "where" and n.args:
+                self.condition(n, n.args[0])
+            if isinstance(getattr(n, "ctx", None), (ast.Store, ast.Del)):
+                continue
+            if isinstance(n, ast.expr) and self.taint(n) in _T_STEPPED:
+                self.use(n)
+
+    def condition(self, node, test):
+        t = self.taint(test)
+        if t not in (*_T_SIZED, "VD"):
+            return
+        if isinstance(node, ast.If):
+            if (all(isinstance(s, ast.Raise) for s in node.body) and not node.orelse) or (
+                [ast.dump(s) for s in node.body] == [ast.dump(s) for s in node.orelse]
+            ):
+                return
+        elif isinstance(node, ast.IfExp) and ast.dump(node.body) == ast.dump(node.orelse):
+            return
+        self.owner.listed.setdefault((self.label, test.lineno), None)
+
+    def use(self, node):
+        """List a stepped value where it meets anything but an allowed sink or a size."""
+        child, p = node, self.parents.get(id(node))
+        while isinstance(p, (ast.Tuple, ast.List, ast.Starred, ast.Slice, ast.keyword)):
+            child, p = p, self.parents.get(id(p))
+        if p is None:
+            return
+        if isinstance(p, ast.Subscript):
+            if child is p.slice:
+                return  # an index, a slice bound (a table of constants: p is stepped and read on)
+            return
+        if isinstance(p, ast.Call):
+            if self.sink(p, child):
+                return
+            if isinstance(p.func, ast.Name) and p.func.id in self.owner.defs and p.func.id not in self.env:
+                return  # a helper's parameter: read inside the helper
+            if self.plain(p, [*([p.func.value] if isinstance(p.func, ast.Attribute) else []), *p.args,
+                              *(k.value for k in p.keywords)]):  # fmt: skip
+                return
+        elif isinstance(p, ast.Compare):
+            if self.compare(p) is None:
+                return  # against another size or a variable
+            return
+        elif isinstance(p, ast.BinOp):
+            if isinstance(p.op, ast.Div) and child is p.right:
+                pass
+            elif self.plain(p, [p.left, p.right]):
+                return
+        elif isinstance(p, (ast.UnaryOp, ast.BoolOp, ast.FormattedValue, ast.JoinedStr, ast.NamedExpr)):
+            return
+        elif isinstance(p, ast.IfExp):
+            if child is p.test:
+                return  # listed as a condition
+            if self.plain(p, [p.body, p.orelse]):
+                return
+        elif isinstance(p, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and child is p.value:
+            targets = p.targets if isinstance(p, ast.Assign) else [p.target]
+            if all(isinstance(t, (ast.Name, ast.Tuple, ast.List, ast.Starred)) for t in targets):
+                return  # a name: its uses are read
+        elif isinstance(p, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Assert, ast.Raise, ast.For,
+                            ast.If, ast.While, ast.comprehension, ast.Tuple, ast.List)):  # fmt: skip
+            return  # a name (its uses are read), a test (a condition), an iterable (control dependence)
+        elif isinstance(p, ast.Return):
+            if not self.graded:
+                return  # a helper's value: read where it is used
+        elif not isinstance(p, ast.expr):
+            return
+        self.owner.listed.setdefault((self.label, node.lineno), None)
+
+    def plain(self, parent, parts):
+        """Whether a stepped value goes on only with constants and sizes (no value of the inputs)."""
+        for part in parts:
+            t = self.taint(part)
+            if t in _T_STEPPED or t == "S" or self.const(part):
+                continue
+            return False
         return True
-    if isinstance(parent, ast.UnaryOp):
-        return True
-    if isinstance(parent, ast.Call) and node in parent.args:
-        if isinstance(parent.func, ast.Name) and parent.func.id in ("bool", "int", "float"):
+
+    def sink(self, call, child):
+        called = _called(call)
+        if called not in _T_SINKS:
+            return False
+        positions, names = _T_SINKS[called]
+        for k in call.keywords:
+            if k.value is child or k is child:
+                return k.arg in names
+        if child not in call.args:
+            return False
+        i = call.args.index(child)
+        method = isinstance(call.func, ast.Attribute) and not (
+            isinstance(call.func.value, ast.Name) and call.func.value.id in self.modules
+        )
+        if positions is None:
+            return method or i >= 1 or called in ("randn", "rand")
+        if method and called in ("repeat", "take", "reshape", "resize"):
             return True
-        return _called(parent) == "where" and parent.args[0] is node
-    return False
-
-
-def _c_sizeish(node, kinds, modules, indexes):
-    """Whether ``node`` is a size, a loop index, a value statistic of the inputs, or arithmetic of these."""
-    if isinstance(node, ast.Name) and node.id in indexes:
-        return True
-    if _called(node) in _C_ARRAYS:
-        return False  # np.zeros(H), np.arange(T): arrays, not a count
-    kind = _c_kind(node, kinds, modules)
-    if kind == "size":
-        return True
-    if kind == "const":
-        return False
-    if _c_statistic(node):
-        return True
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
-        sides = [node.left, node.right]
-        plain = [isinstance(x, (ast.Name, ast.Constant)) or _c_kind(x, kinds, modules) == "const" for x in sides]
-        sizes = [_c_sizeish(x, kinds, modules, indexes) for x in sides]
-        return any(sizes) and all(a or b for a, b in zip(plain, sizes))
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("int", "float", "abs"):
-        return len(node.args) == 1 and _c_sizeish(node.args[0], kinds, modules, indexes)
-    return False
-
-
-def _c_statistic(node):
-    """np.ptp(x), x.max() - x.min(), np.abs(x).max(), np.max(np.abs(x)): a spread or magnitude of values."""
-    called = _called(node)
-    if called == "ptp":
-        return True
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
-        return _called(node.left) in ("max", "amax", "nanmax") and _called(node.right) in ("min", "amin", "nanmin")
-    if called in ("max", "amax"):
-        f = node.func
-        inner = f.value if isinstance(f, ast.Attribute) and _called(f.value) else (node.args[0] if node.args else None)
-        return _called(inner) in ("abs", "absolute", "fabs")
-    return False
-
-
-def _c_transformed(node, kinds, modules, helpers, indexes, derived):
-    """_C_STRONG or _C_WEAK where ``node`` is a derived size or statistic (the comment above), else None."""
-    _tick()
-    if isinstance(node, ast.Name):
-        return derived.get(node.id)
-    if isinstance(node, ast.BinOp):
-        if isinstance(node.op, (ast.RShift, ast.LShift)):
-            kinds_ = [_c_kind(x, kinds, modules) for x in (node.left, node.right)]
-            return _C_STRONG if "const" in kinds_ and kinds_ != ["const", "const"] else None
-        if isinstance(node.op, (ast.FloorDiv, ast.Mod)) and _c_kind(node.right, kinds, modules) == "const":
-            return _c_transformed(node.left, kinds, modules, helpers, indexes, derived)
-        return None
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        return _c_transformed(node.operand, kinds, modules, helpers, indexes, derived)
-    if not isinstance(node, ast.Call):
-        return None
-    called, f = _called(node), node.func
-    first = node.args[0] if node.args else None
-    if called == "bit_length" and isinstance(f, ast.Attribute) and _c_kind(f.value, kinds, modules) != "const":
-        return _C_STRONG
-    on_module = isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in modules
-    on_module = on_module or (isinstance(f, ast.Name) and f.id in modules)
-    if not on_module or first is None:
-        if isinstance(f, ast.Name) and f.id in helpers:
-            args = [*node.args, *(k.value for k in node.keywords)]
-            if any(_c_sizeish(a, kinds, modules, indexes) for a in args if not isinstance(a, ast.Starred)):
-                return _C_WEAK
-        return None
-    if called in ("right_shift", "left_shift") and _c_kind(first, kinds, modules) != "const":
-        return _C_STRONG
-    if called in _C_LOGS:
-        if _c_sizeish(first, kinds, modules, indexes):
-            return _C_STRONG
-        return _c_transformed(first, kinds, modules, helpers, indexes, derived)
-    if called in ("sign", "signbit", "floor", "ceil", "trunc", "rint"):
-        return _c_transformed(first, kinds, modules, helpers, indexes, derived)
-    return None
+        return i in positions
 
 
 def _c_value(node, values, modules):
