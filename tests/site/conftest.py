@@ -1,4 +1,5 @@
-"""The site test's marker (`-m "not site"` leaves it out) and its build of the site, once per run."""
+"""The site test's fixtures: the site, built once per run (tests/site/site_build.py), its server and Chromium.
+(Its marker, `site`, is declared in pyproject.toml: `-m "not site"` leaves it out.)"""
 
 from __future__ import annotations
 
@@ -11,12 +12,6 @@ from pathlib import Path
 import pytest
 from site_build import WORKER_KEY, SiteBuild, what_is_missing
 from test_site import Reader
-
-
-def pytest_configure(config):
-    config.addinivalue_line(
-        "markers", "site: builds the static site and reads it in headless Chromium (deselect with -m 'not site')"
-    )
 
 
 @pytest.fixture(scope="session")
