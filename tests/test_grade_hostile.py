@@ -1370,6 +1370,17 @@ def test_rule_b_counts_the_lines_run_while_the_cells_ran_only_for_functions_no_c
     assert [n for _, n, _ in grade.unrun_lines([["c", source]], "f", ran)] == [2, 4, 8]
 
 
+# the end of two right masked losses below (after the mask m and its count N)
+_MASKED_LOSS_TAIL = (
+    "    s = o - o.max(axis=-1, keepdims=True)\n"
+    "    logp = s - np.log(np.exp(s).sum(axis=-1, keepdims=True))\n"
+    "    lp = np.take_along_axis(logp, y[..., None], axis=-1)[..., 0]\n"
+    "    p = np.exp(logp)\n"
+    "    np.put_along_axis(p, y[..., None], np.take_along_axis(p, y[..., None], axis=-1) - 1.0, axis=-1)\n"
+    "    return float(-(lp * m).sum() / N), p * m[..., None] / N\n"
+)
+
+
 # hostile37f, finding 3: wrong answers that switch on a size or a spread through steps rule c did not name (round,
 # len(str(n)), sqrt, exp, tanh, isqrt, float16, a while-loop counter, a helper given the array); and finding 4: right
 # answers fix37j listed (a helper building an array from a size, a shift used only to slice). Rule c alone, no grader.
@@ -1565,13 +1576,7 @@ _HOSTILE37F = [
             "def seq2seq_masked_loss_and_grad(o, y, lengths):\n"
             "    B, T, V = o.shape\n"
             "    m = token_mask(lengths, T)\n"
-            "    N = m.sum()\n"
-            "    s = o - o.max(axis=-1, keepdims=True)\n"
-            "    logp = s - np.log(np.exp(s).sum(axis=-1, keepdims=True))\n"
-            "    lp = np.take_along_axis(logp, y[..., None], axis=-1)[..., 0]\n"
-            "    p = np.exp(logp)\n"
-            "    np.put_along_axis(p, y[..., None], np.take_along_axis(p, y[..., None], axis=-1) - 1.0, axis=-1)\n"
-            "    return float(-(lp * m).sum() / N), p * m[..., None] / N\n"
+            "    N = m.sum()\n" + _MASKED_LOSS_TAIL
         ),
         False,
     ),
@@ -1644,13 +1649,7 @@ _HOSTILE37F = [
             "def seq2seq_masked_loss_and_grad(o, y, lengths):\n"
             "    B, T, V = o.shape\n"
             "    m = np.arange(T)[None, :] < np.asarray(lengths)[:, None]\n"
-            "    N = np.count_nonzero(m)\n"
-            "    s = o - o.max(axis=-1, keepdims=True)\n"
-            "    logp = s - np.log(np.exp(s).sum(axis=-1, keepdims=True))\n"
-            "    lp = np.take_along_axis(logp, y[..., None], axis=-1)[..., 0]\n"
-            "    p = np.exp(logp)\n"
-            "    np.put_along_axis(p, y[..., None], np.take_along_axis(p, y[..., None], axis=-1) - 1.0, axis=-1)\n"
-            "    return float(-(lp * m).sum() / N), p * m[..., None] / N\n"
+            "    N = np.count_nonzero(m)\n" + _MASKED_LOSS_TAIL
         ),
         False,
     ),

@@ -2407,6 +2407,16 @@ def _c_split_counts(fn):
     return found
 
 
+def _state_size(node):
+    """Whether a subscript reads a size kept in the optimizer's state: ``state["t"]``."""
+    return (
+        isinstance(node.slice, ast.Constant)
+        and node.slice.value in _SIZE_KEYS
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "state"
+    )
+
+
 def _c_constants(sources):
     """({name: "const"} of the names bound only to constant-only expressions at the top of the sources, the names
     of numpy and math as imported)."""
@@ -2538,12 +2548,7 @@ def _c_kind(node, kinds, modules):
             return "const"  # np.finfo(o.dtype).maxexp: whatever its argument
         return _c_kind(node.value, kinds, modules)
     if isinstance(node, ast.Subscript):
-        if (
-            isinstance(node.slice, ast.Constant)
-            and node.slice.value in _SIZE_KEYS
-            and isinstance(node.value, ast.Name)
-            and node.value.id == "state"
-        ):
+        if _state_size(node):
             return "size"  # state["t"]
         return _c_combined([_c_kind(node.value, kinds, modules), _c_kind(node.slice, kinds, modules)])
     if isinstance(node, ast.Slice):
@@ -2874,12 +2879,7 @@ class _TaintReader:
                 return None
             return self.taint(node.value)
         if isinstance(node, ast.Subscript):
-            if (
-                isinstance(node.slice, ast.Constant)
-                and node.slice.value in _SIZE_KEYS
-                and isinstance(node.value, ast.Name)
-                and node.value.id == "state"
-            ):
+            if _state_size(node):
                 return "S"
             index = self.taint(node.slice)
             if index in _T_STEPPED and self.const(node.value):
