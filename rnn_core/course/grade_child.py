@@ -717,6 +717,10 @@ def serve(rfd, wfd, fn, labels, tracer, receive=receive, send=send, refused=_REF
     replaces this module's globals changes nothing here (hostile37d, finding 1)."""
     kept, alive = {}, []
     start, stop, report = tracer
+
+    def after_call(ours):  # what every reply carries: the lines the call ran, the imports refused so far
+        return {**report(ours), "refused": refused[:20]}
+
     while True:
         try:
             header, blobs = receive(rfd)
@@ -734,7 +738,7 @@ def serve(rfd, wfd, fn, labels, tracer, receive=receive, send=send, refused=_REF
                     ours = stop()
         except BaseException as exc:
             message = {"raised": {"type": _type_name(exc), "message": _describe(exc), "at": _innermost(exc, labels)}}
-            send(wfd, {**message, **report(ours), "refused": refused[:20]})
+            send(wfd, {**message, **after_call(ours)})
             continue
         encoder = Encoder(decoder.originals, kept)
         try:
@@ -743,9 +747,9 @@ def serve(rfd, wfd, fn, labels, tracer, receive=receive, send=send, refused=_REF
             updates = encoder.updates()
         except BaseException as exc:  # a strange object whose reading raised
             message = {"raised": {"type": _type_name(exc), "message": _describe(exc), "reading": True}}
-            send(wfd, {**message, **report(ours), "refused": refused[:20]})
+            send(wfd, {**message, **after_call(ours)})
             continue
-        reply = {"returned": returned, "args": after, "updates": updates, **report(ours), "refused": refused[:20]}
+        reply = {"returned": returned, "args": after, "updates": updates, **after_call(ours)}
         send(wfd, reply, encoder.blobs)
 
 
