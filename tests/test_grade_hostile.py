@@ -482,6 +482,16 @@ def hostile(tmp):
             + '[::-1])\n    return _box["r"]\n',
             "_box = {}\n",
         ),
+        # hostile37g, finding 2 (h01_dataclasses_exec): dataclasses._create_fn holds an exec, which ran wrong code
+        # written as reversed strings (and, in h03, code that wrote the tracer's report). dataclasses is no longer an
+        # allowed import, and the child's audit hook refuses to compile or run, while a cell's code runs, any code it
+        # did not compile first (test_the_child_runs_no_code_made_while_a_cell_runs)
+        "h37g-dataclasses-exec": (
+            "import dataclasses\n_impl = dataclasses._create_fn('softmax', ['o'], [s[::-1] for s in "
+            + repr([")))12 >> ezis.o( ton( * )o(xam.pn - o(pxe.pn = e", ")(mus.e / e nruter"])
+            + "], globals={'np': np})\n\ndef softmax(o):\n    return _impl(o)\n",
+            None,
+        ),
         # hostile37, finding 3 (v/e02_timeouterror.py): the function's own TimeoutError, and its own ValueError
         "h37-own-timeouterror": ('def softmax(o):\n    raise TimeoutError("my own")\n', None),
         "h37-own-valueerror": ("def softmax(o):\n    return np.exp(o) @ np.ones((1, len(o)))  # a shape slip\n", None),
@@ -509,7 +519,6 @@ RIGHT = {
     # hostile37d, finding 6 (r18, r23, r25, r30): the allowed imports, and a max taken in chunks of 8192
     "right-typing-chunked-max": code("""
         import copy
-        from dataclasses import dataclass
         from typing import Sequence
 
         def softmax(o: Sequence[float]) -> np.ndarray:
@@ -1717,3 +1726,47 @@ def test_rule_c_follows_a_size_through_any_step_and_lists_only_what_a_size_may_n
 )  # fmt: skip
 def test_rule_c_whitelist_of_what_a_size_may_do(source, found):
     assert [line for _, line, _ in grade.size_comparisons([["c", source]], "f")] == found
+
+
+def test_the_child_runs_no_code_made_while_a_cell_runs():
+    """hostile37g, finding 2: while a cell's code runs, the child's audit hook refuses to compile or run code that the
+    grader did not compile first (exec reached through a module, dataclasses._create_fn), and adds no other hook;
+    namedtuple's template and code outside the cells are not refused."""
+    script = code("""
+        import sys
+        from collections import namedtuple
+        from rnn_core.course import grade_child
+
+        cell = compile(
+            "import builtins, dataclasses\\n"
+            "def made():\\n"
+            "    return dataclasses._create_fn('f', [], ['return 1'], globals={})\\n"
+            "def run():\\n"
+            "    return builtins.eval('1 + 1')\\n"
+            "def hook():\\n"
+            "    sys.addaudithook(lambda *a: seen.append(a))\\n"
+            "def pair():\\n"
+            "    return namedtuple('Pair', 'a b')(1, 2)\\n",
+            "cell 3",
+            "exec",
+        )
+        sys.addaudithook(grade_child._no_code_at_run_time([cell], ["cell 3"], ()))
+        seen = []
+        namespace = {"sys": sys, "namedtuple": namedtuple, "seen": seen}
+        exec(cell, namespace)
+        for name in ("made", "run"):
+            try:
+                namespace[name]()
+                print(name, "ran")
+            except PermissionError:
+                print(name, "refused")
+        namespace["hook"]()  # not added (an audit hook that raises RuntimeError stops it, silently)
+        print("pair", namespace["pair"]().b, "outside", eval("2 + 2"), "seen", len(seen))
+        """)
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert run.stdout.splitlines() == ["made refused", "run refused", "pair 2 outside 4 seen 0"], (
+        run.stdout + run.stderr
+    )

@@ -1644,7 +1644,7 @@ def _rule_findings(ex, outcome, ran, untraced, failed, early=frozenset()):
         findings.append(
             f"code that inspects or changes the process it runs in {_where(ex, inspects)}: an exercise needs none of "
             "this (imports beyond numpy, math, warnings, functools, itertools, collections, heapq, operator, "
-            "typing, copy and dataclasses; sys, gc, inspect, eval, exec, open, globals; dunder attributes; getattr "
+            "typing and copy; sys, gc, inspect, eval, exec, open, globals; dunder attributes; getattr "
             "with a computed name), and the grader "
             "cannot vouch for code that inspects or changes the process it runs in"
         )
@@ -3353,8 +3353,9 @@ def _c_rank(node, kinds):
 # -- rule d: introspection. The grader cannot vouch for code that inspects or changes the process it runs in (its
 # tracer, its frames, its modules): an exercise needs none of it. So the graded function and the code it reaches by
 # name, the top level of its cells, and the functions that top level reaches by name (it may call them) are listed
-# where they import anything but numpy, math, warnings, functools, itertools, collections, heapq, operator, typing,
-# copy and dataclasses (in the exercise's own cell; rnn_core's imports are the grader's own matter: see _neutralised;
+# where they import anything but numpy, math, warnings, functools, itertools, collections, heapq, operator, typing
+# and copy (in the exercise's own cell; not dataclasses, whose decorator runs code it writes as text; rnn_core's
+# imports are the grader's own matter: see _neutralised;
 # in every cell the exercise runs, the child refuses such an import at run time, and the exercise is review), or
 # use the names sys, gc, inspect, ctypes, builtins, importlib, eval, exec, compile, __import__, globals, locals,
 # vars, breakpoint or open, a dunder attribute (`f.__code__`), getattr/setattr/delattr with a name that is not a
@@ -3365,7 +3366,7 @@ def _c_rank(node, kinds):
 
 _D_IMPORTS = frozenset(
     {"numpy", "math", "warnings", "functools", "itertools", "collections", "heapq", "operator", "typing", "copy",
-     "dataclasses", "__future__", "rnn_core"}
+     "__future__", "rnn_core"}
 )  # fmt: skip
 _D_NAMES = frozenset(
     {"sys", "gc", "inspect", "ctypes", "builtins", "importlib", "eval", "exec", "compile", "__import__", "globals",
@@ -3384,7 +3385,7 @@ _D_ATTRIBUTES = frozenset(
      "_pytesttester", "_typing", "f2py", "distutils"}
 )  # fmt: skip
 _D_ALLOWED_SHOWN = ("numpy", "math", "warnings", "functools", "itertools", "collections", "heapq", "operator",
-                    "typing", "copy", "dataclasses")  # fmt: skip
+                    "typing", "copy")  # fmt: skip
 _D_BY_NAME = frozenset({"getattr", "setattr", "delattr", "hasattr"})  # allowed only called with a literal name
 _D_CALLEE = "_d_literal_callee"  # set on the Name of such a call (its parent is read first, in every walk)
 _DUNDER = re.compile(r"^__\w+__$")

@@ -279,7 +279,7 @@ _STAND_IN = {"on": False, "givens": {}}  # my_rnn.py's jobs: rnn_core answers wi
 # rnn_core and torch are let through to _NoRnnCore, whose messages the grader reads
 ALLOWED_IMPORTS = frozenset(
     {"numpy", "math", "warnings", "functools", "itertools", "collections", "heapq", "operator", "typing", "copy",
-     "dataclasses", "__future__", "rnn_core", "torch"}
+     "__future__", "rnn_core", "torch"}
 )  # fmt: skip
 _TAKEN = ("exec", "eval", "compile", "breakpoint", "open", "input", "help")  # builtins the cells do not get
 _REFUSED = []  # [cell label, module]: imports refused, for the ready message and every reply
@@ -600,10 +600,72 @@ def _describe(exc):
     return (f"{name}: {text}" if text else name)[:300]
 
 
-def run_cells(job):
+def _no_code_at_run_time(ours, labels, roots):
+    """An audit hook (sys.addaudithook: no code can remove it) that refuses, while the cells' code runs (a frame of
+    theirs on the stack), to compile or run code the grader did not compile before the cells ran, unless it is a
+    module's file under ``roots`` (Python's library and numpy, as an import reads them) or namedtuple's (a template
+    of identifiers it has checked). The cells have no exec, eval or compile, but a module may hold one that runs a
+    string (hostile37g, finding 2: ``dataclasses._create_fn`` ran wrong code, and code that wrote the tracer's
+    report, that no review rule reads). ``ours``: the code objects of the givens and the cells; ``labels``: the
+    cells' file names."""
+    ours, labels = tuple(ours), frozenset(labels)
+    from collections import namedtuple
+
+    checked = namedtuple.__code__  # its eval runs a template of names it has checked are identifiers
+
+    def from_a_root(filename):
+        if not isinstance(filename, str):
+            return False
+        path = os.path.realpath(filename)
+        return os.path.isfile(path) and any(path.startswith(root) for root in roots)
+
+    def in_the_cells():
+        frame = sys._getframe(2)
+        if frame.f_code is checked:
+            return False
+        while frame is not None:
+            if frame.f_code.co_filename in labels:
+                return True
+            frame = frame.f_back
+        return False
+
+    def hook(event, args):
+        if event == "compile" and not from_a_root(args[1] if len(args) > 1 else None) and in_the_cells():
+            raise PermissionError("code made at run time is not run for the graded code (numpy and Python only)")
+        if event == "exec" and not any(args[0] is code for code in ours) and not from_a_root(args[0].co_filename):
+            if in_the_cells():
+                raise PermissionError("code made at run time is not run for the graded code (numpy and Python only)")
+        if event == "sys.addaudithook":  # Python then adds no hook, and says nothing
+            raise RuntimeError("the graded code adds no audit hook")
+
+    return hook
+
+
+def _roots(numpy_dir):
+    """The folders whose Python files an import may compile and run: Python's library and numpy's."""
+    import sysconfig
+
+    found = {os.path.realpath(numpy_dir)}
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        path = sysconfig.get_paths().get(key)
+        if path:
+            found.add(os.path.realpath(path))
+    return tuple(root.rstrip(os.sep) + os.sep for root in found)
+
+
+def run_cells(job, roots=()):
     namespace = {"__name__": "__main__", "np": np, "__builtins__": _cell_builtins()}
-    if job.get("given_source"):  # only the givens of this exercise: the child holds no others, in any form
-        exec(compile(job["given_source"], "<the grader's givens>", "exec"), namespace)
+    given = compile(job["given_source"], "<the grader's givens>", "exec") if job.get("given_source") else None
+    cells = []
+    for label, source in job["cells"]:  # compiled before any runs: then nothing more is
+        try:
+            cells.append((label, compile(_python_source(source), label, "exec", dont_inherit=True), None))
+        except BaseException as exc:  # a cell that is not Python: recorded, as Run All would show it
+            cells.append((label, None, exc))
+    ours = [c for c in (given, *(code for _, code, _ in cells)) if c]
+    sys.addaudithook(_no_code_at_run_time(ours, [label for label, _, _ in cells], roots))
+    if given is not None:  # only the givens of this exercise: the child holds no others, in any form
+        exec(given, namespace)
         for name in set(namespace) - set(job["givens"]) - {"np", "__name__", "__builtins__"}:
             del namespace[name]
     _STAND_IN["givens"] = {name: namespace[name] for name in job["givens"] if name in namespace}
@@ -614,10 +676,12 @@ def run_cells(job):
     namespace["get_ipython"] = lambda: ipython
     namespace["display"] = _display
     errors = []
-    for label, source in job["cells"]:
+    for label, code, failed in cells:
         _WHERE[0] = label
         try:
-            exec(compile(_python_source(source), label, "exec", dont_inherit=True), namespace)
+            if failed is not None:
+                raise failed
+            exec(code, namespace)
         except BaseException as exc:  # the cell's own error: recorded, as Run All would show it
             errors.append([label, _describe(exc), isinstance(exc, SyntaxError)])
     _WHERE[0] = "a call"
@@ -847,6 +911,7 @@ def main(numpy_dir, rfd, wfd):
     import numpy
 
     np = numpy
+    roots = _roots(numpy_dir)  # before the sandbox and the refusals: sysconfig is the grader's to import
     sys.meta_path.append(_NoOtherModules())
     sandboxed = sandbox(numpy_dir, os.getcwd())
     _disarm()
@@ -858,7 +923,7 @@ def main(numpy_dir, rfd, wfd):
     early_start, early_stop, early_report = lines_traced(labels)  # the lines the cells' own run runs (rule b)
     early_start()
     try:
-        namespace, errors = run_cells(job)
+        namespace, errors = run_cells(job, roots)
     finally:
         early_stop()
     missing = object()
