@@ -1770,3 +1770,27 @@ def test_the_child_runs_no_code_made_while_a_cell_runs():
     assert run.stdout.splitlines() == ["made refused", "run refused", "pair 2 outside 4 seen 0"], (
         run.stdout + run.stderr
     )
+
+
+@pytest.mark.parametrize(
+    "function, source",
+    [
+        (
+            "softmax",
+            "def softmax(o):\n    if o.size:\n        e = np.exp(o - o.max())\n        return e / e.sum()\n"
+            "    return o\n",
+        ),
+        (
+            "f",
+            "def f(hs, h0):\n    out = 0\n    for t in range(len(hs)):\n        h = hs[t - 1] if t else h0\n"
+            "        out = out + h\n    return out\n",
+        ),
+    ],
+    ids=["empty-guard", "first-step"],
+)
+def test_rule_c_leaves_a_size_s_own_truth_alone(function, source):
+    """hostile37g, q05 and q01: `if o.size` and `hs[t - 1] if t else h0` test a size against 0, as `t > 0` does,
+    which rule c leaves alone; a stepped size as a test is listed."""
+    assert grade.size_comparisons([["c", source]], function) == []
+    stepped = source.replace("if o.size:", "if round(o.size * 2.5e-7):").replace("if t else", "if t // 99 else")
+    assert grade.size_comparisons([["c", stepped]], function) != []

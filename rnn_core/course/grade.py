@@ -3092,6 +3092,8 @@ class _TaintReader:
         t = self.taint(test)
         if t not in (*_T_SIZED, "VD"):
             return
+        if t == "S" and not isinstance(test, (ast.Compare, ast.BoolOp)):
+            return  # a size's own truth, `if o.size`, `h if t else h0`: `!= 0`, which switches at no threshold
         if isinstance(node, ast.If):
             if (all(isinstance(s, ast.Raise) for s in node.body) and not node.orelse) or (
                 [ast.dump(s) for s in node.body] == [ast.dump(s) for s in node.orelse]
