@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import functools
 import http.server
-import os
 import threading
 from pathlib import Path
 
 import pytest
 from site_build import WORKER_KEY, SiteBuild, what_is_missing
-from test_site import Reader
+from test_site import Reader, _missing
 
 
 @pytest.fixture(scope="session")
@@ -20,10 +19,7 @@ def site(request, tmp_path_factory):
     controller started in the background (tests/site/site_build.py), or one made here."""
     missing = what_is_missing()
     if missing:
-        message = "; ".join(missing)
-        if os.environ.get("CI"):
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
+        _missing(*missing)
     folder = getattr(request.config, "workerinput", {}).get(WORKER_KEY)
     build = SiteBuild(folder) if folder else None
     if build is None or not build.started():
