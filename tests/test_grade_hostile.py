@@ -1794,3 +1794,126 @@ def test_rule_c_leaves_a_size_s_own_truth_alone(function, source):
     assert grade.size_comparisons([["c", source]], function) == []
     stepped = source.replace("if o.size:", "if round(o.size * 2.5e-7):").replace("if t else", "if t // 99 else")
     assert grade.size_comparisons([["c", stepped]], function) != []
+
+
+_SM = "def softmax(o):\n    e = np.exp(o - np.max(o) * (1 - {gate}))\n    return e / e.sum()\n"
+_COUNTER = '_count = {"n": 0}\ndef _calls():\n    _count["n"] += 1\n    return _count["n"]\n'
+
+
+@pytest.mark.parametrize(
+    "gate, helper",
+    [
+        ("(lambda x: min(1, round(x)))(o.size * 2.5e-07)", None),
+        ("(abs(2 * o.size * 2.5e-07 - 1) + 2 * o.size * 2.5e-07 - 1) / 2", None),
+        ("float(float(np.array(o.size + 0.5 ** 3, dtype=np.float32)) != o.size + 0.5 ** 3)", None),
+        ("np.nan_to_num(0.0 * np.exp(o.size * 0.0003549), nan=1.0)", None),
+        ("min(1, next(map(round, [o.size * 2.5e-07])))", None),
+        ("min(1, round(_calls() * 4e-4))", _COUNTER),
+        # each way on its own, from a plain size: a lambda's call, a function handed to map, a narrow cast through
+        # np.array(dtype=...), 0 * an overflow, a plain size against a float32 copy of itself
+        ("(lambda x: x // 4096)(o.size)", None),
+        ("min(1, next(map(lambda n: n >> 21, [o.size])))", None),
+        ("float(np.array(o.size, dtype=np.float16))", None),
+        ("np.nan_to_num(0 * np.exp(o.size), nan=1.0)", None),
+        ("float(np.float32(o.size + 1) != o.size + 1)", None),
+    ],
+    ids=["A-lambda", "C-relu", "D-f32exact", "E-zerotimes", "F-map", "G-counter", "lambda-plain", "map-plain",
+         "array-dtype", "zero-times-plain", "compare-cast"],
+)  # fmt: skip
+def test_rules_list_every_hostile37g_gate(gate, helper):
+    """hostile37g finding 3 (fix37l): a size meets the inputs' values only as a mean or a scaling by a plain count
+    (rule c); a gate made of a lambda, map(round, ...), abs, a float32 round-trip or 0 * an overflow is listed, and a
+    call counter kept in a module-level dict is listed by rule f."""
+    sources = [["helper", helper], ["c", _SM.format(gate=gate)]] if helper else [["c", _SM.format(gate=gate)]]
+    assert grade.size_comparisons(sources, "softmax") or grade.kept_state(sources, "softmax")
+
+
+_ADAM_RIGHT = """\
+def adam_update(params, grads, state, lr, beta1=0.9, beta2=0.999, eps=1e-8):
+    state["t"] += 1
+    t = state["t"]
+    for k in params:
+        state["m"][k] = beta1 * state["m"][k] + (1 - beta1) * grads[k]
+        state["v"][k] = beta2 * state["v"][k] + (1 - beta2) * grads[k] ** 2
+        m_hat = state["m"][k] / (1 - beta1 ** t)
+        v_hat = state["v"][k] / (1 - np.power(beta2, t))
+        params[k] -= lr * m_hat / (np.sqrt(v_hat) + eps)
+    return params, state
+"""
+
+
+@pytest.mark.parametrize(
+    "source, listed",
+    [
+        ('_count = {"n": 0}\ndef f(o):\n    _count["n"] += 1\n    return o * _count["n"]\n', [3]),  # a dict
+        ("def _make():\n    n = 0\n    def tick():\n        nonlocal n\n        n += 1\n        return n\n"
+         "    return tick\n_tick = _make()\ndef f(o):\n    return o * min(1, _tick())\n", [5]),  # a closure
+        ("def _make():\n    seen = [0]\n    return lambda: seen.append(1) or len(seen)\n_tick = _make()\n"
+         "def f(o):\n    return o * _tick()\n", [3]),  # a closure list, a lambda returned
+        ("def f(o, _seen=[]):\n    _seen.append(1)\n    return o * len(_seen)\n", [2]),  # a mutable default
+        ("calls = 0\ndef f(o):\n    global calls\n    calls += 1\n    return o * (calls < 1250)\n", [4]),  # global
+        ("def f(o):\n    f.calls = getattr(f, 'calls', 0) + 1\n    return o\n", [2]),  # a function attribute
+        ("import itertools\n_it = itertools.count()\ndef f(o):\n    return o * (next(_it) < 99)\n", [4]),  # next()
+        ("_c = {}\ndef f(o):\n    c = _c\n    c['n'] = c.get('n', 0) + 1\n    return o\n", [4]),  # an alias
+        (_ADAM_RIGHT, []),  # writes into its own parameters
+        ("def f(x, rng):\n    mask = rng.random(x.shape) < 0.5\n    out = {}\n    out['x'] = x * mask\n"
+         "    return out\n", []),  # an rng parameter, a dict made in the call
+        ("def f(xs):\n    acc = []\n    def push(x):\n        acc.append(x)\n    for x in xs:\n        push(x)\n"
+         "    return sum(acc)\n", []),  # a helper nested in the call, writing to the call's own list
+        ("calls = 0\ndef f(o):\n    global calls\n    calls += 1\n    return o\n", []),  # a counter nothing reads
+        ("class _C:\n    n = 0\n    def __call__(self):\n        self.n += 1\n        return self.n\n_c = _C()\n"
+         "def f(o):\n    return o * (_c() < 99)\n", [4]),  # an object made at the top level
+        ("class _C:\n    def __init__(self, o):\n        self.o = o\n    def run(self):\n        self.r = self.o\n"
+         "        return self.r\ndef f(o):\n    return _C(o).run()\n", []),  # an object made in the call
+    ],
+    ids=["dict-counter", "closure-nonlocal", "closure-lambda", "mutable-default", "global", "function-attribute",
+         "module-iterator", "alias", "adam-state", "rng-parameter", "nested-helper", "unread-global", "object-kept",
+         "object-made"],
+)  # fmt: skip
+def test_rule_f_lists_state_kept_between_calls(source, listed):
+    """fix37l, rule f: a function that writes to an object it neither created in the call nor received as a parameter
+    (a counter in a module-level dict, a closure, a mutable default, a global, next() of a module-level iterator)
+    is listed; writes into its own parameters (Adam's state) or objects made in the call are not."""
+    assert [line for _, line, _ in grade.kept_state([["c", source]], "f" if "def f(" in source else "adam_update")] == (
+        listed
+    )
+
+
+@pytest.mark.parametrize(
+    "function, source",
+    [
+        ("adam_update", _ADAM_RIGHT),
+        ("adam_update", _ADAM_RIGHT.replace("(1 - np.power(beta2, t))", "-np.expm1(t * np.log(beta2))")),
+        ("f", "def f(losses, targets):\n    return sum(losses) / len(targets)\n"),  # a mean
+        ("f", "def f(q, k):\n    d = q.shape[-1]\n    return (q @ k.T) * (1.0 / np.sqrt(d))\n"),  # a scaling
+        ("f", "def f(q, k):\n    return q @ k.T / np.sqrt(k.shape[-1])\n"),
+        ("f", "def f(q, k):\n    return q @ k.T * k.shape[-1] ** -0.5\n"),
+        ("f", "def f(g):\n    return np.mean(g * g) * g.size\n"),  # a mean times its count
+        ("f", "def f(x):\n    loss = np.sum(x)\n    loss /= len(x)\n    return loss + 0.5 * np.sum(x * x)\n"),
+        ("f", "def f(y, V):\n    out = np.zeros(y.size * V)\n    out[np.arange(y.size) * V + y.ravel()] = 1\n"
+              "    return out.reshape(y.size, V)\n"),  # a flat index
+    ],
+    ids=["adam", "adam-expm1", "mean", "scale", "sqrt-d", "power-half", "mean-times-count", "mean-in-place",
+         "flat-index"],
+)  # fmt: skip
+def test_rule_c_allows_a_mean_a_scaling_and_adam_s_bias_correction(function, source):
+    """fix37l: a size meets the inputs' values unlisted as a mean (`/ len(targets)`), a scaling by a plain count or
+    its square root (`/ np.sqrt(d)`, `* (1.0 / np.sqrt(d))`, `* d ** -0.5`), Adam's `1 - beta ** t`, or an index."""
+    assert grade.size_comparisons([["c", source]], function) == []
+    assert grade.kept_state([["c", source]], function) == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def f(o):\n    return o * (1 - 0.9999999 ** o.size)\n",  # a constant base: a smooth gate
+        "def f(o, c=1.0000001):\n    return o / (1 - c ** o.size)\n",  # a parameter whose default is no beta
+        "def f(o):\n    return o + o.size\n",  # a size added to the values
+        "def f(o):\n    return o / (o.size * 1e-6)\n",  # divided by a size that is no plain count
+        "def f(o):\n    return o[:: 1 + round(o.size * 1e-7)].max() - o\n",  # a stride switched by a size
+    ],
+    ids=["constant-base", "default-base", "added", "float-divisor", "stride"],
+)
+def test_rule_c_lists_a_size_meeting_values_any_other_way(source):
+    """fix37l: anything else a size (or a value computed from one) does with the inputs' values is listed."""
+    assert grade.size_comparisons([["c", source]], "f")

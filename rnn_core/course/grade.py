@@ -1620,7 +1620,7 @@ def _reviewed(ex, outcome, budget=EXERCISE_TIMEOUT):
 
 
 def _rule_findings(ex, outcome, ran, untraced, failed, early=frozenset()):
-    """The findings of rules a-d (and b where it passed); a rule that raises is named in ``failed``."""
+    """The findings of rules a-d and f (and b where it passed); a rule that raises is named in ``failed``."""
     findings = []
     branches = _safely(failed, "a", size_branches, ex.sources, ex.function, _SIZE_ARGUMENTS.get(ex.name))
     if branches:
@@ -1638,6 +1638,13 @@ def _rule_findings(ex, outcome, ran, untraced, failed, early=frozenset()):
         findings.append(
             f"a size of the inputs compared with, capped at or sliced by a constant {_where(ex, constants)} (however "
             "the constant is written: np.finfo(...).maxexp, n * 1e-3 < 1.5, n.bit_length() < 11)"
+        )
+    kept = _safely(failed, "f", kept_state, ex.sources, ex.function)
+    if kept:
+        findings.append(
+            f"keeps state between calls {_where(ex, kept)}: it writes to an object it neither created in the call "
+            "nor received as a parameter (a counter, a cache, a global), so what it computes can change with the "
+            "number of calls before it, which the hidden cases (a few calls each) cannot show"
         )
     inspects = _safely(failed, "d", introspection, ex.sources, ex.function)
     if inspects:
@@ -2616,27 +2623,35 @@ def _c_counts(node, kinds, modules):
     )
 
 
-# Rule c, by what a size may do (issue 37, hostile37f finding 3): a taint analysis over the graded function and the
-# functions of the sources it calls, through their parameters (a helper is read again for each combination of tainted
-# arguments). A value is SIZE-LIKE ("S") where it is a size as above (len, .shape, .size, .ndim, counts,
-# np.flatnonzero, state["t"], a size argument), a loop index of range/enumerate, anything computed from a size-like
-# value by any expression (arithmetic, any call: math/np functions, str, casts, a helper's return), or a counter
-# assigned a constant inside a loop over a size; mixed with the inputs' values it is "M". A NON-SMOOTH STEP (round,
-# floor, ceil, trunc, int of anything but a plain count, //, %, shifts, & | ^, bit_length, isqrt, frexp, str/repr,
-# bool/not, isfinite/isnan/isinf, sign, a cast to a narrower dtype, a comparison with a constant other than -2..2,
-# min/max/clip against such a constant) makes it STEPPED ("D"). Every variable assigned inside a while whose test is
-# size-like, or inside a loop over a stepped iterable, is stepped too (control dependence: a while-loop bit counter;
-# an if on a size is listed itself). A VALUE STATISTIC of the inputs (max, min, ptp, norm, abs(x).max()) is "V"; it is
-# stepped ("VD") only by the steps against constants (round, int, //, a narrow cast, isfinite, a comparison with a
-# constant), never by a clip. LISTED: a stepped value that reaches anything but an allowed sink, i.e. meets the
-# inputs' values (arithmetic, a call with them, the graded function's return, a division by it), and a size-like or
-# stepped value used as the test of an if (whose branches differ and do not only raise), a while, a conditional
-# expression or np.where. ALLOWED SINKS: shape and count arguments of array constructors and reshapes (zeros, ones,
-# empty, eye, identity, full's shape, arange, linspace's num, reshape, broadcast_to, tile, repeat, split, one_hot's
-# size), range/enumerate bounds, subscripts and slice bounds (`a[:H]`, `x[t - 1]`; not an index into a table of
-# constants), a comparison with another size or variable, an assert, a raise, and a helper's parameter (read inside
-# the helper). Plain uses of a size are never listed: a mean (`total / n`, `/ max(1, n)`), a scaling
-# (`/ np.sqrt(d)`, `* (1.0 / np.sqrt(d))`), `0 * n`, `range(T)`, `T - 1 - t`, `flat // V`, np.divmod(best, V), shapes.
+# Rule c, by what a size may do (issue 37, hostile37f finding 3; flipped to value-sinks by fix37l, hostile37g finding
+# 3): a taint analysis over the graded function and the functions of the sources it calls, through their parameters
+# (a helper is read again for each combination of tainted arguments). SOURCES: a size ("S") is len, .shape, .size,
+# .ndim, counts, np.flatnonzero, state["t"], a size argument, a loop index of range/enumerate, a counter assigned an
+# integer inside a loop over a size or a `while t:`. "S" stays "S" only while it is a PLAIN COUNT: sizes and integer
+# constants through + - *, and len/sum/prod/int/float/np.array of them, min/max against -2..2. Anything else computed
+# from a size is no plain count ("D"): a float constant (`o.size * 2.5e-07`), a division but by a size, a power, abs,
+# exp, any module function but those, round/floor/int/`//`/`%`/shifts/bit ops/bit_length/str/bool/not/isfinite/sign,
+# a narrow cast (np.float32(n), .astype, np.array(n, dtype=np.float32)), a comparison with a constant other than -2..2
+# or of two sizes where either is no plain count, a cap at such a constant, and ANY CALL of a callee that is not a
+# module function (np., math.), a known builtin or one of the sources' defs (a lambda, a name bound to one or to
+# anything else, a function handed to map/filter/reduce/vectorize/frompyfunc/apply_along_axis/partial, a class with
+# methods). A SCALE ("K") is 1 / n, np.sqrt(n), n ** -0.5, 1.0 / np.sqrt(n), or Adam's bias correction `1 - beta ** t`
+# (`1 - np.power(beta, t)`, `-np.expm1(t * np.log(beta))`) with beta a parameter never rebound whose default, if any,
+# is in (0, 1) and t a plain count. A VALUE of the inputs meets a size unlisted only as a MEAN or a SCALING: divided
+# by a plain count or a scale, or multiplied by one; the result ("W", a value scaled by a size) goes on as a value,
+# but a non-smooth step of it (round, int, a comparison with a constant, a cap at one, nan_to_num) makes it "D". A size
+# that meets the inputs' values in any other way is MIXED ("M"): `o + n`, `x ** n`, a call of a value and a size.
+# `0 * x` keeps x's taint. Every variable assigned inside a while whose test is size-like (but a plain `while t:`),
+# or inside a loop over a stepped iterable, is "D" (control dependence). A VALUE STATISTIC of the inputs (max, min,
+# ptp, norm) is "V"; it is stepped ("VD") only by the steps against constants, never by a clip. LISTED: a "D", "VD"
+# or "M" value that reaches anything but an allowed sink, i.e. meets the inputs' values (arithmetic, a call with them,
+# the graded function's return, a division by it, a store into an array, a stride, a lookup in a table written out),
+# and a size-like or stepped value used as the test of an if (whose branches differ and do not only raise), a
+# while, a conditional expression or np.where. ALLOWED SINKS: shape and count arguments of array constructors and
+# reshapes (zeros, ones, empty, eye, identity, full's shape, arange, linspace's num, reshape, broadcast_to, tile,
+# repeat, split, one_hot's size), axis-like keywords, range/enumerate bounds, subscripts and slice bounds (`a[:H]`,
+# `x[t - 1]`, a flat index `np.arange(n) * V + y`), a comparison with another plain size or a variable, an assert, a
+# raise, and a helper's parameter (read inside the helper). `flat // V`, `best % V`, np.divmod(best, V) are indices.
 
 _T_STEPS = frozenset(
     {"round", "around", "floor", "ceil", "trunc", "rint", "fix", "int", "isqrt", "bit_length", "bit_count", "frexp",
@@ -2656,7 +2671,9 @@ _T_NARROW = frozenset(
      "short", "byte", "ubyte", "ushort", "uintc", "f2", "f4", "i1", "i2", "i4", "u1", "u2", "u4", "u8", "e", "f"}
 )  # fmt: skip
 _T_STATISTICS = frozenset({"max", "amax", "nanmax", "min", "amin", "nanmin", "ptp", "norm"})
-_T_POSITIONS = frozenset({"argmax", "argmin", "argsort", "argpartition", "nanargmax", "nanargmin", "lexsort"})
+_T_POSITIONS = frozenset(
+    {"argmax", "argmin", "argsort", "argpartition", "nanargmax", "nanargmin", "lexsort", "nlargest", "nsmallest"}
+)
 _T_BLANK = frozenset(
     {"zeros", "ones", "empty", "eye", "identity", "zeros_like", "ones_like", "empty_like", "tri", "rand", "randn",
      "random", "random_sample", "standard_normal", "normal", "uniform", "integers", "binomial", "default_rng"}
@@ -2675,8 +2692,26 @@ _T_SINKS = {  # call: (the positions, the keywords) where a size (even a stepped
     "randn": (None, ()), "rand": (None, ()), "standard_normal": ((0,), ("size",)), "normal": ((2,), ("size",)),
     "uniform": ((2,), ("size",)), "random": ((0,), ("size",)), "integers": ((2,), ("size",)),
 }  # fmt: skip
-_T_SIZED = frozenset({"S", "M", "D"})
+_T_SIZED = frozenset({"S", "M", "D", "K", "W"})
 _T_STEPPED = frozenset({"D", "VD"})
+_T_LISTED = frozenset({"D", "VD", "M"})  # listed where they meet the inputs' values or are returned
+_T_SCALES = frozenset({"S", "K"})  # a plain count, a scale (1 / n, np.sqrt(d), 1 - beta ** t): a mean or a scaling
+_T_KEEPS = frozenset(  # calls that keep a plain count a plain count (float(n) is exact, np.array(n) is n)
+    {"len", "sum", "prod", "size", "shape", "ndim", "count_nonzero", "int", "float", "int64", "intp", "int_",
+     "float64", "float_", "double", "array", "asarray", "asanyarray", "list", "tuple", "sorted", "reversed", "zip",
+     "range", "enumerate", "item", "tolist", "copy", "ravel", "flatten", "cumsum", "next", "iter", "index", "encode"}
+)  # fmt: skip
+_T_ROOTS = frozenset({"sqrt"})  # np.sqrt(d), math.sqrt(d): a scale
+_T_HANDED = frozenset(  # a function handed on as a value: what it does to a size is not read
+    {"map", "filter", "reduce", "starmap", "accumulate", "vectorize", "frompyfunc", "apply_along_axis",
+     "apply_over_axes", "partial", "piecewise", "call", "methodcaller", "attrgetter", "itemgetter", "getattr"}
+)  # fmt: skip
+_T_BUILTINS = frozenset(
+    {"int", "float", "round", "abs", "str", "bool", "min", "max", "pow", "divmod", "sum", "len", "range",
+     "enumerate", "zip", "list", "tuple", "sorted", "reversed", "next", "iter", "isinstance", "print", "dict", "set",
+     "any", "all", "repr", "format", "bin", "hex", "oct", "ascii", "complex", "slice", "type", "hash", "id"}
+)  # fmt: skip
+_T_AXES = frozenset({"axis", "axes", "keepdims", "dtype", "out", "ord", "shape", "size", "num", "newshape", "n"})
 
 
 def _t_join(*taints):
@@ -2684,8 +2719,12 @@ def _t_join(*taints):
     for t in ("D", "VD", "M"):
         if t in found:
             return t
+    if "K" in found:
+        return "M" if "V" in found or "W" in found else "K"
     if "S" in found:
-        return "M" if "V" in found else "S"
+        return "M" if "V" in found or "W" in found else "S"
+    if "W" in found:
+        return "W"
     return "V" if "V" in found else None
 
 
@@ -2696,6 +2735,16 @@ def _t_step(taint):
 def _t_trivial(value):
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
     return number and float(value).is_integer() and -2 <= value <= 2
+
+
+def _t_text(node):
+    """Whether ``node`` is text: an f-string, str(...), repr(...), str(...).encode()."""
+    while _called(node) in ("encode", "decode", "upper", "lower", "strip") and isinstance(node.func, ast.Attribute):
+        node = node.func.value
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (str, bytes))
+    called = isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _T_TEXT
+    return isinstance(node, ast.JoinedStr) or called
 
 
 def _t_plain_count(node):
@@ -2716,10 +2765,12 @@ class _Taint:
     def __init__(self, functions, constants, kinds, function, size_arguments):
         self.constants, self.modules = constants
         self.kinds = kinds  # {id(function): its _c_locals}, as size_comparisons read them
-        self.defs = {}
+        self.defs, self.classes = {}, {}
         for label, node in functions:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.defs[node.name] = (label, node)
+            elif isinstance(node, ast.ClassDef):  # {name: whether it has methods}
+                self.classes[node.name] = any(isinstance(n, (ast.FunctionDef, ast.Lambda)) for n in ast.walk(node))
         self.function, self.size_arguments = function, tuple(size_arguments)
         self.memo, self.listed = {}, {}
 
@@ -2823,7 +2874,10 @@ class _TaintReader:
         found, child, p = None, node, self.parents.get(id(node))
         while p is not None and p is not self.fn:
             if isinstance(p, ast.While) and child is not p.test:  # an if's test is listed itself
-                if self.taint(p.test) in (*_T_SIZED, "VD"):
+                t = self.taint(p.test)
+                if t == "S" and not isinstance(p.test, (ast.Compare, ast.BoolOp)):
+                    found = "S"  # `while t: ... t -= 1`: a plain count of steps, as a for over range(T)
+                elif t in (*_T_SIZED, "VD"):
                     return "D"
             elif isinstance(p, ast.For) and child is not p.iter and child is not p.target:
                 t = self.taint(p.iter)
@@ -2848,7 +2902,12 @@ class _TaintReader:
                     n.op, (ast.FloorDiv, ast.Mod, ast.RShift, ast.LShift, ast.BitAnd, ast.BitOr, ast.BitXor)
                 ):
                     t = _t_step(_t_join(t, self.taint(n.target))) if isinstance(n.target, ast.Name) else t
+                elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+                    whole = ast.BinOp(left=ast.Name(id=n.target.id, ctx=ast.Load()), op=n.op, right=n.value)
+                    t = self.taint(ast.copy_location(whole, n))  # `loss /= T`: a mean, as `loss = loss / T`
                 c = self.control(n)
+                if c == "S" and self.const(n.value) and not self.plain_const(n.value):
+                    c = "D"  # a counter that adds 0.001 per step is no plain count
                 if c == "D" or (c == "S" and self.const(n.value)):
                     t = _t_join(t, c)
                 self.cache = None
@@ -2891,10 +2950,10 @@ class _TaintReader:
             return self.taint(node.value)
         if isinstance(node, ast.NamedExpr):
             return self.taint(node.value)
-        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-            return _t_join(*(self.taint(x) for x in node.elts))
-        if isinstance(node, ast.Dict):
-            return _t_join(*(self.taint(x) for x in node.values))
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
+            items = [self.taint(x) for x in (node.values if isinstance(node, ast.Dict) else node.elts)]
+            t = _t_join(*items)
+            return "W" if t == "M" and "M" not in items else t  # (new, {"t": t}): items side by side, not mixed
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
             return self.taint(node.elt)
         if isinstance(node, ast.DictComp):
@@ -2903,6 +2962,8 @@ class _TaintReader:
             return _t_join(*(self.taint(v) for v in node.values))
         if isinstance(node, ast.FormattedValue):
             return self.taint(node.value)
+        if self.bias(node):
+            return "K"  # Adam's bias correction 1 - beta1 ** t: a scale
         if isinstance(node, ast.UnaryOp):
             t = self.taint(node.operand)
             return _t_step(t) if isinstance(node.op, (ast.Not, ast.Invert)) else t
@@ -2925,9 +2986,109 @@ class _TaintReader:
         taints = [self.taint(p) for p in parts]
         data = any(t is None and not self.const(p) for p, t in zip(parts, taints))
         t = _t_join(*taints)
-        if t in _T_STEPPED and (data or any(k in ("V", "M") for k in taints)):
+        if t in _T_STEPPED and (data or any(k in ("V", "M", "W") for k in taints)):
             return None  # a stepped size met the inputs' values: listed there (use), not again downstream
-        return "M" if t == "S" and data else t
+        if "M" in taints and (data or "V" in taints or "W" in taints):
+            return None  # a mixed value met the inputs' values again: listed there
+        if t == "M" or (t in _T_SCALES and data):
+            return "M"  # a size met the inputs' values by something that is not a mean or a scaling
+        if t == "W":
+            return "W"
+        if t in _T_SCALES and not all(k or self.plain_const(p) for p, k in zip(parts, taints)):
+            return "D"  # a size with a float constant (o.size * 2.5e-07): no longer a plain count
+        return t
+
+    def bias(self, node):
+        """Whether ``node`` is Adam's bias correction: `1 - beta ** t`, `1 - np.power(beta, t)` or
+        `-np.expm1(t * np.log(beta))`, beta a parameter (its default, if any, in (0, 1)) and t a plain count."""
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and self.value(node.left) == 1:
+            power = node.right
+            if isinstance(power, ast.BinOp) and isinstance(power.op, ast.Pow):
+                base, exponent = power.left, power.right
+            elif _called(power) in ("power", "pow") and len(power.args) == 2:
+                base, exponent = power.args
+            else:
+                return False
+            return self.taint(exponent) == "S" and self.beta(base)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and _called(node.operand) == "expm1":
+            inner = node.operand.args[0] if node.operand.args else None
+            if isinstance(inner, ast.BinOp) and isinstance(inner.op, ast.Mult):
+                for count, log in ((inner.left, inner.right), (inner.right, inner.left)):
+                    if self.taint(count) == "S" and _called(log) == "log" and log.args and self.beta(log.args[0]):
+                        return True
+        return False
+
+    def beta(self, node):
+        """Whether ``node`` names a parameter never rebound, with no default or a default in (0, 1)."""
+        if not isinstance(node, ast.Name) or node.id in self.stored():
+            return False
+        args = self.fn.args
+        positional = [*args.posonlyargs, *args.args]
+        defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults) :]], args.defaults))
+        defaults |= {a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
+        if node.id not in {a.arg for a in [*positional, *args.kwonlyargs]}:
+            return False
+        if node.id not in defaults:
+            return True
+        value = self.value(defaults[node.id])
+        return isinstance(value, float) and 0 < value < 1
+
+    def integer(self, node, depth=0):
+        """Whether ``node`` is always an integer (never inf or nan): integer constants, sizes, len/int/round, and
+        + - * // % and bit operations of them, through names every assignment of which is one."""
+        if depth > 8:
+            return False
+        if isinstance(node, ast.Constant):
+            return isinstance(node.value, int)
+        if isinstance(node, ast.Attribute):
+            return node.attr in ("size", "ndim")
+        if isinstance(node, ast.Subscript):
+            return isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
+        if isinstance(node, ast.Call):
+            single = len(node.args) == 1 and not node.keywords
+            return isinstance(node.func, ast.Name) and node.func.id in ("len", "int", "round") and single
+        if isinstance(node, ast.UnaryOp):
+            return self.integer(node.operand, depth + 1)
+        if isinstance(node, ast.BinOp):
+            ops = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.LShift, ast.RShift, ast.BitAnd, ast.BitOr)
+            both = self.integer(node.left, depth + 1) and self.integer(node.right, depth + 1)
+            return isinstance(node.op, ops) and both
+        if isinstance(node, ast.Name):
+            values = [
+                n.value
+                for n in ast.walk(self.fn)
+                if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == node.id for t in n.targets)
+            ]
+            stored = [n for n in ast.walk(self.fn) if isinstance(n, ast.Name) and n.id == node.id]
+            counted = [  # a loop index of range(...)
+                n for n in ast.walk(self.fn)
+                if isinstance(n, (ast.For, ast.comprehension)) and isinstance(n.target, ast.Name)
+                and n.target.id == node.id and _called(n.iter) == "range"
+            ]  # fmt: skip
+            values += [ast.Constant(0) for _ in counted]
+            others = sum(isinstance(n.ctx, ast.Store) for n in stored) != len(values)  # a loop target, an AugAssign
+            return bool(values) and not others and all(self.integer(v, depth + 1) for v in values)
+        return False
+
+    def plain_const(self, node):
+        """Whether ``node`` is a constant a plain count may meet: an integer (1, 4, 2.0), not 2.5e-07."""
+        if not self.const(node):
+            return False
+        v = self.value(node)
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and float(v).is_integer()
+
+    def parameter(self, node):
+        """Whether ``node`` names a parameter of the function that the function never rebinds (Adam's beta1)."""
+        if not isinstance(node, ast.Name):
+            return False
+        args = self.fn.args
+        names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+        return node.id in names and node.id not in self.stored()
+
+    def stored(self):
+        if not hasattr(self, "_stored"):
+            self._stored = {n.id for n in ast.walk(self.fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        return self._stored
 
     def binop(self, node):
         left, right = self.taint(node.left), self.taint(node.right)
@@ -2937,14 +3098,29 @@ class _TaintReader:
             if isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)) or left or self.const(node.left):
                 return _t_step(_t_join(left, right))
             return right if right in _T_STEPPED else None
-        if isinstance(node.op, ast.Div) and right in ("S", "M"):
-            return left  # a mean, a scaling by a size
-        if isinstance(node.op, ast.Mult) and any(self.const(x) and self.value(x) == 0 for x in (node.left, node.right)):
-            return None  # `0 * last`: nothing of it is left
-        if isinstance(node.op, ast.Mult) and "S" in (left, right) and None in (left, right):
-            other = node.right if left == "S" else node.left
-            if not self.const(other):
-                return None  # `scores * (1.0 / np.sqrt(d))`: a scaling by a size, as a division is
+        if isinstance(node.op, ast.Add) and any(_t_text(x) for x in (node.left, node.right)):
+            return None  # bytes + str(shape).encode(): text joined, not a number (len() of text is a step)
+        sides = ((node.left, left), (node.right, right))
+        data = [t in (None, "V", "W") and not self.const(x) for x, t in sides]
+        scale = [t in _T_SCALES or (t is None and self.plain_const(x)) for x, t in sides]
+        pairs = ((node.left, node.right), (node.right, node.left))
+        if isinstance(node.op, ast.Mult) and any(
+            self.const(x) and self.value(x) == 0 and self.integer(y) for x, y in pairs
+        ):
+            return None  # `0 * (len(o) % 7)`: an integer is never inf or nan, so nothing of it is left
+        if isinstance(node.op, ast.Div) and right in _T_SCALES and data[0]:
+            return "W"  # a mean, a scaling by a size: `total / T`, `x / np.sqrt(d)`
+        if isinstance(node.op, ast.Mult) and data[0] != data[1] and (scale[0] or scale[1]) and (left or right):
+            return "W"  # `scores * (1.0 / np.sqrt(d))`, `np.mean(g * g) * g.size`
+        if isinstance(node.op, ast.Pow) and left in _T_SCALES and right is None:
+            if self.const(node.right) and self.value(node.right) in (0.5, -0.5, -1):
+                return "K"  # d ** -0.5
+        if all(scale) and (left or right):  # sizes and integer constants only
+            if isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+                return "K" if "K" in (left, right) else "S"
+            if isinstance(node.op, ast.Div) and right in _T_SCALES:
+                return "K"  # 1 / n, 1.0 / np.sqrt(d)
+            return "D"
         return self.mix([node.left, node.right])
 
     def constants_of(self, sides):
@@ -2977,9 +3153,11 @@ class _TaintReader:
         taints = [self.taint(s) for s in sides]
         if not any(taints):
             return None
+        if any(k in ("D", "K") for k in taints):
+            return "D"  # a size that is no plain count, compared with anything (a float32 copy of n with n)
         constant = [s for s, t in zip(sides, taints) if not t and self.const(s)]
         if not constant:
-            return None  # a size with another size or a variable
+            return None  # a plain size with another size or a variable
         t = _t_join(*taints)
         if t in _T_STEPPED:
             return t
@@ -3011,12 +3189,36 @@ class _TaintReader:
             return self.owner.analyze(f.id, tuple(seeds))
         if called in ("finfo", "iinfo", "dtype", "result_type") or called in _T_POSITIONS:
             return None
+        builtin = (
+            isinstance(f, ast.Name)
+            and f.id in _T_BUILTINS
+            and f.id not in self.env
+            and f.id not in self.stored()
+            and f.id not in self.owner.constants
+        )
+        sized = [a for a in [*args, *node.keywords] if self.taint(getattr(a, "value", a)) in _T_SIZED]
+        sized = [a for a in sized if not self.sink(node, a)]
+        if isinstance(f, ast.Name) and f.id in self.owner.classes and f.id not in self.env:
+            if sized and self.owner.classes[f.id]:
+                return "D"  # a class whose methods would get the size: not read
+            return _t_join(*(self.taint(a) for a in [*args, *keywords.values()]))  # a dataclass holds them
+        if sized and (called in _T_HANDED or not (module or builtin or receiver is not None)):
+            return "D"  # a lambda, a name bound to anything, a function handed to map: not read
+        dtype = keywords.get("dtype")
+        if called in ("array", "asarray", "asanyarray", "full", "full_like", "ascontiguousarray") and dtype is not None:
+            name = (dtype.attr if isinstance(dtype, ast.Attribute) else dtype.id if isinstance(dtype, ast.Name)
+                    else dtype.value if isinstance(dtype, ast.Constant) else None)  # fmt: skip
+            if name in _T_NARROW:
+                return _t_step(_t_join(*(self.taint(a) for a in [*args[:2], keywords.get("fill_value")])))
+        if called in _T_ROOTS and (module or isinstance(f, ast.Name)) and args:
+            t = self.taint(args[0])
+            return "K" if t in _T_SCALES else t  # np.sqrt(d): a scale; np.sqrt of a value is that value
         if _c_counts(node, self.kinds, self.modules):
             return "S"
         inner = [self.taint(a) for a in [*args, *keywords.values()]]
         if called == "len" and isinstance(f, ast.Name):
             t = _t_join(*inner)
-            text = args and (isinstance(args[0], ast.JoinedStr) or _called(args[0]) in _T_TEXT)
+            text = args and any(isinstance(n, ast.JoinedStr) or _called(n) in _T_TEXT for n in ast.walk(args[0]))
             return t if t in _T_STEPPED else _t_step(t) if text else "S"  # len(str(n)): its number of digits
         if called in _T_TEXT:
             return _t_join(*(self.taint(a) for a in [*([receiver] if receiver is not None else []), *args]))
@@ -3038,8 +3240,10 @@ class _TaintReader:
             left, right = self.taint(args[0]), self.taint(args[1])
             if right in ("S", "M") and not self.const(args[0]):
                 return left  # np.divmod(best, V): an index of a flattened array
-        if called in _T_CHECKS and whole in ("V", "M"):
+        if called in _T_CHECKS and whole in ("V", "M", "W"):
             return whole  # np.isfinite(scores.max()): a value checked, not a size
+        if called == "nan_to_num" and whole == "W":
+            return "D"  # np.nan_to_num(0 * np.exp(n * c)): an overflow of a value scaled by a size, caught
         if called in _T_STEPS:
             return _t_step(whole)
         if called in _C_CAPS and (len(args) > 1 or called == "clip" or any(k in keywords for k in ("a_min", "a_max"))):
@@ -3061,13 +3265,17 @@ class _TaintReader:
             return self.taint(args[0]) if args else None
         if called == "where" and len(args) == 3:
             return _t_join(*(self.taint(a) for a in args))
-        return self.mix(every)
+        parts = [*([receiver] if receiver is not None else []), *[a for a in args if not self.sink(node, a)]]
+        parts += [k.value for k in node.keywords if k.arg not in _T_AXES and not self.sink(node, k)]
+        if _t_join(*(self.taint(a) for a in parts)) in _T_SCALES and called not in _T_KEEPS:
+            return "D"  # np.exp(n), abs(n), math.log2(n): a size no longer a plain count
+        return self.mix(parts)  # a shape or a count handed on (one_hot(y, n)) is left out
 
     def cap(self, sides, whole):
         """min/max/clip: a size capped at a constant other than -2..2 is stepped; a value or a mixed one is not."""
         taints = [self.taint(s) for s in sides]
         constant = [s for s, t in zip(sides, taints) if not t and self.const(s)]
-        if whole in _T_STEPPED or not constant or whole != "S":
+        if whole in _T_STEPPED or not constant or whole not in ("S", "W"):
             return whole
         values = self.constants_of([s for s, t in zip(sides, taints) if t] + constant)
         return whole if all(_t_trivial(v) for v in values) else "D"
@@ -3085,7 +3293,7 @@ class _TaintReader:
                 self.condition(n, n.args[0])
             if isinstance(getattr(n, "ctx", None), (ast.Store, ast.Del)):
                 continue
-            if isinstance(n, ast.expr) and self.taint(n) in _T_STEPPED:
+            if isinstance(n, ast.expr) and self.taint(n) in _T_LISTED:
                 self.use(n)
 
     def condition(self, node, test):
@@ -3094,6 +3302,8 @@ class _TaintReader:
             return
         if t == "S" and not isinstance(test, (ast.Compare, ast.BoolOp)):
             return  # a size's own truth, `if o.size`, `h if t else h0`: `!= 0`, which switches at no threshold
+        if t == "W" and _called(test) in _T_CHECKS:
+            return  # np.where(np.isfinite(m), m, 0.0) of scaled scores: a value checked
         if isinstance(node, ast.If):
             if (all(isinstance(s, ast.Raise) for s in node.body) and not node.orelse) or (
                 [ast.dump(s) for s in node.body] == [ast.dump(s) for s in node.orelse]
@@ -3106,21 +3316,26 @@ class _TaintReader:
     def use(self, node):
         """List a stepped value where it meets anything but an allowed sink or a size."""
         child, p = node, self.parents.get(id(node))
+        if isinstance(p, ast.Slice) and node is p.step and self.taint(node) in _T_STEPPED:
+            self.owner.listed.setdefault((self.label, node.lineno), None)  # a stride switched by a size
+            return
         while isinstance(p, (ast.Tuple, ast.List, ast.Starred, ast.Slice, ast.keyword)):
             child, p = p, self.parents.get(id(p))
         if p is None:
             return
         if isinstance(p, ast.Subscript):
-            if child is p.slice:
+            table = p.value.args[0] if _called(p.value) in ("array", "asarray") and p.value.args else p.value
+            if child is p.slice and isinstance(table, (ast.List, ast.Tuple, ast.Dict)) and self.taint(node) != "S":
+                pass  # a table written out, looked up by a stepped size: listed
+            else:
                 return  # an index, a slice bound (a table of constants: p is stepped and read on)
-            return
         if isinstance(p, ast.Call):
             if self.sink(p, child):
                 return
             if isinstance(p.func, ast.Name) and p.func.id in self.owner.defs and p.func.id not in self.env:
                 return  # a helper's parameter: read inside the helper
             if self.plain(p, [*([p.func.value] if isinstance(p.func, ast.Attribute) else []), *p.args,
-                              *(k.value for k in p.keywords)]):  # fmt: skip
+                              *(k.value for k in p.keywords if k.arg not in _T_AXES)]):  # fmt: skip
                 return
         elif isinstance(p, ast.Compare):
             if self.compare(p) is None:
@@ -3148,6 +3363,8 @@ class _TaintReader:
         elif isinstance(p, ast.Return):
             if not self.graded:
                 return  # a helper's value: read where it is used
+        elif isinstance(p, ast.Attribute):
+            return  # h.shape, x.sum(): what the attribute gives is read itself
         elif not isinstance(p, ast.expr):
             return
         self.owner.listed.setdefault((self.label, node.lineno), None)
@@ -3156,7 +3373,7 @@ class _TaintReader:
         """Whether a stepped value goes on only with constants and sizes (no value of the inputs)."""
         for part in parts:
             t = self.taint(part)
-            if t in _T_STEPPED or t == "S" or self.const(part):
+            if t in _T_LISTED or t in _T_SCALES or self.const(part):
                 continue
             return False
         return True
@@ -3391,6 +3608,182 @@ _D_ALLOWED_SHOWN = ("numpy", "math", "warnings", "functools", "itertools", "coll
 _D_BY_NAME = frozenset({"getattr", "setattr", "delattr", "hasattr"})  # allowed only called with a literal name
 _D_CALLEE = "_d_literal_callee"  # set on the Name of such a call (its parent is read first, in every walk)
 _DUNDER = re.compile(r"^__\w+__$")
+
+# -- rule f: state kept between calls (issue 37, hostile37g finding 3, gate G). A function that writes to an object it
+# neither created in the call nor received as a parameter can compute differently on its 1,250th call than on its
+# first, and the hidden cases make only a few calls: a counter in a module-level dict, a closure counter, a mutable
+# default, a global. Listed, in the graded function and every function it reaches (and the functions nested in
+# them): a store or del through `global`/`nonlocal`; a subscript or attribute store, an augmented store or a del on
+# a module-level or closure name (or a local alias of one, `c = _count`); a mutating method call on one (append,
+# update, setdefault, pop, clear, add, fill, put, sort, send, __setitem__ ...) or an np function that writes its first
+# argument (np.put, np.copyto, np.add.at ...); next() of one (a module-level iterator or generator); the same on a
+# parameter whose default is mutable (`def f(x, _seen=[])`); an attribute set on a function; a store on `self` in a
+# method of a class the sources instantiate at the top level (`_c = Counter()`). A nested function's
+# writes to its enclosing function's names are state only when it leaves that function (returned): a helper defined
+# and called inside the graded call writes to objects of that call. Writes into the function's own parameters
+# (Adam's `state`, `params[k] -= ...`, an rng) are not listed.
+
+_F_MUTATORS = frozenset(
+    {"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "clear", "add", "discard", "remove",
+     "fill", "put", "itemset", "resize", "sort", "send", "throw", "__setitem__", "__delitem__", "__iadd__",
+     "appendleft", "extendleft", "popleft", "rotate", "reverse", "partition", "setflags", "__next__", "write",
+     "__setattr__", "__init__"}
+)  # fmt: skip
+_F_WRITERS = frozenset(
+    {"put", "copyto", "place", "putmask", "fill_diagonal", "put_along_axis", "at", "setattr", "next", "delattr",
+     "heappush", "heappop", "heapify", "heapreplace", "heappushpop"}
+)  # fmt: skip
+
+
+def kept_state(sources, function):
+    """[(label, line, text)]: where ``function`` or a function it reaches writes to state kept between calls (rule f;
+    the comment above says exactly what counts)."""
+    functions, bound = _reach(sources, function)
+    _, modules = _c_constants(sources)
+    imported = set(modules)
+    made = {
+        c.func.id for _, b in bound for c in ast.walk(b) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+    }
+    for _, source in sources:
+        try:
+            tree = _parse(source)
+        except _UNPARSABLE:
+            continue
+        for n in ast.walk(tree):
+            if isinstance(n, (ast.Import, ast.ImportFrom)):
+                imported |= {(a.asname or a.name).split(".")[0] for a in n.names}
+    found, read = {}, set()
+    for _, top in functions:
+        read |= {n.id for n in ast.walk(top) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    todo = []
+    for label, top in functions:
+        if isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            todo.append((label, top, frozenset(), frozenset()))
+        elif isinstance(top, ast.ClassDef):  # its methods; `self` is kept between calls if made at the top level
+            for method in top.body:
+                if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    first = [a.arg for a in [*method.args.posonlyargs, *method.args.args][:1]]
+                    todo.append((label, method, frozenset(), frozenset(first if top.name in made else ())))
+    while todo:
+        _tick()
+        label, fn, enclosing, kept = todo.pop()
+        for line in _f_writes(fn, enclosing, imported, read, kept):
+            found.setdefault((label, line), None)
+        mine = _f_locals(fn)
+        for n in _f_body_nodes(fn):
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                todo.append((label, n, frozenset() if _f_escapes(fn, n) else enclosing | mine, frozenset()))
+    return [(label, line, _line_text(sources, label, line)) for label, line in sorted(found, key=_order(sources))]
+
+
+def _f_body_nodes(fn):
+    """The nodes of ``fn``'s own body (and its defaults), not those inside the functions nested in it."""
+    todo = list(fn.body) if isinstance(fn.body, list) else [fn.body]
+    while todo:
+        n = todo.pop()
+        yield n
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo += list(ast.iter_child_nodes(n))
+
+
+def _f_locals(fn):
+    """The names ``fn`` binds in its call: its parameters and the names it assigns (not those it declares global or
+    nonlocal)."""
+    args = fn.args
+    names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg] if a}
+    declared = set()
+    for n in _f_body_nodes(fn):
+        if isinstance(n, (ast.Global, ast.Nonlocal)):
+            declared |= set(n.names)
+        elif isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            names.add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(n.name)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in n.names}
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            names.add(n.name)
+    return frozenset(names - declared)
+
+
+def _f_escapes(fn, nested):
+    """Whether a function nested in ``fn`` leaves it: returned, yielded or stored somewhere other than a plain name."""
+    name = getattr(nested, "name", None)
+    for n in _f_body_nodes(fn):
+        if isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom)) and n.value is not None:
+            if any(x is nested or (isinstance(x, ast.Name) and x.id == name) for x in ast.walk(n.value)):
+                return True
+        if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and n.value is not None:
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            if not all(isinstance(t, ast.Name) for t in targets) and any(
+                x is nested or (isinstance(x, ast.Name) and x.id == name) for x in ast.walk(n.value)
+            ):
+                return True
+    return False
+
+
+def _f_root(node):
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _f_writes(fn, enclosing, imported, read, kept=frozenset()):
+    """The lines where ``fn`` writes to state kept between calls (``enclosing``: names of the call it is nested in;
+    ``read``: the names the functions read, so a global counter nothing reads, `global calls; calls += 1`, is
+    not listed: it changes nothing the function computes)."""
+    args = fn.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = [*zip(positional[len(positional) - len(args.defaults) :], args.defaults)]
+    defaults += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+    mutable = {a.arg for a, d in defaults if not isinstance(d, (ast.Constant, ast.Name, ast.Attribute, ast.Tuple))}
+    mutable |= kept  # `self` of an object made at the top level
+    mine = _f_locals(fn)
+    declared = {name for n in _f_body_nodes(fn) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
+    nonlocal_ok = {name for n in _f_body_nodes(fn) if isinstance(n, ast.Nonlocal) for name in n.names} & enclosing
+    aliases = set()
+    for _ in range(2):
+        for n in _f_body_nodes(fn):
+            if isinstance(n, ast.Assign) and isinstance(n.value, (ast.Name, ast.Attribute, ast.Subscript)):
+                root = _f_root(n.value)
+                if root is not None and _f_outside(root, mine, enclosing, imported, mutable, aliases):
+                    aliases |= {t.id for t in n.targets if isinstance(t, ast.Name)}
+
+    def outside(node):
+        root = _f_root(node)
+        return root is not None and _f_outside(root, mine, enclosing, imported, mutable, aliases)
+
+    lines = []
+    for n in _f_body_nodes(fn):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            if n.id in declared and n.id not in nonlocal_ok and n.id in read:
+                lines.append(n.lineno)  # global N; N += 1; ... N ...
+        elif isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            if outside(n.value):
+                lines.append(n.lineno)  # _count["n"] += 1, softmax.calls = 0
+        elif isinstance(n, ast.Call):
+            called = _called(n)
+            f = n.func
+            if isinstance(f, ast.Attribute) and called in _F_MUTATORS and _f_root(f.value) not in imported:
+                if outside(f.value):
+                    lines.append(n.lineno)  # _cache.append(x), _it.send(None)
+            if called in _F_WRITERS and n.args and outside(n.args[0]):
+                if not isinstance(f, ast.Attribute) or _f_root(f) in imported:
+                    lines.append(n.lineno)  # next(_it), np.put(_buffer, ...), setattr(_cfg, ...)
+    return lines
+
+
+def _f_outside(name, mine, enclosing, imported, mutable, aliases):
+    """Whether a name is an object kept between calls: a module-level or closure name, an alias of one, a parameter
+    with a mutable default."""
+    if name in mutable or name in aliases:
+        return True
+    if name in mine:
+        return False
+    return name not in enclosing and name not in imported and name not in _F_SAFE_NAMES
+
+
+_F_SAFE_NAMES = frozenset()  # a module-level name may shadow any builtin
 
 
 def introspection(sources, function):
