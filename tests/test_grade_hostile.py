@@ -1096,7 +1096,7 @@ def test_hostile37c_thresholds_a_forged_coverage_and_the_right_guards(graded):
     rule a for a non-integral float and a chain past the old folding depth); a function that reaches the tracer is
     review (rule d); guards no case runs, and a clip's bounds, are not."""
     _, by, _ = graded
-    constant = "a size of the inputs compared with, capped at or sliced by a constant at line"
+    constant = "a size of the inputs used for more than a count, a mean or a scaling at line"
     expected = {
         "h37c-threshold-half-integer": "numbers of 64 or more, or a size in bytes, at line 2 of cell",
         "h37c-threshold-finfo": constant,
@@ -1134,7 +1134,7 @@ def test_hostile37d_code_no_rule_reads_never_runs_and_scores_zero(graded):
         assert words in softmax["output"], (name, softmax["output"])
     for name in ("h37d-pickle-in-a-helper", "h37d-timeit-in-a-helper", "h37d-np-load-memmap"):
         assert "code that no hidden case ran" in by[name]["softmax"]["output"]  # the coverage was not forged
-        assert "compared with, capped at or sliced by a constant" in by[name]["softmax"]["output"]
+        assert "used for more than a count, a mean or a scaling" in by[name]["softmax"]["output"]
 
 
 def test_a_reply_naming_lines_no_code_holds_is_tampered():

@@ -1636,8 +1636,9 @@ def _rule_findings(ex, outcome, ran, untraced, failed, early=frozenset()):
     constants = [f for f in compared if f[:2] not in shown]
     if constants:
         findings.append(
-            f"a size of the inputs compared with, capped at or sliced by a constant {_where(ex, constants)} (however "
-            "the constant is written: np.finfo(...).maxexp, n * 1e-3 < 1.5, n.bit_length() < 11)"
+            f"a size of the inputs used for more than a count, a mean or a scaling {_where(ex, constants)} (compared "
+            "with or capped at a constant however it is written, or rounded, shifted, cast or put through a float "
+            "constant, abs, exp or a lambda: n * 1e-3 < 1.5, n.bit_length() < 11, round(n * 2.5e-7))"
         )
     kept = _safely(failed, "f", kept_state, ex.sources, ex.function)
     if kept:
