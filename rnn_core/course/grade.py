@@ -1622,40 +1622,40 @@ def _reviewed(ex, outcome, budget=EXERCISE_TIMEOUT):
 def _rule_findings(ex, outcome, ran, untraced, failed, early=frozenset()):
     """The findings of rules a-d and f (and b where it passed); a rule that raises is named in ``failed``."""
     findings = []
+
+    def note(found, says):
+        if found:
+            findings.append(says.format(where=_where(ex, found)))
+
     branches = _safely(failed, "a", size_branches, ex.sources, ex.function, _SIZE_ARGUMENTS.get(ex.name))
-    if branches:
-        findings.append(f"branches on the input's size {_where(ex, branches)}")
+    note(branches, "branches on the input's size {where}")
     numbers = _safely(failed, "a", large_numbers, ex.sources, ex.function, _MASK_ARGUMENTS.get(ex.name, ()))
-    if numbers:
-        findings.append(
-            f"numbers of {_LARGE} or more, or a size in bytes, {_where(ex, numbers)} (a threshold on the size "
-            "shows as one, however it is written)"
-        )
+    note(
+        numbers,
+        f"numbers of {_LARGE} or more, or a size in bytes, {{where}} (a threshold on the size shows as one, however "
+        "it is written)",
+    )
     shown = {(label, line) for label, line, _ in [*branches, *numbers]}
     compared = _safely(failed, "c", size_comparisons, ex.sources, ex.function, _C_SIZE_ARGUMENTS.get(ex.name, ()))
-    constants = [f for f in compared if f[:2] not in shown]
-    if constants:
-        findings.append(
-            f"a size of the inputs used for more than a count, a mean or a scaling {_where(ex, constants)} (compared "
-            "with or capped at a constant however it is written, or rounded, shifted, cast or put through a float "
-            "constant, abs, exp or a lambda: n * 1e-3 < 1.5, n.bit_length() < 11, round(n * 2.5e-7))"
-        )
-    kept = _safely(failed, "f", kept_state, ex.sources, ex.function)
-    if kept:
-        findings.append(
-            f"keeps state between calls {_where(ex, kept)}: it writes to an object it neither created in the call "
-            "nor received as a parameter (a counter, a cache, a global), so what it computes can change with the "
-            "number of calls before it, which the hidden cases (a few calls each) cannot show"
-        )
-    inspects = _safely(failed, "d", introspection, ex.sources, ex.function)
-    if inspects:
-        findings.append(
-            f"code that inspects or changes the process it runs in {_where(ex, inspects)}: an exercise needs none of "
-            "this (imports beyond numpy, math, warnings, functools, itertools, collections, heapq, operator, "
-            "typing and copy; sys, gc, inspect, eval, exec, open, globals; dunder attributes; getattr "
-            "with a computed name), and the grader "
-            "cannot vouch for code that inspects or changes the process it runs in"
-        )
+    note(
+        [f for f in compared if f[:2] not in shown],
+        "a size of the inputs used for more than a count, a mean or a scaling {where} (compared with or capped at a "
+        "constant however it is written, or rounded, shifted, cast or put through a float constant, abs, exp or a "
+        "lambda: n * 1e-3 < 1.5, n.bit_length() < 11, round(n * 2.5e-7))",
+    )
+    note(
+        _safely(failed, "f", kept_state, ex.sources, ex.function),
+        "keeps state between calls {where}: it writes to an object it neither created in the call nor received as a "
+        "parameter (a counter, a cache, a global), so what it computes can change with the number of calls before "
+        "it, which the hidden cases (a few calls each) cannot show",
+    )
+    note(
+        _safely(failed, "d", introspection, ex.sources, ex.function),
+        "code that inspects or changes the process it runs in {where}: an exercise needs none of this (imports "
+        "beyond numpy, math, warnings, functools, itertools, collections, heapq, operator, typing and copy; sys, gc, "
+        "inspect, eval, exec, open, globals; dunder attributes; getattr with a computed name), and the grader cannot "
+        "vouch for code that inspects or changes the process it runs in",
+    )
     if outcome.get("status") == "passed" and ran is not None:
         if not _safely(failed, "b", defined_where, ex.sources, ex.function, default=True):
             findings.append(
@@ -1665,9 +1665,10 @@ def _rule_findings(ex, outcome, ran, untraced, failed, early=frozenset()):
         elif untraced:
             findings.append(f"the lines it runs could not be followed: {untraced}")
         else:
-            unrun = _safely(failed, "b", unrun_lines, ex.sources, ex.function, ran, early)
-            if unrun:
-                findings.append(f"code that no hidden case ran {_where(ex, unrun)}")
+            note(
+                _safely(failed, "b", unrun_lines, ex.sources, ex.function, ran, early),
+                "code that no hidden case ran {where}",
+            )
     return findings
 
 
