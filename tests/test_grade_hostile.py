@@ -492,6 +492,12 @@ def hostile(tmp):
             + "], globals={'np': np})\n\ndef softmax(o):\n    return _impl(o)\n",
             None,
         ),
+        # hostile37h, finding 1: np.load's arrays do not own their data, a learner's do; the child now hands the
+        # graded code copies, which do, so this shortcut (no shift) runs on every hidden case
+        "h37h-owndata-gate": (
+            "def softmax(o):\n    e = np.exp(o - np.max(o) * (1 - int(o.flags.owndata)))\n    return e / e.sum()\n",
+            None,
+        ),
         # hostile37, finding 3 (v/e02_timeouterror.py): the function's own TimeoutError, and its own ValueError
         "h37-own-timeouterror": ('def softmax(o):\n    raise TimeoutError("my own")\n', None),
         "h37-own-valueerror": ("def softmax(o):\n    return np.exp(o) @ np.ones((1, len(o)))  # a shape slip\n", None),
@@ -499,6 +505,14 @@ def hostile(tmp):
 
 
 RIGHT = {
+    # hostile37h, finding 6d: numpy's lazily loaded modules (np.ma, np.random) compile code as they load, which the
+    # child's audit hook refused once the cell ran; the child loads them first
+    "right-lazy-numpy-modules": code("""
+        def softmax(o):
+            z = np.ma.getdata(o - np.max(o))
+            e = np.exp(z) + 0.0 * np.random.default_rng(0).random()
+            return e / e.sum()
+        """),
     # hostile37e, findings 1 and 7 (r01-r04, r16, r32): a callee that is a call or a lambda crashed rule c ("the
     # grader itself failed"); a decorator's lines, run when the cell ran, were "never run" (rule b)
     "right-callee-calls": code("""

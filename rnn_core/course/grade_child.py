@@ -132,7 +132,9 @@ class Decoder:
         if t == "float":
             return float(enc["v"])
         if t == "nd":
-            array = np.load(io.BytesIO(self.blobs[enc["i"]]), allow_pickle=False)
+            # a copy owns its data, as an array a learner makes does (np.load's does not): nothing about an argument
+            # tells the graded code it is being graded (hostile37h, finding 1: `o.flags.owndata` as a gate)
+            array = np.load(io.BytesIO(self.blobs[enc["i"]]), allow_pickle=False).copy(order="K")
             if enc.get("scalar"):
                 return array[()]
             self.originals[id(array)] = (path, array, array.copy())
@@ -909,6 +911,11 @@ def main(numpy_dir, rfd, wfd):
     sys.meta_path.insert(0, _NoRnnCore())
     signal.signal(signal.SIGINT, signal.default_int_handler)
     import numpy
+    import numpy.fft
+    import numpy.ma
+    import numpy.polynomial
+    import numpy.random  # noqa: F401  numpy's lazily loaded modules, loaded now: importing them compiles code, which
+    # the audit hook refuses once the cells run (hostile37h, finding 6d: a right answer with np.ma raised)
 
     np = numpy
     roots = _roots(numpy_dir)  # before the sandbox and the refusals: sysconfig is the grader's to import
