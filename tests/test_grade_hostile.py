@@ -1879,10 +1879,16 @@ def adam_update(params, grads, state, lr, beta1=0.9, beta2=0.999, eps=1e-8):
          "def f(o):\n    return o * (_c() < 99)\n", [4]),  # an object made at the top level
         ("class _C:\n    def __init__(self, o):\n        self.o = o\n    def run(self):\n        self.r = self.o\n"
          "        return self.r\ndef f(o):\n    return _C(o).run()\n", []),  # an object made in the call
+        # hostile37h, finding 6: a log the function only writes to never reaches what it computes
+        ("LOSSES = []\ndef f(o):\n    loss = float(o.sum())\n    LOSSES.append(loss)\n    return loss\n", []),
+        ("LOG = {}\ndef f(o, step):\n    LOG[step] = o.max()\n    return o\n", []),
+        ("_L = []\ndef f(o):\n    _L.append(0)\n    return o * (len(_L) < 99)\n", [3]),  # a log read back
+        ("_L = []\n_M = _L\ndef f(o):\n    _L.append(0)\n    return o * (len(_M) < 99)\n", [4]),  # via an alias
+        ("_L = []\ndef f(o):\n    m = _L\n    _L.append(0)\n    return o * (len(m) < 99)\n", [4]),
     ],
     ids=["dict-counter", "closure-nonlocal", "closure-lambda", "mutable-default", "global", "function-attribute",
          "module-iterator", "alias", "adam-state", "rng-parameter", "nested-helper", "unread-global", "object-kept",
-         "object-made"],
+         "object-made", "log-list", "log-dict", "log-read-back", "log-read-through-alias", "log-aliased-in-call"],
 )  # fmt: skip
 def test_rule_f_lists_state_kept_between_calls(source, listed):
     """fix37l, rule f: a function that writes to an object it neither created in the call nor received as a parameter
@@ -1898,6 +1904,13 @@ def test_rule_f_lists_state_kept_between_calls(source, listed):
     [
         ("adam_update", _ADAM_RIGHT),
         ("adam_update", _ADAM_RIGHT.replace("(1 - np.power(beta2, t))", "-np.expm1(t * np.log(beta2))")),
+        # hostile37h, finding 6b: the betas through a plain alias or float(), and np.float_power
+        ("adam_update", _ADAM_RIGHT.replace('    t = state["t"]\n', '    t = state["t"]\n    b1, b2 = beta1, beta2\n')
+         .replace("beta1 ** t", "b1 ** t").replace("np.power(beta2, t)", "np.float_power(b2, t)")),
+        ("adam_update", _ADAM_RIGHT.replace('    t = state["t"]\n', '    t = state["t"]\n    beta1 = float(beta1)\n')),
+        # an assert can only stop the call (hostile37h, finding 6c)
+        ("f", "def f(y_hat):\n    n = y_hat.size\n    J = np.diag(y_hat) - np.outer(y_hat, y_hat)\n"
+              "    assert np.allclose(J.sum(axis=0), 0, atol=1e-9 * n + 1e-12)\n    return J\n"),
         ("f", "def f(losses, targets):\n    return sum(losses) / len(targets)\n"),  # a mean
         ("f", "def f(q, k):\n    d = q.shape[-1]\n    return (q @ k.T) * (1.0 / np.sqrt(d))\n"),  # a scaling
         ("f", "def f(q, k):\n    return q @ k.T / np.sqrt(k.shape[-1])\n"),
@@ -1907,8 +1920,8 @@ def test_rule_f_lists_state_kept_between_calls(source, listed):
         ("f", "def f(y, V):\n    out = np.zeros(y.size * V)\n    out[np.arange(y.size) * V + y.ravel()] = 1\n"
               "    return out.reshape(y.size, V)\n"),  # a flat index
     ],
-    ids=["adam", "adam-expm1", "mean", "scale", "sqrt-d", "power-half", "mean-times-count", "mean-in-place",
-         "flat-index"],
+    ids=["adam", "adam-expm1", "adam-aliases-float-power", "adam-float-beta", "assert-scaled", "mean", "scale",
+         "sqrt-d", "power-half", "mean-times-count", "mean-in-place", "flat-index"],
 )  # fmt: skip
 def test_rule_c_allows_a_mean_a_scaling_and_adam_s_bias_correction(function, source):
     """fix37l: a size meets the inputs' values unlisted as a mean (`/ len(targets)`), a scaling by a plain count or

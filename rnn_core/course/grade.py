@@ -2761,6 +2761,10 @@ def _t_plain_count(node):
     return True
 
 
+def _plain_load(name):
+    return isinstance(name.ctx, ast.Load)
+
+
 class _Taint:
     """The taint analysis of rule c (the comment above): ``listed`` collects (label, node) of the listed uses."""
 
@@ -3007,7 +3011,7 @@ class _TaintReader:
             power = node.right
             if isinstance(power, ast.BinOp) and isinstance(power.op, ast.Pow):
                 base, exponent = power.left, power.right
-            elif _called(power) in ("power", "pow") and len(power.args) == 2:
+            elif _called(power) in ("power", "pow", "float_power") and len(power.args) == 2:
                 base, exponent = power.args
             else:
                 return False
@@ -3020,20 +3024,52 @@ class _TaintReader:
                         return True
         return False
 
-    def beta(self, node):
-        """Whether ``node`` names a parameter never rebound, with no default or a default in (0, 1)."""
-        if not isinstance(node, ast.Name) or node.id in self.stored():
+    def beta(self, node, depth=0):
+        """Whether ``node`` names a parameter with no default or a default in (0, 1): never rebound, or bound once to
+        itself or to such a parameter, as it is or through float() (`b1, b2 = beta1, beta2`,
+        `beta1 = float(beta1)`: hostile37h, finding 6b)."""
+        if not isinstance(node, ast.Name) or depth > 3:
+            return False
+        if node.id not in self.stored():
+            return self.parameter_beta(node.id)
+        source = self.bound_once(node.id)
+        while _called(source) in ("float", "float64", "double") and len(source.args) == 1 and not source.keywords:
+            source = source.args[0]
+        if not isinstance(source, ast.Name):
+            return False
+        return self.parameter_beta(node.id) if source.id == node.id else self.beta(source, depth + 1)
+
+    def parameter_beta(self, name):
+        """Whether ``name`` is a decay rate of the graded function: a parameter with a default in (0, 1), or named
+        beta, beta1 or beta2 (Adam's), not a helper's parameter, which a call could give any value."""
+        if not self.graded:
             return False
         args = self.fn.args
         positional = [*args.posonlyargs, *args.args]
         defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults) :]], args.defaults))
         defaults |= {a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
-        if node.id not in {a.arg for a in [*positional, *args.kwonlyargs]}:
+        if name not in {a.arg for a in [*positional, *args.kwonlyargs]}:
             return False
-        if node.id not in defaults:
-            return True
-        value = self.value(defaults[node.id])
+        if name not in defaults:
+            return name in ("beta", "beta1", "beta2")
+        value = self.value(defaults[name])
         return isinstance(value, float) and 0 < value < 1
+
+    def bound_once(self, name):
+        """The expression a name is bound to, where the function binds it exactly once, by a plain assignment (a name,
+        or one place of a tuple assigned a tuple as long); else None."""
+        stores = [n for n in ast.walk(self.fn) if isinstance(n, ast.Name) and n.id == name and not _plain_load(n)]
+        if len(stores) != 1:
+            return None
+        for n in ast.walk(self.fn):
+            if isinstance(n, ast.Assign) and len(n.targets) == 1:
+                target = n.targets[0]
+                if target is stores[0]:
+                    return n.value
+                if isinstance(target, ast.Tuple) and isinstance(n.value, ast.Tuple):
+                    if len(target.elts) == len(n.value.elts) and stores[0] in target.elts:
+                        return n.value.elts[target.elts.index(stores[0])]
+        return None
 
     def integer(self, node, depth=0):
         """Whether ``node`` is always an integer (never inf or nan): integer constants, sizes, len/int/round, and
@@ -3317,6 +3353,11 @@ class _TaintReader:
 
     def use(self, node):
         """List a stepped value where it meets anything but an allowed sink or a size."""
+        up = self.parents.get(id(node))
+        while up is not None and not isinstance(up, ast.stmt):
+            up = self.parents.get(id(up))
+        if isinstance(up, ast.Assert):
+            return  # an assert can only stop the call, never change what it returns (hostile37h, finding 6c)
         child, p = node, self.parents.get(id(node))
         if isinstance(p, ast.Slice) and node is p.step and self.taint(node) in _T_STEPPED:
             self.owner.listed.setdefault((self.label, node.lineno), None)  # a stride switched by a size
@@ -3657,6 +3698,7 @@ def kept_state(sources, function):
     found, read = {}, set()
     for _, top in functions:
         read |= {n.id for n in ast.walk(top) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    read -= _f_logs(sources, functions)
     todo = []
     for label, top in functions:
         if isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
@@ -3676,6 +3718,57 @@ def kept_state(sources, function):
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                 todo.append((label, n, frozenset() if _f_escapes(fn, n) else enclosing | mine, frozenset()))
     return [(label, line, _line_text(sources, label, line)) for label, line in sorted(found, key=_order(sources))]
+
+
+_F_LOGGING = frozenset({"append", "extend", "appendleft", "extendleft", "add", "insert", "update"})
+
+
+def _f_logs(sources, functions):
+    """Names the functions only write to, as a log: each of their uses is `LOSSES.append(loss)` as a statement of its
+    own, or the container of a store (`LOG[step] = loss`, `STATS["calls"] += 1`), and no top-level statement of the
+    sources but the one that binds them names them (no alias to read them through). What such a name holds never
+    reaches what the functions compute, so rule f leaves it alone (hostile37h, finding 6: a right answer that logs
+    its losses)."""
+    uses, writes = {}, {}
+    for _, top in functions:
+        parents = {id(c): p for p in ast.walk(top) for c in ast.iter_child_nodes(p)}
+        for n in ast.walk(top):
+            if not (isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)):
+                continue
+            uses[n.id] = uses.get(n.id, 0) + 1
+            x, p = n, parents.get(id(n))  # up through HISTORY["loss"], STATS.calls
+            while isinstance(p, (ast.Subscript, ast.Attribute)) and p.value is x and isinstance(p.ctx, ast.Load):
+                if isinstance(p, ast.Attribute) and p.attr in _F_LOGGING:
+                    break
+                x, p = p, parents.get(id(p))
+            call = parents.get(id(p))
+            logged = isinstance(p, ast.Attribute) and p.attr in _F_LOGGING and isinstance(call, ast.Call)
+            logged = logged and call.func is p and isinstance(parents.get(id(call)), ast.Expr)
+            stored = isinstance(p, (ast.Subscript, ast.Attribute)) and p.value is x and isinstance(p.ctx, ast.Store)
+            stored = stored and isinstance(parents.get(id(p)), (ast.Assign, ast.AugAssign))
+            if logged or stored:
+                writes[n.id] = writes.get(n.id, 0) + 1
+    only = {name for name, count in uses.items() if writes.get(name) == count}
+    for _, top in functions:  # `c = _c`: a name bound to another is read through it
+        for n in ast.walk(top):
+            if isinstance(n, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and n.value is not None:
+                targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+                if any(isinstance(x, ast.Name) for x in ast.walk(n.value)) and all(
+                    isinstance(t, ast.Name) for t in targets
+                ):  # `m = _L`, `m = (_L, 0)`: both names are one object
+                    only -= {x.id for t in [*targets, n.value] for x in ast.walk(t) if isinstance(x, ast.Name)}
+    for _, source in sources:
+        try:
+            tree = _parse(source)
+        except _UNPARSABLE:
+            continue
+        for stmt in tree.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            binds = isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets)
+            named = {n.id for n in ast.walk(stmt.value if binds else stmt) if isinstance(n, ast.Name)}
+            only -= named
+    return only
 
 
 def _f_body_nodes(fn):
@@ -3761,13 +3854,13 @@ def _f_writes(fn, enclosing, imported, read, kept=frozenset()):
             if n.id in declared and n.id not in nonlocal_ok and n.id in read:
                 lines.append(n.lineno)  # global N; N += 1; ... N ...
         elif isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.ctx, (ast.Store, ast.Del)):
-            if outside(n.value):
+            if outside(n.value) and _f_root(n.value) in read:  # not a log (_f_logs)
                 lines.append(n.lineno)  # _count["n"] += 1, softmax.calls = 0
         elif isinstance(n, ast.Call):
             called = _called(n)
             f = n.func
             if isinstance(f, ast.Attribute) and called in _F_MUTATORS and _f_root(f.value) not in imported:
-                if outside(f.value):
+                if outside(f.value) and _f_root(f.value) in read:  # not a log (_f_logs)
                     lines.append(n.lineno)  # _cache.append(x), _it.send(None)
             if called in _F_WRITERS and n.args and outside(n.args[0]):
                 if not isinstance(f, ast.Attribute) or _f_root(f) in imported:
