@@ -84,13 +84,13 @@ def pytest_xdist_node_collection_finished(node, ids):
         build.start(low_priority=True)
 
 
-# The order in which the files run. The default command runs three processes (-n 3, pyproject.toml), each
+# The order in which the files run. The default command runs two processes (-n 2, pyproject.toml), each
 # taking the next whole file when it is free (--dist loadfile, in this order: --no-loadscope-reorder, without
 # which xdist orders files by their number of tests). FIRST: the files that take longest, longest first
 # (their times summed by --durations from a full run of the default command on the 2-core machine,
 # 2026-11-30), so that they run beside the many short ones instead of leaving one process working alone
 # at the end. LAST: the site tests, whose build runs in the background from the start of the run
-# (tests/site/site_build.py) and is done by then; two files, for two of the processes. Every other file
+# (tests/site/site_build.py) and is done by then; one file each for the two processes. Every other file
 # keeps its place between them.
 FIRST = (
     "tests/browser/test_sliders.py",  # the notebooks' Run All in JupyterLab

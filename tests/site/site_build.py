@@ -1,9 +1,9 @@
 """The site test's build of the static site, started as early as the run allows (tests/site/).
 
 The build (tools/build_site.py, the README's command with two options of the test's) takes minutes, most of them
-the slider notebooks running to compute their sliders' positions. With pytest-xdist (the default command's -n 3)
+the slider notebooks running to compute their sliders' positions. With pytest-xdist (the default command's -n 2)
 the controller starts it in the background as soon as a worker has collected a site test, at a low priority
-(nice 10): it then uses the CPU time that the test processes leave idle while they wait on JupyterLab,
+(nice 10): it then uses the CPU time that the two test processes leave idle while they wait on JupyterLab,
 Chromium or a kernel, instead of holding one of them for its minutes, and the site tests, which run last
 (conftest.py's ORDER), find it done. The ``site`` fixture (tests/site/conftest.py) waits for it, or, in one
 process (-n 0), builds it itself, the same way.

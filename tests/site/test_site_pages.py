@@ -1,7 +1,7 @@
 """Every page of the static site, read in Chromium on every screen (what a page must show: check_page in
 tests/site/test_site.py, whose docstring says it all).
 
-A file of its own so that two of the default command's processes share the site tests (they take whole files,
+A file of its own so that the default command's two processes share the site tests (they take whole files,
 ``--dist loadfile``): this one reads the pages while the other moves the sliders and checks the rest. Each
 opens its own Chromium and server, on the one build (tests/site/site_build.py).
 """
