@@ -1023,14 +1023,22 @@ def _model(ex, case, replaced):
     except Exception:  # a mistake that cannot run on this case (shapes) explains nothing here
         flat = None
     if key is not None:
-        if len(_MODELS) >= _MODELS_KEPT:
+        size = (
+            sum(np.asarray(v).nbytes for v in flat.values() if isinstance(v, (np.ndarray, np.generic))) if flat else 0
+        )
+        if len(_MODELS) >= _MODELS_KEPT or _MODELS_BYTES[0] + size > _MODELS_BUDGET:
             _MODELS.clear()
+            _MODELS_BYTES[0] = 0
         _MODELS[key] = (ex, _swapped(replaced), flat)  # the objects themselves: an id is unique only while they live
+        _MODELS_BYTES[0] += size
     return flat
 
 
 _MODELS = {}  # (id(ex), digest of the case, the steps swapped in) -> (ex, those steps, the model's outputs or None)
 _MODELS_KEPT = 20_000
+_MODELS_BUDGET = 64 << 20  # bytes of outputs kept, at most: a class's grading keeps no more than this
+_MODELS_BYTES = [0]
+_MODELS_LARGEST = 1 << 16  # bytes of one array of a case that is kept: the checks' cases, not the grader's largest
 
 
 def _model_key(ex, case, replaced):
@@ -1055,8 +1063,8 @@ def _digest_into(digest, value, depth):
     if depth > 20:
         return False
     if kind is np.ndarray:
-        if value.dtype.hasobject:
-            return False
+        if value.dtype.hasobject or value.nbytes > _MODELS_LARGEST:
+            return False  # a grader's large case: its outputs too would be large, and hashing it costs
         digest.update(f"a{value.dtype.str}{value.shape}".encode())
         digest.update(np.ascontiguousarray(value).tobytes())
         return True
