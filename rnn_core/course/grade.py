@@ -2761,10 +2761,6 @@ def _t_plain_count(node):
     return True
 
 
-def _plain_load(name):
-    return isinstance(name.ctx, ast.Load)
-
-
 class _Taint:
     """The taint analysis of rule c (the comment above): ``listed`` collects (label, node) of the listed uses."""
 
@@ -3058,7 +3054,9 @@ class _TaintReader:
     def bound_once(self, name):
         """The expression a name is bound to, where the function binds it exactly once, by a plain assignment (a name,
         or one place of a tuple assigned a tuple as long); else None."""
-        stores = [n for n in ast.walk(self.fn) if isinstance(n, ast.Name) and n.id == name and not _plain_load(n)]
+        stores = [
+            n for n in ast.walk(self.fn) if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+        ]
         if len(stores) != 1:
             return None
         for n in ast.walk(self.fn):
@@ -3114,14 +3112,6 @@ class _TaintReader:
             return False
         v = self.value(node)
         return isinstance(v, (int, float)) and not isinstance(v, bool) and float(v).is_integer()
-
-    def parameter(self, node):
-        """Whether ``node`` names a parameter of the function that the function never rebinds (Adam's beta1)."""
-        if not isinstance(node, ast.Name):
-            return False
-        args = self.fn.args
-        names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
-        return node.id in names and node.id not in self.stored()
 
     def stored(self):
         if not hasattr(self, "_stored"):
