@@ -1061,6 +1061,23 @@ def test_shortcuts_beyond_every_published_size_pass_check_and_fail_the_graders_c
             assert status(name, fn, seed) == "wrong", seed
 
 
+def test_a_loss_of_probabilities_clipped_at_1e_12_fails_the_graders_cases():
+    """hostile37h, 1: `np.log(max(p, 1e-12))` (the usual guard against log 0) passed grade, whose cases held no target
+    of probability below 1e-12. The grader's cases now hold one, scored 50 or more below the best: loss far off."""
+
+    def loss_and_grads(params, inputs, targets, h0):
+        loss, grads, h_last = plain_loss_and_grads(params, inputs, targets, h0)
+        h, clipped = h0, 0.0
+        for x_t, y_t in zip(inputs, targets):
+            h = plain_step_forward(params, x_t, h)
+            clipped -= np.log(max(plain_softmax(params["W_yh"] @ h + params["b_o"])[y_t], 1e-12))
+        return clipped, grads, h_last
+
+    with _practice_check.grading():
+        for seed in (3, 4):
+            assert status("loss_and_grads", loss_and_grads, seed) == "wrong", seed
+
+
 @pytest.mark.parametrize("name", list(practice.EXERCISES))
 def test_the_series_answers_pass_the_graders_large_cases(name):
     with _practice_check.grading():

@@ -3713,8 +3713,27 @@ def _large_loss_and_grads(rng):
     H, V = _big(rng, 60, 100), _big(rng, 300, 400)
     T = _big(rng, 2 * LONGEST_T, 2 * LONGEST_T + 100)  # twice the longest public case
     return [_large(f"a sequence of T = {T} steps, {_sizes(H, V)}", _sequence(rng, V, H, T, "").args)] + [
-        _reaching_back_past_1000(rng)
+        _reaching_back_past_1000(rng),
+        _sequence_targets_far_below_the_best(rng),
     ]
+
+
+def _sequence_targets_far_below_the_best(rng):
+    """A short sequence whose every other target scores 50 to 80 below its step's best score (b_o of the target far
+    down, the states bounded by tanh): a probability of 1e-22 to 1e-35, whose loss is that distance, where a log of
+    the probability clipped at 1e-12 stops at 27.6 (hostile37h, 1: `np.log(max(p, 1e-12))`). The model's log of the
+    probability itself, and a log-softmax, are right here to float64's precision."""
+    H, V, T = _big(rng, 4, 8), _big(rng, 6, 10), _big(rng, 6, 10)
+    params, h0 = _rnn_params(rng, V, H)
+    inputs, targets = rng.integers(0, V, T), rng.integers(0, V, T)
+    far = int(rng.integers(V))
+    targets[::2] = far  # every other step asks for the one character the network scores far down
+    reach = np.abs(params["W_yh"]).sum(axis=1)  # a score moves by at most this from its bias: |h| <= 1 under tanh
+    others = np.delete(np.arange(V), far)
+    lowest_best = np.max(params["b_o"][others] - reach[others])  # every step's best score is at least this
+    params["b_o"][far] = lowest_best - reach[far] - rng.uniform(50.0, 80.0)
+    about = f"a sequence of T = {T} steps whose every other target scores 50 or more below the best ({_sizes(H, V)})"
+    return Case(about, (params, inputs, targets, h0), long=True)
 
 
 def _reaching_back_past_1000(rng):
