@@ -220,8 +220,8 @@ def lab(request, tmp_path_factory):
     chromium = labdriver.find_chromium()
     if chromium is None:
         _missing(
-            "Chromium is not installed (looked for `chromium` on PATH and $CHROMIUM)",
-            "install it with `sudo apt-get install chromium` (Debian/Ubuntu), or point "
+            "Chromium is not installed (looked for $CHROMIUM, then chromium-headless-shell and chromium on PATH)",
+            "install it with `sudo apt-get install chromium-headless-shell` (Debian/Ubuntu), or point "
             "$CHROMIUM at a Chromium/Chrome binary",
         )
     try:

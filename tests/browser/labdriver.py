@@ -105,12 +105,19 @@ class LabError(AssertionError):
     """Something a reader would see as broken (or the harness could not reach the page)."""
 
 
+# Chromium's old headless shell first (Debian's chromium-headless-shell, the build Playwright itself runs headless):
+# the same Blink, without the full browser's window machinery, so it renders the pages with less CPU (the browser
+# test 297 s and 224 CPU-seconds against 359 s and 282 with the full chromium, measured one after the other alone)
+CHROMIUM_NAMES = ("chromium-headless-shell", "chromium", "chromium-browser")
+
+
 def find_chromium() -> str | None:
-    """Path of Debian's Chromium (or $CHROMIUM), or None when it is not installed."""
+    """Path of $CHROMIUM, else of Debian's headless shell or Chromium (CHROMIUM_NAMES), or None when none is
+    installed."""
     candidate = os.environ.get("CHROMIUM")
     if candidate:
         return candidate if os.access(candidate, os.X_OK) else None
-    return shutil.which("chromium") or shutil.which("chromium-browser")
+    return next(filter(None, map(shutil.which, CHROMIUM_NAMES)), None)
 
 
 def free_port() -> int:

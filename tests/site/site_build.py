@@ -27,24 +27,19 @@ import threading
 import time
 from pathlib import Path
 
+from labdriver import find_chromium as chromium  # tests/browser/ (pyproject.toml's pythonpath)
+
 ROOT = Path(__file__).resolve().parents[2]
 WORKER_KEY = "rnn_site_build"  # the build's folder, in xdist's workerinput
 TIMEOUT = 3600  # seconds for the build
-
-
-def chromium() -> str | None:
-    candidate = os.environ.get("CHROMIUM")
-    if candidate:
-        return candidate if os.access(candidate, os.X_OK) else None
-    return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 def what_is_missing() -> tuple[str, str] | None:
     """(what is missing, how to install it) for the site test, or None when it can run here."""
     if chromium() is None:
         return (
-            "Chromium is not installed (looked for `chromium` on PATH and $CHROMIUM)",
-            "install it with `sudo apt-get install chromium` (Debian/Ubuntu)",
+            "Chromium is not installed (looked for $CHROMIUM, then chromium-headless-shell and chromium on PATH)",
+            "install it with `sudo apt-get install chromium-headless-shell` (Debian/Ubuntu)",
         )
     for module in ("myst_nb", "playwright"):
         if importlib.util.find_spec(module) is None:
