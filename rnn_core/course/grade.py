@@ -818,16 +818,17 @@ class _Child:
 
     raise_from = None  # set by the proxy: raises an exception from a frame named as the child's was
 
-    def stop(self, timed_out=False):
-        """Kill the child and every process it started; say how it ended."""
+    def stop(self, timed_out=False, done=False):
+        """Kill the child and every process it started; say how it ended (unless the grader is ``done`` with it:
+        the exercise graded, it is killed at once, where waiting for it to end on its own cost a second)."""
         if self.proc is None:
             return
         code = self.proc.poll()
-        if code is None and not timed_out:  # its pipe closed: it is ending, or it closed the pipe and goes on
+        if code is None and not (timed_out or done):  # its pipe closed: it is ending, or it closed it and goes on
             with contextlib.suppress(subprocess.TimeoutExpired):
                 code = self.proc.wait(timeout=1)
         _kill_tree(self.proc)
-        if self.ended is None:
+        if self.ended is None and not done:
             late = time.monotonic() >= self.deadline
             limit = f"{self.limits.exercise:g} s" if late else f"{TIME_LIMIT * TRACED:g} s a call"
             self.ended = (
@@ -839,7 +840,7 @@ class _Child:
             )
 
     def close(self):
-        self.stop()
+        self.stop(done=True)
         for fd in (self.wire.rfd, self.wire.wfd):
             with contextlib.suppress(OSError):
                 os.close(fd)
