@@ -189,6 +189,16 @@ def _parsed(source):
     return ast.parse(source)
 
 
+def _trees(sources):
+    """(label, tree) of each [label, source] pair whose source parses: the rules read those, and skip a source that
+    does not parse (its syntax error is the cells' own, which running them reports)."""
+    for label, source in sources:
+        try:
+            yield label, _parse(source)
+        except _UNPARSABLE:
+            continue
+
+
 class GradeError(ValueError):
     """The grader cannot start: a submission that does not exist, an unknown exercise, a bad number of points."""
 
@@ -1955,11 +1965,7 @@ def _reach(sources, *functions):
     5000``). Linear in the sources: each top-level statement's bound names are read once (hostile37e, finding 6: a
     cell of 1,500 assignments took a minute when they were read again for every name)."""
     defs, binders = {}, {}
-    for label, source in sources:
-        try:
-            tree = _parse(source)
-        except _UNPARSABLE:
-            continue
+    for label, tree in _trees(sources):
         for node in _top_level(tree.body):
             _tick()
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -2198,11 +2204,7 @@ def size_branches(sources, function, size_argument=None):
 
     See the comment above for what counts; a source that does not parse gives nothing (the check reports it)."""
     defs, constants = {}, set()
-    for label, source in sources:
-        try:
-            tree = _parse(source)
-        except _UNPARSABLE:
-            continue
+    for label, tree in _trees(sources):
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 defs[node.name] = (label, node)
@@ -2431,11 +2433,7 @@ def _c_constants(sources):
     """({name: "const"} of the names bound only to constant-only expressions at the top of the sources, the names
     of numpy and math as imported)."""
     modules, assigned, other = set(_C_MODULES), {}, set()
-    for _, source in sources:
-        try:
-            tree = _parse(source)
-        except _UNPARSABLE:
-            continue
+    for _, tree in _trees(sources):
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 modules |= {a.asname or a.name for a in node.names if a.name in ("numpy", "math")}
@@ -3678,11 +3676,7 @@ def kept_state(sources, function):
     made = {
         c.func.id for _, b in bound for c in ast.walk(b) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
     }
-    for _, source in sources:
-        try:
-            tree = _parse(source)
-        except _UNPARSABLE:
-            continue
+    for _, tree in _trees(sources):
         for n in ast.walk(tree):
             if isinstance(n, (ast.Import, ast.ImportFrom)):
                 imported |= {(a.asname or a.name).split(".")[0] for a in n.names}
@@ -3748,11 +3742,7 @@ def _f_logs(sources, functions):
                     isinstance(t, ast.Name) for t in targets
                 ):  # `m = _L`, `m = (_L, 0)`: both names are one object
                     only -= {x.id for t in [*targets, n.value] for x in ast.walk(t) if isinstance(x, ast.Name)}
-    for _, source in sources:
-        try:
-            tree = _parse(source)
-        except _UNPARSABLE:
-            continue
+    for _, tree in _trees(sources):
         for stmt in tree.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue
@@ -3880,11 +3870,7 @@ def introspection(sources, function):
     functions, _ = _reach(sources, function)
     found, used = {}, set()
     own = sources[-1][0] if sources else None  # the exercise's own cell (or my_rnn.py)
-    for label, source in sources:
-        try:
-            tree = _parse(source)
-        except _UNPARSABLE:
-            continue
+    for label, tree in _trees(sources):
         todo = list(tree.body)
         while todo:
             n = todo.pop()
