@@ -3719,10 +3719,11 @@ def _large_loss_and_grads(rng):
 
 
 def _sequence_targets_far_below_the_best(rng):
-    """A short sequence whose every other target scores 50 to 80 below its step's best score (b_o of the target far
-    down, the states bounded by tanh): a probability of 1e-22 to 1e-35, whose loss is that distance, where a log of
-    the probability clipped at 1e-12 stops at 27.6 (hostile37h, 1: `np.log(max(p, 1e-12))`). The model's log of the
-    probability itself, and a log-softmax, are right here to float64's precision."""
+    """A short sequence whose every other target scores 50 or more below its step's best score (b_o of the target
+    set 50 to 80 below the lowest the best can be, the states bounded by tanh): a probability of 2e-22 or less, whose
+    loss is at least that distance, where a log of the probability clipped at 1e-12 stops at 27.6 (hostile37h, 1:
+    `np.log(max(p, 1e-12))`). The model's log of the probability itself, and a log-softmax, are right here to
+    float64's precision."""
     H, V, T = _big(rng, 4, 8), _big(rng, 6, 10), _big(rng, 6, 10)
     params, h0 = _rnn_params(rng, V, H)
     inputs, targets = rng.integers(0, V, T), rng.integers(0, V, T)

@@ -219,11 +219,7 @@ def write_my_rnn_template(folder: Path) -> Path:
 def lab(request, tmp_path_factory):
     chromium = labdriver.find_chromium()
     if chromium is None:
-        _missing(
-            "Chromium is not installed (looked for $CHROMIUM, then chromium-headless-shell and chromium on PATH)",
-            "install it with `sudo apt-get install chromium-headless-shell` (Debian/Ubuntu), or point "
-            "$CHROMIUM at a Chromium/Chrome binary",
-        )
+        _missing(*labdriver.CHROMIUM_MISSING)
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:

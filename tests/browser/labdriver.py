@@ -109,6 +109,11 @@ class LabError(AssertionError):
 # the same Blink, without the full browser's window machinery, so it renders the pages with less CPU (the browser
 # test 297 s and 224 CPU-seconds against 359 s and 282 with the full chromium, measured one after the other alone)
 CHROMIUM_NAMES = ("chromium-headless-shell", "chromium", "chromium-browser")
+CHROMIUM_MISSING = (  # (what is missing, how to install it): the browser and site tests' message
+    "Chromium is not installed (looked for $CHROMIUM, then chromium-headless-shell and chromium on PATH)",
+    "install it with `sudo apt-get install chromium-headless-shell` (Debian/Ubuntu), or point $CHROMIUM at a "
+    "Chromium/Chrome binary",
+)
 
 
 def find_chromium() -> str | None:

@@ -27,6 +27,7 @@ import threading
 import time
 from pathlib import Path
 
+from labdriver import CHROMIUM_MISSING
 from labdriver import find_chromium as chromium  # tests/browser/ (pyproject.toml's pythonpath)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,10 +38,7 @@ TIMEOUT = 3600  # seconds for the build
 def what_is_missing() -> tuple[str, str] | None:
     """(what is missing, how to install it) for the site test, or None when it can run here."""
     if chromium() is None:
-        return (
-            "Chromium is not installed (looked for $CHROMIUM, then chromium-headless-shell and chromium on PATH)",
-            "install it with `sudo apt-get install chromium-headless-shell` (Debian/Ubuntu)",
-        )
+        return CHROMIUM_MISSING
     for module in ("myst_nb", "playwright"):
         if importlib.util.find_spec(module) is None:
             return (
