@@ -2,8 +2,8 @@
 tests/site/test_site.py, whose docstring says it all).
 
 A file of its own so that the default command's two processes share the site tests (they take whole files,
-``--dist loadfile``): this one reads the pages while the other moves the sliders and checks the rest. Each
-opens its own Chromium and server, on the one build (tests/site/site_build.py).
+``--dist loadfile``): this one reads the pages, and moves the sliders of those that have them, while the other
+checks the rest. Each opens its own Chromium and server, on the one build (tests/site/site_build.py).
 """
 
 from __future__ import annotations
