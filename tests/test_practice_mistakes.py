@@ -238,6 +238,31 @@ def test_loss_and_grads_common_mistakes():
     result = assert_wrong("loss_and_grads", minus_loss, ["loss"], rows=(10,), mistake="the loss without its minus")
     assert "gradient" not in result.message.split('"the loss without its minus": ')[1]  # its gradients are right
 
+    def walk_back_from_0_indexed_range(params, inputs, targets, h0):  # range(T - 1, 0, -1): never index 0
+        T = len(inputs)
+        hs, ps, loss = [h0], [], 0.0
+        for t in range(T):
+            hs.append(plain_step_forward(params, inputs[t], hs[-1]))
+            ps.append(plain_softmax(params["W_yh"] @ hs[-1] + params["b_o"]))
+            loss -= np.log(ps[t][targets[t]])
+        grads = {name: np.zeros_like(params[name]) for name in rnn_core.PARAM_NAMES}
+        dh_next = np.zeros_like(h0)
+        for t in range(T - 1, 0, -1):
+            do = ps[t] - np.eye(len(ps[t]))[targets[t]]
+            grads["W_yh"] += np.outer(do, hs[t + 1])
+            grads["b_o"] += do
+            dh_next, step = plain_step_backward(params, params["W_yh"].T @ do + dh_next, hs[t + 1], hs[t], inputs[t])
+            for name, g in step.items():
+                grads[name] += g
+        return loss, grads, hs[-1]
+
+    assert_wrong(
+        "loss_and_grads",
+        walk_back_from_0_indexed_range,
+        ["W_xh", "W_hh", "W_yh", "b_h", "b_o"],
+        mistake="the walk back stops before step 1",
+    )
+
     def two_mistakes(params, inputs, targets, h0):  # b_o of one step, and truncation at k = 0
         loss, grads, h_last = truncated_bptt(params, inputs, targets, h0, 0)
         y_hat = rnn_core.forward(params, inputs, h0)["y_hat"]
@@ -345,7 +370,7 @@ def test_adam_update_mistakes():
         new, new_state = plain_adam_update(params, grads, state, lr)
         return new, {**new_state, "t": state["t"]}
 
-    result = assert_wrong("adam_update", t_stays, ["t"])
+    result = assert_wrong("adam_update", t_stays, ["t"], mistake="the step count not advanced")
     assert "t: 0, expected 1" in result.message
 
 
@@ -387,6 +412,12 @@ def test_lstm_step_backward_mistakes():
         mistake="no path from h_t into the cell",
     )
     assert result.errata == ()
+
+    def dc_prev_without_f(params, dh_t, dc_t, cache):
+        dh_prev, dc_prev, grads = plain_lstm_step_backward(params, dh_t, dc_t, cache)
+        return dh_prev, dc_prev / cache["f"], grads
+
+    assert_wrong("lstm.step_backward", dc_prev_without_f, ["dc_prev"], mistake="dc_prev without the forget gate")
 
     def gates_in_another_order(params, dh_t, dc_t, cache):
         dh_prev, dc_prev, grads = plain_lstm_step_backward(params, dh_t, dc_t, cache)

@@ -982,7 +982,7 @@ def _bptt_model(args, s, case):
     do = [s.do(y_hat[t], np.eye(V)[targets[t]], T) for t in range(T)]
     grads = dict.fromkeys(PARAM_NAMES, 0.0)  # sums over time, of whatever shape a (wrong) term has
     dh_next = np.zeros_like(h0)  # W_hhᵀ δ_{t+1}: what comes back from step t + 1, nothing after the last
-    for t in range(T, 0, -1):
+    for t in s.back_through(T):
         at = SimpleNamespace(t=t, T=T, hs=hs, do=do, W_hh=W_hh, W_yh=W_yh)
         h, x = hs[t], np.eye(V)[inputs[t - 1]]
         dh = s.dh(W_yh, do[t - 1], dh_next, at)
@@ -999,6 +999,8 @@ def _bptt_model(args, s, case):
         for name in PARAM_NAMES:
             grads[name] = getattr(s, f"sum_{name}")(grads[name], terms[name], t, T)
         dh_next = s.back(W_hh, W_xh, delta, dh, h)
+    # a sum no step added to (a walk back that visits no step) is its parameter's shape of zeros
+    grads = {name: g if isinstance(g, np.ndarray) else g + np.zeros_like(params[name]) for name, g in grads.items()}
     return loss, grads, s.h_last(hs), dh_next
 
 
@@ -1015,6 +1017,7 @@ LOSS_AND_GRADS_STEPS = {
     "h_prev_for_W_hh": lambda hs, t: hs[t - 1],
     "W_yh_grad": lambda do, h, h_prev: np.outer(do, h),
     "h_last": lambda hs: hs[-1],
+    "back_through": lambda T: range(T, 0, -1),  # the steps the walk back visits: T, T − 1, ..., 1
     **{f"sum_{name}": _plus for name in PARAM_NAMES},
 }
 
@@ -1156,6 +1159,16 @@ def no_upstream_gradient_in_W_hh(delta, h_prev, h, x):
 )
 def h_prev_for_h_in_W_yh(do, h, h_prev):
     return np.outer(do, h_prev)
+
+
+@LOSS_AND_GRADS_MISTAKES(
+    "back_through",
+    "the walk back stops before step 1",
+    "the loop back visits steps T, ..., 2 and never step 1: in code counting from 0, range(T - 1, 0, -1) stops "
+    "before index 0; range(T - 1, -1, -1), or reversed(range(T)), reaches it.",
+)
+def walk_back_stops_before_step_1(T):
+    return range(T, 1, -1)
 
 
 @LOSS_AND_GRADS_MISTAKES("h_last", "every state", "h_last is the last state h_T alone, not every state h_1..h_T.")
@@ -1642,7 +1655,7 @@ def _adam_model(args, s, case):
         hats[k] = s.correct(m[k], v[k], s.count_for_correction(t))
         new[k] = s.update(params[k], *hats[k], grads[k], lr)
     m_kept, v_kept = s.kept(m, v, hats)
-    return new, {"t": t, "m": m_kept, "v": v_kept}
+    return new, {"t": s.t_kept(state["t"], t), "m": m_kept, "v": v_kept}
 
 
 ADAM_STEPS = {
@@ -1652,6 +1665,7 @@ ADAM_STEPS = {
     "correct": lambda m, v, t: (m / (1 - _BETA1**t), v / (1 - _BETA2**t)),
     "update": lambda p, m_hat, v_hat, g, lr: p - lr * m_hat / (np.sqrt(v_hat) + _EPS),
     "kept": lambda m, v, hats: (m, v),
+    "t_kept": lambda t_before, t: t,  # the step count the state keeps: this step's
 }
 
 ADAM_MISTAKES = Mistakes()
@@ -1714,6 +1728,16 @@ def g_for_g_squared(v, g):
 )
 def corrected_averages_kept(m, v, hats):
     return {k: hat[0] for k, hat in hats.items()}, {k: hat[1] for k, hat in hats.items()}
+
+
+@ADAM_MISTAKES(
+    "t_kept",
+    "the step count not advanced",
+    "the state returned keeps the t it was given: this step is step t + 1, and the state must say so, or the "
+    "next step corrects m and v as if it were this one again.",
+)
+def step_count_not_advanced(t_before, t):
+    return t_before
 
 
 @ADAM_MISTAKES(
@@ -1932,6 +1956,16 @@ def path_into_the_cell_without_slope(dh, q, tanh_c):
 )
 def previous_cell_from_the_cell_path_only(dc, dc_t, f):
     return dc_t * f
+
+
+@LSTM_BACKWARD_MISTAKES(
+    "to_previous_cell",
+    "dc_prev without the forget gate",
+    "c_t = f ⊙ c_{t−1} + i ⊙ g, so what goes back to c_{t−1} is f ⊙ (everything reaching c_t): the forget gate "
+    "scales it, as it scales c_{t−1} on the way forward.",
+)
+def previous_cell_without_the_forget_gate(dc, dc_t, f):
+    return dc
 
 
 @LSTM_BACKWARD_MISTAKES(
