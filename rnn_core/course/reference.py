@@ -18,6 +18,7 @@ an rnn_core whose functions have been replaced.
 from __future__ import annotations
 
 import importlib
+import operator
 import os
 import sys
 import types
@@ -147,8 +148,21 @@ def remember_checker(*modules):
                 walk(value, 0)
 
 
+_PARTS = tuple(map(operator.attrgetter, ("__code__", "__defaults__", "__kwdefaults__")))
+# taken at import: an earlier cell, or the reader's function, may rebind the builtins
+_all, _map, _zip, _len, _tuple, _is = all, map, zip, len, tuple, operator.is_
+_KEPT = [0, (), ()]  # len(_ORIGINAL) when last read, its functions, and per part their values then
+
+
 def restore_checker():
     """Names of the remembered functions whose code was swapped; each is put back as it was."""
+    if _KEPT[0] != _len(_ORIGINAL):
+        _KEPT[:] = [_len(_ORIGINAL), _tuple(_ORIGINAL), [_tuple(o[i] for o in _ORIGINAL.values()) for i in (0, 1, 2)]]
+    functions, originals = _KEPT[1], _KEPT[2]
+    if _all(  # compared in C: this runs after every call of the reader's, over thousands of functions
+        _all(_map(_is, _map(part, functions), kept)) for part, kept in _zip(_PARTS, originals)
+    ):
+        return []
     changed = []
     for fn, (code, defaults, kwdefaults) in _ORIGINAL.items():
         if fn.__code__ is not code or fn.__defaults__ is not defaults or fn.__kwdefaults__ is not kwdefaults:

@@ -397,9 +397,15 @@ def _watching(watch, state):
 # -- rnn_core and numpy as they were -----------------------------------------------------------------
 
 
+_WATCHED = [(), []]  # sys.modules' names when last read, and the watched ones among them
+
+
 def _watched_modules():
-    names = [n for n in list(sys.modules) if n == "rnn_core" or n.startswith("rnn_core.") or n in GUARDED]
-    return {n: sys.modules[n] for n in names if isinstance(sys.modules.get(n), types.ModuleType)}
+    names = tuple(sys.modules)  # compared with the last ones in C: this runs before every call
+    if names != _WATCHED[0]:
+        watched = [n for n in names if n == "rnn_core" or n.startswith("rnn_core.") or n in GUARDED]
+        _WATCHED[:] = [names, watched]
+    return {n: sys.modules[n] for n in _WATCHED[1] if isinstance(sys.modules.get(n), types.ModuleType)}
 
 
 def _snapshot():
