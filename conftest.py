@@ -10,6 +10,7 @@ stored outputs are the same either way). Kernels inherit this process's environm
 it here, before numpy is imported, covers them all. A value already set is kept.
 """
 
+import json
 import os
 import signal
 
@@ -54,15 +55,19 @@ def pytest_configure(config):
     config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
     # the site test's build, in a folder of its own, which xdist's workers are told (pytest_configure_node);
     # started once a worker has collected a site test (tests/site/site_build.py)
+    import site_build
     from site_build import SiteBuild
 
     build = SiteBuild(Path(tempfile.mkdtemp(prefix="rnn_site_build_")))
     config.stash[SITE_BUILD] = build
+    config.stash[site_build.FOLDER] = build.folder
+    _CONFIG[:] = [config]  # for pytest_runtest_logreport, which is not given it
     config.add_cleanup(lambda: shutil.rmtree(build.folder, ignore_errors=True))
     config.add_cleanup(build.stop)
 
 
 SITE_BUILD = pytest.StashKey[object]()
+_CONFIG = []  # the run's config, in xdist's controller or the one process of -n 0
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -76,12 +81,37 @@ def pytest_configure_node(node):
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_node_collection_finished(node, ids):
     """xdist's controller, once a worker has collected: the site test's build starts in the background if a site
-    test is among the tests and can run here (tests/site/site_build.py)."""
-    from site_build import what_is_missing
+    test is among the tests and can run here (tests/site/site_build.py), at once, or, where nbval's kernels
+    write the sliders' positions of some notebooks (site_build.slider_dumps), once nbval is done with them."""
+    from site_build import DEFERRED, FED, what_is_missing
 
     build = node.config.stash[SITE_BUILD]
-    if not build.started() and any(i.startswith("tests/site/") for i in ids) and what_is_missing() is None:
+    if build.started() or build.deferred() or not any(i.startswith("tests/site/") for i in ids):
+        return
+    if what_is_missing() is not None:
+        return
+    fed = json.loads((build.folder / FED).read_text()) if (build.folder / FED).exists() else []
+    waiting = {i for i in ids if i.split("::")[0] in {f"notebooks/{name}" for name in fed}}
+    if waiting:
+        node.config.stash[SITE_WAITING] = waiting
+        (build.folder / DEFERRED).touch()
+    else:
         build.start(low_priority=True)
+
+
+SITE_WAITING = pytest.StashKey[set]()
+
+
+def pytest_runtest_logreport(report):
+    """xdist's controller: the site test's build starts once the notebooks it waits for are done."""
+    config = _CONFIG[0] if _CONFIG else None
+    if config is None or SITE_WAITING not in config.stash or report.when != "teardown":
+        return
+    waiting = config.stash[SITE_WAITING]
+    if report.nodeid in waiting:
+        waiting.discard(report.nodeid)
+        if not waiting and not config.stash[SITE_BUILD].started():
+            config.stash[SITE_BUILD].start(low_priority=True)
 
 
 # The order in which the files run. The default command runs two processes (-n 2, pyproject.toml), each
@@ -89,9 +119,10 @@ def pytest_xdist_node_collection_finished(node, ids):
 # which xdist orders files by their number of tests). FIRST: the files that take longest, longest first
 # (their times summed by --durations from a full run of the default command on the 2-core machine,
 # 2026-11-30), so that they run beside the many short ones instead of leaving one process working alone
-# at the end. LAST: the site tests, whose build runs in the background from the start of the run
-# (tests/site/site_build.py) and is done by then; one file each for the two processes. Every other file
-# keeps its place between them.
+# at the end; then the other notebooks with sliders, so that the site test's build, which waits for nbval to
+# have written their sliders' positions (tests/site/site_build.py), runs in the background long before the
+# end. LAST: the site tests, which find it done by then; one file each for the two processes. Every other
+# file keeps its place between them.
 FIRST = (
     "tests/browser/test_sliders.py",  # the notebooks' Run All in JupyterLab
     "notebooks/10-deeper-networks-and-overfitting.ipynb",
@@ -104,6 +135,11 @@ FIRST = (
     "notebooks/12-attention.ipynb",
     "notebooks/06-training-on-pride-and-prejudice.ipynb",
     "tests/test_practice_mutations.py",
+    "notebooks/05-bptt-in-practice.ipynb",
+    "notebooks/03-the-forward-pass.ipynb",
+    "notebooks/01-softmax-and-its-derivative.ipynb",
+    "notebooks/04-backpropagation-through-time.ipynb",
+    "notebooks/02-cross-entropy.ipynb",
 )
 LAST = (
     "tests/site/test_site_pages.py",  # every page on every screen
@@ -211,7 +247,10 @@ def pytest_collection_modifyitems(config, items):
             items[:] = [item for item in items if not item.get_closest_marker("long_runs")]
     if any(type(item).__name__ == "IPyNbCell" for item in items):
         import notebook_checks  # tests/notebook_checks.py (tests/ is on the tests' path: pyproject.toml)
+        import site_build  # tests/site/
 
+        if any(item.get_closest_marker("site") for item in items) and site_build.what_is_missing() is None:
+            site_build.slider_dumps(items, site_build.build_folder(config))  # first: right after their slider cells
         notebook_checks.insert_checks(items)
         core = kernel_core()
         if core:  # each notebook's kernel says it ran with the kernels named in the run's header

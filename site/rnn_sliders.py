@@ -105,12 +105,8 @@ def dump(live, path, n=POSITIONS):
     fixed = [{"description": c.description, "value": c.value} for c in live.children if isinstance(c, widgets.Text)]
     found = [_positions(c, n) for c in controls]
     starts = [start for _, start in found]
-    sliders = []
-    for control, (indices, start) in zip(controls, found):
-        labels = {index: _move(control, index) for index in indices}
-        _move(control, start)
-        sliders.append({"description": control.description, "stops": indices, "labels": labels, "start": start})
-    data = {"format": FORMAT, "sliders": sliders, "fixed": fixed, "states": [], "mode": "none"}
+    labels = [{} for _ in controls]  # per slider, its readout at each of its stops, as the slider shows it there
+    data = {"format": FORMAT, "sliders": [], "fixed": fixed, "states": [], "mode": "none"}
     if controls and live.shown():
         combos = math.prod(len(indices) for indices, _ in found)
         if combos <= GRID_LIMIT:
@@ -119,16 +115,22 @@ def dump(live, path, n=POSITIONS):
             data["mode"], keys = "one at a time", [tuple(starts)]
             for k, (indices, _) in enumerate(found):
                 keys += [tuple(starts[:k]) + (i,) + tuple(starts[k + 1 :]) for i in indices if i != starts[k]]
-        for key in keys:
-            for control, index in zip(controls, key):
-                _move(control, index)
+        for key in keys:  # every stop of every slider is in one (each move redraws: the readouts come with them)
+            for k, (control, index) in enumerate(zip(controls, key)):
+                labels[k][index] = _move(control, index)
             outputs = live.shown()
             errors = [o for o in outputs if o.get("output_type") == "error"]
             if errors:
                 raise RuntimeError(f"at {key}: {errors[0]['ename']}: {errors[0]['evalue']}")
             data["states"].append({"key": list(key), "outputs": outputs})
-        for control, start in zip(controls, starts):
-            _move(control, start)
+    else:  # nothing drawn: each slider through its stops for its readouts
+        for k, (control, (indices, _)) in enumerate(zip(controls, found)):
+            labels[k] = {index: _move(control, index) for index in indices}
+    for control, start in zip(controls, starts):
+        _move(control, start)
+    for control, (indices, start), readouts in zip(controls, found, labels):
+        stops = {index: readouts[index] for index in indices}
+        data["sliders"].append({"description": control.description, "stops": indices, "labels": stops, "start": start})
     Path(path).write_text(json.dumps(data), encoding="utf-8")
 
 
@@ -163,6 +165,52 @@ def _digest(nb: dict, last: int, n: int = POSITIONS) -> str:
     return digest.hexdigest()[:16]
 
 
+def folder_for(path: Path, cache: Path, n: int = POSITIONS) -> tuple[Path, list[int]] | None:
+    """Where the positions of the notebook at `path` are kept in `cache` (a folder named by the notebook
+    and the digest of what they depend on), and its widget cells; None for a notebook without widgets."""
+    nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    cells = widget_cells(nb)
+    if not cells:
+        return None
+    return Path(cache).resolve() / f"{Path(path).stem}-{_digest(nb, max(cells), n)}", cells
+
+
+def dump_code(folder: Path, index: int, n: int = POSITIONS, cells: list[int] | None = None) -> str:
+    """The code a kernel runs right after widget cell `index` to write its positions to folder/<index>.json
+    (the cell's value is the widget), leaving no name behind in the notebook's namespace; with `cells`
+    (after the last of them), then ``finish(folder, cells)``."""
+    here, out = str(Path(__file__).resolve()), str(Path(folder) / f"{index}.json")
+    then = f", m['finish']({str(folder)!r}, {list(cells)!r})" if cells else ""
+    return (
+        f"(lambda m: (m['dump'](get_ipython().last_execution_result.result, {out!r}, n={n}){then}))"
+        f"(__import__('runpy').run_path({here!r}))\nNone"
+    )
+
+
+def finish(folder: Path, cells: list[int]) -> None:
+    """Gather the widget cells' positions (folder/<cell>.json, as dump wrote them) into folder/sliders.json,
+    each figure written to a PNG file of its own beside it. sliders.json is written last: a folder without
+    it is computed again."""
+    folder = Path(folder)
+    data = {}
+    for index in cells:
+        raw = folder / f"{index}.json"
+        cell = json.loads(raw.read_text(encoding="utf-8"))
+        for s, state in enumerate(cell["states"]):
+            for o, output in enumerate(state["outputs"]):
+                png = output.get("data", {}).get("image/png")
+                if png:
+                    name = f"{index}-{s}-{o}.png"
+                    (folder / name).write_bytes(base64.b64decode(_text(png)))
+                    output["data"] = {"file": name}
+                    output["metadata"] = output.get("metadata", {}).get("image/png", {})
+        data[str(index)] = cell
+        raw.unlink()
+    partial = folder / "sliders.json.partial"
+    partial.write_text(json.dumps(data), encoding="utf-8")
+    partial.replace(folder / "sliders.json")
+
+
 def _kernel_positions(path: Path, cells: list[int], folder: Path, timeout: int, n: int = POSITIONS) -> None:
     """Run the notebook at path cell by cell up to its last widget cell; after each widget cell, the
     kernel writes its positions to folder/<cell>.json."""
@@ -185,25 +233,22 @@ def _kernel_positions(path: Path, cells: list[int], folder: Path, timeout: int, 
             if cell.cell_type != "code":
                 continue
             client.execute_cell(cell, index)
-            if index in cells:  # the cell's value is the widget: Out[its execution count]
-                ask = nbformat.v4.new_code_cell(
-                    f"import sys as _rnn_sys\n_rnn_sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
-                    f"import rnn_sliders as _rnn_sliders\n"
-                    f"_rnn_sliders.dump(Out.get({cell.execution_count}), {str(folder / f'{index}.json')!r}, n={n})"
-                )
-                client.execute_cell(ask, index)
+            if index in cells:  # then the kernel writes the cell's positions
+                client.execute_cell(nbformat.v4.new_code_cell(dump_code(folder, index, n)), index)
 
 
 def precompute(path: Path, cache: Path, timeout: int = 1800, n: int = POSITIONS) -> dict | None:
     """The positions of the notebook's widget cells, {cell index (str): data}, with each figure
     written to a PNG file in the cache's folder for the notebook (data["folder"]); from the cache
     when nothing they depend on changed, else from a kernel. None for a notebook without widgets.
-    n: positions per slider besides its start (POSITIONS; a test's build takes 2, the two ends)."""
-    nb = json.loads(Path(path).read_text(encoding="utf-8"))
-    cells = widget_cells(nb)
-    if not cells:
+    n: positions per slider besides its start (POSITIONS; a test's build takes 2, the two ends).
+
+    The cache may also be filled by a kernel that runs the notebook anyway: the test suite's nbval runs
+    ``dump_code`` after each widget cell, then ``finish`` (tests/site/site_build.py)."""
+    found = folder_for(path, cache, n)
+    if found is None:
         return None
-    folder = Path(cache).resolve() / f"{Path(path).stem}-{_digest(nb, max(cells), n)}"
+    folder, cells = found
     done = folder / "sliders.json"
     if not done.is_file():
         for old in Path(cache).glob(f"{Path(path).stem}-*"):  # an older notebook's positions
@@ -213,23 +258,7 @@ def precompute(path: Path, cache: Path, timeout: int = 1800, n: int = POSITIONS)
                 old.rmdir()
         folder.mkdir(parents=True, exist_ok=True)
         _kernel_positions(Path(path), cells, folder, timeout, n)
-        data = {}
-        for index in cells:
-            raw = folder / f"{index}.json"
-            cell = json.loads(raw.read_text(encoding="utf-8"))
-            for s, state in enumerate(cell["states"]):
-                for o, output in enumerate(state["outputs"]):
-                    png = output.get("data", {}).get("image/png")
-                    if png:
-                        name = f"{index}-{s}-{o}.png"
-                        (folder / name).write_bytes(base64.b64decode(_text(png)))
-                        output["data"] = {"file": name}
-                        output["metadata"] = output.get("metadata", {}).get("image/png", {})
-            data[str(index)] = cell
-            raw.unlink()
-        partial = folder / "sliders.json.partial"
-        partial.write_text(json.dumps(data), encoding="utf-8")
-        partial.replace(done)  # written last: a folder without it is recomputed
+        finish(folder, cells)
     data = json.loads(done.read_text(encoding="utf-8"))
     return {"folder": folder.name, "cells": data}
 

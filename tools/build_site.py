@@ -18,8 +18,8 @@ The sliders work on the site without a kernel: for each notebook with a slider c
 runs the notebook in a kernel up to its last slider cell and computes what each slider cell shows
 at a handful of positions (site/rnn_sliders.py says which), which a small script on the page
 switches between. That needs what running the notebooks needs (the novel: $RNN_CORE_TEXT, or a
-download once) and takes minutes; it is cached in build/.site-sliders/ and redone only for a
-notebook whose code, or rnn_core, changed. ``--no-slider-positions`` leaves it out: the slider
+download once) and takes minutes; it is cached in build/.site-sliders/ (``--slider-cache`` names another folder) and
+redone only for a notebook whose code, or rnn_core, changed. ``--no-slider-positions`` leaves it out: the slider
 cells then show where they start, and say so.
 
 The site also offers the series as a download, rnn-from-scratch.zip at its root, which every
@@ -276,18 +276,27 @@ def write_index(out):
     )
 
 
-def build(out=DEFAULT_OUT, fresh=False, sliders=True, slider_notebooks=None, slider_positions_each=None):
+def build(
+    out=DEFAULT_OUT, fresh=False, sliders=True, slider_notebooks=None, slider_positions_each=None, slider_cache=None
+):
     """Build the whole site into `out`; returns the path of its index.html.
 
     sliders: compute the sliders' positions (False: the slider cells show where they start).
     slider_notebooks: the folder of the notebooks run for them (slider_positions).
-    slider_positions_each: positions per slider besides its start (slider_positions' positions)."""
+    slider_positions_each: positions per slider besides its start (slider_positions' positions).
+    slider_cache: the folder they are kept in (default SLIDER_CACHE)."""
     out = Path(out).resolve()
     work = out.parent / f".{out.name}-work"  # Sphinx's doctrees and the staged assets, kept for rebuilds
     npm_ci()
     stage_assets(work / "static")
     positions = (
-        slider_positions(work / "static", work, notebooks=slider_notebooks, positions=slider_positions_each)
+        slider_positions(
+            work / "static",
+            work,
+            cache=SLIDER_CACHE if slider_cache is None else Path(slider_cache),
+            notebooks=slider_notebooks,
+            positions=slider_positions_each,
+        )
         if sliders
         else None
     )
@@ -333,6 +342,12 @@ def main(argv=None):
         help="compute N positions of each slider besides where it starts (default: 5, and every stop of a "
         "slider with up to 12); the test suite takes 2, the two ends, which is all it moves a slider to",
     )
+    parser.add_argument(
+        "--slider-cache",
+        metavar="FOLDER",
+        help="keep the sliders' positions in this folder instead of build/.site-sliders/ (the test suite's, "
+        "which nbval's kernels fill as they run the notebooks)",
+    )
     args = parser.parse_args(argv)
     t0 = time.monotonic()
     try:
@@ -342,6 +357,7 @@ def main(argv=None):
             sliders=not args.no_slider_positions,
             slider_notebooks=args.slider_notebooks,
             slider_positions_each=args.slider_positions,
+            slider_cache=args.slider_cache,
         )
     except BuildError as e:
         print(f"error: {e}", file=sys.stderr)

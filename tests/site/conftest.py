@@ -9,21 +9,19 @@ import threading
 from pathlib import Path
 
 import pytest
-from site_build import WORKER_KEY, SiteBuild, what_is_missing
+from site_build import SiteBuild, build_folder, what_is_missing
 from test_site import Reader, _missing
 
 
 @pytest.fixture(scope="session")
-def site(request, tmp_path_factory):
+def site(request):
     """The built site's folder (the README's command, with --out a temporary folder): the build the run's
     controller started in the background (tests/site/site_build.py), or one made here."""
     missing = what_is_missing()
     if missing:
         _missing(*missing)
-    folder = getattr(request.config, "workerinput", {}).get(WORKER_KEY)
-    build = SiteBuild(folder) if folder else None
-    if build is None or not build.started():
-        build = SiteBuild(tmp_path_factory.mktemp("site"))
+    build = SiteBuild(build_folder(request.config))
+    if not (build.started() or build.deferred()):  # -n 0, or a controller that did not start it
         build.start(low_priority=False)
     ok, said = build.result()
     assert ok, said
