@@ -54,7 +54,8 @@ def pytest_configure(config):
     os.environ[practice.MY_RNN_ENV] = str(mine)
     config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
     # the site test's build, in a folder of its own, which xdist's workers are told (pytest_configure_node);
-    # started once a worker has collected a site test (tests/site/site_build.py)
+    # started once a worker has collected a site test, or once nbval is done with the notebooks whose sliders'
+    # positions it writes (tests/site/site_build.py)
     import site_build
     from site_build import SiteBuild
 
@@ -103,9 +104,10 @@ SITE_WAITING = pytest.StashKey[set]()
 
 
 def pytest_runtest_logreport(report):
-    """xdist's controller: the site test's build starts once the notebooks it waits for are done."""
+    """xdist's controller: the site test's build starts once the notebooks it waits for are done (each item's
+    teardown, or the report xdist makes for an item whose worker crashed, whose phase is "???")."""
     config = _CONFIG[0] if _CONFIG else None
-    if config is None or SITE_WAITING not in config.stash or report.when != "teardown":
+    if config is None or SITE_WAITING not in config.stash or report.when not in ("teardown", "???"):
         return
     waiting = config.stash[SITE_WAITING]
     if report.nodeid in waiting:

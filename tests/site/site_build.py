@@ -1,12 +1,13 @@
 """The site test's build of the static site, started as early as the run allows (tests/site/).
 
-The build (tools/build_site.py, the README's command with two options of the test's) takes minutes, most of them
-the slider notebooks running to compute their sliders' positions. With pytest-xdist (the default command's -n 2)
-the controller starts it in the background as soon as a worker has collected a site test, at a low priority
-(nice 10): it then uses the CPU time that the two test processes leave idle while they wait on JupyterLab,
-Chromium or a kernel, instead of holding one of them for its minutes, and the site tests, which run last
-(conftest.py's ORDER), find it done. The ``site`` fixture (tests/site/conftest.py) waits for it, or, in one
-process (-n 0), builds it itself, the same way.
+The build (tools/build_site.py, the README's command with three options of the test's) takes about a minute, and
+minutes more for any notebook it must run for its sliders' positions (below). With pytest-xdist (the default
+command's -n 2) the controller starts it in the background at a low priority (nice 10), as soon as a worker has
+collected a site test, or, where nbval writes the sliders' positions, once nbval is done with those notebooks
+(conftest.py): it then uses the CPU time that the two test processes leave idle while they wait on JupyterLab,
+Chromium or a kernel, instead of holding one of them, and the site tests, which run last (conftest.py's ORDER),
+find it done. The ``site`` fixture (tests/site/conftest.py) waits for it, or, in one process (-n 0), builds it
+itself, the same way.
 
 The sliders' positions (each slider at its two ends and its start, ``--slider-positions 2``: all the test moves a
 slider to) come from the kernels that run the notebooks anyway. Where the run has nbval run a notebook with
