@@ -648,8 +648,8 @@ def advance(engine, params, x_t, state):
     h or (h, c), each with a layer axis in front for L > 1 layers.
     """
     _check_char(x_t, params["W_yh"].shape[0])
-    parts = state if isinstance(state, tuple) else (state,)
     L = count_layers(params, engine.layer_names)
+    parts = _advance_state(state, engine.state_names, params["W_yh"].shape[1], L, np.ndim(x_t))
     if L == 1:
         new, _ = engine.step(params, x_t, parts)
     else:
@@ -661,6 +661,25 @@ def advance(engine, params, x_t, state):
         new = tuple(np.stack([s[i] for s in by_layer]) for i in range(len(parts)))
     top = new[0] if L == 1 else new[0][-1]
     return (new if len(new) > 1 else new[0]), top
+
+
+def _advance_state(state, state_names, H, L, batch_ndim):
+    """``advance``'s state as a tuple of arrays, after a check of its form and shapes (a few comparisons:
+    the sampling loop calls it once a character): h, or the pair (h, c) as a tuple or a list, each
+    (H,) for one sequence or (B, H) for x_t's B, with a layer axis in front for L > 1 layers."""
+    n = len(state_names)
+    parts = tuple(state) if n > 1 and isinstance(state, (tuple, list)) else (state,)
+    names = " and ".join(state_names)
+    if len(parts) != n or not all(isinstance(p, np.ndarray) for p in parts):
+        form = "an array h" if n == 1 else "a pair (h, c) of arrays"
+        raise TypeError(f"state must be {form}, the cell's {names}, got {type(state).__name__}")
+    ndim = batch_ndim + 1 + (L > 1)
+    for name, p in zip(state_names, parts):
+        if p.ndim != ndim or p.shape[-1] != H or (L > 1 and p.shape[0] != L):
+            lead = ("L", "B") if L > 1 and batch_ndim else ("L",) if L > 1 else ("B",) if batch_ndim else ()
+            want = f"({', '.join(lead)}, H)" if lead else "(H,)"
+            raise ValueError(f"state's {name} must have shape {want} with H={H}, L={L}, got {p.shape}")
+    return parts
 
 
 def _check_char(x_t, V):

@@ -80,10 +80,10 @@ def forward_loop(run, W_hs, input_at, for_backward):
             Pn -= tmp
 
 
-def backward_loop(run, W_h_k, dh):
+def backward_loop(run, W_h_const, dh):
     """One layer's loop backwards in time, from the forward loop's record ``run``.
 
-    W_h_k: W_h with the derivatives' constants folded in, (3H, H); dh (T, H, B): what reaches
+    W_h_const: W_h with the derivatives' constants folded in, (3H, H); dh (T, H, B): what reaches
     each h_t from above (the output layer, or the layer above), overwritten. Returns (delta_h,
     delta_n, (dh0,)): delta_h (T, 3H, B) = [delta_r; delta_z; dh_bar], each step's deltas without
     their constants (written over dgates) as W_h h_{t-1} reads them; delta_n (T, H, B), the
@@ -101,7 +101,7 @@ def backward_loop(run, W_h_k, dh):
         g[:H] *= delta_n  # delta_r = delta_n h_bar r (1 - r)
         g[H : 2 * H] *= dh_t  # delta_z = dh_t (h_{t-1} - n) z (1 - z)
         np.multiply(delta_n, gates[t, :H], out=g[2 * H :])  # dh_bar = delta_n r
-        np.matmul(W_h_k.T, g, out=dh_next)  # W_h^T [delta_r; delta_z; dh_bar]: (H, 3H) @ (3H, B) -> (H, B)
+        np.matmul(W_h_const.T, g, out=dh_next)  # W_h^T [delta_r; delta_z; dh_bar]: (H, 3H) @ (3H, B) -> (H, B)
         np.multiply(dh_t, gates[t, H : 2 * H], out=tmp)  # the direct path: dh_t z_t
         dh_next += tmp
     return G, DN, (dh_next,)

@@ -84,10 +84,10 @@ def forward_loop(run, W_hs, input_at, for_backward):
             np.subtract(q, dcell, out=dcell)
 
 
-def backward_loop(run, W_h_k, dh):
+def backward_loop(run, W_h_const, dh):
     """One layer's loop backwards in time, from the forward loop's record ``run``.
 
-    W_h_k: W_h with the derivatives' constants folded in, (4H, H); dh (T, H, B): what reaches
+    W_h_const: W_h with the derivatives' constants folded in, (4H, H); dh (T, H, B): what reaches
     each h_t from above (the output layer, or the layer above), overwritten. Returns (delta, None,
     (dh0, dc0)): delta (T, 4H, B), each step's deltas without their constants (written over
     dgates), for W_h h_{t-1} and W_x x_t alike; dL/dh0 and dL/dc0, (H, B).
@@ -104,5 +104,5 @@ def backward_loop(run, W_h_k, dh):
         delta[0 : 3 * H].reshape(3, H, B)[...] *= dc  # delta_i, delta_f, delta_g: from dc_t
         delta[3 * H :] *= dh_t  # delta_q: from dh_t
         dc *= gates[t, H : 2 * H]  # dc_{t-1} = dc_t * f_t
-        np.matmul(W_h_k.T, delta, out=dh_next)  # W_h^T delta_t: (H, 4H) @ (4H, B) -> (H, B)
+        np.matmul(W_h_const.T, delta, out=dh_next)  # W_h^T delta_t: (H, 4H) @ (4H, B) -> (H, B)
     return D, None, (dh_next, dc)

@@ -62,7 +62,7 @@ class VanillaEngine:
         else:
             delta, dx = _truncated_deltas(dh, record.hs, params, self.truncate, need_dx)
             dh0 = delta[0] @ params["W_hh"]
-        return _weight_grads(delta, record), dx, (dh0,)
+        return _vanilla_weight_grads(delta, record), dx, (dh0,)
 
 
 def _deltas(dh, hs, W_hh):
@@ -76,7 +76,7 @@ def _deltas(dh, hs, W_hh):
     return delta, dh_next.copy()
 
 
-def _weight_grads(delta, layer):
+def _vanilla_weight_grads(delta, layer):
     """Step 4, a layer's weights: sums over every step of delta_t h_{t-1}^T, delta_t x_t^T and delta_t."""
     T, B, H = delta.shape
     delta_flat = delta.reshape(T * B, H)

@@ -45,10 +45,11 @@ In a stack, x_t of a layer above the first is the layer below's h_t, and each st
 takes ``return_dx=True`` to also return dx_t, what reaches that input.
 
 The contract, decided once: the vanilla cell keeps the step form notebooks 03 and 04 derive (and
-the reader writes), with no cache; the gated cells return one. No adapter sits between a step
-and the loops: ``rnn_core._cell.ReferenceEngine`` calls each cell's steps as they are, told only
-whether they keep a cache (the vanilla cell's step_backward reads (h_t, h_{t-1}, x_t), which the
-loop holds anyway).
+the reader writes), with no cache; the gated cells return one. No adapter sits between a cell's
+steps and the loops: ``rnn_core._cell.ReferenceEngine`` calls each cell's steps as they are, told
+only whether they keep a cache (the vanilla cell's step_backward reads (h_t, h_{t-1}, x_t), which
+the loop holds anyway). The one wrapper left is the reader's: their steps take one sequence, and
+``YourCell`` calls them row by row to make a batch's step.
 
 Engines. One owner runs the stack for every cell and every path (``_cell.stack_forward``,
 ``stack_loss_and_grads``, ``stack_loss``): the layers bottom to top, the dropout masks, the output
@@ -67,7 +68,8 @@ the fused LSTM and GRU loops (``_fast.GatedEngine``, their ``FAST``); the vanill
 backward pass (``_fast_rnn.VanillaEngine``, rnn's ``FAST``, and ``FAST.truncated(k)`` with
 truncation); and the reader's own steps
 (``practice.your_cell``'s ``YourCell``). The cell of a set of parameters is named by the caller or
-read from a checkpoint's record (``check_cell_params``).
+read from a checkpoint's record; where neither is at hand (a notebook's ``sample(params, ...)``), it
+is the one cell whose check the parameters pass in full (``check_cell_params``).
 """
 
 from __future__ import annotations

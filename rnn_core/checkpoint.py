@@ -159,7 +159,8 @@ def save_checkpoint(
     the file records; vocab: Vocabulary of size V; h: the carried hidden state; c: the LSTM's cell
     state, carried like h. The keyword arguments are optional training state (see ``Checkpoint``);
     meta: extra JSON-serialisable metadata. The folder of
-    ``path`` must exist.
+    ``path`` must exist. What load_checkpoint would refuse is refused here, before anything is
+    written: a step that is not an integer >= 0, a state of the wrong shape, dtype or values.
     """
     path = Path(path)
     cell = check_cell_params(params, cell)
@@ -169,19 +170,25 @@ def save_checkpoint(
         raise ValueError(
             f"vocabulary has {vocab.size} characters but the parameters expect V={params['W_yh'].shape[0]}"
         )
+    step = check_int(step, "step", 0)  # as load_checkpoint reads it: a file this writes, it reads
     check_checkpoint_path(path)
     arrays = {k: params[k] for k in cell_module(cell).param_names(num_layers(params, cell))}
     arrays["vocab"] = np.array([ord(c) for c in vocab.chars], dtype=np.uint32)
-    if h is not None:
-        arrays["h"] = np.asarray(h)
-    if c is not None:
-        arrays["c"] = np.asarray(c)
+    for name, state in (("h", h), ("c", c)):
+        if state is None:
+            continue
+        if name not in cell_module(cell).STATE_NAMES:
+            raise ValueError(f"'c' is the LSTM's cell state, and the {cell} cell carries only 'h': leave c out")
+        arrays[name] = np.asarray(state)
+        problem = _state_problem(arrays[name], name, params, cell)
+        if problem:
+            raise ValueError(problem)
     if opt_state is not None:
         arrays.update(_flatten_opt_state(opt_state))
     for name, values in (history or {}).items():
         arrays[f"history.{name}"] = np.asarray(values)
     info = dict(meta or {})
-    info.update({"format": FORMAT, "version": VERSION, "cell": cell, "step": int(step), "optimizer": optimizer})
+    info.update({"format": FORMAT, "version": VERSION, "cell": cell, "step": step, "optimizer": optimizer})
     arrays["meta"] = _json_bytes(info)
 
     # a file object: numpy adds no ".npz" to the name
@@ -257,7 +264,7 @@ def _read_model(arrays, cell, bad):
     names = module.param_names(count_layers(arrays, module.LAYER_NAMES))  # the layers the names say, unchecked yet
     missing = [k for k in (*names, "vocab") if k not in arrays]
     if missing:
-        raise bad(f"missing {', '.join(missing)} (is it an rnn_core checkpoint of an {cell}?)")
+        raise bad(f"missing {', '.join(missing)} (is it an rnn_core checkpoint of the {cell} cell?)")
     params = {k: arrays[k] for k in names}
     try:
         check_cell_params(params, cell)
@@ -284,14 +291,23 @@ def _read_state(arrays, name, params, cell, bad):
     s = arrays.get(name)
     if s is None:
         return None
+    problem = _state_problem(s, name, params, cell)
+    if problem:
+        raise bad(problem)
+    return s
+
+
+def _state_problem(s, name, params, cell):
+    """What is wrong with the carried state ``s`` (an array) for these parameters, or None: the rule
+    save_checkpoint writes by and load_checkpoint reads by."""
     H, dtype, L = params["W_yh"].shape[1], params["W_yh"].dtype, num_layers(params, cell)
     lead = () if L == 1 else (L,)
     shape_ok = s.ndim == len(lead) + 2 and s.shape[: len(lead)] == lead and s.shape[-1] == H
-    if not shape_ok or s.dtype != dtype or not np.isfinite(s).all():
-        what = "hidden state" if name == "h" else "cell state"
-        want = "(" + ", ".join(map(str, (*lead, "B", H))) + ")"
-        raise bad(f"{what} {name!r} has shape {s.shape}, dtype {s.dtype}; expected {want}, {dtype}, finite")
-    return s
+    if shape_ok and s.dtype == dtype and np.isfinite(s).all():
+        return None
+    what = "hidden state" if name == "h" else "cell state"
+    want = "(" + ", ".join(map(str, (*lead, "B", H))) + ")"
+    return f"{what} {name!r} has shape {s.shape}, dtype {s.dtype}; expected {want}, {dtype}, finite"
 
 
 def _read_opt_state(arrays, params, meta, bad):

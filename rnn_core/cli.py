@@ -42,7 +42,7 @@ from .trainer import best_checkpoint_path, train
 __all__ = ["main", "build_parser"]
 
 DEFAULT_FOLDER = Path("checkpoints")  # train saves CELL.npz there: rnn.npz, lstm.npz or gru.npz
-DEFAULT_CHECKPOINT = DEFAULT_FOLDER / "rnn.npz"  # the vanilla cell's, an example in the help
+EXAMPLE_CHECKPOINT = DEFAULT_FOLDER / "rnn.npz"  # the vanilla cell's default, the help's example
 _DEFAULTS = TrainConfig()
 
 
@@ -179,12 +179,17 @@ def _add_train_arguments(sub):
         help="wall-clock budget in seconds; the learning rate decays over whichever budget runs out first "
         "(default: no limit)",
     )
-    t.add_argument("--seed", type=_COUNT, metavar="K", help=f"random seed for the initial weights (default: {d.seed})")
+    t.add_argument(
+        "--seed",
+        type=_COUNT,
+        metavar="K",
+        help=f"random seed for the initial weights and the dropout masks (default: {d.seed})",
+    )
     t.add_argument(
         "--checkpoint",
         metavar="PATH",
         help=f"checkpoint file, saved every {d.checkpoint_every} steps and at the end; its folder must exist, except "
-        f"the default folder, which is created (default: {DEFAULT_FOLDER}/CELL.npz, e.g. {DEFAULT_CHECKPOINT})",
+        f"the default folder, which is created (default: {DEFAULT_FOLDER}/CELL.npz, e.g. {EXAMPLE_CHECKPOINT})",
     )
     t.add_argument(
         "--resume",
@@ -291,11 +296,12 @@ def _add_grade_arguments(sub):
         "grade",
         help="score submitted notebooks' exercises on hidden cases (Gradescope's results.json, CSV)",
         description=(
-            "Grade the exercises of submitted notebooks. Each exercise's function is taken from its cell (tagged "
-            "exercise:<name>) after the notebook's code cells before it have run, in a separate process with time "
-            "limits, and checked by rnn_core.practice on hidden cases drawn from --seed and the submission's code. "
-            "A function that passes scores its points, anything else zero, with the checker's message as feedback; "
-            "calling rnn_core's own version of the exercise scores zero."
+            "Grade the exercises of submitted notebooks. Each exercise's cell (tagged exercise:<name>) runs alone in "
+            "a child process with numpy and the standard library, under time and memory limits, with only the "
+            "earlier cells tagged helper and the notebook's earlier exercise cells; the grader sends it the hidden "
+            "cases, drawn from --seed and the exercise's name (never from the submission), and compares its outputs "
+            "itself. A function that passes scores its points, anything else zero, with the checker's message as "
+            "feedback; calling rnn_core's own version of the exercise scores zero."
         ),
     )
     p.add_argument(

@@ -45,7 +45,7 @@ class TrainConfig:
         each from a zero hidden state carried across the whole piece.
       checkpoint_every: steps between checkpoint saves (0: only at the end).
       patience: stop after this many validations in a row without a new best val_bpc
-        (early stopping; 0: never). The best parameters are kept either way (TrainResult.best,
+        (early stopping; 0: never). The best parameters are kept either way (TrainResult.best_params,
         and a checkpoint of their own beside the last one).
       seed: seeds the initial weights and the dropout masks, the only random draws of training.
     """

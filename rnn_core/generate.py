@@ -2,8 +2,8 @@
 
 Every function takes the parameters of any cell, the vanilla RNN (``rnn_core.init_params``),
 the LSTM (``rnn_core.lstm.init_params``) or the GRU (``rnn_core.gru.init_params``), one layer or
-a stack, and tells which from their names and shapes (``rnn_core.cells``). None of them drops
-anything: dropout is for training only.
+a stack. ``cell=`` names the cell; without it, the parameters must pass exactly one cell's check
+(``rnn_core.cells.check_cell_params``). None of them drops anything: dropout is for training only.
 """
 
 from __future__ import annotations
@@ -77,7 +77,11 @@ def next_char_probs(params, vocab, prime, temperature=1.0, top_k=None, *, cell=N
 
 def draw_index(rng, probs):
     """One index drawn from the probabilities ``probs`` (V,) with ``rng`` (one ``rng.random()``): the
-    inverse-CDF draw, the first index whose cumulative probability exceeds u * sum(probs)."""
+    inverse-CDF draw, the first index whose cumulative probability exceeds u * sum(probs).
+
+    Written out rather than ``rng.choice(V, p=probs)`` (which draws the same way) because it is the
+    draw notebook 06's sampler writes in the open, in these words; ``sample`` here and the reader's
+    network in ``rnn_core.practice.train_yours`` both take it from this one place."""
     return int(min(np.searchsorted(np.cumsum(probs), rng.random() * probs.sum(), side="right"), len(probs) - 1))
 
 

@@ -65,7 +65,7 @@ def checkpoint_to_resume(path, config, vocab, fingerprint):
     if ck.carried is None:
         missing = [name for name in names if getattr(ck, name) is None]
         raise CheckpointError(
-            f"cannot resume {where}: an {config.cell} carries {' and '.join(names)} from window to window, "
+            f"cannot resume {where}: the {config.cell} cell carries {' and '.join(names)} from window to window, "
             f"and the file holds no {' or '.join(repr(m) for m in missing)}"
         )
     shape = (config.batch_size, config.hidden_size)

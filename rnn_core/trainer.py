@@ -478,7 +478,7 @@ def _measure_val_bpc(run, state, history):
     t0 = time.perf_counter()
     n_streams = min(run.config.val_streams, max(1, len(run.val_ids) - 1))
     with np.errstate(over="ignore", invalid="ignore"):  # after a divergence the figure may be inf
-        value = bits_per_char(state.params, run.val_ids, n_streams=n_streams)
+        value = bits_per_char(state.params, run.val_ids, n_streams=n_streams, cell=run.config.cell)
     history.val_step.append(state.step)
     history.val_bpc.append(value)
     history.val_elapsed.append(run.elapsed())

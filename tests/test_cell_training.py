@@ -168,7 +168,7 @@ def test_a_checkpoint_without_a_cell_entry_is_refused_not_guessed(tmp_path):
     "change, pattern",
     [
         (lambda meta: meta.update(cell="tree"), "cell must be one of 'rnn', 'lstm', 'gru', got 'tree'"),
-        (lambda meta: meta.update(cell="rnn"), r"missing W_xh, W_hh, b_h .*checkpoint of an rnn"),
+        (lambda meta: meta.update(cell="rnn"), r"missing W_xh, W_hh, b_h .*checkpoint of the rnn cell"),
         # an LSTM's W_x (12, 5) read as a GRU's (3H, V) would mean H = 4: the recurrent weights say otherwise
         (lambda meta: meta.update(cell="gru"), r"W_h has shape \(12, 3\) but W_x \(12, 5\) implies H=4"),
     ],
@@ -189,7 +189,7 @@ def test_an_lstm_checkpoint_without_its_cell_state_cannot_resume(tmp_path):
     np.savez(path, **arrays)
     assert load_checkpoint(path).c is None  # still a model to sample from
     with pytest.raises(
-        CheckpointError, match="an lstm carries h and c from window to window, and the file holds no 'c'"
+        CheckpointError, match="the lstm cell carries h and c from window to window, and the file holds no 'c'"
     ):
         run(steps=20, checkpoint=path, resume=True)
 

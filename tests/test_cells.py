@@ -1,6 +1,7 @@
 """The registry of cells (rnn_core.cells) and the interface every cell's module shares."""
 
 import inspect
+import re
 
 import numpy as np
 import pytest
@@ -128,6 +129,23 @@ def test_advance_is_one_step_as_the_sampler_takes_it(cell):
     out = module.forward(params, ids)
     assert np.allclose(h, out["h"][-1]) and np.allclose(state_arrays(cell, state)["h"], h)
     assert all(a.shape == (7, 3) for a in state_arrays(cell, zero_state(params, cell, (7,))).values())
+
+
+@pytest.mark.parametrize("cell", CELLS)
+def test_advance_takes_a_list_as_loss_and_grads_does_and_names_a_wrong_state(cell):
+    module = CELLS[cell]
+    params = module.init_params(5, 3, seed=2)
+    state = state_arrays(cell, zero_state(params, cell))
+    as_list = [state[name] for name in module.STATE_NAMES]
+    _, h = module.advance(params, 1, as_list if cell == "lstm" else as_list[0])
+    assert h.shape == (3,)
+    wrong_size = [np.zeros(4)] + as_list[1:]
+    with pytest.raises(ValueError, match=re.escape("state's h must have shape (H,) with H=3, L=1, got (4,)")):
+        module.advance(params, 1, wrong_size if cell == "lstm" else wrong_size[0])
+    with pytest.raises(ValueError, match=re.escape("must have shape (B, H) with H=3, L=1, got (3,)")):
+        module.advance(params, np.array([1, 2]), as_list if cell == "lstm" else as_list[0])
+    with pytest.raises(TypeError, match="state must be"):
+        module.advance(params, 1, as_list[0] if cell == "lstm" else [list(as_list[0])])
 
 
 @pytest.mark.parametrize("cell", CELLS)

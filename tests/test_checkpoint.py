@@ -1,6 +1,7 @@
 """Checkpoint files (rnn_core.checkpoint): contents, atomic writes, clear errors on bad files."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -83,6 +84,25 @@ def test_momentum_state_round_trips(tmp_path, model):
     ck = load_checkpoint(path)
     assert ck.optimizer == "momentum"
     assert all(np.array_equal(ck.opt_state["m"][k], state["m"][k]) for k in state["m"])
+
+
+@pytest.mark.parametrize(
+    "change, error, words",
+    [
+        ({"step": -1}, ValueError, "step must be >= 0"),
+        ({"step": "7"}, TypeError, "step must be an integer"),
+        ({"h": np.zeros((2, 5), np.float32)}, ValueError, "hidden state 'h' has shape (2, 5)"),
+        ({"h": np.zeros((2, 8))}, ValueError, "dtype float64"),
+        ({"h": np.full((2, 8), np.nan, np.float32)}, ValueError, "finite"),
+        ({"c": np.zeros((2, 8), np.float32)}, ValueError, "carries only 'h'"),
+    ],
+)
+def test_what_loading_would_refuse_is_refused_when_saving(tmp_path, model, change, error, words):
+    """A file save_checkpoint writes, load_checkpoint reads: a bad step or state is an error before
+    anything is written, not a file that fails later."""
+    with pytest.raises(error, match=re.escape(words)):
+        save(tmp_path / "ck.npz", {**model, **change})
+    assert not any(tmp_path.iterdir())
 
 
 def test_write_is_atomic(tmp_path, model, monkeypatch):

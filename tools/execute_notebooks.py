@@ -54,6 +54,7 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
+from notebook_files import write  # tools/, this script's folder
 from rnn_core import practice
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,15 +118,6 @@ def merged_streams(outputs):
         else:
             merged.append(out)
     return merged
-
-
-def write(nb, path):
-    """Write the notebook in nbformat's layout (multi-line text as lists of lines), whole or not at all."""
-    nbformat.validate(nb)
-    text = nbformat.writes(nb) + "\n"
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def main(argv=None):

@@ -37,6 +37,8 @@ from pathlib import Path
 
 import nbformat
 
+from notebook_files import write  # tools/, this script's folder
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 RUFF_SETTINGS = NOTEBOOKS / ".ruff.toml"
@@ -181,14 +183,6 @@ def _notebooks() -> list[Path]:
     return sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))
 
 
-def _write(nb, path: Path) -> None:
-    """Written as tools/execute_notebooks.py writes a notebook (nbformat's layout), whole or not at all."""
-    nbformat.validate(nb)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
-    tmp.replace(path)
-
-
 def _set_ruff_limit() -> bool:
     """notebooks/.ruff.toml's limit for the lines the formatter cannot break, set to WIDTH."""
     text = RUFF_SETTINGS.read_text(encoding="utf-8")
@@ -218,7 +212,7 @@ def main(argv=None) -> int:
                     changed |= fitted != cell.source
                     cell.source = fitted
             if changed:
-                _write(nb, path)
+                write(nb, path)
                 print(f"fitted {path.name}")
         ruff = [sys.executable, "-m", "ruff", "format", "--no-cache", *map(str, _notebooks())]
         result = subprocess.run(ruff, cwd=NOTEBOOKS, capture_output=True, text=True)

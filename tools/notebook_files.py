@@ -9,6 +9,7 @@ it was.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import nbformat
@@ -35,3 +36,13 @@ def source(cell):
 def dumps(nb):
     """The notebook ``nb`` (a NotebookNode or a plain dict) as Jupyter saves it."""
     return nbformat.writes(nbformat.from_dict(nb)) + "\n"
+
+
+def write(nb, path):
+    """Write the notebook ``nb`` to ``path`` as Jupyter saves it, validated first, whole or not at all
+    (a temporary file beside it, then renamed over it)."""
+    path = Path(path)
+    nbformat.validate(nbformat.from_dict(nb))
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(dumps(nb), encoding="utf-8")
+    os.replace(tmp, path)
