@@ -351,7 +351,7 @@ def _train_step(run, state, lr):
     dropout = {"dropout": config.dropout, "seed": [config.seed, state.step]} if config.dropout else {}
 
     def loss_and_grads(params, X, Y, state0):
-        return run.cell.loss_and_grads(params, X, Y, state0, **dropout)  # the model's entry point
+        return run.module.loss_and_grads(params, X, Y, state0, **dropout)  # the model's entry point
 
     update = OPTIMIZERS[config.optimizer][1]
     state0 = state_from_arrays(cell, state.carried)
@@ -531,7 +531,7 @@ class _Run:
 
     config: TrainConfig
     vocab: Vocabulary
-    cell: ModuleType  # the cell's module (rnn_core.cells): its init_params, loss_and_grads, ...
+    module: ModuleType  # the cell's module (config.cell names it): its init_params, loss_and_grads, ...
     batcher: StreamBatcher
     val_ids: np.ndarray
     path: Path | None
@@ -585,7 +585,7 @@ def _setup(data, config, overrides, vocab, checkpoint, resume, started):
     run = _Run(
         config=config,
         vocab=vocab,
-        cell=cell_module(config.cell),
+        module=cell_module(config.cell),
         batcher=batcher,
         val_ids=val_ids,
         path=path,
@@ -640,8 +640,8 @@ def _starting_state(config, vocab, fingerprint, path, resume):
         )
         history = History.from_arrays(ck.history)
         return state, history, _best_params_on_file(path, ck, _best(history), vocab)
-    cell = cell_module(config.cell)
-    params = cell.init_params(
+    module = cell_module(config.cell)
+    params = module.init_params(
         vocab.size,
         config.hidden_size,
         seed=config.seed,

@@ -491,7 +491,16 @@ def test_your_cell_runs_rnn_cores_interface_with_your_steps(name):
     out, want = cell.forward(params, X), module.forward(params, X)
     for k in out:
         np.testing.assert_allclose(out[k], want[k], rtol=1e-12, atol=1e-14)
-    assert set(out) == set(want) - {"h0", "c0"}
+    assert set(out) == set(want)
+    # the module's keywords too: dropout with its seed, and dL/dstate0
+    mine = cell.loss_and_grads(params, X, Y, state0, True, dropout=0.3, seed=4)
+    theirs = module.loss_and_grads(params, X, Y, state0, True, dropout=0.3, seed=4)
+    assert mine[0] == pytest.approx(theirs[0], rel=1e-12)
+    for k in theirs[1]:
+        np.testing.assert_allclose(mine[1][k], theirs[1][k], rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(np.asarray(mine[3]), np.asarray(theirs[3]), rtol=1e-10, atol=1e-13)
+    with pytest.raises(ValueError, match="your step functions run one layer"):
+        cell.forward(module.init_params(7, 5, num_layers=2), X)
 
 
 def test_your_cell_mixes_your_steps_with_rnn_cores_and_is_rnn_cores_module_without_yours():

@@ -70,16 +70,7 @@ import numpy as np
 
 from .. import attention, gru, lstm, optim, rnn, seq2seq
 from .. import functions as _functions
-from .._cell import (
-    ReferenceEngine,
-    check_window,
-    count_layers,
-    forward_output,
-    results,
-    stack_forward,
-    stack_loss,
-    stack_loss_and_grads,
-)
+from .._cell import ReferenceEngine, Sequences, count_layers
 from .._validation import check_choice, check_int, check_number
 from ..data import StreamBatcher
 from ..files import write_atomically
@@ -747,9 +738,10 @@ class YourCell:
 
     module: rnn_core.lstm or rnn_core.gru (its parameters, its state, its output layer);
     step_forward, step_backward: with the arguments and return values of the module's, for one
-    sequence (an int x_t, (H,) states). The stack (``rnn_core._cell``) runs them as a per-layer
-    reference engine, through ``_rows_step_forward`` and ``_rows_step_backward``, which call them
-    one sequence (row) at a time. One layer: the reader's steps have no ``return_dx``.
+    sequence (an int x_t, (H,) states). The module's own sequence-level functions
+    (``rnn_core._cell.Sequences``) run them as a per-layer reference engine, through
+    ``_rows_step_forward`` and ``_rows_step_backward``, which call them one sequence (row) at a
+    time. One layer: the reader's steps have no ``return_dx``.
     """
 
     def __init__(self, module, step_forward, step_backward):
@@ -762,38 +754,37 @@ class YourCell:
         self._engine = ReferenceEngine(
             self._rows_step_forward, self._rows_step_backward, module.STATE_NAMES, module.LAYER_NAMES
         )
+        self._sequences = Sequences(self._one_layer, module.STATE_NAMES, module.LAYER_NAMES, module.param_names)
 
     def __repr__(self):
         mine = [f.__name__ for f in (self.step_forward, self.step_backward) if not _is_rnn_core(f)]
         return f"YourCell({self.name}, yours: {', '.join(mine)})"
 
-    def forward(self, params, inputs, state0=None):
-        """As the module's forward: h, the gates, logits and y_hat, each (T, .) or (B, T, .)."""
-        window = self._window(params, inputs, None, state0, need_targets=False)
-        layers, top = stack_forward(self._engine, self.module.LAYER_NAMES, params, window)
-        out = forward_output(params, window, layers, top, self._cache_names(), self.STATE_NAMES)
-        return {k: v for k, v in out.items() if k not in {f"{name}0" for name in self.STATE_NAMES}}
+    def forward(self, params, inputs, state0=None, *, dropout=0.0, seed=None, masks=None):
+        """As the module's forward: h, the gates, logits and y_hat, each (T, .) or (B, T, .), and the start."""
+        return self._sequences.forward(self._engine, self._cache_names(), params, inputs, state0, dropout, seed, masks)
 
-    def loss_and_grads(self, params, inputs, targets, state0=None):
-        """As the module's loss_and_grads: (loss summed over steps and rows, grads, the last state)."""
-        window = self._window(params, inputs, targets, state0)
-        out = stack_loss_and_grads(self._engine, self.module.LAYER_NAMES, params, window)
-        return results(window, out, self.module.param_names, False)
+    def loss_and_grads(
+        self, params, inputs, targets, state0=None, return_dstate0=False, *, dropout=0.0, seed=None, masks=None
+    ):
+        """As the module's loss_and_grads: (loss summed over steps and rows, grads, the last state[, dstate0])."""
+        return self._sequences.loss_and_grads(
+            self._engine, params, inputs, targets, state0, return_dstate0, dropout, seed, masks
+        )
 
-    def sequence_loss(self, params, inputs, targets, state0=None):
+    def sequence_loss(self, params, inputs, targets, state0=None, *, dropout=0.0, seed=None, masks=None):
         """As the module's sequence_loss: (loss summed over steps and rows, the last state)."""
-        return stack_loss(self._engine, self.module.LAYER_NAMES, params, self._window(params, inputs, targets, state0))
+        return self._sequences.sequence_loss(self._engine, params, inputs, targets, state0, dropout, seed, masks)
 
     def _cache_names(self):
         return (*self.module.GATES, *self.STATE_NAMES[1:])
 
-    def _window(self, params, inputs, targets, state0, need_targets=True):
-        """The checked window, as the module checks its arguments; one layer."""
-        self.module.check_params(params)
+    def _one_layer(self, params):
+        """The module's check of the parameters, and one layer only."""
+        params = self.module.check_params(params)
         if count_layers(params, self.module.LAYER_NAMES) > 1:
             raise ValueError("your step functions run one layer: give the parameters of one layer (num_layers=1)")
-        names = self.STATE_NAMES, self.module.LAYER_NAMES
-        return check_window(params, inputs, targets, state0, *names, need_targets=need_targets)
+        return params
 
     # the steps for a batch, as the engine calls them: x_t (B,), each state (B, H); one row at a time
 
