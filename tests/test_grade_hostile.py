@@ -19,6 +19,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import nbformat
 import pytest
 from test_grade import fill, right, write
 
@@ -715,8 +716,8 @@ def graded(tmp_path_factory):
     write(others / "imports-matplotlib", N01, fill(edition, N01, {"softmax": plotted, **jacobian}))
     # 13's repair, right, graded without 04: its function is named in its check cell
     repaired = right("loss_and_grads").replace("def loss_and_grads(", "def loss_and_grads_char_rnn(")
-    nb = json.loads((edition / N13).read_text(encoding="utf-8"))
-    stub = next(c for c in nb["cells"] if "def loss_and_grads_char_rnn(" in "".join(c["source"]))
+    nb = nbformat.read(edition / N13, as_version=4)
+    stub = next(c for c in nb["cells"] if "def loss_and_grads_char_rnn(" in c["source"])
     stub["source"], stub["outputs"] = repaired, []
     write(others / "right-13-alone", N13, nb)
 
@@ -957,11 +958,11 @@ def test_the_notebooks_answer_cells_have_no_size_branch():
 
     found = 0
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
-        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+        for cell in nbformat.read(path, as_version=4)["cells"]:
             names = [t.split(":", 1)[1] for t in cell.get("metadata", {}).get("tags", []) if t.startswith("answer:")]
             if not names:
                 continue
-            text = "\n".join(re.sub(r"^> ?", "", line) for line in "".join(cell["source"]).split("\n"))
+            text = "\n".join(re.sub(r"^> ?", "", line) for line in cell["source"].split("\n"))
             code = "\n".join(re.findall(r"```python\n(.*?)```", text, re.S))
             function = re.findall(r"^def (\w+)", code, re.M)[-1]
             size_argument = grade._SIZE_ARGUMENTS.get(names[0])

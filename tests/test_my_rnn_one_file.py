@@ -10,10 +10,10 @@ Everything runs on a short text with a small network: a few seconds.
 
 from __future__ import annotations
 
-import json
 import linecache
 import re
 
+import nbformat
 import numpy as np
 import plain_my_rnn  # tests/plain_my_rnn.py
 import pytest
@@ -56,8 +56,8 @@ def series_answer(name):
 
 def repaired_char_rnn():
     """Notebook 13's published backward pass, read from its cell, with the four lines the repair changes mended."""
-    cells = json.loads((NOTEBOOKS / "13-appendix-errata.ipynb").read_text(encoding="utf-8"))["cells"]
-    (source,) = ("".join(c["source"]) for c in cells if "def loss_and_grads_char_rnn" in "".join(c["source"]))
+    cells = nbformat.read(NOTEBOOKS / "13-appendix-errata.ipynb", as_version=4)["cells"]
+    (source,) = (c["source"] for c in cells if "def loss_and_grads_char_rnn" in c["source"])
     right = {  # rows 22, 23 and 24 of the errata table, corrected as notebook 04 derives them
         'grads["W_xh"]': 'grads["W_xh"] += np.outer((1 - h**2) * dh, x)',
         'grads["W_hh"]': 'grads["W_hh"] += np.outer((1 - h**2) * dh, h_prev)',

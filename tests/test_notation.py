@@ -12,11 +12,11 @@ and "h_t^{(\\ell)}" are all the form "h".
 from __future__ import annotations
 
 import importlib.util
-import json
 import re
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,12 +84,12 @@ def test_tables_are_generated_from_the_registry():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])
 def test_introduced_symbols_are_registered(path):
     rows, local = known()
-    nb = json.loads(path.read_text(encoding="utf-8"))
+    nb = nbformat.read(path, as_version=4)
     unknown = {}
     for index, cell in enumerate(nb["cells"], start=1):
         if cell["cell_type"] != "markdown":
             continue
-        for symbol in introduced("".join(cell["source"])):
+        for symbol in introduced(cell["source"]):
             if not any(f in rows or f in local for f in forms(symbol)):
                 unknown.setdefault(symbol, index)
     assert not unknown, (

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import re
 
+import nbformat
 import numpy as np
 from notebook_code import (
     NOTEBOOKS,
@@ -104,12 +104,8 @@ def test_08_exercise_1_check_accepts_the_answer_and_rejects_a_fading_trace(capsy
 
 def test_08_exercise_1_answer_is_the_network_that_passes():
     """The answer's code block builds the network the check accepts."""
-    cells = json.loads((NOTEBOOKS / NB08).read_text(encoding="utf-8"))["cells"]
-    answers = [
-        "".join(c["source"])
-        for c in cells
-        if c["cell_type"] == "markdown" and "def build_memory():" in "".join(c["source"])
-    ]
+    cells = nbformat.read(NOTEBOOKS / NB08, as_version=4)["cells"]
+    answers = [c["source"] for c in cells if c["cell_type"] == "markdown" and "def build_memory():" in c["source"]]
     assert len(answers) == 1
     unquoted = re.sub(r"(?m)^> ?", "", answers[0])  # the fold is a blockquote
     code = re.search(r"```python\n(.*?)```", unquoted, re.DOTALL).group(1)

@@ -6,10 +6,10 @@ tmp_path, named by $RNN_CORE_MY_RNN: nothing is written into notebooks/.
 """
 
 import ast
-import json
 import os
 from pathlib import Path
 
+import nbformat
 import numpy as np
 import plain_my_rnn  # tests/plain_my_rnn.py
 import pytest
@@ -101,9 +101,9 @@ def test_without_the_variable_my_rnn_is_in_the_current_folder(tmp_path, monkeypa
 def test_stored_outputs_name_the_file_as_a_reader_sees_it():
     """What the notebooks show is what a reader sees at home: notebooks/my_rnn.py, no variable of the tests."""
     for notebook in sorted(NOTEBOOKS.glob("*.ipynb")):
-        for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
+        for cell in nbformat.read(notebook, as_version=4)["cells"]:
             for output in cell.get("outputs", []):
-                text = "".join(output.get("text", "")) + "".join(output.get("data", {}).get("text/plain", ""))
+                text = output.get("text", "") + output.get("data", {}).get("text/plain", "")
                 assert practice.MY_RNN_ENV not in text, (notebook.name, cell.get("id"), text[:200])
                 for line in text.splitlines():
                     if line.startswith(("Your file: ", "Made ")) and "my_rnn.py" in line:
@@ -125,8 +125,8 @@ def notebook_stubs():
     """{name: the FunctionDef} of every exercise stub in the notebooks (a def whose body raises NotImplementedError)."""
     stubs = {}
     for notebook in sorted(NOTEBOOKS.glob("*.ipynb")):
-        for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
-            source = "".join(cell["source"])
+        for cell in nbformat.read(notebook, as_version=4)["cells"]:
+            source = cell["source"]
             if cell["cell_type"] != "code" or "NotImplementedError" not in source:
                 continue
             for node in ast.parse(source).body:

@@ -29,11 +29,11 @@ the list cannot go stale.
 
 from __future__ import annotations
 
-import json
 import re
 import tomllib
 from pathlib import Path
 
+import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -110,7 +110,7 @@ def stored_outputs(nb):
 
 def code_sources(nb):
     """Every code cell's source as one text, digit separators dropped ("20_000" -> "20000")."""
-    code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    code = "\n".join(c["source"] for c in nb["cells"] if c["cell_type"] == "code")
     return re.sub(r"(?<=\d)_(?=\d)", "", code)
 
 
@@ -134,7 +134,7 @@ def unprinted(nb):
         tags = set(cell.get("metadata", {}).get("tags", []))
         if cell["cell_type"] != "markdown" or tags & GENERATED_TAGS:
             continue
-        for number, context in quoted_numbers(prose("".join(cell["source"]))):
+        for number, context in quoted_numbers(prose(cell["source"])):
             if not (printed(outputs, number) or printed(code, number)):
                 missing.append((index, cell.get("id"), number, context))
     return missing
@@ -142,7 +142,7 @@ def unprinted(nb):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])
 def test_prose_numbers_are_printed(path):
-    nb = json.loads(path.read_text(encoding="utf-8"))
+    nb = nbformat.read(path, as_version=4)
     exempt = exemptions().get(path.name[:2], {})
     missing = unprinted(nb)
     wrong = [m for m in missing if m[2] not in exempt]

@@ -42,7 +42,6 @@ from __future__ import annotations
 import functools
 import html
 import importlib.util
-import json
 import os
 import re
 import subprocess
@@ -51,6 +50,7 @@ import zipfile
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import nbformat
 import pytest
 from site_build import chromium as _chromium
 
@@ -83,12 +83,11 @@ def _missing(what: str, how: str):
 def _widget_cells(path: Path) -> tuple[int, int]:
     """(slider cells the site moves, widget cells it cannot: one that trains) of a stored notebook:
     the cells whose stored outputs hold the widgets' note that running the cell brings them."""
-    nb = json.loads(path.read_text(encoding="utf-8"))
+    nb = nbformat.read(path, as_version=4)
     moved = fixed = 0
     for cell in nb["cells"]:
         for output in cell.get("outputs", []):
             text = output.get("data", {}).get("text/plain", "")
-            text = "".join(text) if isinstance(text, list) else text
             if re.match(r"The sliders\b.* appears? when this cell runs", text):
                 fixed, moved = (fixed + 1, moved) if "Train" in text else (fixed, moved + 1)
                 break
@@ -101,11 +100,11 @@ def _sliders_on(rel: str) -> tuple[int, int]:
 
 def _removed_sources(path: Path) -> list[str]:
     """The longest line of each cell tagged remove-cell: text that must not reach the site."""
-    nb = json.loads(path.read_text(encoding="utf-8"))
+    nb = nbformat.read(path, as_version=4)
     lines = []
     for cell in nb["cells"]:
         if "remove-cell" in cell.get("metadata", {}).get("tags", []):
-            src = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+            src = cell["source"]
             longest = max((line.strip() for line in src.splitlines()), key=len, default="")
             if len(longest) >= 12:
                 lines.append(longest)
@@ -458,8 +457,8 @@ def test_every_notebook_has_a_page(site):
     for path in NOTEBOOKS:
         page = site / "notebooks" / f"{path.stem}.html"
         assert page.is_file(), f"no page for {path.name} in the site"
-        title = json.loads(path.read_text(encoding="utf-8"))["cells"][0]["source"]
-        title = ("".join(title) if isinstance(title, list) else title).splitlines()[0].lstrip("# ").strip()
+        title = nbformat.read(path, as_version=4)["cells"][0]["source"]
+        title = title.splitlines()[0].lstrip("# ").strip()
         title = title.split(" · ", 1)[-1].replace("'", "’")  # Sphinx's smart quotes curl a typed apostrophe
         assert title in html.unescape(page.read_text(encoding="utf-8")), f"{page.name} lacks its title"
     assert (site / "index.html").is_file() and (site / "README.html").is_file()
