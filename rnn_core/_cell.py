@@ -649,7 +649,7 @@ def advance(engine, params, x_t, state):
     """
     _check_char(x_t, params["W_yh"].shape[0])
     L = count_layers(params, engine.layer_names)
-    parts = _advance_state(state, engine.state_names, params["W_yh"].shape[1], L, np.ndim(x_t))
+    parts = _advance_state(state, engine.state_names, params["W_yh"].shape[1], L, x_t)
     if L == 1:
         new, _ = engine.step(params, x_t, parts)
     else:
@@ -663,22 +663,29 @@ def advance(engine, params, x_t, state):
     return (new if len(new) > 1 else new[0]), top
 
 
-def _advance_state(state, state_names, H, L, batch_ndim):
+def _advance_state(state, state_names, H, L, x_t):
     """``advance``'s state as a tuple of arrays, after a check of its form and shapes (a few comparisons:
     the sampling loop calls it once a character): h, or the pair (h, c) as a tuple or a list, each
-    (H,) for one sequence or (B, H) for x_t's B, with a layer axis in front for L > 1 layers."""
+    (H,), or (B, H) for a batch (B the length of x_t where x_t is an array of B characters), with a
+    layer axis in front for L > 1 layers. A state without the batch axis serves every row of x_t."""
     n = len(state_names)
     parts = tuple(state) if n > 1 and isinstance(state, (tuple, list)) else (state,)
-    names = " and ".join(state_names)
     if len(parts) != n or not all(isinstance(p, np.ndarray) for p in parts):
         form = "an array h" if n == 1 else "a pair (h, c) of arrays"
-        raise TypeError(f"state must be {form}, the cell's {names}, got {type(state).__name__}")
-    ndim = batch_ndim + 1 + (L > 1)
+        raise TypeError(f"state must be {form}, the cell's {' and '.join(state_names)}, got {type(state).__name__}")
+    lead, B = int(L > 1), (len(x_t) if np.ndim(x_t) else None)
     for name, p in zip(state_names, parts):
-        if p.ndim != ndim or p.shape[-1] != H or (L > 1 and p.shape[0] != L):
-            lead = ("L", "B") if L > 1 and batch_ndim else ("L",) if L > 1 else ("B",) if batch_ndim else ()
-            want = f"({', '.join(lead)}, H)" if lead else "(H,)"
-            raise ValueError(f"state's {name} must have shape {want} with H={H}, L={L}, got {p.shape}")
+        rows = p.ndim == lead + 2
+        if (
+            (p.ndim != lead + 1 and not rows)
+            or p.shape[-1] != H
+            or (lead and p.shape[0] != L)
+            or (rows and B is not None and p.shape[-2] != B)
+        ):
+            one, batch = ("(L, H)", "(L, B, H)") if lead else ("(H,)", "(B, H)")
+            B_is = f"B={B}" if B is not None else "any B"
+            shapes = f"{one} or {batch} with H={H}, L={L}, {B_is}"
+            raise ValueError(f"state's {name} must have shape {shapes}, got {p.shape}")
     return parts
 
 

@@ -140,10 +140,11 @@ def test_advance_takes_a_list_as_loss_and_grads_does_and_names_a_wrong_state(cel
     _, h = module.advance(params, 1, as_list if cell == "lstm" else as_list[0])
     assert h.shape == (3,)
     wrong_size = [np.zeros(4)] + as_list[1:]
-    with pytest.raises(ValueError, match=re.escape("state's h must have shape (H,) with H=3, L=1, got (4,)")):
+    with pytest.raises(ValueError, match=re.escape("state's h must have shape (H,) or (B, H) with H=3, L=1")):
         module.advance(params, 1, wrong_size if cell == "lstm" else wrong_size[0])
-    with pytest.raises(ValueError, match=re.escape("must have shape (B, H) with H=3, L=1, got (3,)")):
-        module.advance(params, np.array([1, 2]), as_list if cell == "lstm" else as_list[0])
+    rows = [np.zeros((3, 3)) for _ in as_list]  # three rows for two characters
+    with pytest.raises(ValueError, match=re.escape("with H=3, L=1, B=2, got (3, 3)")):
+        module.advance(params, np.array([1, 2]), rows if cell == "lstm" else rows[0])
     with pytest.raises(TypeError, match="state must be"):
         module.advance(params, 1, as_list[0] if cell == "lstm" else [list(as_list[0])])
 
