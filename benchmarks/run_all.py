@@ -35,7 +35,6 @@ from datetime import datetime
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,19 +68,13 @@ CPU_PROBE = "import time as _t\nprint(_t.process_time())"  # run after the noteb
 def run(path, timeout):
     """(seconds for the whole run, kernel start included; the kernel's CPU seconds; [(seconds, cell
     index)] of its code cells)."""
+    from notebook_files import client  # tools/, put on sys.path by main
+
     nb = nbformat.read(path, as_version=4)
     nb.cells.append(nbformat.v4.new_code_cell(CPU_PROBE))
-    client = NotebookClient(
-        nb,
-        timeout=timeout,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(path.parent)}},
-        allow_errors=False,
-        record_timing=True,
-        store_widget_state=True,
-    )
+    runner = client(nb, path.parent, timeout, record_timing=True)  # as tools/execute_notebooks.py runs it
     t0 = time.monotonic()
-    client.execute()
+    runner.execute()
     total = time.monotonic() - t0
     cpu = float("".join(o.get("text", "") for o in nb.cells[-1].outputs) or "nan")
     cells = []
@@ -103,7 +96,7 @@ def main(argv=None):
     parser.add_argument("--slowest", type=int, default=0, help="also list each notebook's N slowest cells")
     parser.add_argument("--timeout", type=int, default=1800, help="seconds one cell may take")
     args = parser.parse_args(argv)
-    sys.path.insert(0, str(ROOT))
+    sys.path[:0] = [str(ROOT), str(ROOT / "tools")]  # rnn_core, and tools/notebook_files.py (run's client)
     from rnn_core import practice
 
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):

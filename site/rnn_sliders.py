@@ -215,26 +215,19 @@ def _kernel_positions(path: Path, cells: list[int], folder: Path, timeout: int, 
     """Run the notebook at path cell by cell up to its last widget cell; after each widget cell, the
     kernel writes its positions to folder/<cell>.json."""
     import nbformat
-    from nbclient import NotebookClient
+
+    from notebook_files import client  # tools/, on sys.path in tools/build_site.py and in the tests
 
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(
-        nb,
-        timeout=timeout,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(path.parent)}},
-        allow_errors=False,
-        record_timing=False,
-        store_widget_state=True,  # as tools/execute_notebooks.py: an ipywidgets Output needs it
-    )
-    client.reset_execution_trackers()
-    with client.setup_kernel():
+    runner = client(nb, path.parent, timeout)  # the kernel tools/execute_notebooks.py runs a notebook in
+    runner.reset_execution_trackers()
+    with runner.setup_kernel():
         for index, cell in enumerate(nb.cells[: max(cells) + 1]):
             if cell.cell_type != "code":
                 continue
-            client.execute_cell(cell, index)
+            runner.execute_cell(cell, index)
             if index in cells:  # then the kernel writes the cell's positions
-                client.execute_cell(nbformat.v4.new_code_cell(dump_code(folder, index, n)), index)
+                runner.execute_cell(nbformat.v4.new_code_cell(dump_code(folder, index, n)), index)
 
 
 def precompute(path: Path, cache: Path, timeout: int = 1800, n: int = POSITIONS) -> dict | None:

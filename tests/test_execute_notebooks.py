@@ -1,11 +1,17 @@
-"""tools/execute_notebooks.py, the canonical way to re-run a notebook, on two small notebooks."""
+"""tools/execute_notebooks.py, the canonical way to re-run a notebook, on two small notebooks; and how its
+client waits for the kernel (tools/notebook_files.py)."""
 
+import asyncio
 import json
+import queue
 import subprocess
 import sys
 from pathlib import Path
 
 import nbformat
+import pytest
+
+from notebook_files import in_slices
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "tools" / "execute_notebooks.py"
@@ -70,3 +76,31 @@ def test_a_failing_cell_leaves_the_file_untouched(tmp_path):
     assert "broken on purpose" in result.stderr and "left unchanged" in result.stderr
     assert path.read_bytes() == before
     assert list(tmp_path.iterdir()) == [path]  # no temporary file left behind
+
+
+def test_a_wait_for_the_kernel_looks_at_the_socket_again_when_each_slice_ends():
+    """notebook_files.in_slices, how the client waits for a cell's reply: a reply whose wake-up was missed
+    (a slice that ends in queue.Empty) is read by the next slice, and the caller's timeout still holds."""
+    asked = []
+
+    def kernel(replies):
+        async def get_msg(timeout=None):
+            asked.append(timeout)
+            reply = next(replies, None)
+            if reply is None:
+                await asyncio.sleep(timeout)
+                raise queue.Empty
+            return reply
+
+        return get_msg
+
+    reply = {"msg_type": "execute_reply"}
+    assert asyncio.run(in_slices(kernel(iter([None, None, reply])), seconds=0.01)(timeout=60)) is reply
+    assert asked == [0.01, 0.01, 0.01]
+    asked.clear()
+    assert asyncio.run(in_slices(kernel(iter([None, reply])), seconds=0.01)()) is reply  # no timeout: slices
+    assert asked == [0.01, 0.01]
+    asked.clear()
+    with pytest.raises(queue.Empty):  # nothing comes: Empty once the timeout is spent, not before
+        asyncio.run(in_slices(kernel(iter([])), seconds=0.01)(timeout=0.05))
+    assert len(asked) >= 2 and max(asked) <= 0.01

@@ -51,10 +51,9 @@ from pathlib import Path
 from unittest import mock
 
 import nbformat
-from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-from notebook_files import write  # tools/, this script's folder
+from notebook_files import client, write  # tools/, this script's folder
 from rnn_core import practice
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,19 +76,7 @@ def execute(path, timeout=CELL_TIMEOUT):
     """Run the notebook at `path` in a fresh kernel with notebooks/ as cwd; returns the executed
     notebook (a NotebookNode). Raises CellExecutionError if a cell fails."""
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(
-        nb,
-        timeout=timeout,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(path.parent)}},  # the kernel's working folder
-        allow_errors=False,
-        record_timing=False,  # no per-cell timestamps in the metadata
-        # nbclient keeps the widgets' state while it runs (without it, a cell that prints into an
-        # ipywidgets Output, as ipywidgets.interactive does, fails with a KeyError); for_reading
-        # then drops it: no live widget is stored (see the module's docstring)
-        store_widget_state=True,
-    )
-    client.execute()
+    client(nb, path.parent, timeout).execute()
     return for_reading(nb)
 
 
