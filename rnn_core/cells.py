@@ -67,14 +67,12 @@ Four engines plug in: each cell's reference loop over its steps (``REFERENCE`` i
 the fused LSTM and GRU loops (``_fast.GatedEngine``, their ``FAST``); the vanilla cell's vectorised
 backward pass (``_fast_rnn.VanillaEngine``, rnn's ``FAST``, and ``FAST.truncated(k)`` with
 truncation); and the reader's own steps
-(``practice.your_cell``'s ``YourCell``). The cell of a set of parameters is named by the caller or
-read from a checkpoint's record; where neither is at hand (a notebook's ``sample(params, ...)``), it
-is the one cell whose check the parameters pass in full (``check_cell_params``).
+(``practice.your_cell``'s ``YourCell``). The cell of a set of parameters is named by the caller
+(``cell=``, "rnn" unless said otherwise) or read from a checkpoint's record, never worked out from
+its arrays (``check_cell_params``).
 """
 
 from __future__ import annotations
-
-from collections.abc import Mapping
 
 import numpy as np
 
@@ -102,35 +100,36 @@ def cell_module(cell):
     return CELLS[check_choice(cell, "cell", tuple(CELLS))]
 
 
-def check_cell_params(params, cell=None):
+def check_cell_params(params, cell):
     """Check ``params`` as the parameters of the cell named ``cell``; returns the cell's name.
 
-    cell None (callers that hold no record of the cell, as the notebooks' calls of ``sample`` and
-    ``bits_per_char``): the one cell whose check ``params`` pass in full. Nothing is guessed: a
-    cell's parameters pass no other cell's check (the vanilla RNN's names are its own; the LSTM's
-    and the GRU's W_x has 4H and 3H rows for the H of W_yh), and a dict that passes none raises,
-    each cell's complaint in the message. A checkpoint records its cell (``Checkpoint.cell``).
+    The cell is named by the caller (the functions that take ``cell=`` default to "rnn", the series'
+    first cell) or read from a checkpoint's record (``Checkpoint.cell``); it is never worked out from
+    the arrays. When ``params`` fail the named cell's check but pass another's (an LSTM's parameters
+    given with the default "rnn"), the message says which cell to name.
     """
-    if cell is not None:
-        cell_module(cell).check_params(params)
-        return cell
-    if not isinstance(params, Mapping):
-        raise TypeError(f"params must be a dict of arrays (one cell's), got {type(params).__name__}")
-    errors = {}
-    for name, module in CELLS.items():
-        try:
-            module.check_params(params)
-        except (TypeError, ValueError) as e:
-            errors[name] = e
-        else:
-            return name
-    kind = TypeError if all(isinstance(e, TypeError) for e in errors.values()) else ValueError
-    said = "; ".join(f"as the {name}'s, {e}" for name, e in errors.items())
-    raise kind(f"params are no cell's parameters ({said}); name the cell, cell='rnn', 'lstm' or 'gru'")
+    module = cell_module(cell)
+    try:
+        module.check_params(params)
+    except (TypeError, ValueError) as e:
+        others = [name for name, m in CELLS.items() if name != cell and _passes(m, params)]
+        if not others:
+            raise
+        raise type(e)(f"{e}; these are the {others[0]}'s parameters: name the cell, cell={others[0]!r}") from None
+    return cell
 
 
-def num_layers(params, cell=None):
-    """L, the number of layers of ``params``, the parameters of ``cell`` (None: see ``check_cell_params``)."""
+def _passes(module, params):
+    """Whether ``params`` pass ``module``'s check (for check_cell_params' message alone)."""
+    try:
+        module.check_params(params)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def num_layers(params, cell="rnn"):
+    """L, the number of layers of ``params``, the parameters of the cell named ``cell``."""
     cell = check_cell_params(params, cell)
     return count_layers(params, cell_module(cell).LAYER_NAMES)
 
@@ -155,7 +154,7 @@ def state_from_arrays(cell, arrays):
     return parts[0] if len(parts) == 1 else parts
 
 
-def dropout_masks(params, inputs, rate, seed, *, cell=None):
+def dropout_masks(params, inputs, rate, seed, *, cell="rnn"):
     """Dropout masks for a window of ``inputs`` ((T,) or (B, T) character indices), as ``loss_and_grads``,
     ``sequence_loss`` and ``forward`` take them (``masks=``): drawn as they draw their own with
     ``dropout=rate, seed=seed``, so the same seed gives the same masks.
@@ -166,7 +165,7 @@ def dropout_masks(params, inputs, rate, seed, *, cell=None):
     unchanged, and nothing needs rescaling when nothing is dropped). Mask k multiplies layer k's
     h_t where it leaves the layer: into layer k+1, or into the output layer for the top one.
     seed: an int, a sequence of ints (as ``train`` passes [seed, step]), or a np.random.Generator.
-    cell: the cell's name (None: the one whose parameters these are, ``check_cell_params``).
+    cell: the name of the cell whose parameters these are.
     """
     cell = check_cell_params(params, cell)
     (V, H), L = params["W_yh"].shape, num_layers(params, cell)

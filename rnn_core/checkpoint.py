@@ -142,7 +142,7 @@ def save_checkpoint(
     params,
     vocab,
     *,
-    cell=None,
+    cell="rnn",
     optimizer=None,
     opt_state=None,
     step=0,
@@ -153,12 +153,11 @@ def save_checkpoint(
 ):
     """Write a checkpoint to ``path`` atomically; returns the Path.
 
-    params: dict W_xh, W_hh, W_yh, b_h, b_o, or an LSTM's or a GRU's W_x, W_h,
-    b, W_yh, b_o, and a stack's further layers' arrays, checked as the parameters of ``cell``
-    (None: the one cell whose parameters they are, ``rnn_core.cells.check_cell_params``), which
-    the file records; vocab: Vocabulary of size V; h: the carried hidden state; c: the LSTM's cell
-    state, carried like h. The keyword arguments are optional training state (see ``Checkpoint``);
-    meta: extra JSON-serialisable metadata. The folder of
+    params: dict W_xh, W_hh, W_yh, b_h, b_o, or an LSTM's or a GRU's W_x, W_h, b, W_yh, b_o, and a
+    stack's further layers' arrays, checked as the parameters of the cell named ``cell`` ("rnn",
+    "lstm" or "gru"), which the file records; vocab: Vocabulary of size V; h: the carried hidden
+    state; c: the LSTM's cell state, carried like h. The keyword arguments are optional training
+    state (see ``Checkpoint``); meta: extra JSON-serialisable metadata. The folder of
     ``path`` must exist. What load_checkpoint would refuse is refused here, before anything is
     written: a step that is not an integer >= 0, a state of the wrong shape, dtype or values.
     """

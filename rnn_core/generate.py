@@ -2,8 +2,9 @@
 
 Every function takes the parameters of any cell, the vanilla RNN (``rnn_core.init_params``),
 the LSTM (``rnn_core.lstm.init_params``) or the GRU (``rnn_core.gru.init_params``), one layer or
-a stack. ``cell=`` names the cell; without it, the parameters must pass exactly one cell's check
-(``rnn_core.cells.check_cell_params``). None of them drops anything: dropout is for training only.
+a stack. ``cell=`` names the cell: "rnn" unless said otherwise, "lstm" or "gru" for a gated cell's
+parameters (``rnn_core.cells.check_cell_params``). None of them drops anything: dropout is for training
+only.
 """
 
 from __future__ import annotations
@@ -61,12 +62,12 @@ def _check_sampling_args(temperature, top_k):
     check_int(top_k, "top_k", 1, allow_none=True)
 
 
-def next_char_probs(params, vocab, prime, temperature=1.0, top_k=None, *, cell=None):
+def next_char_probs(params, vocab, prime, temperature=1.0, top_k=None, *, cell="rnn"):
     """Probabilities of the character after ``prime``: an array of shape (V,).
 
     Index i is the probability of vocab.chars[i], after dividing the logits by
-    ``temperature`` (and keeping only the ``top_k`` most likely, if given). cell: the cell's name
-    (None: the one whose parameters these are, ``rnn_core.cells.check_cell_params``).
+    ``temperature`` (and keeping only the ``top_k`` most likely, if given). cell: the name of the
+    cell whose parameters these are.
     """
     cell = check_cell_params(params, cell)
     _check_sampling_args(temperature, top_k)
@@ -85,7 +86,7 @@ def draw_index(rng, probs):
     return int(min(np.searchsorted(np.cumsum(probs), rng.random() * probs.sum(), side="right"), len(probs) - 1))
 
 
-def sample(params, vocab, prime, length, temperature=1.0, top_k=None, seed=0, *, cell=None):
+def sample(params, vocab, prime, length, temperature=1.0, top_k=None, seed=0, *, cell="rnn"):
     """Generate ``length`` characters that follow ``prime`` (the prime is not repeated).
 
     The network first reads the prime, carrying its state, then draws
@@ -94,8 +95,7 @@ def sample(params, vocab, prime, length, temperature=1.0, top_k=None, seed=0, *,
     repetitive), above 1 flattens it (more surprising, more mistakes); 0 takes
     the most likely character every time. top_k: if given, draw only among
     the k most likely characters. seed: for np.random.default_rng, so the same
-    call gives the same text. cell: the cell's name (None: the one whose parameters these are,
-    ``rnn_core.cells.check_cell_params``).
+    call gives the same text. cell: the name of the cell whose parameters these are.
     """
     cell = check_cell_params(params, cell)
     _check_sampling_args(temperature, top_k)
@@ -112,7 +112,7 @@ def sample(params, vocab, prime, length, temperature=1.0, top_k=None, seed=0, *,
     return vocab.decode(np.array(out, dtype=np.int64))
 
 
-def bits_per_char(params, ids, n_streams=1, window=BPC_WINDOW, *, cell=None):
+def bits_per_char(params, ids, n_streams=1, window=BPC_WINDOW, *, cell="rnn"):
     """Mean bits per character of predicting ids[1:] from ids[:-1], state carried.
 
     ids: int array (N,) of character indices, N >= 2. The stream is cut into
@@ -121,8 +121,8 @@ def bits_per_char(params, ids, n_streams=1, window=BPC_WINDOW, *, cell=None):
     are left out so the pieces have equal length); within a piece the hidden
     state is carried from each ``window`` of steps to the next (a length in
     characters), so every prediction sees the whole text before it. Returns a
-    float: the average cross-entropy in bits (nats / ln 2). cell: the cell's name (None: the one
-    whose parameters these are, ``rnn_core.cells.check_cell_params``).
+    float: the average cross-entropy in bits (nats / ln 2). cell: the name of the cell whose
+    parameters these are.
     """
     sequence_loss = cell_module(check_cell_params(params, cell)).sequence_loss
     ids = check_indices(ids, "ids", params["W_yh"].shape[0], ndim=(1,), min_size=2)

@@ -218,6 +218,7 @@ def train(
         print(result.summary())                          # "... val_bpc 2.0123 ..."
         result.history.val_bpc                           # validation bits per character over time
         rnn_core.sample(result.params, result.vocab, "Elizabeth", 300, temperature=0.7)
+        rnn_core.sample(lstm.params, lstm.vocab, "Elizabeth", 300, cell=lstm.config.cell)  # name a gated cell
         result.best_params, result.best_step             # the parameters of the lowest val_bpc
 
     - data: the text (a str; the vocabulary is ``sorted(set(text))``), or a 1-D

@@ -54,7 +54,7 @@ def test_a_gated_cell_learns(cell):
     assert all(s.shape == (4, 12) and np.abs(s).max() > 0 for s in r.state.carried.values())
     # val_bpc is bits_per_char of the held-out part, exactly
     val_ids = split_train_val(Vocabulary.from_text(TEXT).encode(TEXT), r.config.val_fraction)[1]
-    assert r.val_bpc == rnn_core.bits_per_char(r.params, val_ids, n_streams=r.config.val_streams)
+    assert r.val_bpc == rnn_core.bits_per_char(r.params, val_ids, n_streams=r.config.val_streams, cell=cell)
 
 
 @pytest.mark.parametrize("cell", GATED)
@@ -127,19 +127,19 @@ def test_an_lstm_checkpoint_round_trips(tmp_path):
     vocab = Vocabulary("abcde")
     params = lstm.init_params(vocab.size, 3, seed=1, dtype=np.float32)
     h, c = np.ones((2, 3), np.float32), np.full((2, 3), -2.0, np.float32)
-    save_checkpoint(tmp_path / "m.npz", params, vocab, h=h, c=c, step=7)
+    save_checkpoint(tmp_path / "m.npz", params, vocab, cell="lstm", h=h, c=c, step=7)
     ck = load_checkpoint(tmp_path / "m.npz")
     assert ck.cell == "lstm" and same_params(ck.params, params) and ck.step == 7
     assert np.array_equal(ck.h, h) and np.array_equal(ck.c, c)
     assert repr(ck).startswith("Checkpoint(cell=lstm, step=7, H=3, V=5")
 
 
-def test_a_gru_checkpoint_round_trips_and_is_told_from_an_lstm_by_its_shapes(tmp_path):
-    """The GRU and the LSTM share their parameters' names; the file says which, and so do W_x's rows."""
+def test_a_gru_checkpoint_round_trips_and_records_its_cell(tmp_path):
+    """The GRU and the LSTM share their parameters' names; the file says which."""
     vocab = Vocabulary("abcde")
     params = gru.init_params(vocab.size, 3, seed=1, dtype=np.float32)
     h = np.ones((2, 3), np.float32)
-    save_checkpoint(tmp_path / "m.npz", params, vocab, h=h, step=7)
+    save_checkpoint(tmp_path / "m.npz", params, vocab, cell="gru", h=h, step=7)
     ck = load_checkpoint(tmp_path / "m.npz")
     assert ck.cell == "gru" and same_params(ck.params, params) and ck.step == 7
     assert np.array_equal(ck.h, h) and ck.c is None and list(ck.carried) == ["h"]
@@ -175,7 +175,7 @@ def test_a_checkpoint_without_a_cell_entry_is_refused_not_guessed(tmp_path):
 )
 def test_a_checkpoint_whose_cell_does_not_fit_is_refused(tmp_path, change, pattern):
     path = tmp_path / "m.npz"
-    save_checkpoint(path, lstm.init_params(5, 3), Vocabulary("abcde"))
+    save_checkpoint(path, lstm.init_params(5, 3), Vocabulary("abcde"), cell="lstm")
     _rewrite_meta(path, change)
     with pytest.raises(CheckpointError, match=pattern):
         load_checkpoint(path)
@@ -211,7 +211,8 @@ def test_train_a_gated_cell_then_sample_from_the_command_line(capsys, tmp_path, 
     assert ck.cell == cell and ck.config["cell"] == cell and set(ck.params) == set(GATED[cell].PARAM_NAMES)
     assert main(["sample", "--checkpoint", str(path), "--prime", "It is", "--length", "40", "--seed", "3"]) == 0
     sampled = capsys.readouterr().out
-    assert sampled == "It is" + rnn_core.sample(ck.params, ck.vocab, "It is", 40, temperature=0.8, seed=3) + "\n"
+    expected = rnn_core.sample(ck.params, ck.vocab, "It is", 40, temperature=0.8, seed=3, cell=cell)
+    assert sampled == "It is" + expected + "\n"
     # resuming keeps the cell without --cell
     assert (
         main(
@@ -246,7 +247,7 @@ def test_a_stacked_lstm_with_dropout_trains_resumes_and_samples_from_the_command
         sample = ["sample", "--checkpoint", str(checkpoint), "--prime", "It is", "--length", "40", "--seed", "3"]
         assert main(sample) == 0
         params = load_checkpoint(checkpoint).params
-        expected = rnn_core.sample(params, ck.vocab, "It is", 40, temperature=0.8, seed=3)
+        expected = rnn_core.sample(params, ck.vocab, "It is", 40, temperature=0.8, seed=3, cell="lstm")
         assert capsys.readouterr().out == "It is" + expected + "\n"
 
 

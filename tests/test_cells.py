@@ -152,7 +152,7 @@ def test_advance_takes_a_list_as_loss_and_grads_does_and_names_a_wrong_state(cel
 @pytest.mark.parametrize("cell", CELLS)
 def test_a_stack_has_a_layer_axis_in_its_state(cell):
     params = CELLS[cell].init_params(5, 3, seed=2, num_layers=3)
-    assert num_layers(params) == 3 and num_layers(CELLS[cell].init_params(5, 3)) == 1
+    assert num_layers(params, cell) == 3 and num_layers(CELLS[cell].init_params(5, 3), cell) == 1
     assert all(a.shape == (3, 3) and not a.any() for a in state_arrays(cell, zero_state(params, cell)).values())
     assert all(a.shape == (3, 7, 3) for a in state_arrays(cell, zero_state(params, cell, (7,))).values())
     state = zero_state(params, cell)
@@ -170,37 +170,41 @@ def test_a_state_as_named_arrays_and_back(cell):
     assert all(state_arrays(cell, state)[k] is a for k, a in arrays.items())
 
 
-def test_the_cell_is_named_or_is_the_one_whose_check_the_parameters_pass():
+def test_the_cell_is_named_never_worked_out_from_the_arrays():
     for cell, module in CELLS.items():
-        assert check_cell_params(module.init_params(5, 3, dtype=np.float32)) == cell
         assert check_cell_params(module.init_params(5, 3), cell) == cell
-    # the LSTM and the GRU share their names: only one check passes, for any H (12 rows: H = 3 or H = 4)
-    assert check_cell_params(gru.init_params(5, 4)) == "gru" and check_cell_params(lstm.init_params(5, 3)) == "lstm"
-    with pytest.raises(ValueError, match=r"W_x \(12, 5\) implies H=3"):  # named: checked as that cell
+    # the default "rnn" refuses a gated cell's parameters, and says which cell to name
+    for cell in ("lstm", "gru"):
+        with pytest.raises(ValueError, match=rf"these are the {cell}'s parameters: name the cell, cell='{cell}'"):
+            rnn_core.sample(CELLS[cell].init_params(5, 3), rnn_core.Vocabulary("abcde"), "a", 3)
+    # the LSTM and the GRU share their names: W_x's 12 rows are the GRU's for H = 4, the LSTM's for H = 3
+    with pytest.raises(ValueError, match=r"W_x \(12, 5\) implies H=3.*cell='gru'"):
         check_cell_params(gru.init_params(5, 4), "lstm")
-    # a dict that passes no cell's check is never matched to the closest: every cell's complaint is said
+    # a dict that passes no cell's check gets the named cell's complaint alone
     broken_gru = {**gru.init_params(5, 3), "W_h": np.zeros((9, 2))}
-    with pytest.raises(ValueError, match=r"as the gru's, W_h has shape \(9, 2\) but W_x \(9, 5\) implies H=3.*cell="):
-        check_cell_params(broken_gru)
-    with pytest.raises(ValueError, match=r"W_h has shape \(9, 2\)"):
+    with pytest.raises(
+        ValueError, match=r"W_h has shape \(9, 2\) but W_x \(9, 5\) implies H=3, V=5, so W_h must be \(9, 3\)$"
+    ):
         check_cell_params(broken_gru, "gru")
     with pytest.raises(TypeError, match="params must be a dict"):
-        check_cell_params([1, 2])
+        check_cell_params([1, 2], "rnn")
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'cell'"):
+        check_cell_params(rnn_core.init_params(5, 3))
 
 
 @pytest.mark.parametrize("cell", CELLS)
 def test_sampling_bits_per_char_and_checkpoints_take_every_cell(cell, tmp_path):
     vocab = rnn_core.Vocabulary("abcdef")
     params = CELLS[cell].init_params(vocab.size, 5, seed=3, dtype=np.float32)
-    text = rnn_core.sample(params, vocab, "abc", 30, seed=4)
+    text = rnn_core.sample(params, vocab, "abc", 30, seed=4, cell=cell)
     assert len(text) == 30 and set(text) <= set(vocab.chars)
-    assert np.isclose(rnn_core.next_char_probs(params, vocab, "abc").sum(), 1.0)
+    assert np.isclose(rnn_core.next_char_probs(params, vocab, "abc", cell=cell).sum(), 1.0)
     ids = vocab.encode("abcdefedcba" * 5)
-    assert 0 < rnn_core.bits_per_char(params, ids, n_streams=2, window=7) < 2 * np.log2(vocab.size)
-    path = rnn_core.save_checkpoint(tmp_path / "m.npz", params, vocab)
+    assert 0 < rnn_core.bits_per_char(params, ids, n_streams=2, window=7, cell=cell) < 2 * np.log2(vocab.size)
+    path = rnn_core.save_checkpoint(tmp_path / "m.npz", params, vocab, cell=cell)
     ck = rnn_core.load_checkpoint(path)
     assert ck.cell == cell and all(np.array_equal(ck.params[k], params[k]) for k in params)
-    assert rnn_core.sample(ck.params, ck.vocab, "abc", 30, seed=4) == text
+    assert rnn_core.sample(ck.params, ck.vocab, "abc", 30, seed=4, cell=ck.cell) == text
 
 
 def test_a_cell_name_is_checked_at_the_door():

@@ -33,7 +33,7 @@ def same_state(cell, a, b, exact=False):
 @pytest.mark.parametrize("V, H, T", SIZES)
 @pytest.mark.parametrize("batch", [None, 3])
 def test_gradients_match_finite_differences(cell, V, H, T, batch):
-    errors = check_gradients(*random_case(cell, V, H, T, batch, seed=V * 100 + H * 10 + T))
+    errors = check_gradients(*random_case(cell, V, H, T, batch, seed=V * 100 + H * 10 + T), cell=cell)
     assert set(errors) == {*CELLS[cell].PARAM_NAMES, *(f"{name}0" for name in CELLS[cell].STATE_NAMES)}
     assert max(errors.values()) < GRADCHECK_TOL, errors
 
@@ -450,17 +450,22 @@ def test_sampling_feeds_each_character_back_with_the_state_carried(cell, L):
     params, vocab = _network_and_vocab(cell, num_layers=L)
     prime = "abcae"
     out = module.forward(params, vocab.encode(prime))
-    assert np.allclose(rnn_core.next_char_probs(params, vocab, prime), rnn_core.softmax(out["logits"][-1]))
+    assert np.allclose(rnn_core.next_char_probs(params, vocab, prime, cell=cell), rnn_core.softmax(out["logits"][-1]))
     assert np.allclose(
-        rnn_core.next_char_probs(params, vocab, prime, temperature=2.0), rnn_core.softmax(out["logits"][-1] / 2.0)
+        rnn_core.next_char_probs(params, vocab, prime, temperature=2.0, cell=cell),
+        rnn_core.softmax(out["logits"][-1] / 2.0),
     )
-    text = rnn_core.sample(params, vocab, "ab", 12, temperature=0)  # greedy: the most likely each time
+    text = rnn_core.sample(params, vocab, "ab", 12, temperature=0, cell=cell)  # greedy: the most likely each time
     ids = list(vocab.encode("ab"))
     for _ in range(12):  # greedy by hand, rerunning the whole sequence each time
         ids.append(int(np.argmax(module.forward(params, np.array(ids))["logits"][-1])))
     assert text == vocab.decode(np.array(ids[2:]))
-    assert rnn_core.sample(params, vocab, "ab", 40, seed=1) == rnn_core.sample(params, vocab, "ab", 40, seed=1)
-    assert rnn_core.sample(params, vocab, "ab", 40, seed=1) != rnn_core.sample(params, vocab, "ab", 40, seed=2)
+    assert rnn_core.sample(params, vocab, "ab", 40, seed=1, cell=cell) == rnn_core.sample(
+        params, vocab, "ab", 40, seed=1, cell=cell
+    )
+    assert rnn_core.sample(params, vocab, "ab", 40, seed=1, cell=cell) != rnn_core.sample(
+        params, vocab, "ab", 40, seed=2, cell=cell
+    )
 
 
 @pytest.mark.parametrize("cell", CELLS)
@@ -470,10 +475,10 @@ def test_bits_per_char_carries_the_state_across_windows(cell, L):
     params, vocab = _network_and_vocab(cell, num_layers=L)
     ids = np.random.default_rng(5).integers(0, vocab.size, 301)
     whole = module.sequence_loss(params, ids[:-1], ids[1:])[0] / 300 / np.log(2)
-    assert np.isclose(rnn_core.bits_per_char(params, ids, window=300), whole)
-    assert np.isclose(rnn_core.bits_per_char(params, ids, window=7), whole)  # state carried: the same figure
+    assert np.isclose(rnn_core.bits_per_char(params, ids, window=300, cell=cell), whole)
+    assert np.isclose(rnn_core.bits_per_char(params, ids, window=7, cell=cell), whole)  # state carried: the same figure
     X, Y = ids[:300].reshape(3, 100), ids[1:301].reshape(3, 100)
     assert np.isclose(
-        rnn_core.bits_per_char(params, ids, n_streams=3, window=9),
+        rnn_core.bits_per_char(params, ids, n_streams=3, window=9, cell=cell),
         module.sequence_loss(params, X, Y)[0] / 300 / np.log(2),
     )

@@ -46,7 +46,7 @@ def _case(cell, V, H, T, B, L, rate, seed):
         bias_scale=float(rng.uniform(0.1, 2.0)),
         recurrent_scale=float(rng.uniform(0.5, 1.5)),
     )
-    masks = dropout_masks(params, inputs, rate, seed) if rate else None
+    masks = dropout_masks(params, inputs, rate, seed, cell=cell) if rate else None
     return params, inputs, targets, state0, masks
 
 

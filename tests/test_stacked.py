@@ -19,7 +19,7 @@ from rnn_core.cells import num_layers, state_arrays, state_from_arrays
 @pytest.mark.parametrize("p", [0.0, 0.4])
 def test_gradients_of_a_stack_match_finite_differences(cell, L, batch, p):
     params, inputs, targets, state0 = random_case(cell, 5, 3, 4, batch, seed=7 * L, num_layers=L)
-    errors = check_gradients(params, inputs, targets, state0, dropout=p, seed=3)
+    errors = check_gradients(params, inputs, targets, state0, dropout=p, seed=3, cell=cell)
     module = CELLS[cell]
     assert set(errors) == {*module.param_names(L), *(f"{name}0" for name in module.STATE_NAMES)}
     assert {"W_yh", f"{module.LAYER_NAMES[0]}_{L - 1}"} <= set(errors)
@@ -50,15 +50,15 @@ def test_dropout_0_is_no_dropout_bit_for_bit(cell, L):
 def test_masks_are_inverted_seeded_and_shaped_like_forwards_h():
     params = rnn_core.lstm.init_params(5, 50, num_layers=2, dtype=np.float32)
     inputs = np.zeros((8, 40), int)
-    masks = dropout_masks(params, inputs, 0.3, seed=1)
+    masks = dropout_masks(params, inputs, 0.3, seed=1, cell="lstm")
     assert masks.shape == rnn_core.lstm.forward(params, inputs)["h"].shape == (2, 8, 40, 50)
     assert masks.dtype == np.float32 and set(np.unique(masks)) == {0.0, np.float32(1 / 0.7)}
     assert abs((masks == 0).mean() - 0.3) < 0.01 and abs(masks.mean() - 1.0) < 0.02  # inverted: the mean kept
-    assert np.array_equal(masks, dropout_masks(params, inputs, 0.3, seed=1))
-    assert not np.array_equal(masks, dropout_masks(params, inputs, 0.3, seed=2))
+    assert np.array_equal(masks, dropout_masks(params, inputs, 0.3, seed=1, cell="lstm"))
+    assert not np.array_equal(masks, dropout_masks(params, inputs, 0.3, seed=2, cell="lstm"))
     rng = np.random.default_rng(1)
-    assert np.array_equal(dropout_masks(params, inputs, 0.3, rng), masks)  # a Generator draws the same ...
-    assert not np.array_equal(dropout_masks(params, inputs, 0.3, rng), masks)  # ... and moves on
+    assert np.array_equal(dropout_masks(params, inputs, 0.3, rng, cell="lstm"), masks)  # a Generator draws the same ...
+    assert not np.array_equal(dropout_masks(params, inputs, 0.3, rng, cell="lstm"), masks)  # ... and moves on
     one = rnn_core.init_params(5, 4)
     assert dropout_masks(one, np.zeros(6, int), 0.5, seed=0).shape == (6, 4)  # one layer, one sequence
     pair = dropout_masks(one, np.zeros(6, int), 0.5, seed=[3, 7])  # as train seeds each step: [seed, step]
@@ -74,7 +74,7 @@ def test_masks_are_inverted_seeded_and_shaped_like_forwards_h():
 def test_a_seed_draws_the_masks_dropout_masks_draws(cell):
     module = CELLS[cell]
     params, inputs, targets, state0 = random_case(cell, 6, 5, 7, 3, seed=2, num_layers=2)
-    masks = dropout_masks(params, inputs, 0.25, seed=9)
+    masks = dropout_masks(params, inputs, 0.25, seed=9, cell=cell)
     by_seed = module.loss_and_grads(params, inputs, targets, state0, dropout=0.25, seed=9)
     by_masks = module.loss_and_grads(params, inputs, targets, state0, masks=masks)
     assert by_seed[0] == by_masks[0] and all(np.array_equal(by_seed[1][k], by_masks[1][k]) for k in by_seed[1])
@@ -91,7 +91,7 @@ def test_dropout_never_touches_the_recurrence(cell):
     the layer above reads the dropped h_t, and so does the output layer."""
     module = CELLS[cell]
     params, inputs, _, state0 = random_case(cell, 6, 5, 7, 3, seed=3, num_layers=2)
-    masks = dropout_masks(params, inputs, 0.5, seed=4)
+    masks = dropout_masks(params, inputs, 0.5, seed=4, cell=cell)
     plain, dropped = module.forward(params, inputs, state0), module.forward(params, inputs, state0, masks=masks)
     assert np.array_equal(plain["h"][0], dropped["h"][0])  # layer 0's recurrence: untouched
     assert not np.allclose(plain["h"][1], dropped["h"][1])  # layer 1 reads layer 0's h_t through a mask
@@ -108,10 +108,10 @@ def test_sampling_and_validation_never_drop():
     vocab = rnn_core.Vocabulary("abcde")
     params = rnn_core.gru.init_params(vocab.size, 6, seed=1, num_layers=2)
     ids = np.random.default_rng(0).integers(0, 5, 50)
-    assert rnn_core.bits_per_char(params, ids) == rnn_core.gru.sequence_loss(params, ids[:-1], ids[1:])[
-        0
-    ] / 49 / np.log(2)
-    assert rnn_core.sample(params, vocab, "ab", 30, seed=1) == rnn_core.sample(params, vocab, "ab", 30, seed=1)
+    loss = rnn_core.gru.sequence_loss(params, ids[:-1], ids[1:])[0]
+    assert rnn_core.bits_per_char(params, ids, cell="gru") == loss / 49 / np.log(2)
+    sampled = rnn_core.sample(params, vocab, "ab", 30, seed=1, cell="gru")
+    assert sampled == rnn_core.sample(params, vocab, "ab", 30, seed=1, cell="gru")
 
 
 @pytest.mark.parametrize(
@@ -161,7 +161,7 @@ def test_a_stack_is_named_shaped_and_drawn_as_documented(cell):
         == module.count_params(V, H) + 2 * gates * H * (2 * H + 1)
     )
     assert all(np.array_equal(one[k], three[k]) for k in one)  # layer 0 and the output: the same draws
-    assert not np.array_equal(three[f"{W_h}_1"], three[f"{W_h}_2"]) and num_layers(three) == 3
+    assert not np.array_equal(three[f"{W_h}_1"], three[f"{W_h}_2"]) and num_layers(three, cell) == 3
     for k in range(gates):  # each further layer's recurrent blocks are orthogonal too
         block = three[f"{W_h}_1"][k * H : (k + 1) * H]
         assert np.allclose(block @ block.T, np.eye(H))
@@ -197,12 +197,13 @@ def test_a_stack_round_trips_through_a_checkpoint(cell, tmp_path):
     vocab = rnn_core.Vocabulary("abcdef")
     params = CELLS[cell].init_params(vocab.size, 5, seed=3, dtype=np.float32, num_layers=2)
     h = np.full((2, 3, 5), 0.5, np.float32)
-    path = rnn_core.save_checkpoint(tmp_path / "m.npz", params, vocab, h=h, c=h if cell == "lstm" else None)
+    path = rnn_core.save_checkpoint(tmp_path / "m.npz", params, vocab, cell=cell, h=h, c=h if cell == "lstm" else None)
     ck = rnn_core.load_checkpoint(path)
     assert ck.cell == cell and ck.num_layers == 2 and "L=2" in repr(ck)
     assert list(ck.params) == list(params) and all(np.array_equal(ck.params[k], params[k]) for k in params)
     assert all(np.array_equal(a, h) for a in ck.carried.values())
-    assert rnn_core.sample(ck.params, ck.vocab, "abc", 30, seed=4) == rnn_core.sample(params, vocab, "abc", 30, seed=4)
+    expected = rnn_core.sample(params, vocab, "abc", 30, seed=4, cell=cell)
+    assert rnn_core.sample(ck.params, ck.vocab, "abc", 30, seed=4, cell=ck.cell) == expected
     np.savez(tmp_path / "bad.npz", **{k: v for k, v in np.load(path).items() if k != "h"}, h=h[0])
     with pytest.raises(rnn_core.CheckpointError, match=r"hidden state 'h' has shape \(3, 5\).*expected \(2, B, 5\)"):
         rnn_core.load_checkpoint(tmp_path / "bad.npz")

@@ -309,7 +309,7 @@ STACK = dict(num_layers=2, dropout=0.3, lr_schedule="constant")
 def test_a_stack_with_dropout_trains_deterministically_and_resumes_bit_identically(cell, tmp_path):
     straight = run(cell=cell, **STACK)
     V = Vocabulary.from_text(TEXT).size
-    assert rnn_core.num_layers(straight.params) == 2
+    assert rnn_core.num_layers(straight.params, cell) == 2
     assert set(straight.params) == set(rnn_core.CELLS[cell].param_names(2))
     assert all(s.shape == (2, 4, 12) for s in straight.state.carried.values())  # (L, B, H)
     assert straight.val_bpc < math.log2(V)
