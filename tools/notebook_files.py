@@ -79,12 +79,13 @@ class _ShellWaitsInSlices(NotebookClient):
     nbclient waits for a cell's reply with one wait on the shell socket as long as the cell's timeout.
     While it waits, its stand-in for an ipywidgets Output (store_widget_state) sends the widget's new
     outputs to the kernel on that same socket. Now and then the reply arrives together with that send
-    and the wait is never woken: the cell has finished, and the run sits idle until the cell's timeout.
-    nbclient's issue 312 reports the same hang. Measured here, on a busy 2-core machine, with a small
-    notebook whose cell prints into an Output: without slices, 2 runs in about 45 hung; with them, none
-    in 69, and in 10 of those the reply to that cell was read when a 1 s slice ran out (its usual wait
-    is 0.1-0.3 s). A wait that ends looks at the socket itself, so the reply is read at most SHELL_WAIT
-    late, and the cell's timeout still holds."""
+    and the wait is never woken: the cell has finished, and the run sits idle until the cell's timeout
+    (nbclient's issue 312 reports the same hang: https://github.com/jupyter/nbclient/issues/312).
+    Measured here, on a busy 2-core machine, with a small notebook whose cell prints into an Output:
+    without slices, 2 runs in about 45 hung; with them, none in 69, and in 10 of those the reply to
+    that cell was read when a 1 s slice ran out (its usual wait is 0.1-0.3 s). A wait that ends looks
+    at the socket itself, so the reply is read at most SHELL_WAIT late, and the cell's timeout still
+    holds."""
 
     async def async_start_new_kernel_client(self):
         kc = await super().async_start_new_kernel_client()
