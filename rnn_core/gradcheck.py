@@ -81,7 +81,8 @@ def check_gradients(
     """Relative error of every analytic gradient from ``loss_and_grads`` against finite differences.
 
     params: any cell's parameters (the vanilla RNN's, the LSTM's, the GRU's, one layer or a
-    stack), float64; cell: the name of their cell ("rnn", "lstm" or "gru"). state0: the starting state, None for zeros.
+    stack), float64; cell: the name of their cell ("rnn", "lstm" or "gru"). state0: the starting
+    state, None for zeros.
     Returns a dict {name: relative error} for every parameter (every layer's) and every part
     of the starting state: W_xh, W_hh, W_yh, b_h, b_o and h0 for the vanilla RNN; W_x, W_h, b,
     W_yh, b_o, h0 and c0 for the LSTM (h0 alone for the GRU); a stack's layer k adds its arrays

@@ -93,20 +93,19 @@ class _ShellWaitsInSlices(NotebookClient):
         return kc
 
 
-def in_slices(get_msg, seconds=None):
+def in_slices(get_msg, seconds=SHELL_WAIT):
     """``get_msg(timeout=...)`` (a kernel channel's coroutine function, raising queue.Empty when nothing
-    came within ``timeout`` seconds; None: no limit), waiting at most ``seconds`` (default SHELL_WAIT)
-    at a time and again until its own timeout is spent."""
+    came within ``timeout`` seconds; None: no limit), waiting at most ``seconds`` at a time and again
+    until its own timeout is spent."""
 
     async def get_msg_in_slices(timeout=None):
-        step = SHELL_WAIT if seconds is None else seconds
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
             try:
-                return await get_msg(timeout=step if left is None else min(step, left))
+                return await get_msg(timeout=seconds if left is None else min(seconds, left))
             except queue.Empty:
-                if left is not None and left <= step:
+                if left is not None and left <= seconds:
                     raise
 
     return get_msg_in_slices
