@@ -14,6 +14,8 @@ import io
 import json
 import math
 import re
+import threading
+import time
 from pathlib import Path
 
 import nbformat
@@ -295,6 +297,26 @@ def test_hidden_cases_come_from_the_instructor_s_seed_never_the_submission(submi
     assert isinstance(drawn.drawn_seed, int) and f"seed {drawn.drawn_seed} (drawn" in log.getvalue()
     assert drawn.drawn_seed >= grade.SMALL_SEED and "warning" not in log.getvalue()  # a drawn seed is large
     assert str(drawn.drawn_seed) not in json.dumps(grade.gradescope_results(drawn))  # the students never see it
+
+
+def test_an_exercise_s_clock_stops_while_another_exercise_s_check_holds_the_checker(submissions):
+    """The checks run one at a time (grade._CHECKING). With --jobs 2, a right answer whose child waited for a slow
+    neighbour's check once ran out of its 20 s before its first call (a CI failure): the wait is not its time."""
+    _, good, _, _ = submissions
+    held = threading.Event()
+
+    def a_slow_neighbour():
+        with grade._CHECKING:
+            held.set()
+            time.sleep(4)
+
+    neighbour = threading.Thread(target=a_slow_neighbour)
+    neighbour.start()
+    held.wait()
+    (result,) = grade.grade([good / "01-softmax-and-its-derivative.ipynb"], seed=7, exercises=["softmax"],
+                            exercise_timeout=3)  # fmt: skip
+    neighbour.join()
+    assert result.exercises[0].status == "passed", result.exercises[0].message
 
 
 def test_a_small_seed_is_warned_about_to_the_instructor_and_the_readme_shows_no_seed_to_copy(submissions):

@@ -1248,8 +1248,13 @@ def _outcome_of_cells(ex, child):
 def _check_through(ex, child, seed):
     """The checker's verdict on the proxy of the child's function, on the hidden cases of ``seed``."""
     proxy = _proxy(child, ex.function, ex.sources[-1][0])
-    with _CHECKING, _practice_check().grading(), traced_calls():  # one check at a time: it watches process-wide state
-        result = _practice().check(ex.name, proxy, seed=_seed(seed, ex.name))  # and its large cases too
+    waiting = time.monotonic()
+    with _CHECKING:  # one check at a time: it watches process-wide state
+        # the child sat idle while another exercise's check held the lock: that wait is not this exercise's time
+        # (counted, a right answer beside a slow one ran out of its 20 s before its first call)
+        child.deadline += time.monotonic() - waiting
+        with _practice_check().grading(), traced_calls():
+            result = _practice().check(ex.name, proxy, seed=_seed(seed, ex.name))  # and its large cases too
     status, message = result.status, result.message
     if status == "error" and child.ended and f"({child.limits.exercise:g} s)" in child.ended:
         status = "timed out"  # the exercise's own limit, not the checker's per call
