@@ -78,15 +78,11 @@ STATE_NAMES = ("h",)  # the state the recurrence carries
 GATES = ("r", "z", "n")  # the order of the three H-row blocks of W_x, W_h and b
 
 
-# param_names(num_layers=1): PARAM_NAMES, then each further layer's names; param_shapes(vocab_size,
-# hidden_size, num_layers=1): {name: shape} for every one of them
-# count_params(vocab_size, hidden_size, num_layers=1): the number of trainable numbers,
-# 3H*V + 3H*H + 3H + V*H + V, three quarters of an LSTM's, and 3H*(2H + 1) for each further layer;
-# check_params(params): checked at the door as every cell's are (rnn_core._cell.Names)
+# param_names, param_shapes, count_params, check_params and BLOCKS: as rnn_core.lstm's, over three gates
+# (count_params: 3H*V + 3H*H + 3H + V*H + V, three quarters of an LSTM's, and 3H*(2H + 1) a further layer)
 _NAMES = _cell.Names(PARAM_NAMES, LAYER_NAMES, GATES, "rnn_core.gru.init_params")
-param_names, param_shapes = _NAMES.param_names, _NAMES.param_shapes
-count_params, check_params = _NAMES.count_params, _NAMES.check_params
-BLOCKS = _NAMES.blocks  # the number of H-row blocks in a layer's weights, one per gate
+param_names, param_shapes, count_params = _NAMES.param_names, _NAMES.param_shapes, _NAMES.count_params
+check_params, BLOCKS = _NAMES.check_params, _NAMES.blocks
 
 
 def init_params(
