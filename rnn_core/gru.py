@@ -79,7 +79,7 @@ GATES = ("r", "z", "n")  # the order of the three H-row blocks of W_x, W_h and b
 
 
 # param_names, param_shapes, count_params, check_params and BLOCKS: as rnn_core.lstm's, over three gates
-# (count_params: 3H*V + 3H*H + 3H + V*H + V, three quarters of an LSTM's, and 3H*(2H + 1) a further layer)
+# (count_params: 3H*V + 3H*H + 3H + V*H + V, three quarters of an LSTM's, and 3H*(2H + 1) per further layer)
 _NAMES = _cell.Names(PARAM_NAMES, LAYER_NAMES, GATES, "rnn_core.gru.init_params")
 param_names, param_shapes, count_params = _NAMES.param_names, _NAMES.param_shapes, _NAMES.count_params
 check_params, BLOCKS = _NAMES.check_params, _NAMES.blocks
