@@ -1945,3 +1945,56 @@ def test_rule_c_allows_a_mean_a_scaling_and_adam_s_bias_correction(function, sou
 def test_rule_c_lists_a_size_meeting_values_any_other_way(source):
     """fix37l: anything else a size (or a value computed from one) does with the inputs' values is listed."""
     assert grade.size_comparisons([["c", source]], "f")
+
+
+_MASKED_LOOP = """def f(o, y, lengths):
+    total, N = 0.0, 0
+    do = np.zeros_like(o)
+    for b, L in enumerate(lengths):
+        L = int(L)
+        z = o[b, :L] - o[b, :L].max(axis=-1, keepdims=True)
+        lp = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+        total -= lp[np.arange(L), y[b, :L]].sum()
+        do[b, :L] = np.exp(lp)
+        do[b, np.arange(L), y[b, :L]] -= 1.0
+        N += L
+    return total / N, do / N
+"""
+_BEAM_UNRAVEL = """def f(log_p, log_probs, beam_size):
+    total = log_p[:, None] + log_probs
+    flat = total.ravel()
+    best = np.argsort(-flat, kind="stable")[:beam_size]
+    rows, tokens = np.unravel_index(best, total.shape)
+    return rows, tokens, flat[best]
+"""
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        _MASKED_LOOP,
+        _MASKED_LOOP.replace("        N += L\n", "        N = N + L\n"),
+        _MASKED_LOOP.replace("for b, L in enumerate(lengths):\n        L = int(L)",
+                             "for b in range(len(lengths)):\n        L = int(lengths[b])"),
+        _BEAM_UNRAVEL,
+    ],
+    ids=["count-in-a-loop", "count-plain-assign", "count-by-index", "unravel-index"],
+)  # fmt: skip
+def test_rule_c_allows_a_count_summed_in_a_loop_and_unravel_index_s_shape(source):
+    """hostile37i, R1 and R2: right answers the review refused. A token count summed from `lengths` in a loop
+    (`N += L`) divides the loss as a mean; `np.unravel_index(best, total.shape)` reads a shape as a shape."""
+    assert grade.size_comparisons([["c", source]], "f", (2,)) == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        _MASKED_LOOP.replace("    return total / N", "    if N > 5000:\n        total = 0.0\n    return total / N"),
+        _MASKED_LOOP.replace("return total / N, do / N", "return total / max(N, 4096), do / N"),
+        _MASKED_LOOP.replace("        N += L\n", "        N //= 2\n        N += L\n"),
+    ],
+    ids=["count-over-a-threshold", "count-capped", "count-floored"],
+)
+def test_rule_c_still_lists_a_counter_that_is_no_plain_count(source):
+    """The counter of the test above stays listed where it is compared with or capped at a constant, or floored."""
+    assert grade.size_comparisons([["c", source]], "f", (2,))

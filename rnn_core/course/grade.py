@@ -2697,6 +2697,7 @@ _T_SINKS = {  # call: (the positions, the keywords) where a size (even a stepped
     "empty_like": ((), ("shape",)), "full_like": ((), ("shape",)), "take": ((1,), ("indices",)),
     "randn": (None, ()), "rand": (None, ()), "standard_normal": ((0,), ("size",)), "normal": ((2,), ("size",)),
     "uniform": ((2,), ("size",)), "random": ((0,), ("size",)), "integers": ((2,), ("size",)),
+    "unravel_index": ((1,), ("shape",)), "ravel_multi_index": ((1,), ("dims",)),
 }  # fmt: skip
 _T_SIZED = frozenset({"S", "M", "D", "K", "W"})
 _T_STEPPED = frozenset({"D", "VD"})
@@ -2813,7 +2814,7 @@ class _TaintReader:
         for a, t in zip(positional, seeds):
             if t:
                 self.env[a.arg] = t
-        self.parents, self.cache = {}, None
+        self.parents, self.cache, self._counting = {}, None, set()
         for n in ast.walk(fn):
             for child in ast.iter_child_nodes(n):
                 self.parents[id(child)] = n
@@ -3117,6 +3118,47 @@ class _TaintReader:
         v = self.value(node)
         return isinstance(v, (int, float)) and not isinstance(v, bool) and float(v).is_integer()
 
+    def counter(self, node):
+        """Whether ``node`` names a counter that holds no value of the inputs: bound only to integer constants
+        (`N = 0`) and to itself plus, minus or times plain counts or integer constants (`N += L`, `N = N + L`),
+        nowhere else (a loop target, a with). A masked loss's token count summed over `lengths` in a loop is one
+        (hostile37i, R1); one that adds a value of the inputs is not."""
+        if not isinstance(node, ast.Name) or self.env.get(node.id) or node.id in self._counting:
+            return False
+        stores = sum(
+            isinstance(n, ast.Name) and n.id == node.id and isinstance(n.ctx, ast.Store) for n in ast.walk(self.fn)
+        )
+        added, starts = [], 0
+        for n in ast.walk(self.fn):
+            if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == node.id:
+                if not isinstance(n.op, (ast.Add, ast.Sub, ast.Mult)):
+                    return False
+                added.append(n.value)
+            elif isinstance(n, ast.Assign):
+                for target in n.targets:
+                    pairs = [(target, n.value)]
+                    if isinstance(target, ast.Tuple) and isinstance(n.value, ast.Tuple):
+                        if len(target.elts) == len(n.value.elts):
+                            pairs = list(zip(target.elts, n.value.elts))
+                    for t, v in pairs:
+                        if not (isinstance(t, ast.Name) and t.id == node.id):
+                            continue
+                        if self.plain_const(v) and isinstance(self.value(v), int):
+                            starts += 1
+                        elif isinstance(v, ast.BinOp) and isinstance(v.op, (ast.Add, ast.Sub, ast.Mult)):
+                            if not (isinstance(v.left, ast.Name) and v.left.id == node.id):
+                                return False
+                            added.append(v.right)
+                        else:
+                            return False
+        if not starts or starts + len(added) != stores:
+            return False  # bound somewhere else too
+        self._counting.add(node.id)  # `A += B` and `B += A`: each read once
+        try:
+            return all(self.taint(v) in _T_SCALES or (self.taint(v) is None and self.plain_const(v)) for v in added)
+        finally:
+            self._counting.discard(node.id)
+
     def stored(self):
         if not hasattr(self, "_stored"):
             self._stored = {n.id for n in ast.walk(self.fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
@@ -3133,8 +3175,8 @@ class _TaintReader:
         if isinstance(node.op, ast.Add) and any(_t_text(x) for x in (node.left, node.right)):
             return None  # bytes + str(shape).encode(): text joined, not a number (len() of text is a step)
         sides = ((node.left, left), (node.right, right))
-        data = [t in (None, "V", "W") and not self.const(x) for x, t in sides]
-        scale = [t in _T_SCALES or (t is None and self.plain_const(x)) for x, t in sides]
+        data = [t in (None, "V", "W") and not self.const(x) and not self.counter(x) for x, t in sides]
+        scale = [t in _T_SCALES or (t is None and (self.plain_const(x) or self.counter(x))) for x, t in sides]
         pairs = ((node.left, node.right), (node.right, node.left))
         if isinstance(node.op, ast.Mult) and any(
             self.const(x) and self.value(x) == 0 and self.integer(y) for x, y in pairs
