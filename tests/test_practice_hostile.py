@@ -1078,6 +1078,50 @@ def test_a_loss_of_probabilities_clipped_at_1e_12_fails_the_graders_cases():
             assert status("loss_and_grads", loss_and_grads, seed) == "wrong", seed
 
 
+def _softmax_in_long_double(o):
+    e = np.exp(np.asarray(o, dtype=np.longdouble))  # no shift: long double's exp reaches e^11356
+    return (e / e.sum()).astype(np.float64)
+
+
+def _step_forward_tanh_by_exp(params, x_t, h_prev):
+    e = np.exp(2.0 * (params["W_xh"][:, x_t] + params["W_hh"] @ h_prev + params["b_h"]))
+    return (e - 1.0) / (e + 1.0)
+
+
+def _lstm_step_forward_sigmoid_by_exp(params, x_t, h_prev, c_prev):
+    import practice_answers
+
+    def sigmoid(a):
+        e = np.exp(a)
+        return e / (1.0 + e)
+
+    right, practice_answers.sigmoid = practice_answers.sigmoid, sigmoid
+    try:
+        return plain_lstm_step_forward(params, x_t, h_prev, c_prev)
+    finally:
+        practice_answers.sigmoid = right
+
+
+@pytest.mark.parametrize(
+    "name, fn",
+    [
+        ("softmax", _softmax_in_long_double),
+        ("step_forward", _step_forward_tanh_by_exp),
+        ("lstm.step_forward", _lstm_step_forward_sigmoid_by_exp),
+    ],
+    ids=["softmax-in-long-double", "tanh-by-exp", "sigmoid-by-exp"],
+)
+def test_exponentials_that_overflow_past_float64_s_reach_fail_the_graders_cases(name, fn):
+    """hostile37i, A and B: a softmax in np.longdouble with no shift (nan only past e^11356 where long double is
+    x87's), a tanh written as (e^2a - 1) / (e^2a + 1) and a sigmoid as e^a / (1 + e^a) (nan past e^709) passed grade.
+    The grader's cases now hold scores of 12,000 to 16,000 and pre-activations of 750 to 1,000."""
+    if name != "softmax" or np.finfo(np.longdouble).maxexp > 1024:  # where long double is float64, check fails it
+        assert status(name, fn, 3) == "passed"
+    with _practice_check.grading():
+        for seed in (3, 4):
+            assert status(name, fn, seed) == "wrong", seed
+
+
 @pytest.mark.parametrize("name", list(practice.EXERCISES))
 def test_the_series_answers_pass_the_graders_large_cases(name):
     with _practice_check.grading():

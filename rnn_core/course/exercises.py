@@ -3673,10 +3673,36 @@ def _probabilities_down_to_e_minus_600(rng):
     return Case(about, (o,), long=True, extra={"relative": ("y_hat", "do")})
 
 
+# hostile37i, A and B: an exponential that overflows only past float64's reach is no answer to overflow. Scores past
+# e^11356, where even x87's 80-bit long double overflows, fail a softmax computed in np.longdouble with no shift (it
+# gives nan there, and is the unshifted softmax itself where long double is float64); pre-activations of 750 to 1,000
+# fail a tanh written as (e^2a - 1) / (e^2a + 1) and a sigmoid written as e^a / (1 + e^a), both nan past e^709.
+PAST_LONG_DOUBLE = (12_000.0, 16_000.0)  # where scores are drawn: past 11,357, and in float32's [2^13, 2^14)
+PAST_EXP = (750.0, 1_000.0)  # the size of the saturated pre-activations: past 709.8, where e^a overflows float64
+
+
+def _scores_past_long_double(rng):
+    """Scores of 12,000 to 16,000, a few units apart, the largest far from the front: nan for a softmax in long double
+    without the shift (above). Float32 keeps a score there to 2^-11, which moves a probability by 2e-3 of the largest
+    at most: float32's tolerance of 5e-3 here."""
+    o = float(rng.uniform(*PAST_LONG_DOUBLE)) + rng.normal(0.0, 3.0, _big(rng, 20, 60))
+    about = f"V = {o.size} scores from {o.min():.0f} to {o.max():.0f} (past e^11356, where long double overflows)"
+    return Case(about, (o,), long=True, extra={"tol32": 5e-3})
+
+
+def _saturating(rng, b, count):
+    """b with ``count`` entries moved to +750..+1,000 and as many to -1,000..-750: units saturated both ways."""
+    b = b.copy()
+    up, down = rng.choice(b.size, size=(2, count), replace=False)
+    b[up], b[down] = rng.uniform(*PAST_EXP, count), -rng.uniform(*PAST_EXP, count)
+    return b
+
+
 _INPUTS32 = {"inputs32": True}  # float32 inputs: check's reference in float64, every output to float32's tolerance
 _SOFTMAX_DTYPE_SPREAD_TAIL = (
     _float32_scores_near_100,
     _scores_1000_and_minus_20000,
+    _scores_past_long_double,
     _probabilities_down_to_e_minus_600,
 )
 
@@ -3725,7 +3751,12 @@ def _large_step_forward(rng):
     cases = [_large(f"one step, {_sizes(H, V)}, x_t = {V - 1}", (params, V - 1, h_prev))]
     H, V = _big(rng, 1_100, 1_300), _big(rng, 5, 20)  # H past 1,024 (np.finfo's maxexp): hostile37c, 3h
     params, h_prev = _wide_params(rng, V, H)
-    return cases + [_large(f"one step, {_sizes(H, V)}, x_t = {V - 1}", (params, V - 1, h_prev))]
+    cases.append(_large(f"one step, {_sizes(H, V)}, x_t = {V - 1}", (params, V - 1, h_prev)))
+    H, V = _big(rng, 6, 12), _big(rng, 5, 10)
+    params, h_prev = _rnn_params(rng, V, H)
+    params["b_h"] = _saturating(rng, params["b_h"], 2)
+    about = f"one step, {_sizes(H, V)}, four pre-activations of ±750 to ±1,000 (tanh saturated)"
+    return cases + [Case(about, (params, int(rng.integers(V)), h_prev), long=True)]
 
 
 def _wide_params(rng, V, H):
@@ -3749,7 +3780,21 @@ def _large_loss_and_grads(rng):
     return [_large(f"a sequence of T = {T} steps, {_sizes(H, V)}", _sequence(rng, V, H, T, "").args)] + [
         _reaching_back_past_1000(rng),
         _sequence_targets_far_below_the_best(rng),
+        _sequence_past_long_double(rng),
     ]
+
+
+def _sequence_past_long_double(rng):
+    """A short sequence whose scores are all 12,000 to 16,000 (b_o moved there: the probabilities do not change) and
+    two of whose units saturate either way (b_h of 750 to 1,000): nan for an answer whose softmax shifts nothing in
+    long double, or whose tanh is written with e^2a (hostile37i, A and B)."""
+    H, V, T = _big(rng, 4, 8), _big(rng, 6, 10), _big(rng, 6, 10)
+    params, h0 = _rnn_params(rng, V, H)
+    params["b_o"] = params["b_o"] + float(rng.uniform(*PAST_LONG_DOUBLE))
+    params["b_h"] = _saturating(rng, params["b_h"], 1)
+    inputs, targets = rng.integers(0, V, T), rng.integers(0, V, T)
+    about = f"a sequence of T = {T} steps, scores past e^11356 and two units saturated ({_sizes(H, V)})"
+    return Case(about, (params, inputs, targets, h0), long=True)
 
 
 def _sequence_targets_far_below_the_best(rng):
@@ -3864,14 +3909,29 @@ def _large_adam(rng):
     return cases
 
 
-def _large_lstm_forward(rng):
+def _large_lstm_step(rng):
     H, V = _big(rng, 100, 150), _big(rng, 300, 400)
     params, x_t, h_prev, c_prev, H, V = _lstm_parts(rng, H, V, set(range(V - 1)))
-    return [_large(f"one step, {_sizes(H, V)}, x_t = {x_t}", (params, x_t, h_prev, c_prev))]
+    return _large(f"one step, {_sizes(H, V)}, x_t = {x_t}", (params, x_t, h_prev, c_prev))
+
+
+def _large_lstm_forward(rng):
+    return [_large_lstm_step(rng), _gates_past_exp(rng, LSTM)]
+
+
+def _gates_past_exp(rng, cell):
+    """One step of a small network, a few of whose gates' and candidate's pre-activations are 750 to 1,000 either
+    way: nan for a sigmoid written as e^a / (1 + e^a), or a tanh as (e^2a - 1) / (e^2a + 1) (hostile37i, B)."""
+    H, V = _big(rng, 4, 8), _big(rng, 5, 10)
+    parts = _lstm_parts(rng, H, V, set()) if cell is LSTM else _gru_parts(rng, H, V, set())
+    params, x_t, states = parts[0], parts[1], parts[2:-2]
+    params["b"] = _saturating(rng, params["b"], H // 2)
+    about = f"one step, {_sizes(H, V)}, {H} pre-activations of ±750 to ±1,000 (gates saturated), x_t = {x_t}"
+    return Case(about, (params, x_t, *states), long=True)
 
 
 def _large_lstm_backward(rng):
-    (case,) = _large_lstm_forward(rng)
+    case = _large_lstm_step(rng)
     params, x_t, h_prev, c_prev = case.args
     _, _, cache = LSTM.step_forward(params, x_t, h_prev, c_prev)
     H = h_prev.shape[0]
@@ -3879,14 +3939,18 @@ def _large_lstm_backward(rng):
     return [_large(f"one step, {_sizes(H, params['W_x'].shape[1])}", args)]
 
 
-def _large_gru_forward(rng):
+def _large_gru_step(rng):
     H, V = _big(rng, 100, 150), _big(rng, 300, 400)
     params, x_t, h_prev, H, V = _gru_parts(rng, H, V, set(range(V - 1)))
-    return [_large(f"one step, {_sizes(H, V)}, x_t = {x_t}", (params, x_t, h_prev))]
+    return _large(f"one step, {_sizes(H, V)}, x_t = {x_t}", (params, x_t, h_prev))
+
+
+def _large_gru_forward(rng):
+    return [_large_gru_step(rng), _gates_past_exp(rng, GRU)]
 
 
 def _large_gru_backward(rng):
-    (case,) = _large_gru_forward(rng)
+    case = _large_gru_step(rng)
     params, x_t, h_prev = case.args
     _, cache = GRU.step_forward(params, x_t, h_prev)
     H = h_prev.shape[0]
@@ -3916,7 +3980,14 @@ def _large_masked(rng):
     lengths = np.full(B, T)
     lengths[-1] = _big(rng, 530, T - 1)
     o, y, n = _masked_case(rng, B, T, V, lengths, True)
-    return cases + [_large(f"B = {B}, T = {T}, V = {V}, lengths from {n.min()} to {n.max()}", (o, y, n))]
+    cases.append(_large(f"B = {B}, T = {T}, V = {V}, lengths from {n.min()} to {n.max()}", (o, y, n)))
+    B, T, V = _big(rng, 2, 4), _big(rng, 4, 8), _big(rng, 6, 12)  # hostile37i, A: no shift, in long double
+    lengths = rng.integers(1, T + 1, B)
+    lengths[0] = T
+    o, y, n = _masked_case(rng, B, T, V, lengths, True)
+    o = o + float(rng.uniform(*PAST_LONG_DOUBLE))
+    about = f"B = {B}, T = {T}, V = {V}, scores from {o.min():.0f} to {o.max():.0f} (past e^11356)"
+    return cases + [Case(about, (o, y, n), long=True)]
 
 
 def _large_beam(rng):
