@@ -1998,3 +1998,18 @@ def test_rule_c_allows_a_count_summed_in_a_loop_and_unravel_index_s_shape(source
 def test_rule_c_still_lists_a_counter_that_is_no_plain_count(source):
     """The counter of the test above stays listed where it is compared with or capped at a constant, or floored."""
     assert grade.size_comparisons([["c", source]], "f", (2,))
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'def f(o):\n    on = np.datetime64("now") < np.datetime64("2027-06-01")\n    return np.exp(o - np.max(o) * on)\n',
+        "def f(o):\n    return np.exp(o - np.max(o) * o.flags.writeable)\n",
+        "def f(o):\n    return np.exp(o - np.max(o) * getattr(o, 'flags').c_contiguous)\n",
+    ],
+    ids=["date-bomb", "writeable", "contiguous"],
+)
+def test_rule_d_lists_switches_on_the_date_or_an_input_s_memory(source):
+    """hostile37i, H: a shift skipped after a date, or when the input is read-only or not contiguous, passed grade
+    beside a right answer. The date and an array's flags change no number an exercise computes: rule d lists them."""
+    assert [line for _, line, _ in grade.introspection([["c", source]], "f")] == [2]

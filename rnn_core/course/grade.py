@@ -3680,7 +3680,10 @@ _D_ATTRIBUTES = frozenset(
      # numpy's readers of files and bytes (np.load falls back to pickle), and the helpers that exec a string
      "load", "fromfile", "tofile", "memmap", "runstring", "measure", "get_type_hints", "ForwardRef",
      # numpy's private modules that hold sys and os (np._pytesttester.sys), and its compilers
-     "_pytesttester", "_typing", "f2py", "distutils"}
+     "_pytesttester", "_typing", "f2py", "distutils",
+     # what an input's memory looks like, and the date: switches on neither change the numbers (hostile37i, H)
+     "flags", "datetime64", "timedelta64", "datetime_as_string", "datetime_data", "busday_count", "busday_offset",
+     "is_busday"}
 )  # fmt: skip
 _D_ALLOWED_SHOWN = ("numpy", "math", "warnings", "functools", "itertools", "collections", "heapq", "operator",
                     "typing", "copy")  # fmt: skip
