@@ -2814,7 +2814,7 @@ class _TaintReader:
         for a, t in zip(positional, seeds):
             if t:
                 self.env[a.arg] = t
-        self.parents, self.cache, self._counting = {}, None, set()
+        self.parents, self.cache, self._counting, self._counters = {}, None, set(), {}
         for n in ast.walk(fn):
             for child in ast.iter_child_nodes(n):
                 self.parents[id(child)] = n
@@ -3125,14 +3125,27 @@ class _TaintReader:
         (hostile37i, R1); one that adds a value of the inputs is not."""
         if not isinstance(node, ast.Name) or self.env.get(node.id) or node.id in self._counting:
             return False
+        if node.id not in self._counters:
+            self._counters[node.id] = self._counter_additions(node.id)
+        added = self._counters[node.id]
+        if added is None:
+            return False
+        self._counting.add(node.id)  # `A += B` and `B += A`: each read once
+        try:
+            return all(self.taint(v) in _T_SCALES or (self.taint(v) is None and self.plain_const(v)) for v in added)
+        finally:
+            self._counting.discard(node.id)
+
+    def _counter_additions(self, name):
+        """What ``counter`` adds to ``name``, a list of expressions, if it is bound only as a counter is; else None."""
         stores = sum(
-            isinstance(n, ast.Name) and n.id == node.id and isinstance(n.ctx, ast.Store) for n in ast.walk(self.fn)
+            isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(self.fn)
         )
         added, starts = [], 0
         for n in ast.walk(self.fn):
-            if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == node.id:
+            if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == name:
                 if not isinstance(n.op, (ast.Add, ast.Sub, ast.Mult)):
-                    return False
+                    return None
                 added.append(n.value)
             elif isinstance(n, ast.Assign):
                 for target in n.targets:
@@ -3141,23 +3154,20 @@ class _TaintReader:
                         if len(target.elts) == len(n.value.elts):
                             pairs = list(zip(target.elts, n.value.elts))
                     for t, v in pairs:
-                        if not (isinstance(t, ast.Name) and t.id == node.id):
+                        if not (isinstance(t, ast.Name) and t.id == name):
                             continue
                         if self.plain_const(v) and isinstance(self.value(v), int):
                             starts += 1
-                        elif isinstance(v, ast.BinOp) and isinstance(v.op, (ast.Add, ast.Sub, ast.Mult)):
-                            if not (isinstance(v.left, ast.Name) and v.left.id == node.id):
-                                return False
+                        elif (
+                            isinstance(v, ast.BinOp)
+                            and isinstance(v.op, (ast.Add, ast.Sub, ast.Mult))
+                            and isinstance(v.left, ast.Name)
+                            and v.left.id == name
+                        ):
                             added.append(v.right)
                         else:
-                            return False
-        if not starts or starts + len(added) != stores:
-            return False  # bound somewhere else too
-        self._counting.add(node.id)  # `A += B` and `B += A`: each read once
-        try:
-            return all(self.taint(v) in _T_SCALES or (self.taint(v) is None and self.plain_const(v)) for v in added)
-        finally:
-            self._counting.discard(node.id)
+                            return None
+        return added if starts and starts + len(added) == stores else None  # else bound somewhere else too
 
     def stored(self):
         if not hasattr(self, "_stored"):
