@@ -26,10 +26,10 @@ from pathlib import Path
 import numpy as np
 
 from . import reference
-from .edition import solutions_withheld
 from .exercises import ALIASING_ROWS, CHAINED, EXERCISE_LIST, EXPONENTS, GRADE_CASES, public_seed_rng
 from .model import ANSWER, Case, Mistake
 from .run import CHECKER, TIME_LIMIT, Odd, Seq, read, run, safe_str, type_name
+from .settings import solutions_withheld
 
 try:
     from .solutions import SOLUTIONS, plain_text

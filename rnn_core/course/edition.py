@@ -51,7 +51,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from .. import __version__
-from .settings import MARKER
+from .settings import _SOLUTIONS_MODULE, MARKER, MARKER_LINE, WITHHELD_ENV, solutions_withheld
 
 __all__ = [
     "MARKER",
@@ -69,13 +69,10 @@ __all__ = [
     "write_student_edition",
 ]
 
-MARKER_LINE = "<!-- rnn_core student edition -->"  # its first line: what makes it the marker
-WITHHELD_ENV = "RNN_CORE_SOLUTIONS"  # "withheld": practice.solution withholds wherever it runs
 
 # the notebooks' first code cell says where rnn_core comes from: the full series; the edition's says the class's
 _FULL_SERIES = re.compile(r"^import rnn_core  # in rnn-from-scratch\.zip[^\n]*", re.M)
 EDITION_IMPORT = "import rnn_core  # your class's package: pip install the rnn_core wheel your instructor gives you"
-_SOLUTIONS_MODULE = "solutions"  # course/solutions.py, left out of the edition's wheel
 
 NOTE_ID = "student-edition"
 NOTE = (
@@ -136,33 +133,6 @@ def default_notebooks_dir():
     """The repository's notebooks/ beside the installed package (an editable install or a checkout), or None."""
     folder = Path(__file__).resolve().parents[2] / "notebooks"  # rnn_core/course/ -> the repository
     return folder if folder.is_dir() and any(folder.glob("*.ipynb")) else None
-
-
-# -- the withholding ------------------------------------------------------------------------------
-
-
-def solutions_withheld(folder=None):
-    """Why ``practice.solution`` withholds here, or None: the marker file found in ``folder`` (default: the
-    working folder) or a folder above it, or ``$RNN_CORE_SOLUTIONS`` set to "withheld"."""
-    if os.environ.get(WITHHELD_ENV, "").strip().lower() == "withheld":
-        return f"${WITHHELD_ENV}=withheld"
-    if not Path(__file__).with_name(f"{_SOLUTIONS_MODULE}.py").is_file():
-        return "this rnn_core is the student edition's package, built without the answers"
-    try:
-        start = Path.cwd() if folder is None else Path(folder)
-        start = start.resolve()
-    except OSError:  # the working folder was deleted under us
-        return None
-    for place in (start, *start.parents):
-        marker = place / MARKER
-        try:
-            with marker.open(encoding="utf-8", errors="replace") as f:
-                first = f.readline().strip()
-        except OSError:
-            continue
-        if first == MARKER_LINE:
-            return f"student edition: {marker}"
-    return None
 
 
 # -- folds ---------------------------------------------------------------------------------------------
