@@ -2003,7 +2003,8 @@ def test_rule_c_still_lists_a_counter_that_is_no_plain_count(source):
 @pytest.mark.parametrize(
     "source",
     [
-        'def f(o):\n    on = np.datetime64("now") < np.datetime64("2027-06-01")\n    return np.exp(o - np.max(o) * on)\n',
+        'def f(o):\n    on = np.datetime64("now") < np.datetime64("2027-06-01")\n'
+        "    return np.exp(o - np.max(o) * on)\n",
         "def f(o):\n    return np.exp(o - np.max(o) * o.flags.writeable)\n",
         "def f(o):\n    return np.exp(o - np.max(o) * getattr(o, 'flags').c_contiguous)\n",
     ],
