@@ -4,7 +4,6 @@ tools/nbnav.py generates all three; this fails when someone edits a title or a n
 metadata ``nbnav`` (or adds a notebook) without running ``python tools/nbnav.py``.
 """
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +12,7 @@ import nbformat
 import pytest
 
 import nbnav  # tools/nbnav.py (tools/ is on the tests' path: pyproject.toml)
+import notebook_files
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -298,7 +298,7 @@ def test_glance_and_bottom_navigation_are_generated(repo):
     make_notebook(repo / "notebooks" / "01-a.ipynb", "01", "A")
     make_notebook(repo / "notebooks" / "02-b.ipynb", "02", "B", nbnav_meta=meta)
     path = repo / "notebooks" / "02-b.ipynb"
-    nb = json.loads(path.read_text(encoding="utf-8"))
+    nb = notebook_files.reads(path.read_text(encoding="utf-8"))
     glance = nbformat.v4.new_markdown_cell("stale")
     glance.metadata["tags"], glance.id = ["glance"], "glance"
     bottom = nbformat.v4.new_markdown_cell("")
@@ -306,7 +306,7 @@ def test_glance_and_bottom_navigation_are_generated(repo):
     nb["cells"] = nb["cells"][:2] + [glance] + nb["cells"][2:] + [bottom]
     nbformat.write(nbformat.from_dict(nb), str(path))
     nbnav.write(repo)
-    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    cells = notebook_files.reads(path.read_text(encoding="utf-8")).cells
     assert nbnav._source(cells[-1]) == nbnav._source(cells[1]) == "[← 01 · A](01-a.ipynb)"
     assert nbnav._source(cells[2]) == (
         "**Reading:** about 30 min · **Run All:** about 75 s on a quiet 2-core machine · "
@@ -318,7 +318,7 @@ def test_glance_and_bottom_navigation_are_generated(repo):
 def test_a_navigation_cell_in_the_middle_is_refused(repo):
     make_notebook(repo / "notebooks" / "01-a.ipynb", "01", "A")
     path = repo / "notebooks" / "01-a.ipynb"
-    nb = json.loads(path.read_text(encoding="utf-8"))
+    nb = notebook_files.reads(path.read_text(encoding="utf-8"))
     extra = nbformat.v4.new_markdown_cell("")
     extra.metadata["tags"], extra.id = ["navigation"], "extra"
     nb["cells"].insert(2, extra)

@@ -11,10 +11,11 @@ tests/browser checks the same lines in JupyterLab itself.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
+
+import notebook_files
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 MAX_LINE = 88  # characters of a printed line
@@ -38,7 +39,7 @@ KNOWN_LONG_CELLS = {  # notebook -> {cell id: why}
 
 def printed_lines(notebook):
     """(cell index, line) for every line of the notebook's stored text outputs."""
-    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    cells = notebook_files.reads(notebook.read_text(encoding="utf-8")).cells
     known = KNOWN_LONG_CELLS.get(notebook.name, {})
     for index, cell in enumerate(cells):
         if cell.get("id") in known:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import importlib.metadata
-import json
 import re
 import subprocess
 import sys
@@ -19,6 +18,8 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 from packaging.specifiers import SpecifierSet
+
+import notebook_files
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -48,7 +49,7 @@ def _source(cell) -> str:
 
 
 def _load(path: Path) -> dict:
-    return json.loads(path.read_text(encoding="utf-8"))
+    return notebook_files.reads(path.read_text(encoding="utf-8"))
 
 
 def _texts(nb: dict):

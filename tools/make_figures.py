@@ -62,6 +62,7 @@ import sys
 from pathlib import Path
 
 import matplotlib
+import nbformat
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -854,9 +855,11 @@ def figure_cell_source(name, alt, png):
 
 
 def _markdown_cell(cell_id, text):
-    cell = {"cell_type": "markdown", "metadata": {}, "source": text}
-    if cell_id is not None:
-        cell["id"] = cell_id
+    cell = nbformat.v4.new_markdown_cell(text)
+    if cell_id is None:
+        del cell["id"]  # as before: the cell's id is given where the figure has one
+    else:
+        cell.id = cell_id
     return cell
 
 

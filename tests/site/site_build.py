@@ -35,6 +35,7 @@ from pathlib import Path
 
 import pytest
 
+import notebook_files
 from labdriver import CHROMIUM_MISSING
 from labdriver import find_chromium as chromium  # tests/browser/ (pyproject.toml's pythonpath)
 
@@ -76,7 +77,7 @@ def slider_dumps(items: list, folder: Path) -> list[str]:
             continue
         cache, cells = found
         cache.mkdir(parents=True, exist_ok=True)
-        nb = json.loads(path.read_text(encoding="utf-8"))
+        nb = notebook_files.reads(path.read_text(encoding="utf-8"))
         checks = []
         for index in cells:
             code = rnn_sliders.dump_code(cache, index, POSITIONS, cells if index == cells[-1] else None)
