@@ -389,11 +389,11 @@ def _every(interval, step):
 
 def _best(history):
     """(step, val_bpc) of the lowest validation figure so far (the first of equals), or None."""
-    finite = [(v, -i) for i, v in enumerate(history.val_bpc) if math.isfinite(v)]
+    finite = [(v, i) for i, v in enumerate(history.val_bpc) if math.isfinite(v)]
     if not finite:
         return None
-    value, i = min(finite)
-    return history.val_step[-i], value
+    value, i = min(finite)  # on equal figures, the earliest index
+    return history.val_step[i], value
 
 
 def _out_of_patience(config, history):

@@ -372,6 +372,16 @@ def test_the_best_is_kept_in_memory_without_a_checkpoint():
     assert run(steps=40, val_fraction=0.0).best_step is None
 
 
+def test_an_equal_validation_figure_is_no_new_best(monkeypatch):
+    """A figure equal to the best so far keeps the first as the best (its step, its checkpoint) and counts
+    against patience, as _best's docstring says: only a lower figure is progress."""
+    figures = iter([2.0, 1.5, 1.5, 1.5, 1.0])
+    monkeypatch.setattr(rnn_core.trainer, "bits_per_char", lambda *args, **kwargs: next(figures))
+    r = run(steps=50, patience=2)
+    assert r.stopped == "patience" and r.history.val_bpc == [2.0, 1.5, 1.5, 1.5]
+    assert r.best_step == 20 and r.best_val_bpc == 1.5
+
+
 def test_patience_stops_after_validations_without_a_new_best(monkeypatch):
     figures = iter([3.0, 2.0, 2.5, 2.6, 2.7, 1.0])
     monkeypatch.setattr(rnn_core.trainer, "bits_per_char", lambda *args, **kwargs: next(figures))
