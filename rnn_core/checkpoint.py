@@ -188,6 +188,9 @@ def save_checkpoint(
         arrays[f"history.{name}"] = np.asarray(values)
     info = dict(meta or {})
     info.update({"format": FORMAT, "version": VERSION, "cell": cell, "step": step, "optimizer": optimizer})
+    problem = _config_disagrees(info)
+    if problem:
+        raise ValueError(f"{problem}: pass the training config's own cell and optimizer")
     arrays["meta"] = _json_bytes(info)
 
     # a file object: numpy adds no ".npz" to the name
@@ -222,6 +225,9 @@ def load_checkpoint(path):
         cell_module(cell)
     except (TypeError, ValueError) as e:
         raise bad(f"'meta': {e}") from None
+    problem = _config_disagrees(meta)
+    if problem:
+        raise bad(problem)
     params, vocab = _read_model(arrays, cell, bad)
     try:
         step = check_int(meta.get("step", 0), "step", 0)
@@ -238,6 +244,18 @@ def load_checkpoint(path):
         history={k[len("history.") :]: v for k, v in arrays.items() if k.startswith("history.")},
         meta=meta,
     )
+
+
+def _config_disagrees(meta):
+    """What is wrong where a checkpoint's meta records the cell or the optimizer twice, as a training run's file
+    does (``meta["config"]``, the run's TrainConfig, beside the file's own), and the two differ; else None."""
+    config = meta.get("config")
+    if not isinstance(config, dict):
+        return None
+    for name in ("cell", "optimizer"):
+        if name in config and config[name] != meta.get(name):
+            return f"its {name} is {meta.get(name)!r} but its training config says {config[name]!r}"
+    return None
 
 
 def _read_archive(path):

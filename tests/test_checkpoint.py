@@ -247,3 +247,22 @@ def test_a_checkpoint_without_its_cell_is_refused(tmp_path, model):
     np.savez(path, **arrays)
     with pytest.raises(CheckpointError, match="no 'meta'"):
         load_checkpoint(path)
+
+
+def test_a_cell_or_optimizer_that_disagrees_with_the_training_config_is_refused(tmp_path, model):
+    """A training run's checkpoint records the cell and the optimizer twice: the file's own and its config's. Saving
+    refuses two that differ, before anything is written, and loading refuses a file whose two differ."""
+    model["meta"]["config"].update(cell="rnn", optimizer="sgd")
+    with pytest.raises(ValueError, match="its optimizer is 'adam' but its training config says 'sgd'"):
+        save(tmp_path / "ck.npz", model)
+    assert not (tmp_path / "ck.npz").exists()
+    model["meta"]["config"]["optimizer"] = "adam"
+    path = save(tmp_path / "ck.npz", model)
+    with np.load(path) as z:
+        arrays = dict(z)
+    meta = json.loads(arrays["meta"].tobytes())
+    meta["config"]["cell"] = "gru"
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    np.savez(path, **arrays)
+    with pytest.raises(CheckpointError, match="its cell is 'rnn' but its training config says 'gru'"):
+        load_checkpoint(path)
