@@ -410,10 +410,10 @@ def _cmd_train(args, out, err, started, given):
             path.parent.mkdir(parents=True, exist_ok=True)
     else:
         path = Path(args.checkpoint)
-    check_checkpoint_path(path, "--checkpoint")  # before anything slow happens
-    if args.resume:
+    if args.resume:  # first: with no file there, "nothing to resume" says more than a missing folder
         config = _resumed_config(path, given)
-    else:
+    check_checkpoint_path(path, "--checkpoint")  # before anything slow happens
+    if not args.resume:
         config = TrainConfig(**given)
 
     with warnings.catch_warnings(record=True) as caught:

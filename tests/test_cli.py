@@ -346,6 +346,14 @@ def test_resume_without_checkpoint(capsys, tmp_path, text_file):
     assert_one_line_error(code, err, "nothing to resume", status=1)
 
 
+def test_resume_of_a_cell_never_trained_here_says_there_is_nothing_to_resume(capsys, tmp_path, text_file, monkeypatch):
+    """No --checkpoint and no checkpoints/ folder: the message is about the run to resume, not about a
+    --checkpoint folder the command line never named."""
+    monkeypatch.chdir(tmp_path)
+    code, _, err = call(capsys, "train", "--text", text_file, "--resume", "--cell", "lstm", *FAST)
+    assert_one_line_error(code, err, r"checkpoints/lstm.npz does not exist, so there is nothing to resume", status=1)
+
+
 def test_resume_with_other_hidden_size(capsys, trained, text_file):
     code, _, err = call(
         capsys,
