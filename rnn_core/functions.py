@@ -43,9 +43,17 @@ def softmax(o, axis=-1, temperature=1.0):
     Returns an array of the same shape whose entries along ``axis`` sum to 1.
     """
     o = _as_float_array(o, "o")
-    if not temperature > 0:
-        raise ValueError(f"temperature must be > 0, got {temperature!r}")
-    z = o / temperature if temperature != 1.0 else o
+    check_number(temperature, "temperature", low=0)
+    if temperature >= 1.0:
+        z = o / temperature if temperature != 1.0 else o
+    else:  # o / tau grows: past float's range it would give nan, not the limit
+        with np.errstate(over="ignore"):
+            z = o / temperature
+        if not np.isfinite(z).all() and np.isfinite(o).all():
+            raise ValueError(
+                f"temperature {temperature!r} is too small for these logits (o / temperature overflows): "
+                "use a larger temperature"
+            )
     z = z - np.max(z, axis=axis, keepdims=True)  # largest exponent is now 0
     e = np.exp(z)
     return e / np.sum(e, axis=axis, keepdims=True)

@@ -94,8 +94,7 @@ def momentum_update(params, grads, state, lr, beta=0.9):
     momentum), takes the same steps at lr' = (1 - beta) * lr.
     """
     _check_lr(lr)
-    if not 0 <= beta < 1:
-        raise ValueError(f"momentum beta must be in [0, 1), got {beta!r}")
+    check_number(beta, "momentum beta", 0, 1, include_low=True, include_high=False)
     m, new = {}, {}
     for k, p in params.items():
         dt = p.dtype.type
@@ -133,6 +132,9 @@ def adam_update(params, grads, state, lr, beta1=0.9, beta2=0.999, eps=1e-8):
     theta <- theta - lr * mhat / (sqrt(vhat) + eps), mhat = m / (1 - b1^t), vhat = v / (1 - b2^t).
     """
     _check_lr(lr)
+    check_number(beta1, "beta1", 0, 1, include_low=True, include_high=False)
+    check_number(beta2, "beta2", 0, 1, include_low=True, include_high=False)
+    check_number(eps, "eps", low=0, include_low=True)
     t = state["t"] + 1
     step = lr * math.sqrt(1 - beta2**t) / (1 - beta1**t)  # folds both bias corrections
     eps_hat = eps * math.sqrt(1 - beta2**t)

@@ -155,3 +155,38 @@ def test_inverted_dropout_keeps_the_expected_value_and_its_backward_pass_is_the_
 def test_dropout_names_a_bad_argument(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+@pytest.mark.parametrize(
+    "temperature, error, words",
+    [
+        ("1", TypeError, "temperature must be a number, got '1'"),
+        (0.0, ValueError, "temperature must be > 0, got 0.0"),
+        (float("nan"), ValueError, "temperature must be > 0, got nan"),
+        (1e-320, ValueError, r"temperature 1e-320 is too small for these logits \(o / temperature overflows\)"),
+    ],
+)
+def test_a_bad_temperature_is_a_clear_error(temperature, error, words):
+    """A temperature that is no number, not above 0, or so small that o / temperature overflows (which gave nan, and
+    a sample of the last index) is refused, naming it."""
+    with pytest.raises(error, match=words):
+        softmax(np.array([1.0, 2.0, -3.0]), temperature=temperature)
+
+
+@pytest.mark.parametrize(
+    "update, kwargs, words",
+    [
+        ("momentum", {"beta": 1.0}, r"momentum beta must be >= 0 and < 1, got 1.0"),
+        ("momentum", {"beta": "0.9"}, "momentum beta must be a number"),
+        ("adam", {"beta1": 1.0}, r"beta1 must be >= 0 and < 1, got 1.0"),
+        ("adam", {"beta2": -0.1}, r"beta2 must be >= 0 and < 1, got -0.1"),
+        ("adam", {"eps": -1e-8}, r"eps must be >= 0, got -1e-08"),
+    ],
+)
+def test_an_optimizer_s_bad_rate_is_a_clear_error(update, kwargs, words):
+    from rnn_core.optim import adam_init, adam_update, momentum_init, momentum_update
+
+    params = {"w": np.ones(3)}
+    init, step = (momentum_init, momentum_update) if update == "momentum" else (adam_init, adam_update)
+    with pytest.raises((TypeError, ValueError), match=words):
+        step(params, params, init(params), 0.1, **kwargs)
