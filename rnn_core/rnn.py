@@ -200,7 +200,10 @@ def loss_and_grads(
       With k >= T - 1 this equals the full gradient; for smaller k it is *not*
       the gradient of L, only an approximation of it (notebook 05 measures how
       far off it is).
-    return_dstate0: also return dL/dh0 (shaped like state0), e.g. to check it.
+    return_dstate0: also return dL/dh0 (shaped like state0), e.g. to check it. With truncation, the
+      truncated graph's: h_{t-k-1} is a leaf for the loss at step t, which sends it a gradient and
+      none further back, so the losses at steps 1 to k + 1 reach h0 (at k = 0, the first step's
+      loss alone); tests/test_rnn.py builds it so, window by window.
     fast: True (default) for the fast path; False for the reference, a loop over
       ``step_backward`` from t = T down to 1, layer by layer (full BPTT only): the same
       numbers, slower.
