@@ -69,7 +69,10 @@ backward pass (``_fast_rnn.VanillaEngine``, rnn's ``FAST``, and ``FAST.truncated
 truncation); and the reader's own steps
 (``practice.your_cell``'s ``YourCell``). The cell of a set of parameters is named by the caller
 (``cell=``, "rnn" unless said otherwise) or read from a checkpoint's record, never worked out from
-its arrays (``check_cell_params``).
+its arrays (``check_cell_params``). An encoder-decoder's dict (``rnn_core.seq2seq``) is the one
+exception, by design: each of its functions reads the model's whole kind (cell, attention, direction)
+from the dict, whose names and encoder rows (4H: LSTM, 3H: GRU) fit exactly one kind or none, which is
+refused (``seq2seq.check_params``); nothing there is a closest fit.
 """
 
 from __future__ import annotations
