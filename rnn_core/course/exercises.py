@@ -3682,9 +3682,9 @@ PAST_EXP = (750.0, 1_000.0)  # the size of the saturated pre-activations: past 7
 
 
 def _scores_past_long_double(rng):
-    """Scores of 12,000 to 16,000, a few units apart, the largest far from the front: nan for a softmax in long double
-    without the shift (above). Float32 keeps a score there to 2^-11, which moves a probability by 2e-3 of the largest
-    at most: float32's tolerance of 5e-3 here."""
+    """Scores of 12,000 to 16,000, a few units apart: nan for a softmax in long double without the shift (above).
+    Float32 keeps a score there to 2^-11, which moves a probability by 2e-3 of the largest at most: float32's
+    tolerance of 5e-3 here."""
     o = float(rng.uniform(*PAST_LONG_DOUBLE)) + rng.normal(0.0, 3.0, _big(rng, 20, 60))
     about = f"V = {o.size} scores from {o.min():.0f} to {o.max():.0f} (past e^11356, where long double overflows)"
     return Case(about, (o,), long=True, extra={"tol32": 5e-3})
