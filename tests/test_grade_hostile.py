@@ -2014,3 +2014,19 @@ def test_rule_d_lists_switches_on_the_date_or_an_input_s_memory(source):
     """hostile37i, H: a shift skipped after a date, or when the input is read-only or not contiguous, passed grade
     beside a right answer. The date and an array's flags change no number an exercise computes: rule d lists them."""
     assert [line for _, line, _ in grade.introspection([["c", source]], "f")] == [2]
+
+
+@pytest.mark.parametrize(
+    "source, listed",
+    [
+        ("def f(y, n):\n    return np.equal.outer(y, np.arange(n)).astype(np.float64)\n", []),
+        ("def f(y, n):\n    return np.equal(np.asarray(y)[..., None], np.arange(n)).astype(float)\n", []),
+        ("def f(y, n):\n    return np.equal.outer(y, np.arange(n)) * np.greater(5000, n)\n", [2]),
+        ("def f(o, n):\n    return o * np.less(o.size, 4096)\n", [2]),
+    ],
+    ids=["equal-outer", "equal", "greater-than-a-constant", "less-than-a-constant"],
+)
+def test_rule_c_reads_a_comparison_ufunc_as_the_comparison_it_makes(source, listed):
+    """hostile37j: two right one_hots, `np.equal.outer(y, np.arange(n))` and `np.equal(y[..., None], np.arange(n))`,
+    were "review" where `y[..., None] == np.arange(n)` passed; np.greater(5000, n) stays listed as 5000 > n is."""
+    assert [line for _, line, _ in grade.size_comparisons([["c", source]], "f", (1,))] == listed

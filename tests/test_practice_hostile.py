@@ -1102,19 +1102,49 @@ def _lstm_step_forward_sigmoid_by_exp(params, x_t, h_prev, c_prev):
         practice_answers.sigmoid = right
 
 
+def _loss_and_grads_shifted_by_the_mean(params, inputs, targets, h0):
+    import practice_answers
+
+    def softmax(o):
+        e = np.exp(o - o.mean())  # the mean, not the largest: past a spread of 709 the largest overflows
+        return e / e.sum()
+
+    right, practice_answers.plain_softmax = practice_answers.plain_softmax, softmax
+    try:
+        return plain_loss_and_grads(params, inputs, targets, h0)
+    finally:
+        practice_answers.plain_softmax = right
+
+
+def _masked_loss_shifted_by_the_first_score(o, y, lengths):
+    B, T, V = o.shape
+    loss, do, N = 0.0, np.zeros_like(o, dtype=float), int(np.sum(lengths))
+    for b in range(B):
+        for t in range(int(lengths[b])):
+            y_hat = np.exp(o[b, t] - o[b, t, 0])
+            y_hat /= y_hat.sum()
+            loss -= np.log(y_hat[y[b, t]]) / N
+            do[b, t] = (y_hat - np.eye(V)[y[b, t]]) / N
+    return loss, do
+
+
 @pytest.mark.parametrize(
     "name, fn",
     [
         ("softmax", _softmax_in_long_double),
         ("step_forward", _step_forward_tanh_by_exp),
         ("lstm.step_forward", _lstm_step_forward_sigmoid_by_exp),
+        ("loss_and_grads", _loss_and_grads_shifted_by_the_mean),
+        ("seq2seq.masked_loss_and_grad", _masked_loss_shifted_by_the_first_score),
     ],
-    ids=["softmax-in-long-double", "tanh-by-exp", "sigmoid-by-exp"],
+    ids=["softmax-in-long-double", "tanh-by-exp", "sigmoid-by-exp", "mean-shift", "first-score-shift"],
 )
 def test_exponentials_that_overflow_past_float64_s_reach_fail_the_graders_cases(name, fn):
     """hostile37i, A and B: a softmax in np.longdouble with no shift (nan only past e^11356 where long double is
     x87's), a tanh written as (e^2a - 1) / (e^2a + 1) and a sigmoid as e^a / (1 + e^a) (nan past e^709) passed grade.
-    The grader's cases now hold scores of 12,000 to 16,000 and pre-activations of 750 to 1,000."""
+    The grader's cases now hold scores of 12,000 to 16,000 and pre-activations of 750 to 1,000. hostile37j: a BPTT
+    or a masked loss whose softmax shifts by the mean or the first score passed too; one step's scores now spread
+    over ±900 and more."""
     if name != "softmax" or np.finfo(np.longdouble).maxexp > 1024:  # where long double is float64, check fails it
         assert status(name, fn, 3) == "passed"
     with _practice_check.grading():

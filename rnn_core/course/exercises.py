@@ -3690,6 +3690,21 @@ def _scores_past_long_double(rng):
     return Case(about, (o,), long=True, extra={"tol32": 5e-3})
 
 
+def _spread(rng, o, targets):
+    """o with, along its last axis, one entry (never the first) moved 722 to 730 up and another (never the first, nor
+    any of that row's targets: ``targets``, one collection per row) as far down: a shift by the mean, the median, the
+    smallest or the first entry then leaves an exponent past e^709.8, which overflows, while every target stays
+    within e^-744 of the largest, where a right answer's probability is still a (subnormal) number, not 0."""
+    o = np.array(o, dtype=float)
+    rows = o.reshape(-1, o.shape[-1])
+    for row, avoid in zip(rows, targets):
+        up = int(rng.integers(1, row.size))
+        down = int(rng.choice([i for i in range(1, row.size) if i != up and i not in avoid]))
+        row[up] += rng.uniform(722.0, 730.0)
+        row[down] -= rng.uniform(722.0, 730.0)
+    return rows.reshape(o.shape)
+
+
 def _saturating(rng, b, count):
     """b with ``count`` entries moved to +750..+1,000 and as many to -1,000..-750: units saturated both ways."""
     b = b.copy()
@@ -3785,15 +3800,18 @@ def _large_loss_and_grads(rng):
 
 
 def _sequence_past_long_double(rng):
-    """A short sequence whose scores are all 12,000 to 16,000 (b_o moved there: the probabilities do not change) and
-    two of whose units saturate either way (b_h of 750 to 1,000): nan for an answer whose softmax shifts nothing in
-    long double, or whose tanh is written with e^2a (hostile37i, A and B)."""
+    """A short sequence whose scores are all 12,000 to 16,000 (b_o moved there), spread by ``_spread`` (W_yh scaled
+    down, so that b_o decides how far apart they are), two of whose units saturate either way (b_h of 750 to
+    1,000): nan for an answer whose softmax shifts nothing in long double, shifts by the mean, the median, the
+    smallest or the first score (hostile37j), or whose tanh is written with e^2a (hostile37i, A and B)."""
     H, V, T = _big(rng, 4, 8), _big(rng, 6, 10), _big(rng, 6, 10)
     params, h0 = _rnn_params(rng, V, H)
-    params["b_o"] = params["b_o"] + float(rng.uniform(*PAST_LONG_DOUBLE))
+    params["W_yh"] = 0.01 * params["W_yh"]  # the scores all but b_o's: every target within e^-744 of the largest
+    inputs, targets = rng.integers(0, V, T), rng.integers(0, V - 2, T)  # V - 2 and V - 1: no step's target
+    b_o = rng.normal(0.0, 0.3, V)
+    params["b_o"] = _spread(rng, b_o, [set(targets.tolist())]) + float(rng.uniform(*PAST_LONG_DOUBLE))
     params["b_h"] = _saturating(rng, params["b_h"], 1)
-    inputs, targets = rng.integers(0, V, T), rng.integers(0, V, T)
-    about = f"a sequence of T = {T} steps, scores past e^11356 and two units saturated ({_sizes(H, V)})"
+    about = f"T = {T} steps, scores past e^11356 spread over ±722, two units saturated ({_sizes(H, V)})"
     return Case(about, (params, inputs, targets, h0), long=True)
 
 
@@ -3984,9 +4002,9 @@ def _large_masked(rng):
     B, T, V = _big(rng, 2, 4), _big(rng, 4, 8), _big(rng, 6, 12)  # hostile37i, A: no shift, in long double
     lengths = rng.integers(1, T + 1, B)
     lengths[0] = T
-    o, y, n = _masked_case(rng, B, T, V, lengths, True)
-    o = o + float(rng.uniform(*PAST_LONG_DOUBLE))
-    about = f"B = {B}, T = {T}, V = {V}, scores from {o.min():.0f} to {o.max():.0f} (past e^11356)"
+    o, y, n = _masked_case(rng, B, T, V, lengths, True, scale=0.5)
+    o = _spread(rng, o, [{target} for target in y.reshape(-1).tolist()]) + float(rng.uniform(*PAST_LONG_DOUBLE))
+    about = f"B = {B}, T = {T}, V = {V}, scores from {o.min():.0f} to {o.max():.0f} (past e^11356, spread past e^709)"
     return cases + [Case(about, (o, y, n), long=True)]
 
 

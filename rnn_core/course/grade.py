@@ -2669,6 +2669,9 @@ _T_STEPS = frozenset(
      "digitize", "searchsorted", "float16", "half", "float32", "single", "int8", "int16", "int32", "uint8", "uint16",
      "uint32", "uint64", "intc", "short", "byte", "ubyte", "ushort", "uintc", "nextafter", "spacing", "ldexp"}
 )  # fmt: skip
+_T_COMPARES = frozenset(  # comparison ufuncs and operator's functions: read as the comparison they make
+    {"equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "eq", "ne", "gt", "ge", "lt", "le"}
+)
 _T_CHECKS = frozenset({"isfinite", "isnan", "isinf", "isposinf", "isneginf"})  # a step for a size, not a value
 _T_TEXT = frozenset({"str", "repr", "format", "bin", "hex", "oct", "ascii"})  # stepped by len() or a comparison
 _T_ROUNDS = frozenset({"round", "around", "floor", "ceil", "trunc", "rint", "fix", "int"})  # identity on a count
@@ -3273,6 +3276,13 @@ class _TaintReader:
             return self.owner.analyze(f.id, tuple(seeds))
         if called in ("finfo", "iinfo", "dtype", "result_type") or called in _T_POSITIONS:
             return None
+        compared = called if called in _T_COMPARES else None
+        if called == "outer" and isinstance(f, ast.Attribute) and isinstance(f.value, ast.Attribute):
+            compared = f.value.attr if f.value.attr in _T_COMPARES else None  # np.equal.outer(y, np.arange(n))
+        if compared and len(args) == 2 and not any(isinstance(a, ast.Starred) for a in args):
+            # np.equal(a, b), operator.eq(a, b): read as a == b is (hostile37j: a one_hot by np.equal.outer)
+            whole = ast.Compare(left=args[0], ops=[ast.Eq()], comparators=[args[1]])
+            return self.compare(ast.copy_location(whole, node))
         builtin = (
             isinstance(f, ast.Name)
             and f.id in _T_BUILTINS
