@@ -1700,3 +1700,22 @@ def test_hostile37d_right_answers_float32_included_pass_the_graders_cases(name, 
     with _practice_check.grading():
         result, _ = check(name, fn, seed=3)
     assert result.status == "passed", result.message
+
+
+def test_a_norm_that_divides_by_the_largest_entry_fails_on_all_zero_gradients():
+    """hostile37k: a global norm computed as s * sqrt(sum((g / s)^2)), s the largest entry (guarding overflow), and a
+    clip whose max_norm / norm has no guard passed grade, whose cases held no all-zero gradients: nan, or a raise."""
+
+    def global_norm(grads):
+        s = max(float(np.max(np.abs(g))) for g in grads.values())
+        return s * float(np.sqrt(sum(np.sum((g / s) ** 2) for g in grads.values())))
+
+    def clip_global_norm(grads, max_norm):
+        norm = float(np.sqrt(sum(np.sum(g * g) for g in grads.values())))
+        factor = min(1.0, max_norm / norm)
+        return {k: g * factor for k, g in grads.items()}, norm
+
+    with _practice_check.grading():
+        for seed in (3, 4):
+            assert status("global_norm", global_norm, seed) == "wrong", seed
+            assert status("clip_global_norm", clip_global_norm, seed) in ("wrong", "error"), seed

@@ -3861,7 +3861,15 @@ def _large_arrays(rng, n):
 def _large_global_norm(rng):
     grads = _large_arrays(rng, _big(rng, 150, 250))
     cases = [_large(f"{len(grads)} arrays, one of {max(g.size for g in grads.values())} entries", (grads,))]
-    return cases + [_past_255_arrays_and_65535_entries(rng), _past_1024_arrays_and_2_to_the_17_entries(rng)]
+    cases += [_past_255_arrays_and_65535_entries(rng), _past_1024_arrays_and_2_to_the_17_entries(rng)]
+    return cases + [_all_zero_gradients(rng)]
+
+
+def _all_zero_gradients(rng):
+    """Every gradient 0, as a network whose units are all saturated gives: the norm is 0, and a norm worked out by
+    dividing by the largest entry, or a scale max_norm / norm with no guard, gives nan or raises (hostile37k)."""
+    grads = {f"layer{k}.W": np.zeros((_big(rng, 1, 6), _big(rng, 1, 6))) for k in range(_big(rng, 3, 6))}
+    return Case(f"{len(grads)} arrays, every entry 0", (grads,), long=True)
 
 
 def _past_255_arrays_and_65535_entries(rng):
@@ -3907,7 +3915,8 @@ def _large_clip(rng):
         grads = _large_arrays(rng, _big(rng, 150, 250))
         c = _global_norm(grads) / factor
         cases.append(_large(f"{len(grads)} arrays, global norm {factor:.6g} times max_norm", (grads, c)))
-    return cases
+    (zeros,) = _all_zero_gradients(rng).args
+    return cases + [Case(f"{len(zeros)} arrays, every entry 0, max_norm = 1.0", (zeros, 1.0), long=True)]
 
 
 def _large_adam(rng):
