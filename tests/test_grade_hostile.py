@@ -2016,6 +2016,33 @@ def test_rule_d_lists_switches_on_the_date_or_an_input_s_memory(source):
     assert [line for _, line, _ in grade.introspection([["c", source]], "f")] == [2]
 
 
+_ADAM_DICT = """\
+def adam_update(params, grads, state, lr, beta1=0.9, beta2=0.999, eps=1e-8):
+    t = state["t"] + 1
+    m = {k: beta1 * state["m"][k] + (1 - beta1) * grads[k] for k in params}
+    v = {k: beta2 * state["v"][k] + (1 - beta2) * grads[k] ** 2 for k in params}
+    for k in params:
+        params[k] -= lr * (m[k] / (1 - beta1 ** t)) / (np.sqrt(v[k] / (1 - beta2 ** t)) + eps)
+    return params, dict(t=t, m=m, v=v)
+"""
+
+
+@pytest.mark.parametrize(
+    "source, listed",
+    [
+        (_ADAM_DICT, []),
+        (_ADAM_DICT.replace("return params, dict(t=t, m=m, v=v)", 'return params, {"t": t, "m": m, "v": v}'), []),
+        (_ADAM_DICT.replace("v=v)", "v=v, w=v * (t > 5000))"), [7]),
+        (_ADAM_DICT.replace("dict(t=t, m=m, v=v)", "dict(t=t * 1e-9, m=m, v=v)"), [7]),
+    ],
+    ids=["dict-call", "dict-literal", "dict-call-threshold", "dict-call-scaled-count"],
+)
+def test_rule_c_reads_a_dict_call_as_the_literal_it_builds(source, listed):
+    """hostile37k: Adams returning `dict(t=t, m=m, v=v)` were listed where `{"t": t, ...}` passed: the call is read as
+    the literal, its items side by side, and a threshold or a count that is no longer plain stays listed."""
+    assert [line for _, line, _ in grade.size_comparisons([["c", source]], "adam_update")] == listed
+
+
 @pytest.mark.parametrize(
     "source, listed",
     [

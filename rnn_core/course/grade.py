@@ -2961,9 +2961,7 @@ class _TaintReader:
         if isinstance(node, ast.NamedExpr):
             return self.taint(node.value)
         if isinstance(node, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
-            items = [self.taint(x) for x in (node.values if isinstance(node, ast.Dict) else node.elts)]
-            t = _t_join(*items)
-            return "W" if t == "M" and "M" not in items else t  # (new, {"t": t}): items side by side, not mixed
+            return self.side_by_side(node.values if isinstance(node, ast.Dict) else node.elts)
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
             return self.taint(node.elt)
         if isinstance(node, ast.DictComp):
@@ -2990,6 +2988,12 @@ class _TaintReader:
         if isinstance(node, ast.Await):
             return self.taint(node.value)
         return None
+
+    def side_by_side(self, items):
+        """The taint of a tuple, list, set or dict of ``items``: held side by side, not mixed (`(new, {"t": t})`)."""
+        taints = [self.taint(x) for x in items]
+        t = _t_join(*taints)
+        return "W" if t == "M" and "M" not in taints else t
 
     def mix(self, parts):
         """The taint of a value computed from ``parts``: a size with the inputs' values is "M"."""
@@ -3135,7 +3139,8 @@ class _TaintReader:
             return False
         self._counting.add(node.id)  # `A += B` and `B += A`: each read once
         try:
-            return all(self.taint(v) in _T_SCALES or (self.taint(v) is None and self.plain_const(v)) for v in added)
+            taints = [(v, self.taint(v)) for v in added]
+            return all(t in _T_SCALES or (t is None and self.plain_const(v)) for v, t in taints)
         finally:
             self._counting.discard(node.id)
 
@@ -3188,8 +3193,9 @@ class _TaintReader:
         if isinstance(node.op, ast.Add) and any(_t_text(x) for x in (node.left, node.right)):
             return None  # bytes + str(shape).encode(): text joined, not a number (len() of text is a step)
         sides = ((node.left, left), (node.right, right))
-        data = [t in (None, "V", "W") and not self.const(x) and not self.counter(x) for x, t in sides]
-        scale = [t in _T_SCALES or (t is None and (self.plain_const(x) or self.counter(x))) for x, t in sides]
+        counted = [t is None and self.counter(x) for x, t in sides]  # a counter's taint is None (hostile37i, R1)
+        data = [t in (None, "V", "W") and not self.const(x) and not c for (x, t), c in zip(sides, counted)]
+        scale = [t in _T_SCALES or (t is None and (self.plain_const(x) or c)) for (x, t), c in zip(sides, counted)]
         pairs = ((node.left, node.right), (node.right, node.left))
         if isinstance(node.op, ast.Mult) and any(
             self.const(x) and self.value(x) == 0 and self.integer(y) for x, y in pairs
@@ -3290,6 +3296,9 @@ class _TaintReader:
             and f.id not in self.stored()
             and f.id not in self.owner.constants
         )
+        if builtin and f.id == "dict" and not args and None not in keywords:
+            # dict(t=t, m=m, v=v): read as the literal {"t": t, ...} is, items side by side (hostile37k: Adams)
+            return self.side_by_side(keywords.values())
         sized = [a for a in [*args, *node.keywords] if self.taint(getattr(a, "value", a)) in _T_SIZED]
         sized = [a for a in sized if not self.sink(node, a)]
         if isinstance(f, ast.Name) and f.id in self.owner.classes and f.id not in self.env:
