@@ -59,6 +59,21 @@ _MAX_DEPTH = 8
 np = None  # numpy, imported in main once the path holds it
 
 
+class _N:
+    """numpy's functions and ndarray's own methods that this file uses, bound by ``main`` before any cell runs: a
+    cell that replaces ``np.array_equal``, ``np.save`` or ``np.lib.format``'s writer changes nothing here
+    (hostile37l, F06 and F07: `np.array_equal = lambda a, b, equal_nan=False: True` hid an argument changed in
+    place). Reading and writing arrays goes through the ndarray type's C methods, which no code can replace."""
+
+    array = asarray = load = errstate = may_share_memory = shares_memory = ndarray = generic = None
+
+    @classmethod
+    def bind(cls, numpy):
+        for name in ("array", "asarray", "load", "errstate", "may_share_memory", "shares_memory", "ndarray", "generic"):
+            setattr(cls, name, staticmethod(getattr(numpy, name)) if name not in ("ndarray", "generic")
+                    else getattr(numpy, name))  # fmt: skip
+
+
 # -- framing ------------------------------------------------------------------------------------------
 
 
@@ -113,9 +128,28 @@ def _type_name(value):
 
 
 def _array_bytes(array):
-    buffer = io.BytesIO()
-    np.save(buffer, array, allow_pickle=False)
-    return buffer.getvalue()
+    """The bytes of ``numpy.save`` for a plain array, written here from the array's C methods (version 1.0 of the
+    .npy format, or 2.0 for a header past 65,535 bytes), so that no patched numpy writer can change them."""
+    plain = _N.array(array, copy=True, subok=False, order="C")
+    header = f"{{'descr': {plain.dtype.str!r}, 'fortran_order': False, 'shape': {tuple(plain.shape)!r}, }}"
+    size = 2 if len(header) + 12 < 65_536 else 4
+    pad = -(6 + 2 + size + len(header) + 1) % 64
+    text = (header + " " * pad + "\n").encode("latin1")
+    version = b"\x01\x00" if size == 2 else b"\x02\x00"
+    return b"\x93NUMPY" + version + len(text).to_bytes(size, "little") + text + plain.tobytes()
+
+
+def _unchanged(value, snapshot):
+    """Whether the array ``value`` still holds ``snapshot``'s values (a plain copy taken earlier): its shape, its
+    dtype and every value, nan for nan and -0.0 for 0.0, compared through the ndarray type's own operators."""
+    plain = _N.array(value, copy=True, subok=False)
+    if plain.shape != snapshot.shape or plain.dtype != snapshot.dtype:
+        return False
+    if plain.tobytes() == snapshot.tobytes():
+        return True
+    if plain.dtype.kind not in "fc":
+        return False
+    return bool(((plain == snapshot) | ((plain != plain) & (snapshot != snapshot))).all())
 
 
 class Decoder:
@@ -134,7 +168,7 @@ class Decoder:
         if t == "nd":
             # a copy owns its data, as an array a learner makes does (np.load's does not): nothing about an argument
             # tells the graded code it is being graded (hostile37h, finding 1: `o.flags.owndata` as a gate)
-            array = np.load(io.BytesIO(self.blobs[enc["i"]]), allow_pickle=False).copy(order="K")
+            array = _N.load(io.BytesIO(self.blobs[enc["i"]]), allow_pickle=False).copy(order="K")
             if enc.get("scalar"):
                 return array[()]
             self.originals[id(array)] = (path, array, array.copy())
@@ -170,22 +204,22 @@ class Encoder:
             return {"t": "plain", "v": value}
         if type(value) is float:
             return {"t": "float", "v": repr(value)}
-        if np is not None and isinstance(value, np.generic) and type(value).__module__ == "numpy":
+        if _N.generic is not None and isinstance(value, _N.generic) and type(value).__module__ == "numpy":
             if value.dtype.kind == "O":
                 return {"t": "odd", "type": _type_name(value)}
-            return {"t": "nd", "i": self._blob(np.asarray(value)), "scalar": True}
+            return {"t": "nd", "i": self._blob(_N.asarray(value)), "scalar": True}
         if depth > _MAX_DEPTH:
             return {"t": "odd", "type": "structure nested too deep"}
         ref = self.originals.get(id(value))
         if ref is not None and ref[1] is value:
             enc = {"t": "arg", "path": list(ref[0])}
-            if isinstance(value, np.ndarray):
+            if isinstance(value, _N.ndarray):
                 enc["i"] = self._blob(value)
             return enc
-        if isinstance(value, np.ndarray):
-            if value.dtype.hasobject:
-                return {"t": "odd", "type": "numpy.ndarray of Python objects"}
-            plain = np.array(value, copy=True, subok=False)
+        if isinstance(value, _N.ndarray):
+            if value.dtype.hasobject or value.dtype.fields is not None:
+                return {"t": "odd", "type": "numpy.ndarray of Python objects or of records"}
+            plain = _N.array(value, copy=True, subok=False)
             shares = self._sharing(value) if keep else None
             enc = {"t": "nd", "i": self._blob(plain), **self._kid(value, plain, keep)}
             return {**enc, "shares": shares} if shares is not None else enc
@@ -212,11 +246,11 @@ class Encoder:
         """The kid of an array returned on an earlier call that this other array shares memory with (a view of a
         buffer kept between calls, say), else None."""
         for key, (kid, obj, _) in list(self.kept.items()):
-            if key in self.seen or obj is value or not isinstance(obj, np.ndarray):
+            if key in self.seen or obj is value or not isinstance(obj, _N.ndarray):
                 continue
-            if np.may_share_memory(obj, value):
+            if _N.may_share_memory(obj, value):
                 try:
-                    if not np.shares_memory(obj, value, max_work=10**6):
+                    if not _N.shares_memory(obj, value, max_work=10**6):
                         continue
                 except Exception:  # too much work to be sure: bounds that overlap count as shared
                     pass
@@ -242,8 +276,8 @@ class Encoder:
         ref = self.originals.get(id(value))
         if ref is None or ref[1] is not value or tuple(ref[0]) != tuple(path):
             return self.value(value, keep=False)
-        if isinstance(value, np.ndarray):
-            changed = not (value.shape == ref[2].shape and np.array_equal(value, ref[2], equal_nan=True))
+        if isinstance(value, _N.ndarray):
+            changed = not _unchanged(value, ref[2])
             return {"t": "same", **({"i": self._blob(value)} if changed else {})}
         if type(value) is dict:
             items = list(value.items())
@@ -261,10 +295,10 @@ class Encoder:
         found = []
         for key, entry in list(self.kept.items()):
             kid, obj, snapshot = entry
-            if key in self.seen or not isinstance(obj, np.ndarray) or snapshot is None:
+            if key in self.seen or not isinstance(obj, _N.ndarray) or snapshot is None:
                 continue
-            if obj.shape != snapshot.shape or not np.array_equal(obj, snapshot, equal_nan=True):
-                plain = np.array(obj, copy=True, subok=False)
+            if not _unchanged(obj, snapshot):
+                plain = _N.array(obj, copy=True, subok=False)
                 entry[2] = plain
                 found.append([kid, self._blob(plain)])
         return found
@@ -796,7 +830,7 @@ def serve(rfd, wfd, fn, labels, tracer, receive=receive, send=send, refused=_REF
         args = [decoder.value(a, (i,)) for i, a in enumerate(header["call"])]
         alive.append(args)  # no later call's arguments can reuse these ids
         try:
-            with np.errstate(all="ignore"):
+            with _N.errstate(all="ignore"):
                 start()
                 try:
                     raw = fn(*args)
@@ -918,6 +952,7 @@ def main(numpy_dir, rfd, wfd):
     # the audit hook refuses once the cells run (hostile37h, finding 6d: a right answer with np.ma raised)
 
     np = numpy
+    _N.bind(numpy)
     roots = _roots(numpy_dir)  # before the sandbox and the refusals: sysconfig is the grader's to import
     sys.meta_path.append(_NoOtherModules())
     sandboxed = sandbox(numpy_dir, os.getcwd())
