@@ -385,6 +385,30 @@ def hostile(tmp):
             + WRONG,
             None,
         ),
+        # hostile37l, F06 and F07: np.array_equal replaced, so that the child would take an argument changed in place
+        # for one left alone. Through an alias, which rule d does not follow: the child's own copy of numpy's functions
+        # sees the change; and as written, which rule d lists
+        "h37l-array-equal-through-an-alias": (
+            code("""
+            _m = np
+            _m.array_equal = lambda a, b, equal_nan=False: True
+            def softmax(o):
+                o -= np.max(o)  # right numbers, but the caller's scores are changed
+                e = np.exp(o)
+                return e / e.sum()
+            """),
+            None,
+        ),
+        "h37l-array-equal-patched": (
+            code("""
+            np.array_equal = lambda a, b, equal_nan=False: True
+            def softmax(o):
+                o -= np.max(o)
+                e = np.exp(o)
+                return e / e.sum()
+            """),
+            None,
+        ),
         # hostile37c, finding 3: thresholds no earlier rule saw, each past every size the hidden cases hold; rule c
         # (a size against a constant, however written) or rule a (any float of 64 or more; chains folded at any depth)
         "h37c-threshold-half-integer": (
@@ -392,7 +416,7 @@ def hostile(tmp):
             None,
         ),
         "h37c-threshold-finfo": (
-            "def softmax(o):\n    shift = np.max(o) if o.size < np.finfo(o.dtype).maxexp ** 3 else 0.0\n"
+            "def softmax(o):\n    shift = np.max(o) if o.size < np.finfo(np.float64).maxexp ** 3 else 0.0\n"
             "    e = np.exp(o - shift)\n    return e / e.sum()\n",
             None,
         ),
@@ -544,13 +568,14 @@ RIGHT = {
             e = np.exp(o - top)
             return e / e.sum()
         """),
-    # float32-safe: computes in the input's own dtype
+    # float32-safe: computes in the input's own dtype, or float64 for integer scores (a hidden case holds some)
     "right-float32": code("""
         def softmax(o):
             o = np.asarray(o)
-            z = o - np.max(o)
-            e = np.exp(z, dtype=o.dtype)
-            return (e / np.sum(e, dtype=o.dtype)).astype(o.dtype)
+            dtype = np.result_type(o, np.float32)
+            z = (o - np.max(o)).astype(dtype)
+            e = np.exp(z, dtype=dtype)
+            return (e / np.sum(e, dtype=dtype)).astype(dtype)
         """),
     # a right answer that checks its input's size, raising: not a branch the source review lists
     "right-validates": code("""
@@ -2057,3 +2082,48 @@ def test_rule_c_reads_a_comparison_ufunc_as_the_comparison_it_makes(source, list
     """hostile37j: two right one_hots, `np.equal.outer(y, np.arange(n))` and `np.equal(y[..., None], np.arange(n))`,
     were "review" where `y[..., None] == np.arange(n)` passed; np.greater(5000, n) stays listed as 5000 > n is."""
     assert [line for _, line, _ in grade.size_comparisons([["c", source]], "f", (1,))] == listed
+
+
+@pytest.mark.parametrize(
+    "source, listed",
+    [
+        ("def f(o):\n    return o - (o.max() if o.base is None else o.mean())\n", [2]),
+        ("def f(o):\n    ok = np.ascontiguousarray(o) is o\n    if not ok:\n        return o\n    return o - o.max()\n",
+         [2]),
+        ("def f(o):\n    return o if np.shares_memory(o, o[:1]) else -o\n", [2]),
+        ("np.array_equal = lambda a, b, equal_nan=False: True\ndef f(o):\n    return o\n", [1]),
+        ("def f(o):\n    setattr(np, 'array_equal', None)\n    return o\n", [2]),
+        ("from numpy.lib import format as fm\ndef f(o):\n    fm.write_array = None\n    return o\n", [3]),
+        ("def f(o, h=None):\n    if h is None or o is not None:\n        return o\n    return -o\n", []),
+        ("def f(o):\n    o.shape = (o.size,)\n    return o\n", []),
+    ],
+    ids=["base", "is-contiguous", "shares-memory", "module-attribute", "setattr-module", "module-alias", "is-none",
+         "own-argument"],
+)  # fmt: skip
+def test_rule_d_lists_a_switch_on_memory_or_identity_and_a_changed_module(source, listed):
+    """hostile37l, D and E: a shift skipped when the input is a view (`o.base is None`) or not contiguous
+    (`np.ascontiguousarray(o) is o`) passed beside a right answer: the arrays the grader sends are always fresh.
+    F06 and F07: a cell that replaced np.array_equal. All are listed; `x is None` and an argument's own shape are
+    not."""
+    assert [line for _, line, _ in grade.introspection([["c", source]], "f")] == listed
+
+
+@pytest.mark.parametrize(
+    "source, listed",
+    [
+        ("import operator\n_C = [0]\ndef f(o):\n    operator.setitem(_C, 0, _C[0] + 1)\n    return o * (_C[0] < 60)\n",
+         [4]),
+        ("_C = np.zeros(1)\ndef f(o):\n    np.add(_C, 1, out=_C)\n    return o * (_C[0] < 60)\n", [3]),
+        ("_C = np.zeros(1)\ndef f(o):\n    np.add(_C, 1, _C)\n    return o * (_C[0] < 60)\n", [3]),
+        ("import itertools\n_IT = itertools.count()\ndef f(o):\n    for n in _IT:\n        break\n"
+         "    return o * (n < 60)\n", [4]),
+        ("_T = (1, 2)\ndef f(o):\n    for n in _T:\n        o = o + n\n    out = np.empty_like(o)\n"
+         "    np.add(o, 1, out=out)\n    return out\n", []),
+    ],
+    ids=["operator-setitem", "out-keyword", "ufunc-output", "module-iterator", "own-buffer-and-a-tuple"],
+)  # fmt: skip
+def test_rule_f_lists_counters_kept_through_operator_out_and_iterators(source, listed):
+    """hostile37l, F: call counters kept by operator.setitem, by a ufunc's out= into a module-level array, and by a
+    loop that takes one item of a module-level itertools.count, each wrong from the 60th call, passed. A buffer made
+    in the call and a module-level tuple read in a loop are not listed."""
+    assert [line for _, line, _ in grade.kept_state([["c", source]], "f")] == listed

@@ -3689,7 +3689,10 @@ def _c_rank(node, kinds):
 # string literal (or one that names what is listed here), or the attributes of frames, tracers and modules
 # (gettrace, settrace, setprofile, _getframe, f_globals, f_locals, f_back, modules, ...), attributes that name a
 # module numpy or the allowed modules hand out (np._pytesttester.sys, .os, .pickle, ...), np.load and np.lib.format,
-# getattr handed on as a value, bytes written in the code, and a string that parses as code rule d lists.
+# getattr handed on as a value, bytes written in the code, and a string that parses as code rule d lists; where an
+# input's memory lives or how it is laid out (.flags, .base, .strides, np.shares_memory...), the date, whether two
+# values are one object (`a is b`, neither side a constant such as None), and a change to an imported module
+# (`np.array_equal = f`, setattr(np, ...)).
 
 _D_IMPORTS = frozenset(
     {"numpy", "math", "warnings", "functools", "itertools", "collections", "heapq", "operator", "typing", "copy",
@@ -3712,7 +3715,9 @@ _D_ATTRIBUTES = frozenset(
      "_pytesttester", "_typing", "f2py", "distutils",
      # what an input's memory looks like, and the date: switches on neither change the numbers (hostile37i, H)
      "flags", "datetime64", "timedelta64", "datetime_as_string", "datetime_data", "busday_count", "busday_offset",
-     "is_busday"}
+     "is_busday",
+     # ... and where it lives: an array's base, strides, buffer address or overlap (hostile37l, D: `o.base is None`)
+     "base", "strides", "shares_memory", "may_share_memory", "byte_bounds", "isfortran", "is_", "is_not"}
 )  # fmt: skip
 _D_ALLOWED_SHOWN = ("numpy", "math", "warnings", "functools", "itertools", "collections", "heapq", "operator",
                     "typing", "copy")  # fmt: skip
@@ -3742,8 +3747,39 @@ _F_MUTATORS = frozenset(
 )  # fmt: skip
 _F_WRITERS = frozenset(
     {"put", "copyto", "place", "putmask", "fill_diagonal", "put_along_axis", "at", "setattr", "next", "delattr",
-     "heappush", "heappop", "heapify", "heapreplace", "heappushpop"}
+     "heappush", "heappop", "heapify", "heapreplace", "heappushpop",
+     # operator's writers (hostile37l, F: `operator.setitem(_C, 0, _C[0] + 1)`)
+     "setitem", "delitem", "iadd", "isub", "imul", "imatmul", "itruediv", "ifloordiv", "imod", "ipow", "iand", "ior",
+     "ixor", "ilshift", "irshift", "iconcat"}
 )  # fmt: skip
+# what a module-level name bound to one of these holds is an iterator: any use of it in a call moves it on
+# (hostile37l, F: `for n in _IT: break` on a module-level itertools.count)
+_F_ITERATORS = frozenset(
+    {"count", "cycle", "repeat", "iter", "map", "filter", "zip", "enumerate", "reversed", "islice", "chain",
+     "accumulate", "starmap", "takewhile", "dropwhile", "tee", "zip_longest", "product", "permutations",
+     "combinations", "combinations_with_replacement", "groupby", "compress", "filterfalse", "pairwise", "batched"}
+)  # fmt: skip
+
+
+def _f_iterators(sources):
+    """The names the sources' top level binds to an iterator: a generator expression, or a call of _F_ITERATORS
+    (`_IT = itertools.count()`), or of a function of theirs that yields."""
+    generators = {
+        n.name
+        for _, tree in _trees(sources)
+        for n in tree.body
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and any(isinstance(x, (ast.Yield, ast.YieldFrom)) for x in ast.walk(n))
+    }
+    found = set()
+    for _, tree in _trees(sources):
+        for stmt in tree.body:
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+                v = stmt.value
+                if isinstance(v, ast.GeneratorExp) or _called(v) in _F_ITERATORS | generators:
+                    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                    found |= {x.id for t in targets for x in ast.walk(t) if isinstance(x, ast.Name)}
+    return found
 
 
 def kept_state(sources, function):
@@ -3772,10 +3808,11 @@ def kept_state(sources, function):
                 if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     first = [a.arg for a in [*method.args.posonlyargs, *method.args.args][:1]]
                     todo.append((label, method, frozenset(), frozenset(first if top.name in made else ())))
+    iterators = _f_iterators(sources)
     while todo:
         _tick()
         label, fn, enclosing, kept = todo.pop()
-        for line in _f_writes(fn, enclosing, imported, read, kept):
+        for line in _f_writes(fn, enclosing, imported, read, kept, iterators):
             found.setdefault((label, line), None)
         mine = _f_locals(fn)
         for n in _f_body_nodes(fn):
@@ -3883,10 +3920,11 @@ def _f_root(node):
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _f_writes(fn, enclosing, imported, read, kept=frozenset()):
+def _f_writes(fn, enclosing, imported, read, kept=frozenset(), iterators=frozenset()):
     """The lines where ``fn`` writes to state kept between calls (``enclosing``: names of the call it is nested in;
     ``read``: the names the functions read, so a global counter nothing reads, `global calls; calls += 1`, is
-    not listed: it changes nothing the function computes)."""
+    not listed: it changes nothing the function computes; ``iterators``: module-level iterators, every use of which
+    moves them on)."""
     args = fn.args
     positional = [*args.posonlyargs, *args.args]
     defaults = [*zip(positional[len(positional) - len(args.defaults) :], args.defaults)]
@@ -3910,6 +3948,8 @@ def _f_writes(fn, enclosing, imported, read, kept=frozenset()):
 
     lines = []
     for n in _f_body_nodes(fn):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in iterators and outside(n):
+            lines.append(n.lineno)  # for n in _IT: break; list(islice(_IT, 1))
         if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
             if n.id in declared and n.id not in nonlocal_ok and n.id in read:
                 lines.append(n.lineno)  # global N; N += 1; ... N ...
@@ -3925,7 +3965,19 @@ def _f_writes(fn, enclosing, imported, read, kept=frozenset()):
             if called in _F_WRITERS and n.args and outside(n.args[0]):
                 if not isinstance(f, ast.Attribute) or _f_root(f) in imported:
                     lines.append(n.lineno)  # next(_it), np.put(_buffer, ...), setattr(_cfg, ...)
+            if any(outside(x) for x in _f_outputs(n, called)):
+                lines.append(n.lineno)  # np.add(_C, 1, out=_C), np.add(_C, 1, _C)
     return lines
+
+
+def _f_outputs(call, called):
+    """The arguments a call writes its result into: its out= keyword, and a numpy ufunc's positional outputs (those
+    past its inputs: `np.add(a, b, out)`)."""
+    found = [k.value for k in call.keywords if k.arg == "out"]
+    ufunc = getattr(np, called, None) if isinstance(called, str) else None
+    if isinstance(ufunc, np.ufunc) and len(call.args) > ufunc.nin:
+        found += call.args[ufunc.nin :]
+    return [x for e in found for x in (e.elts if isinstance(e, ast.Tuple) else [e])]
 
 
 def _f_outside(name, mine, enclosing, imported, mutable, aliases):
@@ -3949,10 +4001,13 @@ def introspection(sources, function):
     functions, _ = _reach(sources, function)
     found, used = {}, set()
     own = sources[-1][0] if sources else None  # the exercise's own cell (or my_rnn.py)
+    modules = _d_modules(sources)
     for label, tree in _trees(sources):
         todo = list(tree.body)
         while todo:
             n = todo.pop()
+            if _d_changes_a_module(n, modules):
+                found.setdefault((label, n.lineno), None)
             if _d_listed(n) and (label == own or not isinstance(n, (ast.Import, ast.ImportFrom))):
                 found.setdefault((label, n.lineno), None)
             if isinstance(n, ast.Name):
@@ -3965,9 +4020,34 @@ def introspection(sources, function):
     functions += _reach(sources, *sorted(used))[0]  # once for every name (linear: hostile37e, finding 6)
     for label, node in functions:
         for n in ast.walk(node):
-            if _d_listed(n):
+            if _d_listed(n) or _d_changes_a_module(n, modules):
                 found.setdefault((label, n.lineno), None)
     return [(label, line, _line_text(sources, label, line)) for label, line in sorted(found, key=_order(sources))]
+
+
+def _d_modules(sources):
+    """The names the cells bind to modules by import (`np`, `numpy`, `math`, `format` of `from numpy.lib import
+    format`...), and numpy's usual names, which the notebooks' helper cells bind."""
+    names = {"np", "numpy"}
+    for _, tree in _trees(sources):
+        for n in ast.walk(tree):
+            if isinstance(n, (ast.Import, ast.ImportFrom)):
+                names.update((a.asname or a.name).split(".")[0] for a in n.names)
+    return names
+
+
+def _d_changes_a_module(node, modules):
+    """Whether ``node`` changes a module the cells imported: `np.array_equal = f`, `np.linalg.norm = f`, `del np.x`,
+    `setattr(np, "x", f)` (hostile37l, F06 and F07: a patched np.array_equal was to hide an argument changed in
+    place). Nothing an exercise computes needs it."""
+    target = None
+    if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
+        target = node.value
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr"):
+        target = node.args[0] if node.args else None
+    while isinstance(target, (ast.Attribute, ast.Subscript)):
+        target = target.value
+    return isinstance(target, ast.Name) and target.id in modules
 
 
 def _d_listed(node):
@@ -4001,6 +4081,14 @@ def _d_listed(node):
         return True  # getattr with a computed name, or with none
     if isinstance(node, ast.Call) and _called(node) == "type" and len(node.args) == 3:
         return True  # type(name, bases, namespace): a class built at run time
+    if isinstance(node, ast.Compare):
+        # `np.ascontiguousarray(o) is o`, `a is b`: whether two values are one object changes no number an exercise
+        # computes (hostile37l, D and E); `x is None` and the like are not listed
+        sides = [node.left, *node.comparators]
+        return any(
+            isinstance(op, (ast.Is, ast.IsNot)) and not any(isinstance(s, ast.Constant) for s in sides[k : k + 2])
+            for k, op in enumerate(node.ops)
+        )
     return False
 
 
