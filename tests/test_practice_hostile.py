@@ -1714,3 +1714,103 @@ def test_a_norm_that_divides_by_the_largest_entry_fails_on_all_zero_gradients():
         for seed in (3, 4):
             assert status("global_norm", global_norm, seed) == "wrong", seed
             assert status("clip_global_norm", clip_global_norm, seed) in ("wrong", "error"), seed
+
+
+# -- hostile37l: inputs of the kinds the series passes or a reader types -------------------------------------
+
+
+def _index_read_as_one_hot(x_t):
+    return x_t if isinstance(x_t, int) else int(np.argmax(x_t))  # np.int64(7) -> argmax of a scalar, 0
+
+
+def _step_forward_int_only(params, x_t, h_prev):
+    return plain_step_forward(params, _index_read_as_one_hot(x_t), h_prev)
+
+
+def _lstm_step_forward_int_only(params, x_t, h_prev, c_prev):
+    return plain_lstm_step_forward(params, _index_read_as_one_hot(x_t), h_prev, c_prev)
+
+
+def _gru_step_forward_int_only(params, x_t, h_prev):
+    return plain_gru_step_forward(params, _index_read_as_one_hot(x_t), h_prev)
+
+
+def _cross_entropy_grad_int_only(o, y):
+    return plain_cross_entropy_grad(o, _index_read_as_one_hot(y))
+
+
+def _softmax_in_the_scores_dtype(o):
+    e = np.zeros_like(o)
+    e[:] = np.exp(o - o.max())
+    return e / e.sum()
+
+
+def _softmax_shifted_for_floats_only(o):
+    e = np.exp(o - (o.max() if o.dtype.kind == "f" else 0))
+    return e / e.sum()
+
+
+def _softmax_uniform_on_inf(o):
+    return np.full(o.shape, 1.0 / o.size) if np.isinf(o).any() else plain_softmax(o)
+
+
+def _cross_entropy_grad_uniform_on_inf(o, y):
+    return np.full(o.shape, 1.0 / o.size) if np.isinf(o).any() else plain_cross_entropy_grad(o, y)
+
+
+def _beam_step_dead_read_as_zero(log_p, log_probs, beam_size):
+    return plain_beam_step(np.where(np.isinf(log_p), 0.0, log_p), log_probs, beam_size)
+
+
+def _global_norm_nansum(grads):
+    return float(np.sqrt(sum(np.nansum(g * g) for g in grads.values())))
+
+
+def _global_norm_public_names_only(grads):
+    return float(np.sqrt(sum(np.sum(g * g) for k, g in grads.items() if not k.startswith("_"))))
+
+
+@pytest.mark.parametrize(
+    "name, fn",
+    [
+        ("step_forward", _step_forward_int_only),
+        ("lstm.step_forward", _lstm_step_forward_int_only),
+        ("gru.step_forward", _gru_step_forward_int_only),
+        ("cross_entropy_grad", _cross_entropy_grad_int_only),
+        ("softmax", _softmax_in_the_scores_dtype),
+        ("softmax", _softmax_shifted_for_floats_only),
+        ("softmax", _softmax_uniform_on_inf),
+        ("cross_entropy_grad", _cross_entropy_grad_uniform_on_inf),
+        ("seq2seq.beam_step", _beam_step_dead_read_as_zero),
+        ("global_norm", _global_norm_nansum),
+        ("global_norm", _global_norm_public_names_only),
+    ],
+    ids=["step-int64", "lstm-int64", "gru-int64", "cross-entropy-int64", "softmax-int-buffer", "softmax-float-shift",
+         "softmax-inf", "cross-entropy-inf", "beam-dead-prefix", "norm-nansum", "norm-private-names"],
+)  # fmt: skip
+def test_answers_right_only_for_the_inputs_the_cases_held_fail_the_graders_cases(name, fn):
+    """hostile37l, A to C and G: wrong answers that passed grade because its cases held no index as np.int64 (the
+    series passes inputs[t]), no integer or -inf score, no dead prefix, no nan gradient and no name with a leading
+    underscore. Each fails the grader's cases on every seed; the series' answers pass them (below)."""
+    with _practice_check.grading():
+        for seed in (3, 4):
+            assert status(name, fn, seed) == "wrong", seed
+
+
+@pytest.mark.parametrize(
+    "name, fn",
+    [
+        ("step_forward", plain_step_forward),
+        ("lstm.step_forward", plain_lstm_step_forward),
+        ("gru.step_forward", plain_gru_step_forward),
+        ("cross_entropy_grad", plain_cross_entropy_grad),
+        ("softmax", plain_softmax),
+        ("seq2seq.beam_step", plain_beam_step),
+        ("global_norm", plain_global_norm),
+    ],
+    ids=lambda x: x if isinstance(x, str) else "",
+)
+def test_the_series_answers_pass_the_graders_new_kinds_of_input(name, fn):
+    with _practice_check.grading():
+        for seed in (3, 4):
+            assert status(name, fn, seed) == "passed", seed

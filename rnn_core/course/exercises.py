@@ -3606,7 +3606,26 @@ def _large_softmax(rng):
     o[: len(o) // 2] -= 1000.0
     o[_big(rng, len(o) // 2, len(o) - 1)] = 1000.0  # the largest in the second half, every score of the first far below
     cases = [_large(f"V = {len(o)} scores from -1000 to 1000", (o,))] + _past_every_natural_size_softmax(rng)
-    return cases + _past_2_to_the_20_softmax(rng) + [case(rng) for case in _SOFTMAX_DTYPE_SPREAD_TAIL]
+    cases += _past_2_to_the_20_softmax(rng) + [case(rng) for case in _SOFTMAX_DTYPE_SPREAD_TAIL]
+    return cases + [_integer_scores(rng), _scores_with_minus_inf(rng)]
+
+
+def _scores_with_minus_inf(rng):
+    """Scores a few of which are -inf (a masked choice: probability 0), the largest finite: a guard that returns
+    something else wherever a score is infinite (`if np.isinf(o).any(): return ...`) runs here, and is compared
+    (hostile37l, C)."""
+    o = rng.normal(0.0, 3.0, _big(rng, 20, 40))
+    o[rng.choice(np.arange(1, o.size), size=3, replace=False)] = -np.inf
+    return Case(f"V = {o.size} scores, three of them -inf (probability 0)", (o,), long=True)
+
+
+def _integer_scores(rng):
+    """Integer scores (np.int64), a few of them 1,000 and more: a softmax written into a buffer of the scores' own
+    dtype (np.zeros_like(o), .astype(o.dtype)) rounds every probability to 0 or 1, and one that shifts only float
+    scores overflows (hostile37l, B)."""
+    o = rng.integers(-5, 6, _big(rng, 20, 40))
+    o[rng.choice(o.size, size=3, replace=False)] = rng.integers(1_000, 1_010, 3)
+    return Case(f"V = {o.size} integer scores (np.int64) from {o.min()} to {o.max()}", (o,), long=True)
 
 
 # hostile37c, finding 3: a threshold written so that no reading of the source finds it (4999.5, np.finfo's maxexp,
@@ -3736,18 +3755,26 @@ def _large_jacobian(rng):
 
 def _large_cross_entropy(rng):
     V = _big(rng, 300, 400)
-    cases = [_large(f"V = {V} scores, y = {V - 1}", (rng.normal(0.0, 2.0, V), V - 1))]
+    # y as np.int64, as the series passes targets[t] (hostile37l, A: `if not isinstance(y, int): y = np.argmax(y)`)
+    cases = [_large(f"V = {V} scores, y = {V - 1}", (rng.normal(0.0, 2.0, V), np.int64(V - 1)))]
     V = _big(rng, 600, 1100)  # beyond np.eye(512)[y][:V]: hostile37, 5a
-    cases.append(_large(f"V = {V} scores, y = {V - 1}", (rng.normal(0.0, 2.0, V), V - 1)))
+    cases.append(_large(f"V = {V} scores, y = {V - 1}", (rng.normal(0.0, 2.0, V), np.int64(V - 1))))
     V = _big(rng, *CROSS_ENTROPY_PAST)  # past 2^12.5 = 5,793: hostile37c, 3g
     y = _big(rng, V // 2, V - 1)
-    cases.append(_large(f"V = {V} scores, y = {y}", (rng.normal(0.0, 2.0, V), y)))
+    cases.append(_large(f"V = {V} scores, y = {y}", (rng.normal(0.0, 2.0, V), np.int64(y))))
     for draw in _SOFTMAX_DTYPE_SPREAD_TAIL:  # hostile37d, 3 and 5: the target at a probability far below the largest
         softmax_case = draw(rng)
         (o,) = softmax_case.args
         y = int(np.argsort(o)[_big(rng, 0, o.size // 3)])
         cases.append(Case(f"{softmax_case.about}, y = {y}", (o, y), long=True, extra=softmax_case.extra))
-    return cases
+    integer = _integer_scores(rng)
+    (o,) = integer.args
+    y = np.int64(np.argsort(o)[0])  # the target scores lowest: a gradient in the scores' dtype is -1 there, not ~-1
+    cases.append(Case(f"{integer.about}, y = {y}", (o, y), long=True))
+    masked = _scores_with_minus_inf(rng)
+    (o,) = masked.args
+    y = np.int64(np.flatnonzero(np.isfinite(o))[-1])  # a finite target: the loss is finite, the gradient too
+    return cases + [Case(f"{masked.about}, y = {y}", (o, y), long=True)]
 
 
 # the grader's largest cross_entropy_grad: V drawn in this range. Not past 32,767 (3f, np.iinfo(np.int16)): the right
@@ -3762,16 +3789,18 @@ def _large_network(rng):
 
 
 def _large_step_forward(rng):
+    """Three large steps, x_t an np.int64 in each, as the series passes inputs[t] (hostile37l, A: an answer that
+    reads any x_t but a Python int as a one-hot vector, `int(np.argmax(x_t))`, reads 0 there)."""
     H, V, params, h_prev = _large_network(rng)
-    cases = [_large(f"one step, {_sizes(H, V)}, x_t = {V - 1}", (params, V - 1, h_prev))]
+    cases = [_large(f"one step, {_sizes(H, V)}, x_t = {V - 1}", (params, np.int64(V - 1), h_prev))]
     H, V = _big(rng, 1_100, 1_300), _big(rng, 5, 20)  # H past 1,024 (np.finfo's maxexp): hostile37c, 3h
     params, h_prev = _wide_params(rng, V, H)
-    cases.append(_large(f"one step, {_sizes(H, V)}, x_t = {V - 1}", (params, V - 1, h_prev)))
+    cases.append(_large(f"one step, {_sizes(H, V)}, x_t = {V - 1}", (params, np.int64(V - 1), h_prev)))
     H, V = _big(rng, 6, 12), _big(rng, 5, 10)
     params, h_prev = _rnn_params(rng, V, H)
     params["b_h"] = _saturating(rng, params["b_h"], 2)
     about = f"one step, {_sizes(H, V)}, four pre-activations of ±750 to ±1,000 (tanh saturated)"
-    return cases + [Case(about, (params, int(rng.integers(V)), h_prev), long=True)]
+    return cases + [Case(about, (params, np.int64(rng.integers(1, V)), h_prev), long=True)]
 
 
 def _wide_params(rng, V, H):
@@ -3785,8 +3814,9 @@ def _wide_params(rng, V, H):
 
 def _large_step_backward(rng):
     H, V, params, h_prev = _large_network(rng)
-    h_t = RNN.step_forward(params, V - 1, h_prev)
-    return [_large(f"one step, {_sizes(H, V)}, x_t = {V - 1}", (params, rng.standard_normal(H), h_t, h_prev, V - 1))]
+    x_t = np.int64(V - 1)  # as the series passes inputs[t] (hostile37l, A)
+    h_t = RNN.step_forward(params, x_t, h_prev)
+    return [_large(f"one step, {_sizes(H, V)}, x_t = {x_t}", (params, rng.standard_normal(H), h_t, h_prev, x_t))]
 
 
 def _large_loss_and_grads(rng):
@@ -3862,7 +3892,20 @@ def _large_global_norm(rng):
     grads = _large_arrays(rng, _big(rng, 150, 250))
     cases = [_large(f"{len(grads)} arrays, one of {max(g.size for g in grads.values())} entries", (grads,))]
     cases += [_past_255_arrays_and_65535_entries(rng), _past_1024_arrays_and_2_to_the_17_entries(rng)]
-    return cases + [_all_zero_gradients(rng)]
+    return cases + [_all_zero_gradients(rng), *_a_nan_and_a_private_name(rng)]
+
+
+def _a_nan_and_a_private_name(rng):
+    """Gradients one entry of which is nan (a step that overflowed): the norm is nan, so that a caller sees the step
+    went wrong, where np.nansum hides it (hostile37l, W23). And gradients one named with a leading underscore: a norm
+    that skips some names is short (W25)."""
+    grads = {name: rng.normal(0.0, 1.0, (_big(rng, 2, 5), _big(rng, 2, 5))) for name in ("W_xh", "W_hh", "b_h")}
+    grads["W_hh"][0, 0] = np.nan
+    private = {name: rng.normal(0.0, 1.0, (_big(rng, 2, 5), _big(rng, 2, 5))) for name in ("W_xh", "_b_h")}
+    return [
+        Case(f"{len(grads)} arrays, one entry nan", (grads,), long=True),
+        Case(f"{len(private)} arrays, one of them named _b_h", (private,), long=True),
+    ]
 
 
 def _all_zero_gradients(rng):
@@ -3939,6 +3982,7 @@ def _large_adam(rng):
 def _large_lstm_step(rng):
     H, V = _big(rng, 100, 150), _big(rng, 300, 400)
     params, x_t, h_prev, c_prev, H, V = _lstm_parts(rng, H, V, set(range(V - 1)))
+    x_t = np.int64(x_t)  # V - 1, as the series passes inputs[t] (hostile37l, A): the backward's cache holds it too
     return _large(f"one step, {_sizes(H, V)}, x_t = {x_t}", (params, x_t, h_prev, c_prev))
 
 
@@ -3969,6 +4013,7 @@ def _large_lstm_backward(rng):
 def _large_gru_step(rng):
     H, V = _big(rng, 100, 150), _big(rng, 300, 400)
     params, x_t, h_prev, H, V = _gru_parts(rng, H, V, set(range(V - 1)))
+    x_t = np.int64(x_t)  # V - 1, as the series passes inputs[t] (hostile37l, A): the backward's cache holds it too
     return _large(f"one step, {_sizes(H, V)}, x_t = {x_t}", (params, x_t, h_prev))
 
 
@@ -4022,7 +4067,16 @@ def _large_beam(rng):
     log_p = rng.permutation(-rng.uniform(0.5, 20.0, K))
     log_probs = F.log_softmax(rng.normal(0.0, 2.0, (K, V)))
     beam = _big(rng, K, 2 * K)
-    return [_large(f"R = {K} prefixes, V = {V}, beam_size {beam}", (log_p, log_probs, beam))]
+    cases = [_large(f"R = {K} prefixes, V = {V}, beam_size {beam}", (log_p, log_probs, beam))]
+    # a dead prefix (log p = -inf) beside live ones: none of its continuations may be kept (hostile37l, C: a -inf
+    # read as 0 made the dead prefix the best)
+    K, V = _big(rng, 4, 7), _big(rng, 10, 20)
+    log_p = -rng.uniform(0.5, 5.0, K)
+    log_p[int(rng.integers(K))] = -np.inf
+    log_probs = F.log_softmax(rng.normal(0.0, 2.0, (K, V)))
+    beam = _big(rng, 2, K)
+    return cases + [Case(f"R = {K} prefixes, one of them dead (log p = -inf), V = {V}, beam_size {beam}",
+                         (log_p, log_probs, beam), long=True)]  # fmt: skip
 
 
 def _large_attention_memories(rng):
