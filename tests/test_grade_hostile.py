@@ -10,6 +10,7 @@ coverage, introspection), and right variants (float32-safe, guards no case runs,
 edition with its exercise cells filled in, graded in one run.
 """
 
+import io
 import json
 import os
 import pickle
@@ -20,6 +21,7 @@ import time
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 from test_grade import fill, right, write
 
@@ -2127,3 +2129,21 @@ def test_rule_f_lists_counters_kept_through_operator_out_and_iterators(source, l
     loop that takes one item of a module-level itertools.count, each wrong from the 60th call, passed. A buffer made
     in the call and a module-level tuple read in a loop are not listed."""
     assert [line for _, line, _ in grade.kept_state([["c", source]], "f")] == listed
+
+
+@pytest.mark.parametrize(
+    "array",
+    [np.arange(5.0), np.zeros((0, 3)), np.array(3.5), np.arange(12, dtype=">i4").reshape(3, 4).T,
+     np.array([True, False]), np.array(["ab", "c"]), np.arange(6, dtype=np.complex64), np.zeros([1] * 64)],
+    ids=["vector", "empty", "scalar", "big-endian-transposed", "bool", "text", "complex", "64-axes"],
+)  # fmt: skip
+def test_the_child_writes_arrays_as_numpy_reads_them(array):
+    """The child writes the .npy bytes itself, from the array type's own methods (hostile37l, F06 and F07: no
+    patched numpy function may change what is sent back); numpy's reader reads them as the array they were."""
+    from rnn_core.course import grade_child
+
+    grade_child._N.bind(np)
+    read = np.load(io.BytesIO(grade_child._array_bytes(array)), allow_pickle=False)
+    assert read.dtype == array.dtype and read.shape == array.shape and np.array_equal(read, array)
+    assert grade_child._unchanged(np.array([0.0, np.nan]), np.array([-0.0, np.nan]))  # the same values
+    assert not grade_child._unchanged(np.array([1.0]), np.array([1.0], dtype=np.float32))  # another dtype

@@ -128,15 +128,14 @@ def _type_name(value):
 
 
 def _array_bytes(array):
-    """The bytes of ``numpy.save`` for a plain array, written here from the array's C methods (version 1.0 of the
-    .npy format, or 2.0 for a header past 65,535 bytes), so that no patched numpy writer can change them."""
+    """The bytes of ``numpy.save`` for a plain array (version 1.0 of the .npy format: a header of at most 64 axes
+    stays far below its 65,535 bytes), written here from the array's C methods, so that no patched numpy writer
+    can change them."""
     plain = _N.array(array, copy=True, subok=False, order="C")
     header = f"{{'descr': {plain.dtype.str!r}, 'fortran_order': False, 'shape': {tuple(plain.shape)!r}, }}"
-    size = 2 if len(header) + 12 < 65_536 else 4
-    pad = -(6 + 2 + size + len(header) + 1) % 64
+    pad = -(6 + 2 + 2 + len(header) + 1) % 64  # magic, version, length, header and newline: a multiple of 64
     text = (header + " " * pad + "\n").encode("latin1")
-    version = b"\x01\x00" if size == 2 else b"\x02\x00"
-    return b"\x93NUMPY" + version + len(text).to_bytes(size, "little") + text + plain.tobytes()
+    return b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text + plain.tobytes()
 
 
 def _unchanged(value, snapshot):
