@@ -1762,6 +1762,13 @@ def _beam_step_dead_read_as_zero(log_p, log_probs, beam_size):
     return plain_beam_step(np.where(np.isinf(log_p), 0.0, log_p), log_probs, beam_size)
 
 
+def _attention_masked_with_minus_1e6(h, u, mask):
+    scores = np.where(mask, np.einsum("bh,bsh->bs", h, u), -1e6)  # a finite fill: above real scores of -2e6
+    alpha = np.exp(scores - scores.max(axis=1, keepdims=True))
+    alpha /= alpha.sum(axis=1, keepdims=True)
+    return alpha, np.einsum("bs,bsh->bh", alpha, u)
+
+
 def _global_norm_nansum(grads):
     return float(np.sqrt(sum(np.nansum(g * g) for g in grads.values())))
 
@@ -1782,16 +1789,18 @@ def _global_norm_public_names_only(grads):
         ("softmax", _softmax_uniform_on_inf),
         ("cross_entropy_grad", _cross_entropy_grad_uniform_on_inf),
         ("seq2seq.beam_step", _beam_step_dead_read_as_zero),
+        ("attention_forward", _attention_masked_with_minus_1e6),
         ("global_norm", _global_norm_nansum),
         ("global_norm", _global_norm_public_names_only),
     ],
     ids=["step-int64", "lstm-int64", "gru-int64", "cross-entropy-int64", "softmax-int-buffer", "softmax-float-shift",
-         "softmax-inf", "cross-entropy-inf", "beam-dead-prefix", "norm-nansum", "norm-private-names"],
+         "softmax-inf", "cross-entropy-inf", "beam-dead-prefix", "attention-fill", "norm-nansum", "norm-private-names"],
 )  # fmt: skip
 def test_answers_right_only_for_the_inputs_the_cases_held_fail_the_graders_cases(name, fn):
     """hostile37l, A to C and G: wrong answers that passed grade because its cases held no index as np.int64 (the
-    series passes inputs[t]), no integer or -inf score, no dead prefix, no nan gradient and no name with a leading
-    underscore. Each fails the grader's cases on every seed; the series' answers pass them (below)."""
+    series passes inputs[t]), no integer or -inf score, no dead prefix, no real attention score below -1e6, no nan
+    gradient and no name with a leading underscore. Each fails the grader's cases on every seed; the series' answers
+    pass them (below)."""
     with _practice_check.grading():
         for seed in (3, 4):
             assert status(name, fn, seed) == "wrong", seed
@@ -1806,6 +1815,7 @@ def test_answers_right_only_for_the_inputs_the_cases_held_fail_the_graders_cases
         ("cross_entropy_grad", plain_cross_entropy_grad),
         ("softmax", plain_softmax),
         ("seq2seq.beam_step", plain_beam_step),
+        ("attention_forward", plain_attention_forward),
         ("global_norm", plain_global_norm),
     ],
     ids=lambda x: x if isinstance(x, str) else "",

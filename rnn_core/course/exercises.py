@@ -4100,7 +4100,20 @@ def _large_attention_forward(rng):
     mask = _scattered_mask(rng, B, S)
     h, u = _attention_memory_masked(rng, mask, H)
     cases.append(_large(f"B = {B}, S = {S}, H = {H}, pads anywhere", (h, u, mask)))
-    return cases + [_attention_float32_scores_near_100(rng), _attention_scores_1000_and_minus_20000(rng)]
+    cases += [_attention_float32_scores_near_100(rng), _attention_scores_1000_and_minus_20000(rng)]
+    return cases + [_attention_scores_near_minus_2e6(rng)]
+
+
+def _attention_scores_near_minus_2e6(rng):
+    """Rows whose every real score is 2 to 3 million below zero, a few units apart, the pads' own scores of moderate
+    size: a pad masked with a finite score above the real ones (np.where(mask, s, -1e6)) takes the weight, where
+    -inf, np.finfo's min or -1e9 leave it none (hostile37l, W46)."""
+    B, S, H = 2, _big(rng, 5, 8), _big(rng, 3, 6)
+    mask = _scattered_mask(rng, B, S)
+    h, u = _attention_memory_masked(rng, mask, H)
+    low = -float(rng.uniform(2e6, 3e6))
+    _real_scores(rng, h, u, mask, lambda: low + rng.normal(0.0, 3.0))
+    return Case(f"B = {B}, S = {S}, H = {H}, every real score near {low:.3g}", (h, u, mask), long=True)
 
 
 def _real_scores(rng, h, u, mask, draw):
