@@ -2098,9 +2098,23 @@ def test_rule_c_reads_a_comparison_ufunc_as_the_comparison_it_makes(source, list
         ("from numpy.lib import format as fm\ndef f(o):\n    fm.write_array = None\n    return o\n", [3]),
         ("def f(o, h=None):\n    if h is None or o is not None:\n        return o\n    return -o\n", []),
         ("def f(o):\n    o.shape = (o.size,)\n    return o\n", []),
+        # hostile37m: the same switches by other roads, each listed
+        ("def f(o):\n    return o if o.data.c_contiguous else -o\n", [2]),
+        ("def f(o):\n    return o if id(np.ascontiguousarray(o)) == id(o) else -o\n", [2]),
+        ("from operator import is_ as _same\ndef f(o):\n    return o if _same(np.asarray(o), o) else -o\n", [1]),
+        ("def f(o):\n    return o if '{0.flags.writeable}'.format(o) == 'True' else -o\n", [2]),
+        ("def f(o):\n    return o if '{0.base}'.format(o) == 'None' else -o\n", [2]),
+        ("def f(o):\n    return o if not memoryview(o).readonly else -o\n", [2]),
+        ("def f(o):\n    return o if o.dtype.isnative else -o\n", [2]),
+        # hostile37m, R01, R07, R08: right answers the identity rule refused, not listed
+        ("_UNSET = object()\ndef f(o, axis=_UNSET):\n    if axis is _UNSET:\n        axis = -1\n    return o\n", []),
+        ("def f(y):\n    return y if type(y) is np.ndarray else np.asarray(y)\n", []),
+        ("def f(grads, params):\n    assert grads is not params, 'two dicts'\n    return grads\n", []),
+        ("def f(o):\n    print(f'{o.shape}', '{:.3f}'.format(1.0), '{0[1]}'.format([1, 2]))\n    return o\n", []),
     ],
     ids=["base", "is-contiguous", "shares-memory", "module-attribute", "setattr-module", "module-alias", "is-none",
-         "own-argument"],
+         "own-argument", "buffer-contiguous", "id", "is-imported", "format-flags", "format-base", "memoryview",
+         "byte-order", "sentinel", "type-is", "assert-is-not", "formats"],
 )  # fmt: skip
 def test_rule_d_lists_a_switch_on_memory_or_identity_and_a_changed_module(source, listed):
     """hostile37l, D and E: a shift skipped when the input is a view (`o.base is None`) or not contiguous
@@ -2121,8 +2135,29 @@ def test_rule_d_lists_a_switch_on_memory_or_identity_and_a_changed_module(source
          "    return o * (n < 60)\n", [4]),
         ("_T = (1, 2)\ndef f(o):\n    for n in _T:\n        o = o + n\n    out = np.empty_like(o)\n"
          "    np.add(o, 1, out=out)\n    return out\n", []),
+        # hostile37m: counters by other roads, each listed
+        ("import itertools\n_IT = [itertools.count(1)]\ndef f(o):\n    for n in _IT[0]:\n        break\n"
+         "    return o * (n % 59 != 0)\n", [4]),
+        ("import itertools\n_cnt = itertools.count\n_IT = _cnt(1)\ndef f(o):\n    for n in _IT:\n        break\n"
+         "    return o * (n % 59 != 0)\n", [5]),
+        ("class _K:\n    n = 0\n    @classmethod\n    def tick(cls):\n        cls.n += 1\n        return cls.n\n"
+         "def f(o):\n    return o * (_K.tick() % 59 != 0)\n", [5]),
+        ("_COUNT = [0]\ndef f(o, _c=_COUNT):\n    _c[0] += 1\n    return o * (_c[0] % 59 != 0)\n", [3]),
+        ("def f(o, _c=([0],)):\n    _c[0][0] += 1\n    return o * (_c[0][0] % 59 != 0)\n", [2]),
+        ("from operator import setitem as _put\n_C = [0]\ndef f(o):\n    _put(_C, 0, _C[0] + 1)\n"
+         "    return o * (_C[0] % 59 != 0)\n", [4]),
+        ("import operator\n_w = operator.setitem\n_C = [0]\ndef f(o):\n    _w(_C, 0, _C[0] + 1)\n"
+         "    return o * (_C[0] % 59 != 0)\n", [5]),
+        ("import collections\n_C = collections.Counter()\ndef f(o):\n    _C.subtract(['a'])\n"
+         "    return o * (_C['a'] % 59 != 0)\n", [4]),
+        # right: a module-level constant as a default, and a classmethod that builds an object
+        ("EPS = 1e-8\ndef f(o, eps=EPS, axis=-1, dt=np.float64, shape=(2, 3)):\n    return o + eps\n", []),
+        ("class A:\n    @classmethod\n    def make(cls, o):\n        x = cls()\n        x.v = o\n        return x\n"
+         "def f(o):\n    return A.make(o).v\n", []),
     ],
-    ids=["operator-setitem", "out-keyword", "ufunc-output", "module-iterator", "own-buffer-and-a-tuple"],
+    ids=["operator-setitem", "out-keyword", "ufunc-output", "module-iterator", "own-buffer-and-a-tuple",
+         "iterator-in-a-list", "iterator-maker-alias", "classmethod", "default-module-list", "default-tuple-of-list",
+         "setitem-imported-as", "setitem-aliased", "counter-subtract", "default-constant", "classmethod-builds"],
 )  # fmt: skip
 def test_rule_f_lists_counters_kept_through_operator_out_and_iterators(source, listed):
     """hostile37l, F: call counters kept by operator.setitem, by a ufunc's out= into a module-level array, and by a

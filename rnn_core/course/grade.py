@@ -84,6 +84,7 @@ import select
 import shutil
 import signal
 import stat
+import string
 import struct
 import subprocess
 import sys
@@ -3700,7 +3701,10 @@ _D_IMPORTS = frozenset(
 )  # fmt: skip
 _D_NAMES = frozenset(
     {"sys", "gc", "inspect", "ctypes", "builtins", "importlib", "eval", "exec", "compile", "__import__", "globals",
-     "locals", "vars", "dir", "breakpoint", "open", "__builtins__", "attrgetter", "methodcaller"}
+     "locals", "vars", "dir", "breakpoint", "open", "__builtins__", "attrgetter", "methodcaller",
+     # an object's address and its raw buffer (hostile37m: `id(np.ascontiguousarray(o)) == id(o)`,
+     # `memoryview(o).readonly`)
+     "id", "memoryview"}
 )  # fmt: skip
 _D_ATTRIBUTES = frozenset(
     {"gettrace", "settrace", "setprofile", "getprofile", "_getframe", "f_globals", "f_locals", "f_back", "modules",
@@ -3717,7 +3721,11 @@ _D_ATTRIBUTES = frozenset(
      "flags", "datetime64", "timedelta64", "datetime_as_string", "datetime_data", "busday_count", "busday_offset",
      "is_busday",
      # ... and where it lives: an array's base, strides, buffer address or overlap (hostile37l, D: `o.base is None`)
-     "base", "strides", "shares_memory", "may_share_memory", "byte_bounds", "isfortran", "is_", "is_not"}
+     "base", "strides", "shares_memory", "may_share_memory", "byte_bounds", "isfortran", "is_", "is_not",
+     # ... read through its buffer or its dtype's byte order (hostile37m: `o.data.c_contiguous`, `o.dtype.isnative`)
+     "c_contiguous", "f_contiguous", "contiguous", "readonly", "isnative", "byteorder",
+     # state of numpy's or a cache's that a call could count on (hostile37m, S10, S14, S25)
+     "set_printoptions", "get_printoptions", "printoptions", "setbufsize", "getbufsize", "cache_info"}
 )  # fmt: skip
 _D_ALLOWED_SHOWN = ("numpy", "math", "warnings", "functools", "itertools", "collections", "heapq", "operator",
                     "typing", "copy")  # fmt: skip
@@ -3743,6 +3751,7 @@ _F_MUTATORS = frozenset(
     {"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "clear", "add", "discard", "remove",
      "fill", "put", "itemset", "resize", "sort", "send", "throw", "__setitem__", "__delitem__", "__iadd__",
      "appendleft", "extendleft", "popleft", "rotate", "reverse", "partition", "setflags", "__next__", "write",
+     "subtract", "setfield",
      "__setattr__", "__init__"}
 )  # fmt: skip
 _F_WRITERS = frozenset(
@@ -3761,25 +3770,62 @@ _F_ITERATORS = frozenset(
 )  # fmt: skip
 
 
+def _f_top_bindings(sources):
+    """(targets, value) of each assignment at the sources' top level."""
+    for _, tree in _trees(sources):
+        for stmt in tree.body:
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+                yield (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]), stmt.value
+
+
 def _f_iterators(sources):
-    """The names the sources' top level binds to an iterator: a generator expression, or a call of _F_ITERATORS
-    (`_IT = itertools.count()`), or of a function of theirs that yields."""
-    generators = {
+    """The names the sources' top level binds to an iterator, or to a container holding one: a generator expression,
+    or a call of _F_ITERATORS (`_IT = itertools.count()`, `_IT = [itertools.count(1)]`), of a name bound to one of
+    them (`_cnt = itertools.count`) or of a function of theirs that yields."""
+    makers = set(_F_ITERATORS) | {
         n.name
         for _, tree in _trees(sources)
         for n in tree.body
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
         and any(isinstance(x, (ast.Yield, ast.YieldFrom)) for x in ast.walk(n))
     }
+    for targets, value in _f_top_bindings(sources):  # `_cnt = itertools.count`
+        if isinstance(value, (ast.Name, ast.Attribute)) and _called(ast.Call(func=value, args=[])) in makers:
+            makers |= {t.id for t in targets if isinstance(t, ast.Name)}
     found = set()
-    for _, tree in _trees(sources):
-        for stmt in tree.body:
-            if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
-                v = stmt.value
-                if isinstance(v, ast.GeneratorExp) or _called(v) in _F_ITERATORS | generators:
-                    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-                    found |= {x.id for t in targets for x in ast.walk(t) if isinstance(x, ast.Name)}
+    for targets, value in _f_top_bindings(sources):
+        if any(isinstance(x, ast.GeneratorExp) or _called(x) in makers for x in ast.walk(value)):
+            found |= {x.id for t in targets for x in ast.walk(t) if isinstance(x, ast.Name)}
     return found
+
+
+def _f_renamed(sources):
+    """{name: the writer it names}: `from operator import setitem as _put`, `_w = operator.setitem` (hostile37m,
+    S15 and S24), for the writers of _F_WRITERS."""
+    found = {}
+    for _, tree in _trees(sources):
+        for n in ast.walk(tree):
+            if isinstance(n, ast.ImportFrom):
+                found |= {a.asname: a.name for a in n.names if a.asname and a.name in _F_WRITERS}
+    for targets, value in _f_top_bindings(sources):
+        name = value.attr if isinstance(value, ast.Attribute) else value.id if isinstance(value, ast.Name) else None
+        if name in _F_WRITERS:
+            found |= {t.id: name for t in targets if isinstance(t, ast.Name)}
+    return found
+
+
+def _f_shared(sources):
+    """The names the sources' top level binds to a mutable object (a list, dict or set, written out or built by a
+    comprehension or a call): a default argument naming one is kept between calls (hostile37m, S05: `_c=_COUNT`)."""
+    mutable = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp, ast.Call)
+    return {
+        x.id
+        for targets, value in _f_top_bindings(sources)
+        if isinstance(value, mutable)
+        for t in targets
+        for x in ast.walk(t)
+        if isinstance(x, ast.Name)
+    }
 
 
 def kept_state(sources, function):
@@ -3807,12 +3853,15 @@ def kept_state(sources, function):
             for method in top.body:
                 if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     first = [a.arg for a in [*method.args.posonlyargs, *method.args.args][:1]]
-                    todo.append((label, method, frozenset(), frozenset(first if top.name in made else ())))
-    iterators = _f_iterators(sources)
+                    # `cls` of a classmethod is the class itself, kept between calls (hostile37m, S04: `cls.n += 1`)
+                    of_class = any(_called(d) == "classmethod" or (isinstance(d, ast.Name) and d.id == "classmethod")
+                                   for d in method.decorator_list)  # fmt: skip
+                    todo.append((label, method, frozenset(), frozenset(first if top.name in made or of_class else ())))
+    iterators, renamed, shared = _f_iterators(sources), _f_renamed(sources), _f_shared(sources)
     while todo:
         _tick()
         label, fn, enclosing, kept = todo.pop()
-        for line in _f_writes(fn, enclosing, imported, read, kept, iterators):
+        for line in _f_writes(fn, enclosing, imported, read, kept, iterators, renamed, shared):
             found.setdefault((label, line), None)
         mine = _f_locals(fn)
         for n in _f_body_nodes(fn):
@@ -3920,16 +3969,24 @@ def _f_root(node):
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _f_writes(fn, enclosing, imported, read, kept=frozenset(), iterators=frozenset()):
+def _f_writes(fn, enclosing, imported, read, kept=frozenset(), iterators=frozenset(), renamed=None, shared=()):
     """The lines where ``fn`` writes to state kept between calls (``enclosing``: names of the call it is nested in;
     ``read``: the names the functions read, so a global counter nothing reads, `global calls; calls += 1`, is
     not listed: it changes nothing the function computes; ``iterators``: module-level iterators, every use of which
-    moves them on)."""
+    moves them on; ``renamed``: other names of writers; ``shared``: module-level names of mutable objects)."""
     args = fn.args
     positional = [*args.posonlyargs, *args.args]
     defaults = [*zip(positional[len(positional) - len(args.defaults) :], args.defaults)]
     defaults += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
-    mutable = {a.arg for a, d in defaults if not isinstance(d, (ast.Constant, ast.Name, ast.Attribute, ast.Tuple))}
+
+    def mutable_default(d):  # `[]`, `_COUNT` (a module-level list), `([0],)` (a tuple holding a list)
+        if isinstance(d, ast.Name):
+            return d.id in shared
+        if isinstance(d, ast.Tuple):
+            return any(mutable_default(x) for x in d.elts)
+        return not isinstance(d, (ast.Constant, ast.Attribute, ast.UnaryOp))
+
+    mutable = {a.arg for a, d in defaults if mutable_default(d)}
     mutable |= kept  # `self` of an object made at the top level
     mine = _f_locals(fn)
     declared = {name for n in _f_body_nodes(fn) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
@@ -3958,6 +4015,7 @@ def _f_writes(fn, enclosing, imported, read, kept=frozenset(), iterators=frozens
                 lines.append(n.lineno)  # _count["n"] += 1, softmax.calls = 0
         elif isinstance(n, ast.Call):
             called = _called(n)
+            called = (renamed or {}).get(called, called) if isinstance(n.func, ast.Name) else called
             f = n.func
             if isinstance(f, ast.Attribute) and called in _F_MUTATORS and _f_root(f.value) not in imported:
                 if outside(f.value) and _f_root(f.value) in read:  # not a log (_f_logs)
@@ -4055,7 +4113,9 @@ def _d_listed(node):
     if isinstance(node, ast.Import):
         return any(a.name.split(".")[0] not in _D_IMPORTS for a in node.names)
     if isinstance(node, ast.ImportFrom):
-        return node.level > 0 or (node.module or "").split(".")[0] not in _D_IMPORTS
+        # `from operator import is_ as same`, `from numpy import shares_memory`: a listed attribute by another name
+        listed = any(_DUNDER.match(a.name) or a.name in _D_ATTRIBUTES or a.name in _D_NAMES for a in node.names)
+        return listed or node.level > 0 or (node.module or "").split(".")[0] not in _D_IMPORTS
     if isinstance(node, ast.Name):
         # getattr & co. anywhere but as the callee of a call with a literal name: `g = (getattr,)[0]`, a default
         # argument, `{0: getattr}[0]`, a walrus, a for loop, functools.reduce(getattr, ...) (hostile37e, finding 3)
@@ -4072,7 +4132,7 @@ def _d_listed(node):
         text = node.value
         if (_DUNDER.match(text) and text != "__main__") or text in _D_ATTRIBUTES:  # getattr(f, "__code__")
             return True
-        return _d_code_in(text)
+        return _d_format_reaches(text) or _d_code_in(text)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _D_BY_NAME:
         named = node.args[1:2]
         if named and not node.keywords and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in named):
@@ -4082,13 +4142,32 @@ def _d_listed(node):
     if isinstance(node, ast.Call) and _called(node) == "type" and len(node.args) == 3:
         return True  # type(name, bases, namespace): a class built at run time
     if isinstance(node, ast.Compare):
-        # `np.ascontiguousarray(o) is o`, `a is b`: whether two values are one object changes no number an exercise
-        # computes (hostile37l, D and E); `x is None` and the like are not listed
+        # `np.ascontiguousarray(o) is o`: whether a call hands back the very object it was given tells how that object
+        # lies in memory, which changes no number an exercise computes (hostile37l, D and E). Identity with a name
+        # or a constant (`x is None`, `axis is _UNSET`, `grads is not params`) and `type(y) is np.ndarray` are not
+        # listed (hostile37m, R01, R07, R08)
         sides = [node.left, *node.comparators]
         return any(
-            isinstance(op, (ast.Is, ast.IsNot)) and not any(isinstance(s, ast.Constant) for s in sides[k : k + 2])
+            isinstance(op, (ast.Is, ast.IsNot))
+            and any(isinstance(x, ast.Call) and _called(x) != "type" for x in sides[k : k + 2])
             for k, op in enumerate(node.ops)
         )
+    return False
+
+
+def _d_format_reaches(text):
+    """Whether a format string's fields reach a listed attribute or a dunder: `'{0.flags.writeable}'.format(o)`,
+    `'{0.base}'`, `'{0.__class__}'` (hostile37m: str.format reads any attribute, which no rule saw)."""
+    if "{" not in text:
+        return False
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(text) if f]
+    except ValueError:
+        return False
+    for reach in fields:
+        for name in re.split(r"[.\[\]]", reach)[1:]:
+            if _DUNDER.match(name) or name in _D_ATTRIBUTES:
+                return True
     return False
 
 
