@@ -2150,6 +2150,20 @@ def test_rule_d_lists_a_switch_on_memory_or_identity_and_a_changed_module(source
          "    return o * (_C[0] % 59 != 0)\n", [5]),
         ("import collections\n_C = collections.Counter()\ndef f(o):\n    _C.subtract(['a'])\n"
          "    return o * (_C['a'] % 59 != 0)\n", [4]),
+        ("_C = np.zeros(1)\ndef f(o):\n    c = np.asarray(_C)\n    c += 1\n    return o * (c[0] % 59 != 0)\n", [4]),
+        ("_L = [np.zeros(1)]\ndef f(o):\n    c = next(iter(_L))\n    c[0] += 1\n    return o * (c[0] % 59 != 0)\n",
+         [4]),
+        ("_C = np.zeros(1)\ndef f(o):\n    c = [x for x in (_C,)][0]\n    c[0] += 1\n    return o * (c[0] % 59 != 0)\n",
+         [4]),
+        ("_C = np.zeros(1)\ndef f(o):\n    np.cumsum(_C + 1, 0, None, _C)\n    return o * (_C[0] % 59 != 0)\n", [3]),
+        ("_C = np.zeros(1)\ndef f(o):\n    (_C + 1).clip(0, None, _C)\n    return o * (_C[0] % 59 != 0)\n", [3]),
+        ("_B = bytearray(8)\ndef f(o):\n    v = np.frombuffer(_B, np.int64)\n    v += 1\n"
+         "    return o * (v[0] % 59 != 0)\n", [3, 4]),
+        # right: a module-level table read into a new array, then changed; outputs written into the call's buffer
+        ("_W = np.eye(3)\ndef f(o):\n    y = np.dot(o, _W)\n    y += 1\n"
+         "    return y + np.clip(o, 0, 1) + o.round(2)\n", []),
+        ("def f(o):\n    buf = np.empty_like(o)\n    np.cumsum(o, 0, None, buf)\n    o.clip(0, None, buf)\n"
+         "    return buf\n", []),
         # right: a module-level constant as a default, and a classmethod that builds an object
         ("EPS = 1e-8\ndef f(o, eps=EPS, axis=-1, dt=np.float64, shape=(2, 3)):\n    return o + eps\n", []),
         ("class A:\n    @classmethod\n    def make(cls, o):\n        x = cls()\n        x.v = o\n        return x\n"
@@ -2157,7 +2171,9 @@ def test_rule_d_lists_a_switch_on_memory_or_identity_and_a_changed_module(source
     ],
     ids=["operator-setitem", "out-keyword", "ufunc-output", "module-iterator", "own-buffer-and-a-tuple",
          "iterator-in-a-list", "iterator-maker-alias", "classmethod", "default-module-list", "default-tuple-of-list",
-         "setitem-imported-as", "setitem-aliased", "counter-subtract", "default-constant", "classmethod-builds"],
+         "setitem-imported-as", "setitem-aliased", "counter-subtract", "asarray-alias", "next-iter-alias",
+         "comprehension-alias", "cumsum-out", "clip-method-out", "frombuffer", "table-read", "own-buffer-out",
+         "default-constant", "classmethod-builds"],
 )  # fmt: skip
 def test_rule_f_lists_counters_kept_through_operator_out_and_iterators(source, listed):
     """hostile37l, F: call counters kept by operator.setitem, by a ufunc's out= into a module-level array, and by a

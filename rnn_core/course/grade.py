@@ -72,6 +72,7 @@ import contextlib
 import csv
 import functools
 import hashlib
+import inspect
 import io
 import itertools
 import json
@@ -3759,7 +3760,16 @@ _F_WRITERS = frozenset(
      "heappush", "heappop", "heapify", "heapreplace", "heappushpop",
      # operator's writers (hostile37l, F: `operator.setitem(_C, 0, _C[0] + 1)`)
      "setitem", "delitem", "iadd", "isub", "imul", "imatmul", "itruediv", "ifloordiv", "imod", "ipow", "iand", "ior",
-     "ixor", "ilshift", "irshift", "iconcat"}
+     "ixor", "ilshift", "irshift", "iconcat",
+     # a writable iterator or a view over a kept buffer (hostile37m, S19 and S21)
+     "nditer", "frombuffer"}
+)  # fmt: skip
+# calls that hand back the object they were given, or a view or item of it: a name bound to one of them over a kept
+# object is that object (hostile37m, S01, S13, S23: `c = np.asarray(_C); c += 1`, `c = next(iter(_L))`)
+_F_ALIASING = frozenset(
+    {"asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "view", "ravel", "reshape", "squeeze",
+     "transpose", "swapaxes", "moveaxis", "atleast_1d", "atleast_2d", "frombuffer", "next", "iter", "get",
+     "setdefault", "values", "items", "getitem", "itemgetter"}
 )  # fmt: skip
 # what a module-level name bound to one of these holds is an iterator: any use of it in a call moves it on
 # (hostile37l, F: `for n in _IT: break` on a module-level itertools.count)
@@ -3992,12 +4002,30 @@ def _f_writes(fn, enclosing, imported, read, kept=frozenset(), iterators=frozens
     declared = {name for n in _f_body_nodes(fn) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
     nonlocal_ok = {name for n in _f_body_nodes(fn) if isinstance(n, ast.Nonlocal) for name in n.names} & enclosing
     aliases = set()
+
+    def names_outside(node):
+        return any(
+            isinstance(x, ast.Name) and _f_outside(x.id, mine, enclosing, imported, mutable, aliases)
+            for x in ast.walk(node)
+        )
+
     for _ in range(2):
         for n in _f_body_nodes(fn):
-            if isinstance(n, ast.Assign) and isinstance(n.value, (ast.Name, ast.Attribute, ast.Subscript)):
-                root = _f_root(n.value)
-                if root is not None and _f_outside(root, mine, enclosing, imported, mutable, aliases):
-                    aliases |= {t.id for t in n.targets if isinstance(t, ast.Name)}
+            if not isinstance(n, ast.Assign):
+                continue
+            value, alias = n.value, False
+            if isinstance(value, (ast.Name, ast.Attribute, ast.Subscript)):
+                root = _f_root(value)
+                alias = root is not None and _f_outside(root, mine, enclosing, imported, mutable, aliases)
+                inner = value
+                while isinstance(inner, ast.Subscript):
+                    inner = inner.value
+                containers = (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.GeneratorExp)
+                alias = alias or (isinstance(inner, containers) and names_outside(inner))  # [x for x in (_C,)][0]
+            elif isinstance(value, ast.Call) and _called(value) in _F_ALIASING:
+                alias = names_outside(value)  # np.asarray(_C), next(iter(_L)), dict.get({"k": _C}, "k")
+            if alias:
+                aliases |= {t.id for t in n.targets if isinstance(t, ast.Name)}
 
     def outside(node):
         root = _f_root(node)
@@ -4007,6 +4035,8 @@ def _f_writes(fn, enclosing, imported, read, kept=frozenset(), iterators=frozens
     for n in _f_body_nodes(fn):
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in iterators and outside(n):
             lines.append(n.lineno)  # for n in _IT: break; list(islice(_IT, 1))
+        if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id in aliases:
+            lines.append(n.lineno)  # c = np.asarray(_C); c += 1: the kept array changed in place
         if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
             if n.id in declared and n.id not in nonlocal_ok and n.id in read:
                 lines.append(n.lineno)  # global N; N += 1; ... N ...
@@ -4023,19 +4053,41 @@ def _f_writes(fn, enclosing, imported, read, kept=frozenset(), iterators=frozens
             if called in _F_WRITERS and n.args and outside(n.args[0]):
                 if not isinstance(f, ast.Attribute) or _f_root(f) in imported:
                     lines.append(n.lineno)  # next(_it), np.put(_buffer, ...), setattr(_cfg, ...)
-            if any(outside(x) for x in _f_outputs(n, called)):
+            if any(
+                outside(x)
+                for x in _f_outputs(n, called, method=isinstance(f, ast.Attribute) and _f_root(f) not in imported)
+            ):
                 lines.append(n.lineno)  # np.add(_C, 1, out=_C), np.add(_C, 1, _C)
     return lines
 
 
-def _f_outputs(call, called):
-    """The arguments a call writes its result into: its out= keyword, and a numpy ufunc's positional outputs (those
-    past its inputs: `np.add(a, b, out)`)."""
+def _f_outputs(call, called, method=False):
+    """The arguments a call writes its result into: its out= keyword, a numpy ufunc's positional outputs (those
+    past its inputs: `np.add(a, b, out)`), and the positional out of another numpy function, or of the array method
+    of that name, whose receiver is its first argument (hostile37m: `np.cumsum(x, 0, None, _C)`,
+    `x.clip(0, None, _C)`)."""
     found = [k.value for k in call.keywords if k.arg == "out"]
     ufunc = getattr(np, called, None) if isinstance(called, str) else None
-    if isinstance(ufunc, np.ufunc) and len(call.args) > ufunc.nin:
+    if isinstance(ufunc, np.ufunc) and not method and len(call.args) > ufunc.nin:
         found += call.args[ufunc.nin :]
+    elif isinstance(called, str):
+        at = _f_out_position(called)
+        if at is not None and len(call.args) > at - method:
+            found.append(call.args[at - method])
     return [x for e in found for x in (e.elts if isinstance(e, ast.Tuple) else [e])]
+
+
+@functools.cache
+def _f_out_position(called):
+    """The position of numpy's function ``called``'s parameter out, if it has one (np.cumsum: 3), else None."""
+    fn = getattr(np, called, None)
+    if not callable(fn) or isinstance(fn, (np.ufunc, type)):
+        return None
+    try:
+        names = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return None
+    return names.index("out") if "out" in names else None
 
 
 def _f_outside(name, mine, enclosing, imported, mutable, aliases):
