@@ -2106,6 +2106,7 @@ def test_rule_c_reads_a_comparison_ufunc_as_the_comparison_it_makes(source, list
         ("def f(o):\n    return o if '{0.base}'.format(o) == 'None' else -o\n", [2]),
         ("def f(o):\n    return o if not memoryview(o).readonly else -o\n", [2]),
         ("def f(o):\n    return o if o.dtype.isnative else -o\n", [2]),
+        ("def f(o):\n    return o if o.dtype.str[0] != '>' else -o\n", [2]),
         # hostile37m, R01, R07, R08: right answers the identity rule refused, not listed
         ("_UNSET = object()\ndef f(o, axis=_UNSET):\n    if axis is _UNSET:\n        axis = -1\n    return o\n", []),
         ("def f(y):\n    return y if type(y) is np.ndarray else np.asarray(y)\n", []),
@@ -2114,7 +2115,7 @@ def test_rule_c_reads_a_comparison_ufunc_as_the_comparison_it_makes(source, list
     ],
     ids=["base", "is-contiguous", "shares-memory", "module-attribute", "setattr-module", "module-alias", "is-none",
          "own-argument", "buffer-contiguous", "id", "is-imported", "format-flags", "format-base", "memoryview",
-         "byte-order", "sentinel", "type-is", "assert-is-not", "formats"],
+         "byte-order", "byte-order-code", "sentinel", "type-is", "assert-is-not", "formats"],
 )  # fmt: skip
 def test_rule_d_lists_a_switch_on_memory_or_identity_and_a_changed_module(source, listed):
     """hostile37l, D and E: a shift skipped when the input is a view (`o.base is None`) or not contiguous
@@ -2159,6 +2160,12 @@ def test_rule_d_lists_a_switch_on_memory_or_identity_and_a_changed_module(source
         ("_C = np.zeros(1)\ndef f(o):\n    (_C + 1).clip(0, None, _C)\n    return o * (_C[0] % 59 != 0)\n", [3]),
         ("_B = bytearray(8)\ndef f(o):\n    v = np.frombuffer(_B, np.int64)\n    v += 1\n"
          "    return o * (v[0] % 59 != 0)\n", [3, 4]),
+        # hostile37n: methods called unbound on a kept object, and a "log" read through a second name
+        ("_D = {'n': 0}\ndef f(o):\n    dict.update(_D, n=_D['n'] + 1)\n    return o * (_D['n'] % 59 != 0)\n", [3]),
+        ("_C = np.zeros(1)\ndef f(o):\n    np.ndarray.fill(_C, _C[0] + 1)\n    return o * (_C[0] % 59 != 0)\n", [3]),
+        ("_L = []\ndef f(o):\n    list.append(_L, 1)\n    return o * (len(_L) % 59 != 0)\n", [3]),
+        ("_LOG = _SEEN = []\ndef f(o):\n    _LOG.append(1)\n    return o * (len(_SEEN) % 59 != 0)\n", [3]),
+        ("def f(o):\n    L = []\n    list.append(L, 1)\n    d = {}\n    dict.update(d, a=1)\n    return o\n", []),
         # right: a module-level table read into a new array, then changed; outputs written into the call's buffer
         ("_W = np.eye(3)\ndef f(o):\n    y = np.dot(o, _W)\n    y += 1\n"
          "    return y + np.clip(o, 0, 1) + o.round(2)\n", []),
@@ -2172,7 +2179,9 @@ def test_rule_d_lists_a_switch_on_memory_or_identity_and_a_changed_module(source
     ids=["operator-setitem", "out-keyword", "ufunc-output", "module-iterator", "own-buffer-and-a-tuple",
          "iterator-in-a-list", "iterator-maker-alias", "classmethod", "default-module-list", "default-tuple-of-list",
          "setitem-imported-as", "setitem-aliased", "counter-subtract", "asarray-alias", "next-iter-alias",
-         "comprehension-alias", "cumsum-out", "clip-method-out", "frombuffer", "table-read", "own-buffer-out",
+         "comprehension-alias", "cumsum-out", "clip-method-out", "frombuffer", "dict-update-unbound",
+         "ndarray-fill-unbound", "list-append-unbound", "log-by-two-names", "unbound-on-locals", "table-read",
+         "own-buffer-out",
          "default-constant", "classmethod-builds"],
 )  # fmt: skip
 def test_rule_f_lists_counters_kept_through_operator_out_and_iterators(source, listed):

@@ -3764,6 +3764,8 @@ _F_WRITERS = frozenset(
      # a writable iterator or a view over a kept buffer (hostile37m, S19 and S21)
      "nditer", "frombuffer"}
 )  # fmt: skip
+# types whose methods, called unbound, write their first argument (hostile37n, S10, S11, T03, T07)
+_F_TYPES = frozenset({"list", "dict", "set", "bytearray", "deque", "defaultdict", "Counter", "OrderedDict"})
 # calls that hand back the object they were given, or a view or item of it: a name bound to one of them over a kept
 # object is that object (hostile37m, S01, S13, S23: `c = np.asarray(_C); c += 1`, `c = next(iter(_L))`)
 _F_ALIASING = frozenset(
@@ -3922,6 +3924,7 @@ def _f_logs(sources, functions):
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue
             binds = isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets)
+            binds = binds and len(stmt.targets) == 1  # `_LOG = _SEEN = []`: one list by two names (hostile37n, T02)
             named = {n.id for n in ast.walk(stmt.value if binds else stmt) if isinstance(n, ast.Name)}
             only -= named
     return only
@@ -4050,6 +4053,9 @@ def _f_writes(fn, enclosing, imported, read, kept=frozenset(), iterators=frozens
             if isinstance(f, ast.Attribute) and called in _F_MUTATORS and _f_root(f.value) not in imported:
                 if outside(f.value) and _f_root(f.value) in read:  # not a log (_f_logs)
                     lines.append(n.lineno)  # _cache.append(x), _it.send(None)
+            if isinstance(f, ast.Attribute) and called in _F_MUTATORS and n.args and outside(n.args[0]):
+                if _f_root(f.value) in imported or _f_root(f.value) in _F_TYPES:
+                    lines.append(n.lineno)  # list.append(_L, 1), np.ndarray.fill(_C, 0), deque.appendleft(_Q, x)
             if called in _F_WRITERS and n.args and outside(n.args[0]):
                 if not isinstance(f, ast.Attribute) or _f_root(f) in imported:
                     lines.append(n.lineno)  # next(_it), np.put(_buffer, ...), setattr(_cfg, ...)
@@ -4177,6 +4183,8 @@ def _d_listed(node):
             return True  # operator.attrgetter(name): getattr by another name
         if node.attr == "format" and isinstance(node.value, ast.Attribute) and node.value.attr == "lib":
             return True  # np.lib.format: the .npy reader, pickle's way in
+        if node.attr in ("str", "descr") and isinstance(node.value, ast.Attribute) and node.value.attr == "dtype":
+            return True  # o.dtype.str[0] != ">": the byte order by its code (hostile37m, L12)
         return bool(_DUNDER.match(node.attr)) or node.attr in _D_ATTRIBUTES
     if isinstance(node, ast.Constant) and isinstance(node.value, bytes):
         return True  # bytes written in the code: a pickle, marshalled code (hostile37d, finding 1)
