@@ -38,6 +38,7 @@ from practice_answers import (
     plain_masked_loss_and_grad,
     plain_softmax,
     plain_softmax_jacobian,
+    plain_step_backward,
     plain_step_forward,
 )
 
@@ -1769,6 +1770,22 @@ def _attention_masked_with_minus_1e6(h, u, mask):
     return alpha, np.einsum("bs,bsh->bh", alpha, u)
 
 
+def _global_norm_of_arrays_with_axes_only(grads):
+    return float(np.sqrt(sum(np.sum(g * g) for g in grads.values() if np.ndim(g))))
+
+
+def _dropout_returning_d_out_when_nothing_is_dropped(d_out, keep, rate):
+    return d_out if keep.all() else plain_dropout_backward(d_out, keep, rate)
+
+
+def _softmax_shifted_only_where_exp_overflows(o):
+    e = np.exp(o)
+    total = e.sum()
+    if np.isfinite(total) and total > 0:
+        return e / total
+    return plain_softmax(o)
+
+
 def _global_norm_nansum(grads):
     return float(np.sqrt(sum(np.nansum(g * g) for g in grads.values())))
 
@@ -1790,11 +1807,15 @@ def _global_norm_public_names_only(grads):
         ("cross_entropy_grad", _cross_entropy_grad_uniform_on_inf),
         ("seq2seq.beam_step", _beam_step_dead_read_as_zero),
         ("attention_forward", _attention_masked_with_minus_1e6),
+        ("global_norm", _global_norm_of_arrays_with_axes_only),
+        ("dropout_backward", _dropout_returning_d_out_when_nothing_is_dropped),
+        ("softmax", _softmax_shifted_only_where_exp_overflows),
         ("global_norm", _global_norm_nansum),
         ("global_norm", _global_norm_public_names_only),
     ],
     ids=["step-int64", "lstm-int64", "gru-int64", "cross-entropy-int64", "softmax-int-buffer", "softmax-float-shift",
-         "softmax-inf", "cross-entropy-inf", "beam-dead-prefix", "attention-fill", "norm-nansum", "norm-private-names"],
+         "softmax-inf", "cross-entropy-inf", "beam-dead-prefix", "attention-fill", "norm-0-d",
+         "dropout-none-dropped", "softmax-subnormal", "norm-nansum", "norm-private-names"],
 )  # fmt: skip
 def test_answers_right_only_for_the_inputs_the_cases_held_fail_the_graders_cases(name, fn):
     """hostile37l, A to C and G: wrong answers that passed grade because its cases held no index as np.int64 (the
@@ -1817,6 +1838,8 @@ def test_answers_right_only_for_the_inputs_the_cases_held_fail_the_graders_cases
         ("seq2seq.beam_step", plain_beam_step),
         ("attention_forward", plain_attention_forward),
         ("global_norm", plain_global_norm),
+        ("clip_global_norm", plain_clip_global_norm),
+        ("dropout_backward", plain_dropout_backward),
     ],
     ids=lambda x: x if isinstance(x, str) else "",
 )
@@ -1824,3 +1847,36 @@ def test_the_series_answers_pass_the_graders_new_kinds_of_input(name, fn):
     with _practice_check.grading():
         for seed in (3, 4):
             assert status(name, fn, seed) == "passed", seed
+
+
+def _adam_pairing_by_position(params, grads, state, lr, beta1=0.9, beta2=0.999, eps=1e-8):
+    return plain_adam_update(params, dict(zip(params, grads.values())), state, lr, beta1, beta2, eps)
+
+
+def _step_backward_unpacking_params_by_position(params, dh_t, h_t, h_prev, x_t):
+    W_xh, W_hh = list(params.values())[:2]
+    return plain_step_backward({**params, "W_xh": W_xh, "W_hh": W_hh}, dh_t, h_t, h_prev, x_t)
+
+
+def _clip_whose_norm_skips_0_d_arrays(grads, max_norm):
+    norm = float(np.sqrt(sum(np.sum(g * g) for g in grads.values() if np.ndim(g))))
+    scale = max_norm / norm if norm > max_norm else 1.0
+    return {k: g * scale for k, g in grads.items()}, norm
+
+
+@pytest.mark.parametrize(
+    "name, fn",
+    [
+        ("adam_update", _adam_pairing_by_position),
+        ("step_backward", _step_backward_unpacking_params_by_position),
+        ("clip_global_norm", _clip_whose_norm_skips_0_d_arrays),
+    ],
+    ids=["adam-by-position", "step-backward-by-position", "clip-0-d"],
+)
+def test_answers_pairing_names_by_position_or_skipping_0_d_arrays_fail_the_graders_cases(name, fn):
+    """hostile37n: answers that pair params, grads and Adam's state by position, not by name (every case built its
+    dicts in one order), and a clip whose norm skips 0-d arrays, passed grade. The grader's cases now hold dicts named
+    in reverse order and a 0-d gradient; each of these fails them (wrong, or raises)."""
+    with _practice_check.grading():
+        for seed in (3, 4):
+            assert status(name, fn, seed) in ("wrong", "error"), seed

@@ -3607,7 +3607,14 @@ def _large_softmax(rng):
     o[_big(rng, len(o) // 2, len(o) - 1)] = 1000.0  # the largest in the second half, every score of the first far below
     cases = [_large(f"V = {len(o)} scores from -1000 to 1000", (o,))] + _past_every_natural_size_softmax(rng)
     cases += _past_2_to_the_20_softmax(rng) + [case(rng) for case in _SOFTMAX_DTYPE_SPREAD_TAIL]
-    return cases + [_integer_scores(rng), _scores_with_minus_inf(rng)]
+    return cases + [_integer_scores(rng), _scores_with_minus_inf(rng), _scores_near_minus_740(rng)]
+
+
+def _scores_near_minus_740(rng):
+    """Scores 738 to 745 below zero: e^o is subnormal there (below 2.2e-308), and loses digits, so a softmax that skips
+    the shift while the sum of e^o is finite and positive is 0.2% off (hostile37n, Z01)."""
+    o = -float(rng.uniform(738.0, 741.0)) - rng.uniform(0.0, 4.0, _big(rng, 4, 12))
+    return Case(f"V = {o.size} scores from {o.min():.1f} to {o.max():.1f} (e^o subnormal)", (o,), long=True)
 
 
 def _scores_with_minus_inf(rng):
@@ -3816,13 +3823,16 @@ def _large_step_backward(rng):
     H, V, params, h_prev = _large_network(rng)
     x_t = np.int64(V - 1)  # as the series passes inputs[t] (hostile37l, A)
     h_t = RNN.step_forward(params, x_t, h_prev)
-    return [_large(f"one step, {_sizes(H, V)}, x_t = {x_t}", (params, rng.standard_normal(H), h_t, h_prev, x_t))]
+    args = (_reversed_names(params), rng.standard_normal(H), h_t, h_prev, x_t)
+    return [_large(f"one step, {_sizes(H, V)}, x_t = {x_t}, params named in reverse order", args)]
 
 
 def _large_loss_and_grads(rng):
     H, V = _big(rng, 60, 100), _big(rng, 300, 400)
     T = _big(rng, 2 * LONGEST_T, 2 * LONGEST_T + 100)  # twice the longest public case
-    return [_large(f"a sequence of T = {T} steps, {_sizes(H, V)}", _sequence(rng, V, H, T, "").args)] + [
+    params, *rest = _sequence(rng, V, H, T, "").args
+    about = f"a sequence of T = {T} steps, {_sizes(H, V)}, params named in reverse order"
+    return [_large(about, (_reversed_names(params), *rest))] + [
         _reaching_back_past_1000(rng),
         _sequence_targets_far_below_the_best(rng),
         _sequence_past_long_double(rng),
@@ -3902,9 +3912,13 @@ def _a_nan_and_a_private_name(rng):
     grads = {name: rng.normal(0.0, 1.0, (_big(rng, 2, 5), _big(rng, 2, 5))) for name in ("W_xh", "W_hh", "b_h")}
     grads["W_hh"][0, 0] = np.nan
     private = {name: rng.normal(0.0, 1.0, (_big(rng, 2, 5), _big(rng, 2, 5))) for name in ("W_xh", "_b_h")}
+    # any shapes, as the exercise says: a 0-d array and one of integers count as the others do (hostile37n, W06, X05)
+    shapes = {"scale": np.array(float(rng.uniform(2.0, 4.0))), "steps": rng.integers(-3, 4, _big(rng, 3, 6)),
+              "W": rng.normal(0.0, 1.0, (2, 3))}  # fmt: skip
     return [
         Case(f"{len(grads)} arrays, one entry nan", (grads,), long=True),
         Case(f"{len(private)} arrays, one of them named _b_h", (private,), long=True),
+        Case("3 arrays: a 0-d one, one of integers and a matrix", (shapes,), long=True),
     ]
 
 
@@ -3959,7 +3973,16 @@ def _large_clip(rng):
         c = _global_norm(grads) / factor
         cases.append(_large(f"{len(grads)} arrays, global norm {factor:.6g} times max_norm", (grads, c)))
     (zeros,) = _all_zero_gradients(rng).args
-    return cases + [Case(f"{len(zeros)} arrays, every entry 0, max_norm = 1.0", (zeros, 1.0), long=True)]
+    cases.append(Case(f"{len(zeros)} arrays, every entry 0, max_norm = 1.0", (zeros, 1.0), long=True))
+    # a 0-d array among them, counted in the norm and clipped as the others (hostile37n, X79 and Y09)
+    grads = {"scale": np.array(float(rng.uniform(2.0, 4.0))), "W": rng.normal(0.0, 1.0, (2, 3))}
+    return cases + [Case("2 arrays, one of them 0-d, max_norm = 1.0", (grads, 1.0), long=True)]
+
+
+def _reversed_names(d):
+    """``d`` with its names in the reverse order: an answer must pair arrays by name, not by position (hostile37n,
+    W19, Y01, Y02, Y07: `zip(params.values(), grads.values())`, `W_xh, W_hh, ... = params.values()`)."""
+    return {k: d[k] for k in reversed(list(d))}
 
 
 def _large_adam(rng):
@@ -3976,7 +3999,16 @@ def _large_adam(rng):
         grads = {k: rng.standard_normal(p.shape) for k, p in params.items()}
         betas = f", β₁ = {settings[0]}, β₂ = {settings[1]}" if settings else ""
         cases.append(_large(f"step {t + 1}{betas}", (params, grads, state, 0.01, *settings)))
-    return cases
+    # grads and the state's m and v named in another order than params (hostile37n, W19 and Y01)
+    params = {k: 0.1 * rng.standard_normal((_big(rng, 2, 5), _big(rng, 2, 5))) for k in ("W", "U", "b")}
+    state = {"t": _big(rng, 5, 50), "m": {}, "v": {}}
+    for k in reversed(list(params)):
+        state["m"][k] = 0.3 * rng.standard_normal(params[k].shape)
+        state["v"][k] = rng.uniform(0.05, 2.0, params[k].shape)
+    grads = _reversed_names({k: rng.standard_normal(p.shape) for k, p in params.items()})
+    return cases + [
+        Case("grads and the state's m and v named in reverse order", (params, grads, state, 0.01), long=True)
+    ]
 
 
 def _large_lstm_step(rng):
@@ -4032,7 +4064,14 @@ def _large_gru_backward(rng):
 def _large_dropout(rng):
     shape = (_big(rng, 25, 40), _big(rng, 150, 250), _big(rng, 20, 30))  # 75,000 to 300,000 units
     d_out, keep = _dropout_case(rng, shape, 0.3)
-    return [_large(f"shape {shape}, rate = 0.3", (d_out, keep, 0.3))]
+    # nothing dropped though the rate is 0.5 (at H = 4 and rate 0.2, 41% of draws): the kept units are still scaled
+    # by 1 / (1 - rate) (hostile37n, X66: `if keep.all(): return d_out`)
+    none = _dropout_case(rng, (_big(rng, 3, 6),), 0.0)[0]
+    kept = np.ones(none.shape, dtype=bool)
+    return [
+        _large(f"shape {shape}, rate = 0.3", (d_out, keep, 0.3)),
+        Case(f"shape {none.shape}, rate = 0.5, no unit dropped", (none, kept, 0.5), long=True),
+    ]
 
 
 def _large_masked(rng):
