@@ -2166,6 +2166,27 @@ def test_rule_d_lists_a_switch_on_memory_or_identity_and_a_changed_module(source
         ("_L = []\ndef f(o):\n    list.append(_L, 1)\n    return o * (len(_L) % 59 != 0)\n", [3]),
         ("_LOG = _SEEN = []\ndef f(o):\n    _LOG.append(1)\n    return o * (len(_SEEN) % 59 != 0)\n", [3]),
         ("def f(o):\n    L = []\n    list.append(L, 1)\n    d = {}\n    dict.update(d, a=1)\n    return o\n", []),
+        # hostile37n, the last four: a helper that writes the kept list it is handed, a defaultdict that grows on a
+        # read, a writer handed to map(), a cached function's result
+        ("_L = []\ndef _bump(c):\n    c.append(1)\ndef f(o):\n    _bump(_L)\n"
+         "    return o * (len(_L) % 59 != 0)\n", [5]),
+        ("_L = []\ndef _b2(c):\n    c.append(1)\ndef _b1(c):\n    _b2(c)\ndef f(o):\n    _b1(c=_L)\n"
+         "    return o * (len(_L) % 59 != 0)\n", [7]),
+        ("import collections\n_SEEN = collections.defaultdict(int)\ndef f(o):\n    _SEEN[o.size + len(_SEEN)]\n"
+         "    return o * (len(_SEEN) % 59 != 0)\n", [4]),
+        ("_L = []\ndef f(o):\n    list(map(list.append, [_L], [1]))\n    return o * (len(_L) % 59 != 0)\n", [3]),
+        ("_L = []\ndef f(o):\n    put = _L.append\n    put(1)\n    return o * (len(_L) % 59 != 0)\n", [3]),
+        ("import functools\n@functools.lru_cache(None)\ndef _box():\n    return []\ndef f(o):\n    _box().append(1)\n"
+         "    return o * (len(_box()) % 59 != 0)\n", [6]),
+        ("from functools import cache\n@cache\ndef _box():\n    return [0]\ndef f(o):\n    b = _box()\n"
+         "    b[0] += 1\n    return o * (b[0] % 59 != 0)\n", [7]),
+        # right: a helper that writes a buffer of the call's own, a cached pure function, a read of a plain dict
+        ("def _fill(buf, o):\n    buf[...] = o * 2\ndef f(o):\n    buf = np.empty_like(o)\n    _fill(buf, o)\n"
+         "    return buf\n", []),
+        ("import functools\n@functools.cache\ndef _scale(n):\n    return 1.0 / n\ndef f(o):\n"
+         "    return o * _scale(o.size)\n", []),
+        ("_NAMES = ('W', 'b')\n_T = {'W': 1.0}\ndef f(g):\n    return sum(map(np.vdot, [g[k] for k in _NAMES], "
+         "[g[k] for k in _NAMES])) * _T['W']\n", []),
         # right: a module-level table read into a new array, then changed; outputs written into the call's buffer
         ("_W = np.eye(3)\ndef f(o):\n    y = np.dot(o, _W)\n    y += 1\n"
          "    return y + np.clip(o, 0, 1) + o.round(2)\n", []),
@@ -2180,7 +2201,9 @@ def test_rule_d_lists_a_switch_on_memory_or_identity_and_a_changed_module(source
          "iterator-in-a-list", "iterator-maker-alias", "classmethod", "default-module-list", "default-tuple-of-list",
          "setitem-imported-as", "setitem-aliased", "counter-subtract", "asarray-alias", "next-iter-alias",
          "comprehension-alias", "cumsum-out", "clip-method-out", "frombuffer", "dict-update-unbound",
-         "ndarray-fill-unbound", "list-append-unbound", "log-by-two-names", "unbound-on-locals", "table-read",
+         "ndarray-fill-unbound", "list-append-unbound", "log-by-two-names", "unbound-on-locals", "helper-writes-arg",
+         "helper-chain-keyword", "defaultdict-read", "map-list-append", "bound-writer-as-value", "lru-cache-box",
+         "cache-box-alias", "helper-own-buffer", "cached-pure", "plain-dict-read", "table-read",
          "own-buffer-out",
          "default-constant", "classmethod-builds"],
 )  # fmt: skip

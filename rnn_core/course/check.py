@@ -461,6 +461,8 @@ def _repeated(ex, fn, runs, notes):
             _reorder(ex, args, scale=reordered.index(when) == 1)
         elif when:
             _vary(ex, args)
+        if ex.derived is not None:
+            ex.derived(args)  # a backward step's h_t or cache made again from the changed params: a consistent step
         case = Case(f"{first.case.about}{', ' + when if when else ''}", tuple(args))
         r = _Run(case, _reference(ex, case), run(fn, args, ex.watch, echo=False, fresh=False))
         how = f"on the same {_join(ex.varied)} twice, changed in place in between (as a training loop does)"

@@ -714,6 +714,32 @@ def sigmoid_for_tanh(a):
     return F.sigmoid(a)
 
 
+def _write_into(old, new):
+    """Each entry of ``new`` written into ``old``'s array of that key, in place (the same objects stay)."""
+    for key, value in new.items():
+        if isinstance(old.get(key), np.ndarray) and np.shape(old[key]) == np.shape(value):
+            old[key][...] = value
+        else:
+            old[key] = value
+
+
+def _step_again(args):
+    """h_t made again from the params, h_prev and x_t the repeated calls changed (hostile37n, R12: an answer that
+    works h_t out from the params is right, and a stale h_t would refuse it)."""
+    params, _, h_t, h_prev, x_t = args
+    h_t[...] = RNN.step_forward(params, x_t, h_prev)
+
+
+def _lstm_step_again(args):
+    params, _, _, cache = args
+    _write_into(cache, LSTM.step_forward(params, cache["x"], cache["h_prev"], cache["c_prev"])[2])
+
+
+def _gru_step_again(args):
+    params, _, cache = args
+    _write_into(cache, GRU.step_forward(params, cache["x"], cache["h_prev"])[1])
+
+
 def _step_backward_cases(rng):
     cases, used = [], set()
     for H, V in _networks(rng, 3):
@@ -2385,7 +2411,27 @@ def _masked_loss_more_cases(rng):
         y[np.arange(B), n - 1] = 2  # EOS ends every row
         shown = f"lengths {list(map(int, n))}" if B <= 5 else f"lengths from {n.min()} to {n.max()}"
         cases.append(Case(f"{about}: B = {B}, T = {T}, V = {V}, {shown}, EOS (2) ending each row", (o, y, n)))
-    return cases + [_targets_far_below_the_best(rng), _targets_past_exp_s_overflow(rng)]  # appended last
+    cases += [_targets_far_below_the_best(rng), _targets_past_exp_s_overflow(rng)]
+    return cases + [_rows_1000_apart_no_pads(rng), _scores_738_to_745_below_zero(rng)]  # appended last
+
+
+def _rows_1000_apart_no_pads(rng):
+    """No pads, and rows whose scores sit about 1,000 apart: a log-sum-exp shifted by the batch's largest score
+    (one shift for all rows) underflows every row but the top one to log 0, where a shift per position is right
+    (hostile37n, X81: such a shift, used only when no row is padded)."""
+    B, T, V = int(rng.integers(2, 4)), int(rng.integers(2, 5)), int(rng.integers(5, 9))
+    o, y, n = _masked_case(rng, B, T, V, [T] * B, False)
+    o = o + 1000.0 * rng.permutation(B)[:, None, None]
+    return Case(f"no pads, rows 1,000 apart: B = {B}, T = {T}, V = {V}", (o, y, n))
+
+
+def _scores_738_to_745_below_zero(rng):
+    """Scores 738 to 745 below zero, with pads: e^o is subnormal there (below 2.2e-308) and loses digits, so a loss
+    that skips the shift while Σ e^o is still finite is about 0.2% off (hostile37n, Z03)."""
+    T, V = int(rng.integers(3, 6)), int(rng.integers(5, 9))
+    o, y, n = _masked_case(rng, 2, T, V, [T, int(rng.integers(1, T))], True)
+    o = -rng.uniform(738.0, 741.0, (2, T, 1)) - rng.uniform(0.0, 4.0, o.shape)
+    return Case(f"scores 738 to 745 below zero (e^o subnormal): B = 2, T = {T}, V = {V}", (o, y, n))
 
 
 def _targets_far_below_the_best(rng):
@@ -3245,6 +3291,7 @@ EXERCISE_LIST = (
         lambda params, dh_t, h_t, h_prev, x_t: RNN.step_backward(params, dh_t, h_t, h_prev, x_t),
         args=("params", "dh_t", "h_t", "h_prev", "x_t"),
         varied=("dh_t", "params"),
+        derived=_step_again,
         outputs=("dh_prev", "grads"),
         by_key=("grads",),
         cases=_step_backward_cases,
@@ -3382,6 +3429,7 @@ EXERCISE_LIST = (
         lambda params, dh_t, dc_t, cache: LSTM.step_backward(params, dh_t, dc_t, cache),
         args=("params", "dh_t", "dc_t", "cache"),
         varied=("dh_t", "dc_t", "params"),
+        derived=_lstm_step_again,
         outputs=("dh_prev", "dc_prev", "grads"),
         by_key=("grads",),
         cases=_lstm_backward_cases,
@@ -3432,6 +3480,7 @@ EXERCISE_LIST = (
         lambda params, dh_t, cache: GRU.step_backward(params, dh_t, cache),
         args=("params", "dh_t", "cache"),
         varied=("dh_t", "params"),
+        derived=_gru_step_again,
         outputs=("dh_prev", "grads"),
         by_key=("grads",),
         cases=_gru_backward_cases,
@@ -3902,13 +3951,13 @@ def _large_global_norm(rng):
     grads = _large_arrays(rng, _big(rng, 150, 250))
     cases = [_large(f"{len(grads)} arrays, one of {max(g.size for g in grads.values())} entries", (grads,))]
     cases += [_past_255_arrays_and_65535_entries(rng), _past_1024_arrays_and_2_to_the_17_entries(rng)]
-    return cases + [_all_zero_gradients(rng), *_a_nan_and_a_private_name(rng)]
+    return cases + [_all_zero_gradients(rng), *_gradients_of_every_kind(rng)]
 
 
-def _a_nan_and_a_private_name(rng):
+def _gradients_of_every_kind(rng):
     """Gradients one entry of which is nan (a step that overflowed): the norm is nan, so that a caller sees the step
     went wrong, where np.nansum hides it (hostile37l, W23). And gradients one named with a leading underscore: a norm
-    that skips some names is short (W25)."""
+    that skips some names is short (W25). And a 0-d gradient beside one of integers, which count as any other does."""
     grads = {name: rng.normal(0.0, 1.0, (_big(rng, 2, 5), _big(rng, 2, 5))) for name in ("W_xh", "W_hh", "b_h")}
     grads["W_hh"][0, 0] = np.nan
     private = {name: rng.normal(0.0, 1.0, (_big(rng, 2, 5), _big(rng, 2, 5))) for name in ("W_xh", "_b_h")}

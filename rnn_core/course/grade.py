@@ -94,7 +94,7 @@ import threading
 import time
 import types
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -3840,6 +3840,71 @@ def _f_shared(sources):
     }
 
 
+def _f_defaultdicts(sources):
+    """The names the sources' top level binds to a defaultdict: reading a missing key of one adds it, so a read is a
+    write (hostile37n: `_SEEN[key]` read, then `len(_SEEN)` switches)."""
+    return {
+        t.id
+        for targets, value in _f_top_bindings(sources)
+        if _called(value) == "defaultdict"
+        for t in targets
+        if isinstance(t, ast.Name)
+    }
+
+
+def _f_cached(sources):
+    """The names of the sources' functions whose results are kept between calls (`@functools.cache`,
+    `@lru_cache(...)`): what one returns is one object for every call (hostile37n: `box().append(1)`)."""
+    keep = {"cache", "lru_cache", "cached_property"}
+    return {
+        n.name
+        for _, tree in _trees(sources)
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and any(
+            (d.id if isinstance(d, ast.Name) else d.attr if isinstance(d, ast.Attribute) else _called(d)) in keep
+            for d in n.decorator_list
+        )
+    }
+
+
+def _f_helpers(sources, imported, read, top):
+    """{name: the parameters (positions and names) it writes to} for the sources' top-level functions: a call that
+    hands one of them a kept object writes that object (hostile37n: `def _bump(c): c.append(1)` called on `_L`)."""
+    functions = [n for _, tree in _trees(sources) for n in tree.body if isinstance(n, (ast.FunctionDef,))]
+    for _ in range(3):  # a helper that hands its parameter on to another
+        found = {}
+        for fn in functions:
+            _tick()
+            names = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
+            every = [*names, *(a.arg for a in fn.args.kwonlyargs)]
+            seen = read | set(every)  # `c.append(1)` alone, which _f_logs takes for a log, writes what it is handed
+            alone = set(_f_writes(fn, frozenset(), imported, seen, frozenset(), top))
+            written = {
+                (i, name)
+                for i, name in enumerate(every)
+                if set(_f_writes(fn, frozenset(), imported, seen, frozenset({name}), top)) - alone
+            }
+            if written:
+                found[fn.name] = frozenset(i for i, _ in written if i < len(names)) | {name for _, name in written}
+        if found == top.helpers:
+            break
+        top = replace(top, helpers=found)
+    return top.helpers
+
+
+@dataclass(frozen=True)
+class _FTop:
+    """What rule f reads off the sources' top level, for every function it looks at."""
+
+    iterators: frozenset = frozenset()  # names of module-level iterators: every use moves them on
+    renamed: dict = field(default_factory=dict)  # other names of writers: {"_put": "setitem"}
+    shared: frozenset = frozenset()  # module-level names of mutable objects
+    defaultdicts: frozenset = frozenset()  # module-level defaultdicts: a read adds a key
+    cached: frozenset = frozenset()  # functions whose result is kept (functools.cache)
+    helpers: dict = field(default_factory=dict)  # {function: parameters it writes}
+
+
 def kept_state(sources, function):
     """[(label, line, text)]: where ``function`` or a function it reaches writes to state kept between calls (rule f;
     the comment above says exactly what counts)."""
@@ -3869,11 +3934,18 @@ def kept_state(sources, function):
                     of_class = any(_called(d) == "classmethod" or (isinstance(d, ast.Name) and d.id == "classmethod")
                                    for d in method.decorator_list)  # fmt: skip
                     todo.append((label, method, frozenset(), frozenset(first if top.name in made or of_class else ())))
-    iterators, renamed, shared = _f_iterators(sources), _f_renamed(sources), _f_shared(sources)
+    top = _FTop(
+        frozenset(_f_iterators(sources)),
+        _f_renamed(sources),
+        frozenset(_f_shared(sources)),
+        frozenset(_f_defaultdicts(sources)),
+        frozenset(_f_cached(sources)),
+    )
+    top = replace(top, helpers=_f_helpers(sources, imported, read, top))
     while todo:
         _tick()
         label, fn, enclosing, kept = todo.pop()
-        for line in _f_writes(fn, enclosing, imported, read, kept, iterators, renamed, shared):
+        for line in _f_writes(fn, enclosing, imported, read, kept, top):
             found.setdefault((label, line), None)
         mine = _f_locals(fn)
         for n in _f_body_nodes(fn):
@@ -3982,11 +4054,11 @@ def _f_root(node):
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _f_writes(fn, enclosing, imported, read, kept=frozenset(), iterators=frozenset(), renamed=None, shared=()):
+def _f_writes(fn, enclosing, imported, read, kept, top):
     """The lines where ``fn`` writes to state kept between calls (``enclosing``: names of the call it is nested in;
     ``read``: the names the functions read, so a global counter nothing reads, `global calls; calls += 1`, is
-    not listed: it changes nothing the function computes; ``iterators``: module-level iterators, every use of which
-    moves them on; ``renamed``: other names of writers; ``shared``: module-level names of mutable objects)."""
+    not listed: it changes nothing the function computes; ``kept``: its parameters that are kept objects; ``top``:
+    what the sources' top level holds, an _FTop)."""
     args = fn.args
     positional = [*args.posonlyargs, *args.args]
     defaults = [*zip(positional[len(positional) - len(args.defaults) :], args.defaults)]
@@ -3994,7 +4066,7 @@ def _f_writes(fn, enclosing, imported, read, kept=frozenset(), iterators=frozens
 
     def mutable_default(d):  # `[]`, `_COUNT` (a module-level list), `([0],)` (a tuple holding a list)
         if isinstance(d, ast.Name):
-            return d.id in shared
+            return d.id in top.shared
         if isinstance(d, ast.Tuple):
             return any(mutable_default(x) for x in d.elts)
         return not isinstance(d, (ast.Constant, ast.Attribute, ast.UnaryOp))
@@ -4012,31 +4084,38 @@ def _f_writes(fn, enclosing, imported, read, kept=frozenset(), iterators=frozens
             for x in ast.walk(node)
         )
 
+    def outside(node):
+        inner = node
+        while isinstance(inner, (ast.Attribute, ast.Subscript, ast.Starred)):
+            inner = inner.value
+        if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id in top.cached:
+            return inner.func.id not in mine  # box().append(1): what a cached function returns is kept
+        root = _f_root(node)
+        return root is not None and _f_outside(root, mine, enclosing, imported, mutable, aliases)
+
     for _ in range(2):
         for n in _f_body_nodes(fn):
             if not isinstance(n, ast.Assign):
                 continue
             value, alias = n.value, False
             if isinstance(value, (ast.Name, ast.Attribute, ast.Subscript)):
-                root = _f_root(value)
-                alias = root is not None and _f_outside(root, mine, enclosing, imported, mutable, aliases)
+                alias = outside(value)
                 inner = value
                 while isinstance(inner, ast.Subscript):
                     inner = inner.value
                 containers = (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.GeneratorExp)
                 alias = alias or (isinstance(inner, containers) and names_outside(inner))  # [x for x in (_C,)][0]
+            elif isinstance(value, ast.Call) and outside(value):
+                alias = True  # b = box(), box a cached function
             elif isinstance(value, ast.Call) and _called(value) in _F_ALIASING:
                 alias = names_outside(value)  # np.asarray(_C), next(iter(_L)), dict.get({"k": _C}, "k")
             if alias:
                 aliases |= {t.id for t in n.targets if isinstance(t, ast.Name)}
 
-    def outside(node):
-        root = _f_root(node)
-        return root is not None and _f_outside(root, mine, enclosing, imported, mutable, aliases)
-
     lines = []
+    called_directly = {id(c.func) for c in _f_body_nodes(fn) if isinstance(c, ast.Call)}
     for n in _f_body_nodes(fn):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in iterators and outside(n):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in top.iterators and outside(n):
             lines.append(n.lineno)  # for n in _IT: break; list(islice(_IT, 1))
         if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id in aliases:
             lines.append(n.lineno)  # c = np.asarray(_C); c += 1: the kept array changed in place
@@ -4048,10 +4127,10 @@ def _f_writes(fn, enclosing, imported, read, kept=frozenset(), iterators=frozens
                 lines.append(n.lineno)  # _count["n"] += 1, softmax.calls = 0
         elif isinstance(n, ast.Call):
             called = _called(n)
-            called = (renamed or {}).get(called, called) if isinstance(n.func, ast.Name) else called
+            called = top.renamed.get(called, called) if isinstance(n.func, ast.Name) else called
             f = n.func
             if isinstance(f, ast.Attribute) and called in _F_MUTATORS and _f_root(f.value) not in imported:
-                if outside(f.value) and _f_root(f.value) in read:  # not a log (_f_logs)
+                if outside(f.value) and (_f_root(f.value) in read or _f_root(f.value) is None):  # not a log
                     lines.append(n.lineno)  # _cache.append(x), _it.send(None)
             if isinstance(f, ast.Attribute) and called in _F_MUTATORS and n.args and outside(n.args[0]):
                 if _f_root(f.value) in imported or _f_root(f.value) in _F_TYPES:
@@ -4064,7 +4143,34 @@ def _f_writes(fn, enclosing, imported, read, kept=frozenset(), iterators=frozens
                 for x in _f_outputs(n, called, method=isinstance(f, ast.Attribute) and _f_root(f) not in imported)
             ):
                 lines.append(n.lineno)  # np.add(_C, 1, out=_C), np.add(_C, 1, _C)
+            if isinstance(f, ast.Name) and f.id not in mine and f.id in top.helpers:
+                written = top.helpers[f.id]
+                handed = [x for i, x in enumerate(n.args) if i in written]
+                handed += [k.value for k in n.keywords if k.arg in written]
+                if any(outside(x) for x in handed):
+                    lines.append(n.lineno)  # _bump(_L), where def _bump(c): c.append(1)
+            if _f_writer_as_value(n, imported, top) and any(names_outside(x) for x in [*n.args, *n.keywords]):
+                lines.append(n.lineno)  # map(list.append, [_L], [1]), functools.partial(operator.setitem, _C)
+        elif isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name):
+            if n.value.id in top.defaultdicts and outside(n.value):
+                lines.append(n.lineno)  # _SEEN[key], a defaultdict: the read adds the key
+        elif isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and n.attr in _F_MUTATORS:
+            if outside(n.value) and id(n) not in called_directly:
+                lines.append(n.lineno)  # put = _L.append; put(1): a kept object's writer taken as a value
     return lines
+
+
+def _f_writer_as_value(call, imported, top):
+    """Whether a call is handed a writer as a value: an unbound method of a container type (`list.append`), a writer
+    of an imported module (`operator.setitem`) or another name of one."""
+    for x in [*call.args, *(k.value for k in call.keywords)]:
+        if isinstance(x, ast.Attribute) and _f_root(x) in _F_TYPES and x.attr in _F_MUTATORS:
+            return True  # list.append
+        if isinstance(x, ast.Attribute) and _f_root(x) in imported and x.attr in _F_WRITERS:
+            return True  # operator.setitem, np.put
+        if isinstance(x, ast.Name) and (x.id in top.renamed or x.id in {"setattr", "delattr", "next"}):
+            return True
+    return False
 
 
 def _f_outputs(call, called, method=False):

@@ -102,6 +102,7 @@ class Exercise:
     diagnostics: tuple = ()  # (case, got, want) -> sentence or None: plain remarks for an unrecognised answer
     where: str = ""  # where the notebook derives it, for an unrecognised answer: "notebook 02, section 4"
     varied: tuple = ()  # arguments any same-shaped entries suit (o, dh_t, grads): changed in place between two calls
+    derived: Callable | None = None  # args -> None: recompute in place what follows from the varied (h_t, a cache)
 
     @property
     def reference_name(self):
