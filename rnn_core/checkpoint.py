@@ -43,6 +43,7 @@ from ._cell import count_layers
 from ._validation import check_checkpoint_path, check_int
 from .cells import cell_module, check_cell_params, num_layers
 from .files import write_atomically
+from .optim import OPTIMIZERS
 from .vocab import Vocabulary
 
 __all__ = ["CheckpointError", "Checkpoint", "save_checkpoint", "load_checkpoint", "FORMAT", "VERSION"]
@@ -211,7 +212,7 @@ def load_checkpoint(path):
         return CheckpointError(f"checkpoint {path} is unusable: {msg}")
 
     meta = _read_json(arrays, "meta", bad)
-    if meta is None or meta.get("format") != FORMAT:
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise bad(f"it has no 'meta' describing an {FORMAT} file")
     version = meta.get("version")
     if version != VERSION:
@@ -332,11 +333,22 @@ def _read_opt_state(arrays, params, meta, bad):
     if not opt_arrays and meta.get("optimizer") != "sgd":
         return None
     opt_state = _unflatten_opt_state(opt_arrays)
+    optimizer = meta.get("optimizer")
+    want = OPTIMIZERS[optimizer][0](params) if optimizer in OPTIMIZERS else None  # what the optimizer keeps
+    if want is not None and (
+        set(opt_state) != set(want) or any(isinstance(opt_state[k], dict) != isinstance(want[k], dict) for k in want)
+    ):
+        raise bad(f"its {optimizer} state holds {sorted(opt_state) or 'nothing'}; {optimizer} keeps {sorted(want)}")
     for name, value in opt_state.items():
         if isinstance(value, dict):
             for k, arr in value.items():
                 if k not in params or arr.shape != params[k].shape or arr.dtype != params[k].dtype:
                     raise bad(f"optimizer entry opt.{name}.{k} does not match the parameters")
+            missing = [k for k in params if k not in value]
+            if missing:
+                raise bad(f"optimizer entry opt.{name} has nothing for {', '.join(missing)}")
+        elif type(value) is not int or value < 0:
+            raise bad(f"optimizer entry opt.{name} is {value!r}; expected a whole number ≥ 0 (a step count)")
     return opt_state
 
 

@@ -7,6 +7,8 @@ which one differs, before any step is taken.
 
 from __future__ import annotations
 
+import math
+
 from .cells import cell_module
 from .checkpoint import CheckpointError, load_checkpoint
 
@@ -76,4 +78,8 @@ def checkpoint_to_resume(path, config, vocab, fingerprint):
     for key in ("epoch", "window", "elapsed"):
         if key not in ck.meta:
             raise CheckpointError(f"cannot resume {where}: 'meta' has no {key!r}")
+        value, whole = ck.meta[key], key != "elapsed"
+        if not (type(value) is int or (type(value) is float and not whole)) or not 0 <= value < math.inf:
+            what = "a whole number" if whole else "a number of seconds"
+            raise CheckpointError(f"cannot resume {where}: 'meta' {key!r} is {value!r}; expected {what} ≥ 0")
     return ck

@@ -582,6 +582,11 @@ def _setup(data, config, overrides, vocab, checkpoint, resume, started):
     path = None if checkpoint is None else check_checkpoint_path(checkpoint)
     fingerprint = text_fingerprint(ids)
     state, history, best_params = _starting_state(config, vocab, fingerprint, path, resume)
+    if not state.next_window < batcher.windows_per_pass:  # the same text and config: a damaged file
+        raise CheckpointError(
+            f"cannot resume from {path}: its next window is {state.next_window}, and a pass over this text has "
+            f"{batcher.windows_per_pass}"
+        )
     best_step, best_val_bpc = _best(history) or (None, None)
     run = _Run(
         config=config,

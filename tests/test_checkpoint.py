@@ -266,3 +266,59 @@ def test_a_cell_or_optimizer_that_disagrees_with_the_training_config_is_refused(
     np.savez(path, **arrays)
     with pytest.raises(CheckpointError, match="its cell is 'rnn' but its training config says 'gru'"):
         load_checkpoint(path)
+
+
+def _rewritten(path, **changes):
+    """The archive at ``path`` written again with ``changes`` (None removes an entry); meta given as a dict."""
+    with np.load(path) as z:
+        arrays = dict(z)
+    for key, value in changes.items():
+        if value is None:
+            arrays.pop(key)
+        elif key == "meta":
+            arrays["meta"] = np.frombuffer(json.dumps(value).encode(), dtype=np.uint8)
+        else:
+            arrays[key] = value
+    np.savez(path, **arrays)
+    return path
+
+
+@pytest.mark.parametrize(
+    "changes, words",
+    [
+        ({"opt.m.W_hh": None}, "opt.m has nothing for W_hh"),
+        ({"opt.v.W_xh": None, "opt.v.W_hh": None, "opt.v.W_yh": None, "opt.v.b_h": None, "opt.v.b_o": None},
+         "adam keeps"),
+        ({"opt.t": np.array(1.5)}, "opt.t is 1.5"),
+        ({"opt.t": np.array(-2)}, "opt.t is -2"),
+        ({"meta": ["rnn_core-checkpoint", 2]}, "no 'meta' describing"),
+    ],
+    ids=["adam-moment-missing", "adam-v-missing", "step-count-float", "step-count-negative", "meta-a-list"],
+)  # fmt: skip
+def test_a_damaged_optimizer_state_or_meta_is_refused_on_reading(tmp_path, model, changes, words):
+    """A fresh review: a file whose Adam state misses a moment, whose step count is 1.5, or whose meta is a JSON
+    list, was read, and the trainer then raised KeyError or AttributeError; each is now a CheckpointError."""
+    path = _rewritten(save(tmp_path / "ck.npz", model), **changes)
+    with pytest.raises(CheckpointError, match=re.escape(words)):
+        load_checkpoint(path)
+
+
+@pytest.mark.parametrize(
+    "key, value, words",
+    [("window", None, "'window' is None"), ("window", 10**6, "its next window is 1000000"),
+     ("epoch", -1, "'epoch' is -1"), ("elapsed", "soon", "'elapsed' is 'soon'")],
+    ids=["window-none", "window-past-the-pass", "epoch-negative", "elapsed-text"],
+)  # fmt: skip
+def test_resuming_from_a_damaged_position_is_refused_by_name(tmp_path, key, value, words):
+    """The position in the data (meta's epoch, window, elapsed) is checked before a step: a window of None or past
+    the pass raised TypeError or IndexError mid-training; now a CheckpointError naming the entry."""
+    from rnn_core import train
+
+    text = "It is a truth universally acknowledged, that a single man in possession of a good fortune. " * 8
+    small = dict(hidden_size=8, batch_size=2, seq_length=8, eval_every=5, progress=False, checkpoint=tmp_path / "c.npz")
+    train(text, steps=5, **small)
+    path = tmp_path / "c.npz"
+    meta = load_checkpoint(path).meta
+    _rewritten(path, meta={**meta, key: value})
+    with pytest.raises(CheckpointError, match=re.escape(words)):
+        train(text, steps=10, resume=True, **small)
