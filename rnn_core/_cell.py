@@ -19,8 +19,8 @@ Shapes inside (time-major, as the loops read them): X, Y (T, B); a state (L, B, 
 the cell's STATE_NAMES ("h", or "h" and "c"); dropout masks (L, T, B, H), mask k multiplying
 layer k's h_t where it leaves the layer (into layer k+1, or into the output layer for the top).
 
-Private: the cells' modules build on it, and so do the package's other engines and tools (seq2seq,
-generate, course.yours); the notebooks use the cells' public functions.
+Private: the cells' modules (rnn, lstm, gru, through cells) build on it, and so do the fast engines (_fast,
+_fast_rnn), checkpoint, generate, seq2seq and course.yours; the notebooks use the cells' public functions.
 """
 
 from __future__ import annotations

@@ -59,15 +59,16 @@ layer and the walk back down. It runs them over a per-layer engine with two func
   the window; x is (T, B) character indices (layer 0) or the layer below's h_t; state0 a tuple
   of (B, H) arrays; the record holds ``h`` (h_1..h_T, what goes up) and ``last`` (the state
   after the last step, a tuple of (B, H) arrays);
-- ``backward(record, dh_above) -> (grads, dx, dstate0)``: grads under layer 0's names, dx what
+- ``backward(record, dh) -> (grads, dx, dstate0)``: dh what reaches each h_t from above (the layer above,
+  or the output layer); grads under layer 0's names, dx what
   reaches the layer below's h_t (None for layer 0), dstate0 a tuple like state0;
 
 and ``columns``, its layout: False for (T, B, H), True for one column per sequence, (T, H, B).
-Four engines plug in: each cell's reference loop over its steps (``REFERENCE`` in its module);
-the fused LSTM and GRU loops (``_fast.GatedEngine``, their ``FAST``); the vanilla cell's vectorised
-backward pass (``_fast_rnn.VanillaEngine``, rnn's ``FAST``, and ``FAST.truncated(k)`` with
-truncation); and the reader's own steps
-(``practice.your_cell``'s ``YourCell``). The cell of a set of parameters is named by the caller
+Three engines plug in: each cell's reference loop over its steps (``_cell.ReferenceEngine``, ``REFERENCE`` in
+its module); the fused LSTM and GRU loops (``_fast.GatedEngine``, their ``FAST``); the vanilla cell's
+vectorised backward pass (``_fast_rnn.VanillaEngine``, rnn's ``FAST``, and ``FAST.truncated(k)`` with
+truncation). The reader's own steps run as a reference engine over them (``practice.your_cell``'s
+``YourCell``). The cell of a set of parameters is named by the caller
 (``cell=``, "rnn" unless said otherwise) or read from a checkpoint's record, never worked out from
 its arrays (``check_cell_params``). An encoder-decoder's dict (``rnn_core.seq2seq``) is the one
 exception, by design: each of its functions reads the model's whole kind (cell, attention, direction)

@@ -395,10 +395,8 @@ _TRAIN_FLAGS = (
 
 
 def _flag_values(args):
-    """The settings the flags give: the TrainConfig fields given (train), or sample's settings."""
-    if args.command == "train":
-        return {name: getattr(args, name) for name in _TRAIN_FLAGS if getattr(args, name) is not None}
-    return {name: getattr(args, name) for name in ("length", "temperature", "top_k", "seed")}
+    """The TrainConfig fields train's flags give (those not given are left out)."""
+    return {name: getattr(args, name) for name in _TRAIN_FLAGS if getattr(args, name) is not None}
 
 
 def _cmd_train(args, out, err, started, given):

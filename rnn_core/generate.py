@@ -91,7 +91,7 @@ def sample(params, vocab, prime, length, temperature=1.0, top_k=None, seed=0, *,
 
     The network first reads the prime, carrying its state, then draws
     each next character from softmax(o / temperature) and feeds it back in.
-    temperature: > 0; below 1 sharpens the distribution (safer, more
+    temperature: ≥ 0; below 1 sharpens the distribution (safer, more
     repetitive), above 1 flattens it (more surprising, more mistakes); 0 takes
     the most likely character every time. top_k: if given, draw only among
     the k most likely characters. seed: for np.random.default_rng, so the same

@@ -375,7 +375,8 @@ def _engine(cell, fast):
 
 
 def _run(engine, layer_params, x, state0, part, for_backward=True):
-    """One recurrence over its window: (its engine's record, h_1..h_T as rows (T, B, H), a copy).
+    """One recurrence over its window: (its engine's record, h_1..h_T as rows (T, B, H): for an engine of rows the
+    record's own array, so not to be written into; for one of columns a transposed copy).
     x (T, B, E): the embeddings it reads; state0: a tuple of (B, H) arrays."""
     if engine.columns:  # one column per sequence inside: (T, E, B)
         x = np.ascontiguousarray(x.transpose(0, 2, 1))

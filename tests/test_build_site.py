@@ -8,7 +8,6 @@ archive the build puts on the site and the links to it.
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import zipfile
 from pathlib import Path
@@ -36,10 +35,9 @@ JUNK = [
 
 @pytest.fixture(scope="module")
 def build_site():
-    spec = importlib.util.spec_from_file_location("build_site", ROOT / "tools" / "build_site.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    import build_site  # tools/ is on pytest's pythonpath (pyproject.toml)
+
+    return build_site
 
 
 @pytest.fixture(scope="module")

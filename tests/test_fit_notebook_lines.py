@@ -4,13 +4,11 @@ formatter wrapped around its comment gets the comment above it, and a long comme
 from __future__ import annotations
 
 import ast
-import importlib.util
 from pathlib import Path
 
+import fit_notebook_lines as fit  # tools/ is on pytest's pythonpath (pyproject.toml)
+
 ROOT = Path(__file__).resolve().parent.parent
-spec = importlib.util.spec_from_file_location("fit_notebook_lines", ROOT / "tools" / "fit_notebook_lines.py")
-fit = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(fit)
 
 
 def test_a_comment_after_a_closing_bracket_goes_above_the_statement():

@@ -11,19 +11,15 @@ and "h_t^{(\\ell)}" are all the form "h".
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 
+import notation  # tools/ is on pytest's pythonpath (pyproject.toml)
+
 ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("notation", ROOT / "tools" / "notation.py")
-notation = importlib.util.module_from_spec(_spec)
-sys.modules["notation"] = notation
-_spec.loader.exec_module(notation)
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
 MATH = r"\$([^$\n]{1,30})\$"
