@@ -16,6 +16,8 @@ import os
 import pickle
 import re
 import shutil
+import subprocess
+import sys
 import textwrap
 import time
 from pathlib import Path
@@ -2230,3 +2232,117 @@ def test_the_child_writes_arrays_as_numpy_reads_them(array):
     assert read.dtype == array.dtype and read.shape == array.shape and np.array_equal(read, array)
     assert grade_child._unchanged(np.array([0.0, np.nan]), np.array([-0.0, np.nan]))  # the same values
     assert not grade_child._unchanged(np.array([1.0]), np.array([1.0], dtype=np.float32))  # another dtype
+
+
+# -- hostile37o: switches on numpy's error settings and random draws, guards on a value made from a number, views --
+
+
+@pytest.mark.parametrize(
+    "source, listed",
+    [
+        ("def f(o):\n    e = np.exp(o) if np.random.random() < 1e-4 else np.exp(o - o.max())\n    return e / e.sum()\n",
+         [2]),
+        ("np.random.seed(12)\ndef f(o):\n    calm = np.random.random() > 1e-4\n    return o * calm\n", [3]),
+        ("_G = np.random.default_rng(12)\ndef f(o):\n    return o * (_G.random() > 1e-4)\n", [3]),
+        ("def f(o, gen=np.random.default_rng(12)):\n    return o * (gen.random() > 1e-4)\n", [2]),
+        ("import numpy.random as npr\ndef f(o):\n    return o * (npr.rand() > 1e-4)\n", [3]),
+        ("from numpy.random import random as rr\ndef f(o):\n    return o * (rr() > 1e-4)\n", [3]),
+        ("_A = np.arange(5)\ndef f(o):\n    np.random.shuffle(_A)\n    return o * (_A[0] != 3)\n", [3]),
+        ("_C = np.zeros(1)\ndef f(o):\n    c = np.real(_C)\n    c += 1\n    return o * (c[0] < 3000)\n", [4]),
+        ("_C = np.zeros(1)\ndef f(o):\n    c = np.split(_C, 1)[0]\n    c += 1\n    return o * (c[0] < 3000)\n", [4]),
+        ("_C = np.zeros(1)\ndef f(o):\n    c = np.flip(_C)\n    c[0] += 1\n    return o * (c[0] < 3000)\n", [4]),
+        ("class K:\n    n = 0\n    def tick(self):\n        type(self).n = type(self).n + 1e-4\n"
+         "        return type(self).n\n_k = K()\ndef f(o):\n    return o * (_k.tick() < 0.3)\n", [4]),
+        # right: a generator seeded afresh in the call, einsum (its out is keyword-only), a builtin named in a call
+        ("def f(o):\n    g = np.random.default_rng(0)\n    return o + 0 * g.random()\n", []),
+        ("def f(y_hat):\n    p = np.asarray(y_hat, dtype=float)\n    return np.diag(p) - np.einsum('i,k->ik', p, p)\n",
+         []),
+        ("def f(x):\n    c = np.asarray(x, dtype=float)\n    c += 1\n    return c\n", []),
+        ("float = [0]\ndef f(x):\n    c = float\n    c += [1]\n    return x\n", [4]),  # a builtin's name rebound
+    ],
+    ids=["global-draw", "seeded-global", "module-generator", "default-generator", "numpy-random-alias",
+         "from-numpy-random", "global-shuffle", "real-view", "split-view", "flip-view", "type-of-self",
+         "fresh-generator", "einsum", "asarray-dtype-float", "rebound-builtin"],
+)  # fmt: skip
+def test_rule_f_lists_random_draws_views_and_the_class_of_a_kept_object(source, listed):
+    """hostile37o: counters kept by numpy's global generator (`np.random.seed(12)`, then a draw each call), by a
+    generator made at the top level or as a default, by views of a kept array (np.real, np.split, np.flip) changed in
+    place, and by `type(self).n`, passed; and 7 right answers with np.einsum were refused, its keyword-only out read
+    as its second operand, and `dtype=float` read as a kept object named float."""
+    assert [line for _, line, _ in grade.kept_state([["c", source]], "f")] == listed
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "quiet = np.geterr()['over'] == 'ignore'",
+        "np.seterrcall(print)",
+        "n = len(warnings.filters)",
+        "w = warnings.catch_warnings(record=True)",
+    ],
+    ids=["geterr", "seterrcall", "filters", "catch-warnings"],
+)
+def test_rule_d_lists_numpy_s_error_settings_and_the_warnings_filters(line):
+    """hostile37o: 22 switches passed on `np.geterr()["over"] == "ignore"` (the grader called under
+    `np.errstate(all="ignore")`, training does not), and counters on np.geterrcall()'s object or warnings.filters.
+    The child now calls under numpy's default settings, and rule d lists these reads."""
+    source = f"import warnings\ndef f(o):\n    {line}\n    return o\n"
+    assert [n for _, n, _ in grade.introspection([["c", source]], "f")] == [3]
+    plain = "def f(o):\n    with np.errstate(divide='ignore'):\n        return np.log(o)\n"
+    assert grade.introspection([["c", plain]], "f") == []
+
+
+def test_rule_b_exempts_no_guard_on_a_value_made_from_a_number_nor_a_helper_run_only_at_the_top_level():
+    """hostile37o: `hit = y - 3; if hit == 0: return wrong` is `if y == 3:`, a branch on a value no case holds, which
+    the guard exemption hid (also `two = beam_size - 2`, `unit = lr - 1`, `quarter = rate - 0.25`); and a wrong helper
+    run once at the top level counted as run where the calls never reached it. A guard on a value made without a
+    number (`spread = np.ptp(o)`) stays exempt: the grader's zeroed cases run it."""
+    source = code("""
+        def _fast(o):
+            return np.exp(o)
+        _fast(np.zeros(2))
+        def f(o, y):
+            hit = y - 3
+            spread = np.ptp(o)
+            if hit == 0:
+                return o
+            if spread == 0:
+                return o
+            return _fast(o) if o.size < 0 else o
+        """)
+    ran = {("c", n) for n in (5, 6, 7, 9, 11)}  # the calls: neither guard's block, nor _fast
+    early = {("c", n) for n in (2, 3)}  # the cell's run: _fast, once
+    assert [line for _, line, _ in grade.unrun_lines([["c", source]], "f", ran, early)] == [2, 8]
+
+
+def test_the_grader_adds_cases_of_zeros_that_run_what_a_guard_on_zeros_hides():
+    """hostile37o: guards on zeros (`fresh = c_prev.any(); if not fresh: ...`, `spread = np.ptp(o)`, a dropout mask that
+    keeps nothing, an all-zero gradient) passed, wrong there: the grader's cases now hold each argument zeroed."""
+    from rnn_core.course.exercises import EXERCISE_LIST, public_seed_rng, zeroed_cases
+
+    by = {ex.name: ex for ex in EXERCISE_LIST}
+    abouts = {
+        name: [c.about for c in zeroed_cases(by[name], by[name].cases(public_seed_rng(5, 0))[:2])]
+        for name in ("softmax", "lstm.step_forward", "lstm.step_backward", "dropout_backward", "adam_update",
+                     "softmax_jacobian", "attention_backward", "seq2seq.beam_step")
+    }  # fmt: skip
+    assert any(a.endswith("o all zeros") for a in abouts["softmax"])
+    assert any(a.endswith("c_prev all zeros") for a in abouts["lstm.step_forward"])
+    assert any(a.endswith("dc_t all zeros") for a in abouts["lstm.step_backward"])
+    assert any(a.endswith("keep all False") for a in abouts["dropout_backward"])
+    assert any("grads[" in a and a.endswith("all zeros") for a in abouts["adam_update"])
+    assert any(a.endswith("y_hat with zeros") for a in abouts["softmax_jacobian"])
+    assert any(a.endswith("dcontext all zeros") for a in abouts["attention_backward"])
+    assert any(a.endswith("log_p all zeros") for a in abouts["seq2seq.beam_step"])
+
+
+def test_the_child_calls_under_numpy_s_own_default_error_settings():
+    """hostile37o: the child called each function under np.errstate(all="ignore"), which a fresh session never has;
+    `np.geterr()["over"] == "ignore"` told a graded call from training. It now calls under a fresh numpy's settings."""
+    from rnn_core.course import grade_child
+
+    fresh = subprocess.run(
+        [sys.executable, "-c", "import numpy; print(sorted(numpy.geterr().items()))"],
+        capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": ""},
+    ).stdout.strip()  # fmt: skip
+    assert fresh == str(sorted(grade_child._NUMPY_DEFAULT_ERRORS.items()))

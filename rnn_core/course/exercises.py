@@ -25,6 +25,7 @@ functions that replace a step (see ``course.model``). The reference solution tha
 
 from __future__ import annotations
 
+import copy
 import itertools
 from types import SimpleNamespace
 
@@ -4277,6 +4278,64 @@ EXPONENTS = {
     "seq2seq.masked_loss_and_grad": lambda o, y, lengths: _largest(o),
     "attention_forward": lambda h, u, mask: _largest(np.einsum("bh,bsh->bs", h, u)[np.asarray(mask, dtype=bool)]),
 }
+
+# arguments never zeroed: probabilities and log-probabilities (zeros are no distribution), the masks and lengths that
+# say which positions are real, and what a backward step is handed from its forward step (zeroed alone, inconsistent)
+_NEVER_ZEROED = frozenset({"log_probs", "alpha", "mask", "lengths", "cache", "h_t", "state"})
+_PROBABILITIES = frozenset({"y_hat"})  # zeroed in part: the smaller half of them 0, the rest renormalised
+
+
+def zeroed_cases(ex, cases):
+    """The grader's cases of zeros: each of ``cases`` again with one float or boolean argument (or one array of a
+    dict of them) all zeros, or all False: a first step's h_prev and c_prev, a last step's dc_t, a gradient of 0,
+    scores all equal, a dropout mask that keeps nothing; and y_hat with zeros among its probabilities. A rule that
+    exempts a guard (`if not fresh: ...`, `if spread == 0: ...`) lets a branch no other case runs go unread: these
+    run it (hostile37o: 21 such guards passed, each wrong on its zeros). A zeroed case that rnn_core refuses, or
+    whose outputs are not finite, is left out."""
+    found = []
+    for case in cases:
+        for i, name in enumerate(ex.args):
+            value = case.args[i]
+            if name in _NEVER_ZEROED:
+                continue
+            keys = list(value) if isinstance(value, dict) and len(value) <= 8 else [None]
+            for key in keys:
+                array = value[key] if key is not None else value
+                if not isinstance(array, np.ndarray) or array.dtype.kind not in "fb" or array.size == 0:
+                    continue
+                if name in _PROBABILITIES:
+                    zeroed = np.where(array >= np.median(array), array, 0.0)
+                    zeroed = zeroed / zeroed.sum()
+                else:
+                    zeroed = np.zeros_like(array)
+                args = list(copy.deepcopy(case.args))
+                if key is None:
+                    args[i] = zeroed
+                else:
+                    args[i] = {**args[i], key: zeroed}
+                if ex.derived is not None:
+                    ex.derived(args)  # a backward step's h_t or cache made again from the zeroed params
+                what = f"{name}[{key!r}]" if key is not None else name
+                said = (
+                    "with zeros" if name in _PROBABILITIES else "all False" if array.dtype.kind in "b" else "all zeros"
+                )
+                about = f"{case.about}, {what} {said}"
+                if _reference_fine(ex, args):
+                    found.append(Case(about, tuple(args), long=True))
+    return found
+
+
+def _reference_fine(ex, args):
+    try:
+        out = ex.reference(*copy.deepcopy(args))
+    except Exception:
+        return False
+    arrays = [out] if not isinstance(out, (tuple, list, dict)) else (out.values() if isinstance(out, dict) else out)
+    flat = []
+    for a in arrays:
+        flat += list(a.values()) if isinstance(a, dict) else [a]
+    return all(np.all(np.isfinite(np.asarray(a, dtype=float))) for a in flat if np.asarray(a).dtype.kind in "fiub")
+
 
 GRADE_CASES = {  # exercise name -> rng -> the grader's cases beyond every published size
     "one_hot": _large_one_hot,

@@ -2063,71 +2063,82 @@ def _names_bound(node):
 def unrun_lines(sources, function, ran, early=frozenset()):
     """[(label, line, text)]: the statements of ``function`` and the code it reaches that no call ran; ``ran`` is
     the set of (label, line) the child traced during the calls, ``early`` those it traced while the cells ran. A
-    function (each def on its own, a nested one apart from the one holding it) none of whose lines a call ran is
-    judged by the lines that ran while the cells ran: a decorator's own lines, a helper run once at the top level
-    (hostile37e, finding 7). One that a call entered is judged by the calls alone, so running a branch at the top
-    level does not count for a function the cases call."""
+    decorator (a def the sources use as one) none of whose lines a call ran is judged by the lines that ran while the
+    cells ran: its own lines run once, at the top level (hostile37e, finding 7). Every other function is judged by
+    the calls alone, so running a branch, or a whole helper, at the top level does not count (hostile37o: a wrong
+    helper run once at the top level, then called only where the cases never go)."""
     functions, _ = _reach(sources, function)
+    decorators = {
+        (d.func if isinstance(d, ast.Call) else d).id
+        for _, tree in _trees(sources)
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        for d in n.decorator_list
+        if isinstance(d.func if isinstance(d, ast.Call) else d, ast.Name)
+    }
     found = []
     for label, node in functions:
-        groups = {}
+        groups, decorating = {}, {}
         owners = [f for f in ast.walk(node) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.body]
-        for first, last in _statements(node):
+        tainted = _set_by_constants(node)
+        for first, last in _statements(node, tainted):
             _tick()
             inner = [f for f in owners if f.body[0].lineno <= first <= (f.end_lineno or first)]
             owner = max(inner, key=lambda f: f.body[0].lineno, default=node)
             groups.setdefault(id(owner), []).append((first, last))
-        for spans in groups.values():
+            decorating[id(owner)] = getattr(owner, "name", None) in decorators
+        for key, spans in groups.items():
             called = any((label, n) in ran for first, last in spans for n in range(first, last + 1))
-            seen = ran if called else ran | {(lab, n) for lab, n in early if lab == label}
+            once = decorating[key] and not called  # a decorator's lines, run where it decorates
+            seen = ran | {(lab, n) for lab, n in early if lab == label} if once else ran
             for first, last in spans:
                 if not any((label, n) in seen for n in range(first, last + 1)):
                     found.append((label, first, _line_text(sources, label, first)))
     return sorted(set(found), key=_order(sources))
 
 
-def _statements(node):
+def _statements(node, tainted=frozenset()):
     """[(first line, last line)] of every statement a call of ``node`` should run (for a compound statement, its
     header: `if test:`, `for ... in ...:`), its nested functions' included."""
     if isinstance(node, ast.Lambda):
         return [(node.body.lineno, node.body.end_lineno or node.body.lineno)]
     if isinstance(node, ast.ClassDef):
         return [s for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) for s in
-                _statements(item)]  # fmt: skip
+                _statements(item, tainted)]  # fmt: skip
     body = node.body
     if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant):
         body = body[1:]  # the docstring
-    return _block(body)
+    return _block(body, tainted)
 
 
-def _block(body):
+def _block(body, tainted=frozenset()):
     found = []
     for stmt in body:
         if isinstance(stmt, (ast.Pass, ast.Raise, ast.Assert, ast.Global, ast.Nonlocal)):  # the last two: no code
             continue
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
             continue
-        if _defaulting(stmt) or _guard(stmt):
+        if _defaulting(stmt) or _guard(stmt, tainted):
             continue
         if isinstance(stmt, (ast.If, ast.While)):
             found.append((stmt.lineno, stmt.test.end_lineno or stmt.lineno))
-            found += _block(stmt.body) + _block(stmt.orelse)
+            found += _block(stmt.body, tainted) + _block(stmt.orelse, tainted)
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
             found.append((stmt.lineno, stmt.iter.end_lineno or stmt.lineno))
-            found += _block(stmt.body) + _block(stmt.orelse)
+            found += _block(stmt.body, tainted) + _block(stmt.orelse, tainted)
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
             found.append((stmt.lineno, stmt.body[0].lineno - 1 if stmt.body[0].lineno > stmt.lineno else stmt.lineno))
-            found += _block(stmt.body)
+            found += _block(stmt.body, tainted)
         elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
-            found += _block(stmt.body) + [s for h in stmt.handlers for s in _block(h.body)]
-            found += _block(stmt.orelse) + _block(stmt.finalbody)
+            found += _block(stmt.body, tainted) + [s for h in stmt.handlers for s in _block(h.body, tainted)]
+            found += _block(stmt.orelse, tainted) + _block(stmt.finalbody, tainted)
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             first = min([d.lineno for d in stmt.decorator_list] + [stmt.lineno])
             found.append((first, max(first, stmt.body[0].lineno - 1)))
-            found += _statements(stmt)
+            found += _statements(stmt, tainted)
         elif isinstance(stmt, ast.Match):
             found.append((stmt.lineno, stmt.subject.end_lineno or stmt.lineno))
-            found += [s for case in stmt.cases for s in _block(case.body)]
+            found += [s for case in stmt.cases for s in _block(case.body, tainted)]
         else:
             found.append((stmt.lineno, stmt.end_lineno or stmt.lineno))
     return found
@@ -2152,11 +2163,11 @@ def _defaulting(stmt):
     )
 
 
-def _guard(stmt):
+def _guard(stmt, tainted=frozenset()):
     """Whether ``stmt`` is a guard the cases need not run: ``if TEST:`` (no else) whose test is only a type test
     (isinstance, a number of axes), an emptiness or zero test (``x.size == 0``, ``not x``, ``norm == 0``), or a nan or
     inf test (``np.isnan(o).any()``), and whose block only returns, assigns, warns, continues or passes."""
-    if not (isinstance(stmt, ast.If) and not stmt.orelse and _guard_test(stmt.test)):
+    if not (isinstance(stmt, ast.If) and not stmt.orelse and _guard_test(stmt.test, tainted)):
         return False
     return all(_guard_statement(s) for s in stmt.body)
 
@@ -2165,13 +2176,16 @@ _NAN_TESTS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf"})
 _GUARD_CALLS = _NAN_TESTS | {"any", "all"}
 
 
-def _guard_test(test):
+def _guard_test(test, tainted=frozenset()):
+    """Whether ``test`` is a guard's (``_guard``). A name tested for emptiness or zero (`not x`, `x == 0`) is one only
+    if no value the function gives it comes from arithmetic or a comparison with a number written in the code
+    (``tainted``): `hit = y - 3; if hit == 0:` is `if y == 3:` (hostile37o: such tests hid wrong branches)."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, (ast.Not, ast.Invert)):
         if isinstance(test.operand, ast.Name):
-            return True  # not grads, not x
-        return _guard_test(test.operand)
+            return test.operand.id not in tainted  # not grads, not x
+        return _guard_test(test.operand, tainted)
     if isinstance(test, ast.BoolOp):
-        return all(_guard_test(v) for v in test.values)
+        return all(_guard_test(v, tainted) for v in test.values)
     if _called(test) == "isinstance" and len(test.args) == 2 and not test.keywords:
         return _plain(test.args[0]) and all(_plain(n) for n in ast.walk(test.args[1]) if isinstance(n, ast.expr)
                                             and not isinstance(n, (ast.Tuple, ast.Load)))  # fmt: skip
@@ -2180,6 +2194,8 @@ def _guard_test(test):
         if _is_rank(left, set()) and isinstance(right, ast.Constant) and right.value in (0, 1, 2, 3):
             return True  # np.ndim(o) == 1, o.ndim != 2
         if isinstance(test.ops[0], ast.Eq) and isinstance(right, ast.Constant) and right.value == 0:
+            if isinstance(left, ast.Name) and left.id in tainted:
+                return False
             return _plain(left) or (_called(left) in ("len", "size") and len(left.args) == 1 and _plain(left.args[0]))
         return False
     calls = [n for n in ast.walk(test) if isinstance(n, ast.Call)]
@@ -2189,6 +2205,50 @@ def _guard_test(test):
         and any(_called(c) in _NAN_TESTS for c in calls)
         and not any(isinstance(n, (ast.Compare, ast.BinOp, ast.Subscript)) for n in ast.walk(test))
     )  # np.isnan(o).any(), np.any(~np.isfinite(o)), math.isinf(x)
+
+
+def _set_by_constants(fn):
+    """The names ``fn`` (and the functions nested in it) gives a value made by arithmetic or a comparison with a
+    number written in the code (`y - 3`, `rate - 0.25`, `r > 1e-4`), or from another such name; a number in a
+    keyword argument or an index (`o.max(axis=-1)`, `x[0]`) does not count."""
+
+    def numbers_in(expr):
+        todo = [expr]
+        while todo:
+            n = todo.pop()
+            if isinstance(n, (ast.BinOp, ast.Compare, ast.AugAssign)):
+                if isinstance(n, ast.AugAssign):
+                    sides = [n.value]  # hit -= 3
+                else:
+                    sides = [n.left, n.right] if isinstance(n, ast.BinOp) else [n.left, *n.comparators]
+                if any(isinstance(x, ast.Constant) and isinstance(x.value, (int, float)) for x in sides) or any(
+                    isinstance(x, ast.UnaryOp) and isinstance(x.operand, ast.Constant) for x in sides
+                ):
+                    return True
+            if isinstance(n, ast.Call):
+                todo += n.args + ([n.func] if not isinstance(n.func, ast.Name) else [])
+            elif isinstance(n, ast.Subscript):
+                todo.append(n.value)
+            else:
+                todo += list(ast.iter_child_nodes(n))
+        return False
+
+    assigns = []
+    for n in ast.walk(fn):
+        if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and n.value is not None:
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            names = {x.id for t in targets for x in ast.walk(t) if isinstance(x, ast.Name)}
+            value = n if isinstance(n, ast.AugAssign) else n.value
+            assigns.append((names, value, {x.id for x in ast.walk(n.value) if isinstance(x, ast.Name)}))
+    tainted = set()
+    for _ in range(len(assigns) + 1):
+        before = len(tainted)
+        for names, value, read in assigns:
+            if numbers_in(value) or read & tainted:
+                tainted |= names
+        if len(tainted) == before:
+            break
+    return frozenset(tainted)
 
 
 def _plain(node):
@@ -3726,7 +3786,10 @@ _D_ATTRIBUTES = frozenset(
      # ... read through its buffer or its dtype's byte order (hostile37m: `o.data.c_contiguous`, `o.dtype.isnative`)
      "c_contiguous", "f_contiguous", "contiguous", "readonly", "isnative", "byteorder",
      # state of numpy's or a cache's that a call could count on (hostile37m, S10, S14, S25)
-     "set_printoptions", "get_printoptions", "printoptions", "setbufsize", "getbufsize", "cache_info"}
+     "set_printoptions", "get_printoptions", "printoptions", "setbufsize", "getbufsize", "cache_info",
+     # numpy's error settings and the warnings' filters, which tell a check from training and can count calls
+     # (hostile37o: `np.geterr()["over"] == "ignore"`, an attribute on np.geterrcall()'s object, filters.append)
+     "geterr", "seterr", "geterrcall", "seterrcall", "filters", "catch_warnings"}
 )  # fmt: skip
 _D_ALLOWED_SHOWN = ("numpy", "math", "warnings", "functools", "itertools", "collections", "heapq", "operator",
                     "typing", "copy")  # fmt: skip
@@ -3743,7 +3806,10 @@ _DUNDER = re.compile(r"^__\w+__$")
 # update, setdefault, pop, clear, add, fill, put, sort, send, __setitem__ ...) or an np function that writes its first
 # argument (np.put, np.copyto, np.add.at ...); next() of one (a module-level iterator or generator); the same on a
 # parameter whose default is mutable (`def f(x, _seen=[])`); an attribute set on a function; a store on `self` in a
-# method of a class the sources instantiate at the top level (`_c = Counter()`). A nested function's
+# method of a class the sources instantiate at the top level (`_c = Counter()`); a call of a function of the sources
+# that writes its own parameter, handed a kept object (`_bump(_L)`); a read of a module-level defaultdict; a writer
+# handed over as a value (`map(list.append, [_L], [1])`, `put = _L.append`); what a cached function returns
+# (`@functools.cache def _box(): return []`, `_box().append(1)`). A nested function's
 # writes to its enclosing function's names are state only when it leaves that function (returned): a helper defined
 # and called inside the graded call writes to objects of that call. Writes into the function's own parameters
 # (Adam's `state`, `params[k] -= ...`, an rng) are not listed.
@@ -3771,7 +3837,11 @@ _F_TYPES = frozenset({"list", "dict", "set", "bytearray", "deque", "defaultdict"
 _F_ALIASING = frozenset(
     {"asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "view", "ravel", "reshape", "squeeze",
      "transpose", "swapaxes", "moveaxis", "atleast_1d", "atleast_2d", "frombuffer", "next", "iter", "get",
-     "setdefault", "values", "items", "getitem", "itemgetter"}
+     "setdefault", "values", "items", "getitem", "itemgetter",
+     # views (hostile37o: np.real(_C), np.flip, np.expand_dims, np.split(_C, 1)[0], as_strided, each changed in place)
+     "real", "imag", "flip", "fliplr", "flipud", "expand_dims", "split", "array_split", "hsplit", "vsplit", "dsplit",
+     "as_strided", "rot90", "require", "asmatrix", "diagonal", "atleast_3d", "broadcast_to", "broadcast_arrays",
+     "sliding_window_view", "matrix_transpose", "permute_dims", "unstack"}
 )  # fmt: skip
 # what a module-level name bound to one of these holds is an iterator: any use of it in a call moves it on
 # (hostile37l, F: `for n in _IT: break` on a module-level itertools.count)
@@ -3780,6 +3850,70 @@ _F_ITERATORS = frozenset(
      "accumulate", "starmap", "takewhile", "dropwhile", "tee", "zip_longest", "product", "permutations",
      "combinations", "combinations_with_replacement", "groupby", "compress", "filterfalse", "pairwise", "batched"}
 )  # fmt: skip
+
+
+# the methods of a random generator (numpy's Generator and RandomState, Python's Random) that move it on: a draw from
+# one kept between calls, or from numpy's global generator, is a counter (hostile37o: `np.random.seed(12)` at the
+# top, then `np.random.random() < 1e-4` switches at call 3298; a module-level default_rng, or one as a default)
+_F_RANDOM = frozenset(
+    {"random", "integers", "normal", "standard_normal", "uniform", "choice", "shuffle", "permutation", "permuted",
+     "binomial", "poisson", "exponential", "standard_exponential", "gamma", "beta", "rand", "randn", "randint",
+     "random_sample", "random_integers", "sample", "ranf", "bytes", "getrandbits", "randrange", "randbytes", "gauss",
+     "normalvariate", "seed", "set_state", "get_state", "advance", "jumped", "spawn", "triangular", "lognormal",
+     "laplace", "logistic", "geometric", "multinomial", "dirichlet", "hypergeometric", "chisquare", "vonmises",
+     "wald", "weibull", "zipf", "pareto", "power", "rayleigh", "standard_cauchy", "standard_gamma", "standard_t",
+     "noncentral_chisquare", "noncentral_f", "negative_binomial", "logseries", "multivariate_normal",
+     "multivariate_hypergeometric", "choices", "state", "bit_generator", "random_raw"}
+)  # fmt: skip
+# ... and the makers of a fresh generator, which touch no kept state (a generator seeded afresh in each call)
+_F_RANDOM_MAKERS = frozenset({"default_rng", "Generator", "RandomState", "SeedSequence", "PCG64", "PCG64DXSM",
+                              "MT19937", "Philox", "SFC64", "BitGenerator"})  # fmt: skip
+
+
+def _f_random_modules(sources):
+    """The names the sources give numpy's random module (`import numpy.random as npr`, `from numpy import random`),
+    besides `np.random` and `numpy.random`."""
+    found = set()
+    for _, tree in _trees(sources):
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Import):
+                found |= {a.asname for a in n.names if a.name == "numpy.random" and a.asname}
+            elif isinstance(n, ast.ImportFrom) and n.module == "numpy":
+                found |= {a.asname or a.name for a in n.names if a.name == "random"}
+    return found
+
+
+def _f_global_draw(call, top):
+    """Whether ``call`` draws from numpy's global generator: np.random.random(), npr.seed(12), or a function
+    imported from numpy.random (other than a maker of a fresh generator)."""
+    f = call.func
+    if isinstance(f, ast.Attribute) and f.attr not in _F_RANDOM_MAKERS:
+        module = f.value
+        if isinstance(module, ast.Attribute) and module.attr == "random" and isinstance(module.value, ast.Name):
+            return module.value.id in ("np", "numpy") or module.value.id in top.numpy_names
+        return isinstance(module, ast.Name) and module.id in top.random_modules
+    return isinstance(f, ast.Name) and f.id in top.from_random and f.id not in _F_RANDOM_MAKERS
+
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+def _f_top_names(sources):
+    """Every name the sources' top level binds: assigned, defined, imported, a loop's or a with's target."""
+    found = set()
+    for _, tree in _trees(sources):
+        for stmt in tree.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                found.add(stmt.name)
+                continue
+            for n in ast.walk(stmt):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                    found.add(n.id)
+                elif isinstance(n, (ast.Import, ast.ImportFrom)):
+                    found |= {(a.asname or a.name).split(".")[0] for a in n.names}
+                elif isinstance(n, (ast.Global, ast.Nonlocal)):
+                    found |= set(n.names)
+    return found
 
 
 def _f_top_bindings(sources):
@@ -3903,6 +4037,10 @@ class _FTop:
     defaultdicts: frozenset = frozenset()  # module-level defaultdicts: a read adds a key
     cached: frozenset = frozenset()  # functions whose result is kept (functools.cache)
     helpers: dict = field(default_factory=dict)  # {function: parameters it writes}
+    random_modules: frozenset = frozenset()  # names of numpy.random: npr in `import numpy.random as npr`
+    numpy_names: frozenset = frozenset()  # names of numpy itself (`import numpy as xp`)
+    from_random: frozenset = frozenset()  # names imported from numpy.random (`from numpy.random import random`)
+    bound: frozenset = frozenset()  # every name the sources' top level binds (a builtin's name among them is theirs)
 
 
 def kept_state(sources, function):
@@ -3934,12 +4072,23 @@ def kept_state(sources, function):
                     of_class = any(_called(d) == "classmethod" or (isinstance(d, ast.Name) and d.id == "classmethod")
                                    for d in method.decorator_list)  # fmt: skip
                     todo.append((label, method, frozenset(), frozenset(first if top.name in made or of_class else ())))
+    numpy_names, from_random = set(), set()
+    for _, tree in _trees(sources):
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Import):
+                numpy_names |= {a.asname or a.name for a in n.names if a.name == "numpy"}
+            elif isinstance(n, ast.ImportFrom) and n.module == "numpy.random":
+                from_random |= {a.asname or a.name for a in n.names if a.name != "*"}
     top = _FTop(
         frozenset(_f_iterators(sources)),
         _f_renamed(sources),
         frozenset(_f_shared(sources)),
         frozenset(_f_defaultdicts(sources)),
         frozenset(_f_cached(sources)),
+        random_modules=frozenset(_f_random_modules(sources)),
+        numpy_names=frozenset(numpy_names),
+        from_random=frozenset(from_random),
+        bound=frozenset(_f_top_names(sources)),
     )
     top = replace(top, helpers=_f_helpers(sources, imported, read, top))
     while todo:
@@ -4049,9 +4198,12 @@ def _f_escapes(fn, nested):
 
 
 def _f_root(node):
-    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) else None
+    while True:
+        while isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
+            node = node.value
+        if not (_called(node) == "type" and len(node.args) == 1 and isinstance(node.func, ast.Name)):
+            return node.id if isinstance(node, ast.Name) else None
+        node = node.args[0]  # type(self).n += 1: the class of a kept object (hostile37o)
 
 
 def _f_writes(fn, enclosing, imported, read, kept, top):
@@ -4074,13 +4226,14 @@ def _f_writes(fn, enclosing, imported, read, kept, top):
     mutable = {a.arg for a, d in defaults if mutable_default(d)}
     mutable |= kept  # `self` of an object made at the top level
     mine = _f_locals(fn)
+    builtin = _BUILTIN_NAMES - top.bound  # `float` in np.asarray(p, dtype=float) is no kept object, unless rebound
     declared = {name for n in _f_body_nodes(fn) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
     nonlocal_ok = {name for n in _f_body_nodes(fn) if isinstance(n, ast.Nonlocal) for name in n.names} & enclosing
     aliases = set()
 
     def names_outside(node):
         return any(
-            isinstance(x, ast.Name) and _f_outside(x.id, mine, enclosing, imported, mutable, aliases)
+            isinstance(x, ast.Name) and _f_outside(x.id, mine | builtin, enclosing, imported, mutable, aliases)
             for x in ast.walk(node)
         )
 
@@ -4091,7 +4244,7 @@ def _f_writes(fn, enclosing, imported, read, kept, top):
         if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id in top.cached:
             return inner.func.id not in mine  # box().append(1): what a cached function returns is kept
         root = _f_root(node)
-        return root is not None and _f_outside(root, mine, enclosing, imported, mutable, aliases)
+        return root is not None and _f_outside(root, mine | builtin, enclosing, imported, mutable, aliases)
 
     for _ in range(2):
         for n in _f_body_nodes(fn):
@@ -4105,6 +4258,7 @@ def _f_writes(fn, enclosing, imported, read, kept, top):
                     inner = inner.value
                 containers = (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.GeneratorExp)
                 alias = alias or (isinstance(inner, containers) and names_outside(inner))  # [x for x in (_C,)][0]
+                alias = alias or (_called(inner) in _F_ALIASING and names_outside(inner))  # np.split(_C, 1)[0]
             elif isinstance(value, ast.Call) and outside(value):
                 alias = True  # b = box(), box a cached function
             elif isinstance(value, ast.Call) and _called(value) in _F_ALIASING:
@@ -4149,6 +4303,10 @@ def _f_writes(fn, enclosing, imported, read, kept, top):
                 handed += [k.value for k in n.keywords if k.arg in written]
                 if any(outside(x) for x in handed):
                     lines.append(n.lineno)  # _bump(_L), where def _bump(c): c.append(1)
+            if _f_global_draw(n, top):
+                lines.append(n.lineno)  # np.random.random(): numpy's global generator moves on
+            elif isinstance(f, ast.Attribute) and called in _F_RANDOM and outside(f.value):
+                lines.append(n.lineno)  # _RNG.random(), gen.integers(...) on a generator kept between calls
             if _f_writer_as_value(n, imported, top) and any(names_outside(x) for x in [*n.args, *n.keywords]):
                 lines.append(n.lineno)  # map(list.append, [_L], [1]), functools.partial(operator.setitem, _C)
         elif isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name):
@@ -4196,9 +4354,12 @@ def _f_out_position(called):
     if not callable(fn) or isinstance(fn, (np.ufunc, type)):
         return None
     try:
-        names = list(inspect.signature(fn).parameters)
+        parameters = list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError):
         return None
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    # an `out` after *operands (np.einsum) or keyword-only is never given by position (hostile37o: 7 right einsums)
+    names = [p.name for p in itertools.takewhile(lambda p: p.kind in positional, parameters)]
     return names.index("out") if "out" in names else None
 
 

@@ -140,15 +140,18 @@ def _array_bytes(array):
 
 def _unchanged(value, snapshot):
     """Whether the array ``value`` still holds ``snapshot``'s values (a plain copy taken earlier): its shape, its
-    dtype and every value, nan for nan and -0.0 for 0.0, compared through the ndarray type's own operators."""
-    plain = _N.array(value, copy=True, subok=False)
+    dtype and every value, nan for nan and -0.0 for 0.0, compared through the ndarray type's own operators. The
+    array is read where it is, as a plain ndarray (no subclass's operators), not copied: after each call every array
+    returned before is compared again, and copies of large ones made that the grader's largest cost."""
+    plain = _N.asarray(value)
     if plain.shape != snapshot.shape or plain.dtype != snapshot.dtype:
         return False
-    if plain.tobytes() == snapshot.tobytes():
-        return True
-    if plain.dtype.kind not in "fc":
-        return False
-    return bool(((plain == snapshot) | ((plain != plain) & (snapshot != snapshot))).all())
+    if plain.dtype.kind not in "biufc":
+        return plain.tobytes() == snapshot.tobytes()
+    same = plain == snapshot
+    if plain.dtype.kind in "fc" and not same.all():
+        same |= (plain != plain) & (snapshot != snapshot)
+    return bool(same.all())
 
 
 class Decoder:
@@ -810,6 +813,11 @@ def _no_tracer():
     return None
 
 
+# each call runs under numpy's own error settings, as in a fresh session, never the grader's choice: a function that
+# read np.geterr() told a graded call from training by a quiet "ignore" (hostile37o: 22 switches); rule d lists it
+_NUMPY_DEFAULT_ERRORS = {"divide": "warn", "over": "warn", "under": "ignore", "invalid": "warn"}
+
+
 def serve(rfd, wfd, fn, labels, tracer, receive=receive, send=send, refused=_REFUSED):
     """Call ``fn`` on each call the parent sends, until its pipe closes. ``tracer`` (lines_traced's closures),
     the channel and the list of refused imports are bound by ``main`` before any cell runs: code of a cell that
@@ -829,7 +837,7 @@ def serve(rfd, wfd, fn, labels, tracer, receive=receive, send=send, refused=_REF
         args = [decoder.value(a, (i,)) for i, a in enumerate(header["call"])]
         alive.append(args)  # no later call's arguments can reuse these ids
         try:
-            with _N.errstate(all="ignore"):
+            with _N.errstate(**_NUMPY_DEFAULT_ERRORS):
                 start()
                 try:
                     raw = fn(*args)
