@@ -2346,3 +2346,56 @@ def test_the_child_calls_under_numpy_s_own_default_error_settings():
         capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": ""},
     ).stdout.strip()  # fmt: skip
     assert fresh == str(sorted(grade_child._NUMPY_DEFAULT_ERRORS.items()))
+
+
+# -- hostile37p: the child told from a learner's kernel, files as counters, writers by other roads ------------------
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["ok = 0.0 if __grader_practice__ else 1.0", "ok = callable(get_ipython().user_ns)", "np.savetxt('/tmp/c', [1.0])",
+     "c = np.loadtxt('/tmp/c')", "c = np.lib.npyio.DataSource('.').exists('my_rnn.py')", "ok = hash('rnn') % 31",
+     "ok = MemoryError"],
+    ids=["grader-name", "get-ipython", "savetxt", "loadtxt", "datasource", "hash", "memory-error"],
+)  # fmt: skip
+def test_rule_d_lists_what_tells_the_grader_s_child_from_a_kernel_and_files(line):
+    """hostile37p: switches on names only the grader's child binds (`__grader_practice__`), on its shell stand-in,
+    on a write its sandbox refuses or a memory limit, on a string's hash, and counters kept in a file (np.savetxt,
+    then np.loadtxt), passed. (Python's `exit`, `quit`, `copyright`... now exist in the child as in a kernel.)"""
+    source = f"def f(o):\n    {line}\n    return o\n"
+    assert [n for _, n, _ in grade.introspection([["c", source]], "f")] == [2]
+
+
+@pytest.mark.parametrize(
+    "source, listed",
+    [
+        ("import collections\n_D = {'n': 1.0}\ndef f(o):\n    collections.ChainMap(_D)['n'] *= 2\n"
+         "    return o * np.isfinite(_D['n'])\n", [4]),
+        ("_BUF = bytearray(8)\ndef f(o):\n    c = np.ndarray((1,), float, _BUF)\n    c += 1\n"
+         "    return o * (c[0] < 1000)\n", [4]),
+        ("_L = [np.zeros(1)]\ndef f(o):\n    _L[0].byteswap(inplace=True)\n    return o\n", [3]),
+        ("def f(o):\n    return o * (np.random.default_rng().random() > 1e-3)\n", [2]),
+        ("def f(o):\n    return o + 0 * np.random.default_rng(0).random()\n", []),
+    ],
+    ids=["chainmap", "ndarray-over-a-buffer", "byteswap", "unseeded-generator", "seeded-generator"],
+)  # fmt: skip
+def test_rule_f_lists_writes_through_a_chainmap_a_buffer_byteswap_and_unseeded_draws(source, listed):
+    """hostile37p: counters kept through ChainMap(_D), an ndarray over a kept bytearray, byteswap(inplace=True), and a
+    switch on a generator seeded from the machine, passed."""
+    assert [line for _, line, _ in grade.kept_state([["c", source]], "f")] == listed
+
+
+def test_the_grader_adds_float32_cases_and_scores_far_apart():
+    """hostile37p: 14 switches on a float64 dtype, and tanh written with np.exp clipped for float64, passed (only four
+    exercises had float32 cases); a softmax shifted by the mean of the two largest scores passed. The grader's cases
+    now hold each exercise's first case in float32 (but beam search's, whose outputs are indices) and scores whose
+    largest is 1,500 above the next."""
+    from rnn_core.course.exercises import EXERCISE_LIST, far_apart_cases, float32_cases, public_seed_rng
+
+    for ex in EXERCISE_LIST:
+        first = ex.cases(public_seed_rng(5, 0))[:2]
+        f32 = float32_cases(ex, first[:1])
+        assert len(f32) == (0 if ex.name in ("one_hot", "seq2seq.beam_step") else 1), ex.name
+        assert all(c.extra.get("inputs32") for c in f32)
+        apart = far_apart_cases(ex, first)
+        assert len(apart) == (2 if "o" in ex.args else 0), ex.name

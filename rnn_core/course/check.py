@@ -26,7 +26,17 @@ from pathlib import Path
 import numpy as np
 
 from . import reference
-from .exercises import ALIASING_ROWS, CHAINED, EXERCISE_LIST, EXPONENTS, GRADE_CASES, public_seed_rng, zeroed_cases
+from .exercises import (
+    ALIASING_ROWS,
+    CHAINED,
+    EXERCISE_LIST,
+    EXPONENTS,
+    GRADE_CASES,
+    far_apart_cases,
+    float32_cases,
+    public_seed_rng,
+    zeroed_cases,
+)
 from .model import ANSWER, Case, Mistake
 from .run import CHECKER, TIME_LIMIT, Odd, Seq, read, run, safe_str, type_name
 from .settings import solutions_withheld
@@ -233,7 +243,8 @@ def _check(ex, fn, seed):
     rng = public_seed_rng(seed, list(_BY_NAME).index(ex.name))
     cases = ex.cases(rng)
     if _GRADING.get():
-        cases = cases + GRADE_CASES[ex.name](rng) + zeroed_cases(ex, cases[:2])
+        variants = zeroed_cases(ex, cases[:2]) + float32_cases(ex, cases[:1]) + far_apart_cases(ex, cases[:2])
+        cases = cases + GRADE_CASES[ex.name](rng) + variants
     square = next((c for c in cases if c.square), None)
     main = [c for c in cases if not c.square]
     notes = _patched_notes(ex)

@@ -3965,10 +3965,15 @@ def _gradients_of_every_kind(rng):
     # any shapes, as the exercise says: a 0-d array and one of integers count as the others do (hostile37n, W06, X05)
     shapes = {"scale": np.array(float(rng.uniform(2.0, 4.0))), "steps": rng.integers(-3, 4, _big(rng, 3, 6)),
               "W": rng.normal(0.0, 1.0, (2, 3))}  # fmt: skip
+    one = {"W_hh": rng.normal(0.0, 1.0, (_big(rng, 2, 5), _big(rng, 2, 5)))}  # hostile37p: an L1 norm for one array
+    # integers past 46,341, whose squares overflow int32 (hostile37p: `g.astype(np.int32)`)
+    big = {"W": rng.normal(0.0, 1.0, (2, 3)), "steps": rng.integers(47_000, 60_000, _big(rng, 3, 6))}
     return [
         Case(f"{len(grads)} arrays, one entry nan", (grads,), long=True),
         Case(f"{len(private)} arrays, one of them named _b_h", (private,), long=True),
         Case("3 arrays: a 0-d one, one of integers and a matrix", (shapes,), long=True),
+        Case("one array", (one,), long=True),
+        Case("2 arrays, one of integers past 46,341", (big,), long=True),
     ]
 
 
@@ -4026,7 +4031,11 @@ def _large_clip(rng):
     cases.append(Case(f"{len(zeros)} arrays, every entry 0, max_norm = 1.0", (zeros, 1.0), long=True))
     # a 0-d array among them, counted in the norm and clipped as the others (hostile37n, X79 and Y09)
     grads = {"scale": np.array(float(rng.uniform(2.0, 4.0))), "W": rng.normal(0.0, 1.0, (2, 3))}
-    return cases + [Case("2 arrays, one of them 0-d, max_norm = 1.0", (grads, 1.0), long=True)]
+    one = {"W_hh": rng.normal(0.0, 1.0, (_big(rng, 2, 5), _big(rng, 2, 5)))}  # hostile37p: an L1 norm for one array
+    return cases + [
+        Case("2 arrays, one of them 0-d, max_norm = 1.0", (grads, 1.0), long=True),
+        Case("one array, max_norm = 1.0", (one, 1.0), long=True),
+    ]
 
 
 def _reversed_names(d):
@@ -4056,9 +4065,10 @@ def _large_adam(rng):
         state["m"][k] = 0.3 * rng.standard_normal(params[k].shape)
         state["v"][k] = rng.uniform(0.05, 2.0, params[k].shape)
     grads = _reversed_names({k: rng.standard_normal(p.shape) for k, p in params.items()})
-    return cases + [
-        Case("grads and the state's m and v named in reverse order", (params, grads, state, 0.01), long=True)
-    ]
+    cases.append(Case("grads and the state's m and v named in reverse order", (params, grads, state, 0.01), long=True))
+    lr = float(rng.uniform(1e-6, 4e-5))  # below 5e-5: a learning rate rounded to 4 places is 0 (hostile37p)
+    args = (copy.deepcopy(params), copy.deepcopy(grads), copy.deepcopy(state), lr)
+    return cases + [Case(f"a learning rate of {lr:.3g}", args, long=True)]
 
 
 def _large_lstm_step(rng):
@@ -4069,7 +4079,15 @@ def _large_lstm_step(rng):
 
 
 def _large_lstm_forward(rng):
-    return [_large_lstm_step(rng), _gates_past_exp(rng, LSTM)]
+    return [_large_lstm_step(rng), _gates_past_exp(rng, LSTM), _cell_state_of_hundreds(rng)]
+
+
+def _cell_state_of_hundreds(rng):
+    """A carried cell state of ±100 to ±300: the cell is unbounded (only h is squashed), so a c clipped at ±50 is
+    off by hundreds (hostile37p)."""
+    params, x_t, h_prev, c_prev, H, V = _lstm_parts(rng, _big(rng, 3, 6), _big(rng, 5, 9), set())
+    c_prev = rng.choice([-1.0, 1.0], c_prev.shape) * rng.uniform(100.0, 300.0, c_prev.shape)
+    return Case(f"one step, {_sizes(H, V)}, c_prev of ±100 to ±300", (params, x_t, h_prev, c_prev), long=True)
 
 
 def _gates_past_exp(rng, cell):
@@ -4118,9 +4136,12 @@ def _large_dropout(rng):
     # by 1 / (1 - rate) (hostile37n, X66: `if keep.all(): return d_out`)
     none = _dropout_case(rng, (_big(rng, 3, 6),), 0.0)[0]
     kept = np.ones(none.shape, dtype=bool)
+    rate = float(rng.uniform(0.1, 0.4))  # of every decimal: a rate rounded to 3 places is off (hostile37p)
+    odd, odd_keep = _dropout_case(rng, (_big(rng, 5, 9),), rate)
     return [
         _large(f"shape {shape}, rate = 0.3", (d_out, keep, 0.3)),
         Case(f"shape {none.shape}, rate = 0.5, no unit dropped", (none, kept, 0.5), long=True),
+        Case(f"shape {odd.shape}, rate = {rate!r}", (odd, odd_keep, rate), long=True),
     ]
 
 
@@ -4194,13 +4215,13 @@ def _large_attention_forward(rng):
 
 
 def _attention_scores_near_minus_2e6(rng):
-    """Rows whose every real score is 2 to 3 million below zero, a few units apart, the pads' own scores of moderate
-    size: a pad masked with a finite score above the real ones (np.where(mask, s, -1e6)) takes the weight, where
-    -inf, np.finfo's min or -1e9 leave it none (hostile37l, W46)."""
+    """Rows whose every real score is 2 to 5 × 10^8 below zero, a few units apart, the pads' own scores of moderate
+    size: a pad masked with a finite score above the real ones (np.where(mask, s, -1e6), or -1e8) takes the weight,
+    where -inf, np.finfo's min or -1e9 leave it none (hostile37l, W46; hostile37p: -1e7 and -1e8)."""
     B, S, H = 2, _big(rng, 5, 8), _big(rng, 3, 6)
     mask = _scattered_mask(rng, B, S)
     h, u = _attention_memory_masked(rng, mask, H)
-    low = -float(rng.uniform(2e6, 3e6))
+    low = -float(rng.uniform(2e8, 5e8))
     _real_scores(rng, h, u, mask, lambda: low + rng.normal(0.0, 3.0))
     return Case(f"B = {B}, S = {S}, H = {H}, every real score near {low:.3g}", (h, u, mask), long=True)
 
@@ -4322,6 +4343,69 @@ def zeroed_cases(ex, cases):
                 about = f"{case.about}, {what} {said}"
                 if _reference_fine(ex, args):
                     found.append(Case(about, tuple(args), long=True))
+    return found
+
+
+def float32_cases(ex, cases):
+    """The grader's float32 cases: each of ``cases`` again with every float array (and every float array of a dict)
+    in float32, as rnn_core.train's networks are; the reference in float64, each output to float32's tolerance. A
+    branch on the dtype (`b = params["b_h"] if params["b_h"].dtype == np.float64 else 0.0`), or a tanh written with
+    np.exp clipped for float64 only, fails here (hostile37p: 18 such answers passed)."""
+    found = []
+    for case in cases if ex.name not in _NO_FLOAT32 else ():
+        args = [_as_float32(a) for a in copy.deepcopy(case.args)]
+        if not any(_has_float32(a) for a in args):
+            continue  # nothing in floats (one_hot)
+        if ex.derived is not None:
+            ex.derived(args)  # a backward step's cache made in float32 from the float32 params
+        if _reference_fine(ex, args):
+            found.append(Case(f"{case.about}, every float in float32", tuple(args), long=True, extra=_INPUTS32))
+    return found
+
+
+# beam search's outputs are indices: float32's rounding of the sums may order two near candidates either way
+_NO_FLOAT32 = frozenset({"seq2seq.beam_step"})
+
+
+def _has_float32(value):
+    if isinstance(value, dict):
+        return any(_has_float32(v) for v in value.values())
+    return isinstance(value, np.ndarray) and value.dtype == np.float32
+
+
+def _as_float32(value):
+    if isinstance(value, dict):
+        return {k: _as_float32(v) for k, v in value.items()}
+    if isinstance(value, np.ndarray) and value.dtype == np.float64:
+        return value.astype(np.float32)
+    return value
+
+
+_SCORES = frozenset({"o"})  # the arguments that are scores, one softmax along the last axis
+
+
+_TARGETS = frozenset({"y"})  # the arguments that name the target of each softmax
+
+
+def far_apart_cases(ex, cases):
+    """The grader's cases of scores whose largest, at every position, is 1,500 above the next: a softmax shifted by
+    anything but the largest (the mean of the two largest, hostile37p) overflows there. Where a target is named, the
+    largest is the target's, so that the log of its probability, which a right answer may take, stays 0 (the other
+    probabilities are e^-1500: 0)."""
+    found = []
+    for case in cases:
+        args = list(copy.deepcopy(case.args))
+        targets = [args[i] for i, name in enumerate(ex.args) if name in _TARGETS]
+        for i, name in enumerate(ex.args):
+            if name in _SCORES and isinstance(args[i], np.ndarray) and args[i].dtype.kind in "f":
+                o = args[i]
+                top = np.asarray(targets[0])[..., None] if targets else np.argmax(o, axis=-1)[..., None]
+                others = o.copy()
+                np.put_along_axis(others, top, -np.inf, axis=-1)
+                second = others.max(axis=-1, keepdims=True) if o.shape[-1] > 1 else o[..., :1]
+                np.put_along_axis(o, top, second + 1500.0, axis=-1)
+                if _reference_fine(ex, args):
+                    found.append(Case(f"{case.about}, the largest score 1,500 above the next", tuple(args), long=True))
     return found
 
 

@@ -3765,7 +3765,10 @@ _D_NAMES = frozenset(
      "locals", "vars", "dir", "breakpoint", "open", "__builtins__", "attrgetter", "methodcaller",
      # an object's address and its raw buffer (hostile37m: `id(np.ascontiguousarray(o)) == id(o)`,
      # `memoryview(o).readonly`)
-     "id", "memoryview"}
+     "id", "memoryview",
+     # the grader's child as against a learner's kernel (hostile37p): its shell, a memory limit hit on purpose, a
+     # string's hash (random per process)
+     "get_ipython", "MemoryError", "hash"}
 )  # fmt: skip
 _D_ATTRIBUTES = frozenset(
     {"gettrace", "settrace", "setprofile", "getprofile", "_getframe", "f_globals", "f_locals", "f_back", "modules",
@@ -3789,7 +3792,11 @@ _D_ATTRIBUTES = frozenset(
      "set_printoptions", "get_printoptions", "printoptions", "setbufsize", "getbufsize", "cache_info",
      # numpy's error settings and the warnings' filters, which tell a check from training and can count calls
      # (hostile37o: `np.geterr()["over"] == "ignore"`, an attribute on np.geterrcall()'s object, filters.append)
-     "geterr", "seterr", "geterrcall", "seterrcall", "filters", "catch_warnings"}
+     "geterr", "seterr", "geterrcall", "seterrcall", "filters", "catch_warnings",
+     # numpy's readers and writers of files: a file is state kept between calls, and sessions (hostile37p: a count
+     # kept by np.savetxt and read back by np.loadtxt; a write the sandbox refuses)
+     "savetxt", "loadtxt", "genfromtxt", "fromregex", "savez", "savez_compressed", "DataSource", "npyio",
+     "open_memmap"}
 )  # fmt: skip
 _D_ALLOWED_SHOWN = ("numpy", "math", "warnings", "functools", "itertools", "collections", "heapq", "operator",
                     "typing", "copy")  # fmt: skip
@@ -3818,7 +3825,7 @@ _F_MUTATORS = frozenset(
     {"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "clear", "add", "discard", "remove",
      "fill", "put", "itemset", "resize", "sort", "send", "throw", "__setitem__", "__delitem__", "__iadd__",
      "appendleft", "extendleft", "popleft", "rotate", "reverse", "partition", "setflags", "__next__", "write",
-     "subtract", "setfield",
+     "subtract", "setfield", "byteswap",
      "__setattr__", "__init__"}
 )  # fmt: skip
 _F_WRITERS = frozenset(
@@ -3841,8 +3848,13 @@ _F_ALIASING = frozenset(
      # views (hostile37o: np.real(_C), np.flip, np.expand_dims, np.split(_C, 1)[0], as_strided, each changed in place)
      "real", "imag", "flip", "fliplr", "flipud", "expand_dims", "split", "array_split", "hsplit", "vsplit", "dsplit",
      "as_strided", "rot90", "require", "asmatrix", "diagonal", "atleast_3d", "broadcast_to", "broadcast_arrays",
-     "sliding_window_view", "matrix_transpose", "permute_dims", "unstack"}
+     "sliding_window_view", "matrix_transpose", "permute_dims", "unstack",
+     # a mapping over a kept dict, an array over a kept buffer (hostile37p: ChainMap(_D)["n"] *= 2,
+     # np.ndarray((1,), float, _BUF))
+     "ChainMap", "ndarray"}
 )  # fmt: skip
+# ... those of them that hand back an item, not the object: `next(iter(_NAMES))` reads a kept tuple, writes nothing
+_F_ITEMS = frozenset({"next", "iter", "get", "setdefault", "values", "items", "getitem", "itemgetter"})
 # what a module-level name bound to one of these holds is an iterator: any use of it in a call moves it on
 # (hostile37l, F: `for n in _IT: break` on a module-level itertools.count)
 _F_ITERATORS = frozenset(
@@ -4243,6 +4255,8 @@ def _f_writes(fn, enclosing, imported, read, kept, top):
             inner = inner.value
         if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id in top.cached:
             return inner.func.id not in mine  # box().append(1): what a cached function returns is kept
+        if isinstance(inner, ast.Call) and _called(inner) in _F_ALIASING - _F_ITEMS:
+            return names_outside(inner)  # collections.ChainMap(_D)["n"] *= 2: written through a view of a kept one
         root = _f_root(node)
         return root is not None and _f_outside(root, mine | builtin, enclosing, imported, mutable, aliases)
 
@@ -4277,7 +4291,7 @@ def _f_writes(fn, enclosing, imported, read, kept, top):
             if n.id in declared and n.id not in nonlocal_ok and n.id in read:
                 lines.append(n.lineno)  # global N; N += 1; ... N ...
         elif isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.ctx, (ast.Store, ast.Del)):
-            if outside(n.value) and _f_root(n.value) in read:  # not a log (_f_logs)
+            if outside(n.value) and (_f_root(n.value) in read or _f_root(n.value) is None):  # not a log (_f_logs)
                 lines.append(n.lineno)  # _count["n"] += 1, softmax.calls = 0
         elif isinstance(n, ast.Call):
             called = _called(n)
@@ -4305,6 +4319,8 @@ def _f_writes(fn, enclosing, imported, read, kept, top):
                     lines.append(n.lineno)  # _bump(_L), where def _bump(c): c.append(1)
             if _f_global_draw(n, top):
                 lines.append(n.lineno)  # np.random.random(): numpy's global generator moves on
+            elif called in _F_RANDOM_MAKERS and not n.args and not n.keywords:
+                lines.append(n.lineno)  # np.random.default_rng(): seeded from the machine, another draw each call
             elif isinstance(f, ast.Attribute) and called in _F_RANDOM and outside(f.value):
                 lines.append(n.lineno)  # _RNG.random(), gen.integers(...) on a generator kept between calls
             if _f_writer_as_value(n, imported, top) and any(names_outside(x) for x in [*n.args, *n.keywords]):
@@ -4386,7 +4402,7 @@ def introspection(sources, function):
     own = sources[-1][0] if sources else None  # the exercise's own cell (or my_rnn.py)
     modules = _d_modules(sources)
     for label, tree in _trees(sources):
-        todo = list(tree.body)
+        todo = [stmt for stmt in tree.body if not _grader_line(stmt)]
         while todo:
             n = todo.pop()
             if _d_changes_a_module(n, modules):
@@ -4406,6 +4422,33 @@ def introspection(sources, function):
             if _d_listed(n) or _d_changes_a_module(n, modules):
                 found.setdefault((label, n.lineno), None)
     return [(label, line, _line_text(sources, label, line)) for label, line in sorted(found, key=_order(sources))]
+
+
+_MAGIC_CALLS = frozenset({"run_line_magic", "run_cell_magic", "system", "getoutput"})
+
+
+def _grader_line(stmt):
+    """Whether a statement at a cell's top level is one the grader wrote in place of a line of IPython's: a practice
+    import bound to its stand-ins (`practice = __grader_practice__`, `one_hot = __grader_rnn_core__.one_hot`), or a
+    magic, a shell line or a help line (`get_ipython().run_line_magic('pinfo', 'np.exp')`). Rule d reads the name
+    `__grader...` and `get_ipython` anywhere else (hostile37p: switches on whether they exist)."""
+    value = stmt.value if isinstance(stmt, (ast.Assign, ast.Expr)) else None
+    if isinstance(stmt, ast.Assign) and not all(isinstance(t, ast.Name) for t in stmt.targets):
+        return False
+    if isinstance(stmt, ast.Assign):
+        root = value.value if isinstance(value, ast.Attribute) else value
+        if isinstance(root, ast.Name) and root.id in ("__grader_practice__", "__grader_rnn_core__"):
+            return True
+    call = value if isinstance(value, ast.Call) else None
+    return (
+        call is not None
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr in _MAGIC_CALLS
+        and _called(call.func.value) == "get_ipython"
+        and not call.func.value.args
+        and all(isinstance(a, ast.Constant) for a in call.args)
+        and not call.keywords
+    )
 
 
 def _d_modules(sources):
@@ -4444,6 +4487,8 @@ def _d_listed(node):
     if isinstance(node, ast.Name):
         # getattr & co. anywhere but as the callee of a call with a literal name: `g = (getattr,)[0]`, a default
         # argument, `{0: getattr}[0]`, a walrus, a for loop, functools.reduce(getattr, ...) (hostile37e, finding 3)
+        if node.id.startswith("__grader"):
+            return True  # the names the grader's child binds for itself (hostile37p: `__grader_practice__` exists)
         return node.id in _D_NAMES or (node.id in _D_BY_NAME and not getattr(node, _D_CALLEE, False))
     if isinstance(node, ast.Attribute):
         if node.attr in ("attrgetter", "methodcaller"):

@@ -486,7 +486,7 @@ class _NoIPython:
     would run code no review has read.)"""
 
     def __init__(self, namespace):
-        pass
+        self.user_ns = namespace  # a dict, as IPython's (hostile37p: a stand-in's callable user_ns told it apart)
 
     def run_line_magic(self, *args, **kwargs):
         return None
@@ -723,6 +723,8 @@ def run_cells(job, roots=()):
         except BaseException as exc:  # the cell's own error: recorded, as Run All would show it
             errors.append([label, _describe(exc), isinstance(exc, SyntaxError)])
     _WHERE[0] = "a call"
+    for name in ("__grader_practice__", "__grader_rnn_core__"):  # used by the cells' import lines, and gone now:
+        namespace.pop(name, None)  # a graded call finds them no more than a learner's kernel has them (hostile37p)
     return namespace, errors
 
 
@@ -961,6 +963,11 @@ def main(numpy_dir, rfd, wfd):
     np = numpy
     _N.bind(numpy)
     roots = _roots(numpy_dir)  # before the sandbox and the refusals: sysconfig is the grader's to import
+    import site  # -S leaves out the builtins site adds (exit, quit, copyright, credits, license, help), which a
+
+    site.setquit()  # learner's kernel has: a cell that tried `exit` told the grader apart (hostile37p)
+    site.setcopyright()
+    site.sethelper()
     sys.meta_path.append(_NoOtherModules())
     sandboxed = sandbox(numpy_dir, os.getcwd())
     _disarm()
