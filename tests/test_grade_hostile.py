@@ -2399,3 +2399,16 @@ def test_the_grader_adds_float32_cases_and_scores_far_apart():
         assert all(c.extra.get("inputs32") for c in f32)
         apart = far_apart_cases(ex, first)
         assert len(apart) == (2 if "o" in ex.args else 0), ex.name
+
+
+def test_rule_f_follows_a_loop_over_kept_arrays():
+    """hostile37p: an 11-bit counter kept by byteswap(inplace=True) over a loop of module-level arrays passed."""
+    source = (
+        "_ARRS = [np.zeros(1) for _ in range(11)]\ndef f(o):\n    for b in _ARRS:\n        b.byteswap(inplace=True)\n"
+    )
+    source += "    return o\n"
+    assert [line for _, line, _ in grade.kept_state([["c", source]], "f")] == [4]
+    plain = (
+        "_NAMES = ('W', 'b')\ndef f(g):\n    total = 0.0\n    for k in _NAMES:\n        total += np.sum(g[k] ** 2)\n"
+    )
+    assert grade.kept_state([["c", plain + "    return total\n"]], "f") == []

@@ -1947,3 +1947,51 @@ def test_a_backward_step_that_works_the_forward_out_again_passes(name, fn):
     with _practice_check.grading():
         for seed in (None, 3):
             assert status(name, fn, seed) == "passed", seed
+
+
+def _step_forward_tanh_by_exp_clipped_for_float64(params, x_t, h_prev):
+    a = params["W_xh"][:, x_t] + params["W_hh"] @ h_prev + params["b_h"]
+    e = np.exp(2 * np.clip(a, -350, 350))  # safe in float64; float32's exp overflows past 88
+    return (e - 1) / (e + 1)
+
+
+def _softmax_squeezed(o):
+    e = np.exp(o - o.max())
+    return np.squeeze(e / e.sum())
+
+
+def _attention_shifted_by_the_mean_of_the_two_largest(h, u, mask):
+    alpha, context = np.zeros(mask.shape), np.zeros(h.shape)
+    for b in range(len(h)):
+        real = np.flatnonzero(mask[b])
+        scores = u[b, real] @ h[b]
+        e = np.exp(scores - np.sort(scores)[-2:].mean())
+        alpha[b, real] = e / e.sum()
+        context[b] = alpha[b, real] @ u[b, real]
+    return alpha, context
+
+
+def _clip_skipped_for_float32(grads, max_norm):
+    if next(iter(grads.values())).dtype == np.float32:
+        return dict(grads), plain_global_norm(grads)
+    return plain_clip_global_norm(grads, max_norm)
+
+
+@pytest.mark.parametrize(
+    "name, fn",
+    [
+        ("step_forward", _step_forward_tanh_by_exp_clipped_for_float64),
+        ("softmax", _softmax_squeezed),
+        ("attention_forward", _attention_shifted_by_the_mean_of_the_two_largest),
+        ("clip_global_norm", _clip_skipped_for_float32),
+    ],
+    ids=["tanh-by-exp-float32", "squeezed-v1", "attention-top-two-mean", "clip-float32-switch"],
+)
+def test_answers_wrong_on_float32_on_size_1_or_on_scores_far_apart_fail_the_graders_cases(name, fn):
+    """hostile37p: a tanh by np.exp clipped for float64 only (nan on saturated float32 units), a squeeze that makes
+    V = 1 a 0-d array, an attention softmax shifted by the mean of its two largest scores, and a clip that skips
+    float32 gradients, passed: the grader's cases had no saturated float32 step, no V = 1, no scores 1,500 apart,
+    and no float32 copy of a clipping case."""
+    with _practice_check.grading():
+        for seed in (3, 4):
+            assert status(name, fn, seed) in ("wrong", "error"), seed

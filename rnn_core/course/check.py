@@ -243,7 +243,7 @@ def _check(ex, fn, seed):
     rng = public_seed_rng(seed, list(_BY_NAME).index(ex.name))
     cases = ex.cases(rng)
     if _GRADING.get():
-        variants = zeroed_cases(ex, cases[:2]) + float32_cases(ex, cases[:1]) + far_apart_cases(ex, cases[:2])
+        variants = zeroed_cases(ex, cases[:2]) + float32_cases(ex, cases[:2]) + far_apart_cases(ex, cases[:2])
         cases = cases + GRADE_CASES[ex.name](rng) + variants
     square = next((c for c in cases if c.square), None)
     main = [c for c in cases if not c.square]

@@ -3657,7 +3657,8 @@ def _large_softmax(rng):
     o[_big(rng, len(o) // 2, len(o) - 1)] = 1000.0  # the largest in the second half, every score of the first far below
     cases = [_large(f"V = {len(o)} scores from -1000 to 1000", (o,))] + _past_every_natural_size_softmax(rng)
     cases += _past_2_to_the_20_softmax(rng) + [case(rng) for case in _SOFTMAX_DTYPE_SPREAD_TAIL]
-    return cases + [_integer_scores(rng), _scores_with_minus_inf(rng), _scores_near_minus_740(rng)]
+    cases += [_integer_scores(rng), _scores_with_minus_inf(rng), _scores_near_minus_740(rng)]
+    return cases + [Case("V = 1", (rng.normal(0.0, 3.0, 1),), long=True)]  # hostile37p: a squeeze makes it 0-d
 
 
 def _scores_near_minus_740(rng):
@@ -3802,7 +3803,7 @@ _SOFTMAX_DTYPE_SPREAD_TAIL = (
 # entries, traced by the grader, takes 10 s and more at V = 1,500, where the exercise's whole limit is 20 s
 def _large_jacobian(rng):
     y_hat = F.softmax(rng.normal(0.0, 2.0, _big(rng, 200, 300)))
-    cases = [_large(f"V = {len(y_hat)} probabilities", (y_hat,))]
+    cases = [_large(f"V = {len(y_hat)} probabilities", (y_hat,)), Case("V = 1", (np.ones(1),), long=True)]
     y_hat = F.softmax(rng.normal(0.0, 2.0, _big(rng, 520, 700)))  # beyond np.eye(512)[:V, :V]: hostile37, 5a
     cases.append(_large(f"V = {len(y_hat)} probabilities", (y_hat,)))
     # float32 probabilities: an outer product (or any step) kept for float64 only fails here (hostile37d, 3b)
@@ -3857,7 +3858,16 @@ def _large_step_forward(rng):
     params, h_prev = _rnn_params(rng, V, H)
     params["b_h"] = _saturating(rng, params["b_h"], 2)
     about = f"one step, {_sizes(H, V)}, four pre-activations of ±750 to ±1,000 (tanh saturated)"
-    return cases + [Case(about, (params, np.int64(rng.integers(1, V)), h_prev), long=True)]
+    cases.append(Case(about, (params, np.int64(rng.integers(1, V)), h_prev), long=True))
+    params, h_prev = _rnn_params(rng, _big(rng, 3, 6), 1)  # H = 1 (hostile37p: a squeeze makes the state 0-d)
+    return cases + [_in_float32(cases[-1]), Case("one step, H = 1", (params, 1, h_prev), long=True)]
+
+
+def _in_float32(case):
+    """``case`` with every float array in float32, the reference in float64 (hostile37p: a tanh written with np.exp,
+    its argument clipped at ±350 for float64, overflows float32's exp past 44: nan on saturated float32 units)."""
+    args = tuple(_as_float32(a) for a in copy.deepcopy(case.args))
+    return Case(f"{case.about}, in float32", args, long=True, extra=_INPUTS32)
 
 
 def _wide_params(rng, V, H):
@@ -3874,7 +3884,12 @@ def _large_step_backward(rng):
     x_t = np.int64(V - 1)  # as the series passes inputs[t] (hostile37l, A)
     h_t = RNN.step_forward(params, x_t, h_prev)
     args = (_reversed_names(params), rng.standard_normal(H), h_t, h_prev, x_t)
-    return [_large(f"one step, {_sizes(H, V)}, x_t = {x_t}, params named in reverse order", args)]
+    params, h_prev = _rnn_params(rng, _big(rng, 3, 6), 1)  # H = 1 (hostile37p: a squeezed b_h is 0-d)
+    one = (params, rng.standard_normal(1), RNN.step_forward(params, 1, h_prev), h_prev, 1)
+    return [
+        _large(f"one step, {_sizes(H, V)}, x_t = {x_t}, params named in reverse order", args),
+        Case("one step, H = 1", one, long=True),
+    ]
 
 
 def _large_loss_and_grads(rng):
@@ -3882,7 +3897,10 @@ def _large_loss_and_grads(rng):
     T = _big(rng, 2 * LONGEST_T, 2 * LONGEST_T + 100)  # twice the longest public case
     params, *rest = _sequence(rng, V, H, T, "").args
     about = f"a sequence of T = {T} steps, {_sizes(H, V)}, params named in reverse order"
-    return [_large(about, (_reversed_names(params), *rest))] + [
+    saturated = _sequence(rng, _big(rng, 4, 8), _big(rng, 3, 6), _big(rng, 4, 8), "")
+    saturated.args[0]["W_xh"] *= 100.0  # pre-activations of ±50 and more: tanh saturated
+    saturated = _in_float32(Case("a short sequence whose every unit saturates (W_xh × 100)", saturated.args))
+    return [_large(about, (_reversed_names(params), *rest)), saturated] + [
         _reaching_back_past_1000(rng),
         _sequence_targets_far_below_the_best(rng),
         _sequence_past_long_double(rng),
@@ -4079,7 +4097,8 @@ def _large_lstm_step(rng):
 
 
 def _large_lstm_forward(rng):
-    return [_large_lstm_step(rng), _gates_past_exp(rng, LSTM), _cell_state_of_hundreds(rng)]
+    saturated = _gates_past_exp(rng, LSTM)
+    return [_large_lstm_step(rng), saturated, _in_float32(saturated), _cell_state_of_hundreds(rng)]
 
 
 def _cell_state_of_hundreds(rng):
@@ -4118,7 +4137,8 @@ def _large_gru_step(rng):
 
 
 def _large_gru_forward(rng):
-    return [_large_gru_step(rng), _gates_past_exp(rng, GRU)]
+    saturated = _gates_past_exp(rng, GRU)
+    return [_large_gru_step(rng), saturated, _in_float32(saturated)]
 
 
 def _large_gru_backward(rng):
@@ -4211,7 +4231,21 @@ def _large_attention_forward(rng):
     h, u = _attention_memory_masked(rng, mask, H)
     cases.append(_large(f"B = {B}, S = {S}, H = {H}, pads anywhere", (h, u, mask)))
     cases += [_attention_float32_scores_near_100(rng), _attention_scores_1000_and_minus_20000(rng)]
-    return cases + [_attention_scores_near_minus_2e6(rng)]
+    return cases + [_attention_scores_near_minus_2e6(rng), _attention_one_score_far_above(rng)]
+
+
+def _attention_one_score_far_above(rng):
+    """Rows whose largest real score is 1,500 above the next: a softmax shifted by the mean of the two largest
+    overflows (hostile37p)."""
+    B, S, H = 2, _big(rng, 5, 8), _big(rng, 3, 6)
+    mask = _scattered_mask(rng, B, S)
+    h, u = _attention_memory_masked(rng, mask, H)
+    _real_scores(rng, h, u, mask, lambda: rng.normal(0.0, 3.0))
+    for b in range(B):
+        s_ = int(rng.choice(np.flatnonzero(mask[b])))
+        along = h[b] / (h[b] @ h[b])
+        u[b, s_] += (1500.0 + (u[b][mask[b]] @ h[b]).max() - u[b, s_] @ h[b]) * along
+    return Case(f"B = {B}, S = {S}, H = {H}, one real score per row 1,500 above the next", (h, u, mask), long=True)
 
 
 def _attention_scores_near_minus_2e6(rng):

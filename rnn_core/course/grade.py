@@ -4262,6 +4262,8 @@ def _f_writes(fn, enclosing, imported, read, kept, top):
 
     for _ in range(2):
         for n in _f_body_nodes(fn):
+            if isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)) and outside(n.iter):
+                aliases |= {x.id for x in ast.walk(n.target) if isinstance(x, ast.Name)}  # for b in _ARRS: b += 1
             if not isinstance(n, ast.Assign):
                 continue
             value, alias = n.value, False
