@@ -3882,17 +3882,21 @@ _F_RANDOM_MAKERS = frozenset({"default_rng", "Generator", "RandomState", "SeedSe
                               "MT19937", "Philox", "SFC64", "BitGenerator"})  # fmt: skip
 
 
-def _f_random_modules(sources):
-    """The names the sources give numpy's random module (`import numpy.random as npr`, `from numpy import random`),
-    besides `np.random` and `numpy.random`."""
-    found = set()
+def _f_random_names(sources):
+    """(the names the sources give numpy's random module besides np.random: `import numpy.random as npr`, `from numpy
+    import random`; the names they give numpy itself: `import numpy as xp`; the names they import from numpy.random:
+    `from numpy.random import random as rr`), from one walk of their imports."""
+    modules, numpy_names, from_random = set(), set(), set()
     for _, tree in _trees(sources):
         for n in ast.walk(tree):
             if isinstance(n, ast.Import):
-                found |= {a.asname for a in n.names if a.name == "numpy.random" and a.asname}
+                modules |= {a.asname for a in n.names if a.name == "numpy.random" and a.asname}
+                numpy_names |= {a.asname or a.name for a in n.names if a.name == "numpy"}
             elif isinstance(n, ast.ImportFrom) and n.module == "numpy":
-                found |= {a.asname or a.name for a in n.names if a.name == "random"}
-    return found
+                modules |= {a.asname or a.name for a in n.names if a.name == "random"}
+            elif isinstance(n, ast.ImportFrom) and n.module == "numpy.random":
+                from_random |= {a.asname or a.name for a in n.names if a.name != "*"}
+    return frozenset(modules), frozenset(numpy_names), frozenset(from_random)
 
 
 def _f_global_draw(call, top):
@@ -4084,22 +4088,16 @@ def kept_state(sources, function):
                     of_class = any(_called(d) == "classmethod" or (isinstance(d, ast.Name) and d.id == "classmethod")
                                    for d in method.decorator_list)  # fmt: skip
                     todo.append((label, method, frozenset(), frozenset(first if top.name in made or of_class else ())))
-    numpy_names, from_random = set(), set()
-    for _, tree in _trees(sources):
-        for n in ast.walk(tree):
-            if isinstance(n, ast.Import):
-                numpy_names |= {a.asname or a.name for a in n.names if a.name == "numpy"}
-            elif isinstance(n, ast.ImportFrom) and n.module == "numpy.random":
-                from_random |= {a.asname or a.name for a in n.names if a.name != "*"}
+    random_modules, numpy_names, from_random = _f_random_names(sources)
     top = _FTop(
         frozenset(_f_iterators(sources)),
         _f_renamed(sources),
         frozenset(_f_shared(sources)),
         frozenset(_f_defaultdicts(sources)),
         frozenset(_f_cached(sources)),
-        random_modules=frozenset(_f_random_modules(sources)),
-        numpy_names=frozenset(numpy_names),
-        from_random=frozenset(from_random),
+        random_modules=random_modules,
+        numpy_names=numpy_names,
+        from_random=from_random,
         bound=frozenset(_f_top_names(sources)),
     )
     top = replace(top, helpers=_f_helpers(sources, imported, read, top))
