@@ -2,7 +2,8 @@
 
 In the spirit of scikit-learn's ``check_scalar``: each check returns the value it accepted and
 raises TypeError for a value of the wrong kind or ValueError for one out of range, with a
-message that starts with the argument's name and says what is expected, e.g.
+message that starts with the argument's name and says what is expected (two arguments that cannot
+go together, as ``dropout`` and ``masks`` cannot, are a TypeError, as Python's own are), e.g.
 ``hidden_size must be a positive integer, got 0``. What a check asks for ("a positive integer",
 ">= 0 and < 1") is worded by ``int_requirement`` and ``number_requirement``, which the command
 line's flag types use too, so a bad flag reads the same way.

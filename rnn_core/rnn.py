@@ -221,7 +221,7 @@ def loss_and_grads(
     """
     k = check_int(bptt_truncate, "bptt_truncate", 0, allow_none=True)
     if not check_bool(fast, "fast") and k is not None:
-        raise ValueError("bptt_truncate needs the fast path: call loss_and_grads with fast=True")
+        raise TypeError("bptt_truncate needs the fast path: call loss_and_grads with fast=True")
     engine = FAST.truncated(k) if fast else REFERENCE
     return _SEQUENCES.loss_and_grads(engine, params, inputs, targets, state0, return_dstate0, dropout, seed, masks)
 

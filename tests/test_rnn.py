@@ -131,7 +131,7 @@ def test_bad_parameters_get_a_clear_error(params, match):
 def test_bad_truncation():
     with pytest.raises(ValueError, match="bptt_truncate"):
         loss_and_grads(_p(), np.array([0]), np.array([1]), bptt_truncate=-1)
-    with pytest.raises(ValueError, match="bptt_truncate needs the fast path"):
+    with pytest.raises(TypeError, match="bptt_truncate needs the fast path"):
         loss_and_grads(_p(), np.array([0]), np.array([1]), bptt_truncate=2, fast=False)
 
 
