@@ -10,6 +10,7 @@ coverage, introspection), and right variants (float32-safe, guards no case runs,
 edition with its exercise cells filled in, graded in one run.
 """
 
+import contextlib
 import io
 import json
 import os
@@ -846,7 +847,7 @@ def test_the_reasons_blame_the_submission(graded):
     assert "KeyboardInterrupt" in reason["d4-sigint"]
     assert "killed by SIGKILL" in reason["d4-sigkill"]
     for name in ("d5-bare-except", "d5-disarmed-alarm", "d5-one-c-call"):
-        assert "still running after 3 s" in reason[name], reason[name]
+        assert "still running after 6 s" in reason[name], reason[name]
     assert by["imports-rnn-core"]["softmax"]["extra_data"]["status"] == "delegated"
     # hostile37, finding 3: the function's own exceptions, as it raised them (not a broken pipe, not a hang)
     assert "raised TimeoutError: my own" in reason["h37-own-timeouterror"], reason["h37-own-timeouterror"]
@@ -2412,3 +2413,120 @@ def test_rule_f_follows_a_loop_over_kept_arrays():
         "_NAMES = ('W', 'b')\ndef f(g):\n    total = 0.0\n    for k in _NAMES:\n        total += np.sum(g[k] ** 2)\n"
     )
     assert grade.kept_state([["c", plain + "    return total\n"]], "f") == []
+
+
+def test_a_call_on_a_case_of_a_size_beyond_the_published_ones_gets_four_times_the_time_limit():
+    """A right cross_entropy_grad that builds np.eye(V) (V past 5,900), and a right attention_backward that builds
+    notebook 01's Jacobian for S past 4,096, took about 2 s a call on a loaded 2-core machine: near the grader's 6 s,
+    which a slower machine would pass. A call on such a case gets LARGE times the limit, and the grader's wait on its
+    child (call_limit) follows the check's own."""
+    from rnn_core.course import check as _check
+    from rnn_core.course import run as _run
+    from rnn_core.course.exercises import GRADE_CASES, public_seed_rng
+
+    cases = GRADE_CASES["cross_entropy_grad"](public_seed_rng(5, 3))
+    large = [c for c in cases if "beyond the published" in c.about]
+    assert large and all(c.large for c in large) and not any(c.large for c in cases if c not in large)
+    assert _check._limit(large[0]) == _run.TIME_LIMIT * _run.LARGE and _check._limit(cases[-1]) == _run.TIME_LIMIT
+    call = _run.run(lambda o, y: o, large[0].args, time_limit=_check._limit(large[0]))
+    assert call.limit == _run.TIME_LIMIT * _run.LARGE == _run.call_limit()
+    with _run.traced_calls():
+        call = _run.run(lambda o, y: o, cases[-1].args, time_limit=_check._limit(cases[-1]))
+    assert call.limit == _run.TIME_LIMIT * _run.TRACED == _run.call_limit()
+
+
+@pytest.mark.parametrize(
+    "source, found",
+    [
+        ("class Mine(np.ndarray):\n    pass\ndef f(o):\n    return o * float(not isinstance(o, Mine))\n", [1]),
+        ("def f(h):\n    n = dict(h.dtype.metadata or {}).get('n', 1.0)\n    return h * n\n", [2]),
+        ("def f(h):\n    return h.astype(np.dtype(np.float64, metadata={'n': 2.0}))\n", [2]),
+        ("def f(p):\n    return p * float(np.array_equal(np.ravel(p, 'K'), np.ravel(p)))\n", [2]),
+        ("def f(p):\n    return p.reshape(-1, order='A')\n", [2]),
+        ("def f(p, cache):\n    return p * float('mine' not in cache)\n", [2]),
+        ("def f(p, cache):\n    return p * cache.get('mine', 1.0)\n", [2]),
+        ("def f(p):\n    return p * float(np.ma.isMaskedArray(p))\n", [2]),
+        # none of these: a key the cases hold, C's own order, a class of the student's that is not numpy's
+        (
+            "class Gates:\n    pass\ndef f(p, cache):\n    c = cache['c'] if 'c' in cache else cache.get('c_prev')\n"
+            "    return np.ravel(p).reshape(p.shape, order='C') * c.sum()\n",
+            [],
+        ),  # fmt: skip
+    ],
+    ids=[
+        "subclass",
+        "metadata-read",
+        "metadata-set",
+        "ravel-K",
+        "order-A",
+        "own-key-in",
+        "own-key-get",
+        "np-ma",
+        "plain",
+    ],
+)
+def test_rule_d_lists_marks_that_an_array_or_a_dict_carries_from_the_student_s_own_functions(source, found):
+    """hostile37q, A and B: 43 switches passed, each right on the grader's inputs and wrong on what the student's own
+    functions hand it in training: an ndarray subclass with a counter in an attribute, dtype metadata, Fortran order
+    (read as np.ravel(p, "K")), an extra key in a cache. The grader's inputs never carry such a mark."""
+    assert [line for _, line, _ in grade.introspection([["c", source]], "f")] == found
+
+
+def test_a_function_that_reorders_the_caller_s_dict_is_wrong_in_check_and_in_the_grader():
+    """hostile37q, C: a step moved the caller's params to the next of their 120 key orders on each call and dropped
+    b_h at the descending one (about the 95th call). check compared the keys as a set, and the grader wrote a dict
+    the child changed back in the checker's own order: both missed it. Now both see the order."""
+    from rnn_core import practice
+
+    def step_forward(params, x_t, h_prev):
+        last = float(list(params) != sorted(params, reverse=True))
+        for key in sorted(params):
+            params[key] = params.pop(key)
+        return np.tanh(params["W_xh"][:, x_t] + params["W_hh"] @ h_prev + last * params["b_h"])
+
+    with io.StringIO() as out, contextlib.redirect_stdout(out):
+        result = practice.check("step_forward", step_forward)
+    assert result.status == "wrong" and "reordered the keys of the caller's params" in result.message
+    decoder = grade._Decoder([], {}, {})
+    mine = {"a": np.zeros(2), "b": np.ones(2)}
+    same = {"t": "same", "k": [{"t": "plain", "v": "b"}, {"t": "plain", "v": "a"}], "v": [{"t": "same"}] * 2}
+    arrays = list(mine.values())
+    assert decoder.apply(mine, same, ()) is mine and list(mine) == ["b", "a"]
+    assert mine["a"] is arrays[0] and mine["b"] is arrays[1]  # the same arrays, in the child's order
+
+
+def test_the_grader_adds_small_gradients_and_saturated_backward_steps():
+    """hostile37q, D and E: backward steps that flush entries below 1e-12 to zero, a clip only past max_norm + 1e-9,
+    and a slope of tanh computed in float32 (1 - h32 * h32, 0 where |a| > 9) passed. The grader's cases now hold the
+    first case with its upstream gradients times 10^-20 to 10^-24, and backward steps whose units all saturate."""
+    from rnn_core.course.exercises import EXERCISE_LIST, public_seed_rng, saturated_backward_cases, small_cases
+
+    by = {ex.name: (i, ex) for i, ex in enumerate(EXERCISE_LIST)}
+
+    def variants(name):
+        i, ex = by[name]
+        rng = public_seed_rng(5, i)
+        first = ex.cases(rng)[:1]
+        return ex, small_cases(ex, first, rng) + saturated_backward_cases(ex, first, rng)
+
+    ex, cases = variants("step_backward")
+    small, saturated = cases
+    dh_t, h_t = small.args[1], saturated.args[2]
+    assert np.abs(dh_t).max() < 1e-19 and np.all((np.abs(h_t) > 1 - 1e-7) & (np.abs(h_t) < 1))
+
+    def flushed(params, dh_t, h_t, h_prev, x_t):
+        delta = dh_t * (1 - h_t**2)
+        return np.where(np.abs(delta) < 1e-12, 0.0, delta)
+
+    def slope32(params, dh_t, h_t, h_prev, x_t):
+        h32 = h_t.astype(np.float32)
+        return dh_t * (1.0 - h32 * h32)
+
+    for case, wrong in ((small, flushed), (saturated, slope32)):
+        right = case.args[1] * (1 - case.args[2] ** 2)  # delta: what a right step computes first
+        assert np.abs(right).max() > 0 and np.abs(wrong(*case.args) - right).max() == np.abs(right).max()
+    _, (lstm_small, lstm_saturated) = variants("lstm.step_backward")
+    assert not lstm_saturated.args[2].any() and np.all(np.abs(lstm_saturated.args[3]["c"]) > 9)
+    assert {c.about.rsplit(", ", 1)[-1].split(" times")[0] for c in variants("clip_global_norm")[1]} == {
+        "grads and max_norm"
+    }

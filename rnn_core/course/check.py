@@ -35,10 +35,12 @@ from .exercises import (
     far_apart_cases,
     float32_cases,
     public_seed_rng,
+    saturated_backward_cases,
+    small_cases,
     zeroed_cases,
 )
 from .model import ANSWER, Case, Mistake
-from .run import CHECKER, TIME_LIMIT, Odd, Seq, read, run, safe_str, type_name
+from .run import CHECKER, LARGE, TIME_LIMIT, Odd, Seq, read, run, safe_str, type_name
 from .settings import solutions_withheld
 
 try:
@@ -243,8 +245,10 @@ def _check(ex, fn, seed):
     rng = public_seed_rng(seed, list(_BY_NAME).index(ex.name))
     cases = ex.cases(rng)
     if _GRADING.get():
+        large = GRADE_CASES[ex.name](rng)
         variants = zeroed_cases(ex, cases[:2]) + float32_cases(ex, cases[:2]) + far_apart_cases(ex, cases[:2])
-        cases = cases + GRADE_CASES[ex.name](rng) + variants
+        variants += small_cases(ex, cases[:1], rng) + saturated_backward_cases(ex, cases[:1], rng)  # drawn last
+        cases = cases + large + variants
     square = next((c for c in cases if c.square), None)
     main = [c for c in cases if not c.square]
     notes = _patched_notes(ex)
@@ -253,7 +257,9 @@ def _check(ex, fn, seed):
         return _delegated(ex, [".".join(reference.origin(own))], notes, itself=True)
     runs = []
     for i, case in enumerate(main):
-        runs.append(_Run(case, _reference(ex, case), run(fn, case.args, ex.watch, echo=i == 0)))
+        runs.append(
+            _Run(case, _reference(ex, case), run(fn, case.args, ex.watch, echo=i == 0, time_limit=_limit(case)))
+        )
         stopped = _stopped(ex, runs[-1], notes)
         if stopped:
             return stopped
@@ -283,7 +289,7 @@ def _right_on_every_case(ex, fn, runs, notes):
 def _stopped(ex, r, notes):
     """The Result if the call ran out of time or handed the work to rnn_core's own function, else None."""
     if r.call.timed_out:
-        return _timed_out(ex, r.case, notes)
+        return _timed_out(ex, r.case, notes, limit=r.call.limit)
     if r.call.delegated:
         return _delegated(ex, r.call.delegated, notes)
     return None
@@ -387,9 +393,9 @@ def _output_names(ex, reference_value):
 def _again(ex, fn, runs, notes):
     """Right on every case: called again on the first case, and its earlier results looked at again."""
     first = runs[0]
-    call = run(fn, first.case.args, ex.watch, echo=False)
+    call = run(fn, first.case.args, ex.watch, echo=False, time_limit=_limit(first.case))
     if call.timed_out:
-        return _timed_out(ex, first.case, notes, "the second time it was called")
+        return _timed_out(ex, first.case, notes, "the second time it was called", call.limit)
     if call.delegated:
         return _delegated(ex, call.delegated, notes)
     if call.error is not None:
@@ -447,7 +453,9 @@ def _repeated(ex, fn, runs, notes):
     order = runs[::-1][:_REVERSED] + [runs[0]] * _IN_A_ROW
     done = list(runs)
     for first in order:
-        r = _Run(first.case, first.want_raw, run(fn, first.case.args, ex.watch, echo=False))
+        r = _Run(
+            first.case, first.want_raw, run(fn, first.case.args, ex.watch, echo=False, time_limit=_limit(first.case))
+        )
         problem = _repeat_problem(ex, r, notes, "again on fresh copies of the cases, in another order")
         if problem:
             return problem
@@ -475,7 +483,9 @@ def _repeated(ex, fn, runs, notes):
         if ex.derived is not None:
             ex.derived(args)  # a backward step's h_t or cache made again from the changed params: a consistent step
         case = Case(f"{first.case.about}{', ' + when if when else ''}", tuple(args))
-        r = _Run(case, _reference(ex, case), run(fn, args, ex.watch, echo=False, fresh=False))
+        r = _Run(
+            case, _reference(ex, case), run(fn, args, ex.watch, echo=False, fresh=False, time_limit=_limit(first.case))
+        )
         how = f"on the same {_join(ex.varied)} twice, changed in place in between (as a training loop does)"
         problem = _repeat_problem(ex, r, notes, how)
         if problem:
@@ -498,7 +508,7 @@ def _chained(ex, fn, runs, notes):
         except Exception:  # what it returned cannot be given back (right on every case, so it should)
             return None
         case = Case(f"{about} (after {first.case.about})", args_of(*theirs))
-        r = _Run(case, _reference(ex, case), run(fn, args, ex.watch, echo=False))
+        r = _Run(case, _reference(ex, case), run(fn, args, ex.watch, echo=False, time_limit=_limit(first.case)))
         how = "step after step, each time on the params and state it returned itself (as a training loop calls it)"
         problem = _repeat_problem(ex, r, notes, how, chained=True)
         if problem:
@@ -674,9 +684,15 @@ def _delegated(ex, functions, notes, itself=False):
     return _report("delegated", [], lines, notes)
 
 
-def _timed_out(ex, case, notes, when=None):
+def _limit(case):
+    """The seconds a call on ``case`` gets: TIME_LIMIT, LARGE times it on a size beyond every published case (a
+    right answer that builds a V × V matrix, as np.eye(V)[y] does, takes a second or more there)."""
+    return TIME_LIMIT * (LARGE if case.large else 1.0)
+
+
+def _timed_out(ex, case, notes, when=None, limit=TIME_LIMIT):
     lines = [
-        f"{ex.name}: error. Your function was still running after {TIME_LIMIT:g} s "
+        f"{ex.name}: error. Your function was still running after {limit:g} s "
         f"{'(called ' + when + ') ' if when else ''}on {case.about}, and was stopped: an endless loop? "
         "A right answer takes milliseconds."
     ]
@@ -838,10 +854,12 @@ def _unrecognised(ex, fn, r, wrong, runs):
         if text:
             lines.append(text)
     lines.append(f"The case: {_show_args(ex, r.case.args)}")
-    again = run(fn, r.case.args, ex.watch, echo=False)
+    again = run(fn, r.case.args, ex.watch, echo=False, time_limit=_limit(r.case))
     if again.error is None and again.value is not None and not again.timed_out:
         got2, _ = _flatten(ex, again.value, r.want_raw)
-        twice = run(fn, r.case.args, ex.watch, echo=False)  # a third time: right on every other call is caught too
+        twice = run(
+            fn, r.case.args, ex.watch, echo=False, time_limit=_limit(r.case)
+        )  # a third time: right on every other call is caught too
         if twice.error is None and twice.value is not None and not twice.timed_out:
             got3, _ = _flatten(ex, twice.value, r.want_raw)
             got2 = got2 if any(not _equal(got2.get(n), r.got.get(n)) for n in r.got) else got3
@@ -851,7 +869,7 @@ def _unrecognised(ex, fn, r, wrong, runs):
                 "something from one call to the next."
             )
         elif r is not runs[0] and runs[0].got is not None:  # right on the first case before: still?
-            first = run(fn, runs[0].case.args, ex.watch, echo=False)
+            first = run(fn, runs[0].case.args, ex.watch, echo=False, time_limit=_limit(runs[0].case))
             if first.error is None and first.value is not None and not first.timed_out:
                 got0, _ = _flatten(ex, first.value, runs[0].want_raw)
                 if _differences(got0, runs[0].want, runs[0].case, ex) and not _differences(
@@ -1577,6 +1595,8 @@ def _changed(ex, before, after, entries):
             other.update(
                 {f"{label}[{k!r}]": f"added the key {k!r} to the caller's {label}" for k in new if k not in old}
             )
+            if old.keys() == new.keys() and list(old) != list(new):  # a count kept in the order (hostile37q, C)
+                other[label] = f"reordered the keys of the caller's {label}"
             return inside
         return [] if _same(old, new) else [label]
 

@@ -3637,7 +3637,7 @@ def _big(rng, low, high):
 
 
 def _large(about, args, **kwargs):
-    return Case(f"{about} (a size beyond the published cases)", args, long=True, **kwargs)
+    return Case(f"{about} (a size beyond the published cases)", args, long=True, large=True, **kwargs)
 
 
 def _large_one_hot(rng):
@@ -4337,6 +4337,7 @@ EXPONENTS = {
 # arguments never zeroed: probabilities and log-probabilities (zeros are no distribution), the masks and lengths that
 # say which positions are real, and what a backward step is handed from its forward step (zeroed alone, inconsistent)
 _NEVER_ZEROED = frozenset({"log_probs", "alpha", "mask", "lengths", "cache", "h_t", "state"})
+_WEIGHTS = frozenset({"params"})  # of these dicts, only the biases are zeroed (as init_params makes them)
 _PROBABILITIES = frozenset({"y_hat"})  # zeroed in part: the smaller half of them 0, the rest renormalised
 
 
@@ -4345,8 +4346,10 @@ def zeroed_cases(ex, cases):
     dict of them) all zeros, or all False: a first step's h_prev and c_prev, a last step's dc_t, a gradient of 0,
     scores all equal, a dropout mask that keeps nothing; and y_hat with zeros among its probabilities. A rule that
     exempts a guard (`if not fresh: ...`, `if spread == 0: ...`) lets a branch no other case runs go unread: these
-    run it (hostile37o: 21 such guards passed, each wrong on its zeros). A zeroed case that rnn_core refuses, or
-    whose outputs are not finite, is left out."""
+    run it (hostile37o: 21 such guards passed, each wrong on its zeros). Of the params, only the biases are zeroed:
+    init_params makes them so, and no training run has a weight matrix of zeros. A zeroed case that rnn_core refuses,
+    or whose outputs are not finite, is left out. The grader zeroes the first two cases of each seed's: in the first
+    of some (Adam from adam_init's state, a beam's first step) a zero changes nothing that a guard would."""
     found = []
     for case in cases:
         for i, name in enumerate(ex.args):
@@ -4357,6 +4360,8 @@ def zeroed_cases(ex, cases):
             for key in keys:
                 array = value[key] if key is not None else value
                 if not isinstance(array, np.ndarray) or array.dtype.kind not in "fb" or array.size == 0:
+                    continue
+                if name in _WEIGHTS and array.ndim > 1:  # a weight matrix of zeros: no training run has one
                     continue
                 if name in _PROBABILITIES:
                     zeroed = np.where(array >= np.median(array), array, 0.0)
@@ -4441,6 +4446,91 @@ def far_apart_cases(ex, cases):
                 np.put_along_axis(o, top, second + 1500.0, axis=-1)
                 if _reference_fine(ex, args):
                     found.append(Case(f"{case.about}, the largest score 1,500 above the next", tuple(args), long=True))
+    return found
+
+
+# what each exercise's outputs are linear in: the upstream gradients (and for clipping, max_norm with them; for BPTT,
+# W_yh, through which every gradient but dW_yh's and db_o's comes)
+_LINEAR_IN = {
+    "step_backward": ("dh_t",),
+    "lstm.step_backward": ("dh_t", "dc_t"),
+    "gru.step_backward": ("dh_t",),
+    "dropout_backward": ("d_out",),
+    "attention_backward": ("dcontext",),
+    "global_norm": ("grads",),
+    "clip_global_norm": ("grads", "max_norm"),
+    "loss_and_grads": ("params['W_yh']",),
+    "adam_update": ("grads", "state"),  # m times the scale, v times its square: its m, and v, scale so
+}
+_MOMENTS = frozenset({"state"})  # Adam's: its m scales with the gradients, its v with their squares
+
+
+def small_cases(ex, cases, rng):
+    """The grader's cases of small gradients: each of ``cases`` again with what the outputs are linear in
+    (``_LINEAR_IN``) times 10^-20 to 10^-24, drawn from ``rng``. A right answer's outputs scale with it, each to its
+    own size; one that flushes the entries below a threshold to zero (`np.where(abs(d) < 1e-12, 0, d)`), floors
+    them, or clips only past `max_norm + 1e-9` is off by all of them there (hostile37q, D: 9 such answers passed)."""
+    names = _LINEAR_IN.get(ex.name, ())
+    found = []
+    for case in cases if names else ():
+        # Adam's v holds squares of the gradients: 10^-13 to 10^-14.5 keeps them normal in float32 too (its m, below
+        # 1e-12 there, is what a flush of m zeroes)
+        scale = 10.0 ** -float(rng.uniform(13.0, 14.5) if "state" in names else rng.uniform(20.0, 24.0))
+        args = list(copy.deepcopy(case.args))
+        if "max_norm" in names:  # a norm above max_norm, so that the clip's own threshold is met
+            norm = float(np.sqrt(sum(np.sum(np.square(g, dtype=np.float64)) for g in args[0].values())))
+            args[1] = min(float(args[1]), norm * float(rng.uniform(0.5, 0.9)))
+        for name in names:
+            if name in _MOMENTS:  # Adam's state: m times the scale, v times its square
+                state = args[ex.args.index("state")]
+                state["m"] = {k: v * scale for k, v in state["m"].items()}
+                state["v"] = {k: v * scale**2 for k, v in state["v"].items()}
+                continue
+            if name.startswith("params["):
+                i, key = ex.args.index("params"), name[len("params['") : -2]
+                args[i] = {**args[i], key: args[i][key] * scale}
+                continue
+            i = ex.args.index(name)
+            value = args[i]
+            if isinstance(value, dict):
+                args[i] = {k: v * scale for k, v in value.items()}
+            elif isinstance(value, np.ndarray):
+                args[i] = value * scale
+            else:
+                args[i] = float(value) * scale
+        if ex.derived is not None:
+            ex.derived(args)
+        if _reference_fine(ex, args):
+            found.append(Case(f"{case.about}, {' and '.join(names)} times {scale:.1e}", tuple(args), long=True))
+    return found
+
+
+def saturated_backward_cases(ex, cases, rng):
+    """The grader's backward steps whose units all sit at pre-activations (the LSTM: cell states) of ±9 to ±9.5,
+    where tanh is 1 - 10^-8 and its slope 10^-8 or so: float32 rounds tanh to ±1 there and the slope to 0. The
+    LSTM's case has dc_t = 0, so that its dc_prev comes through that slope alone. An answer that computes the slope
+    in float32 from float64 inputs is off by all of it (hostile37q, E); a right one's rounding is 10^-8 of it."""
+    found = []
+    for case in cases if ex.name in ("step_backward", "lstm.step_backward") else ():
+        args = list(copy.deepcopy(case.args))
+        params = args[0]
+        if "h_t" in ex.args:  # the vanilla step: its pre-activations, through b_h
+            _, _, _, h_prev, x_t = args
+            H = h_prev.shape[-1]
+            target = rng.choice([-1.0, 1.0], H) * rng.uniform(9.0, 9.5, H)
+            a = params["W_xh"][:, x_t] + params["W_hh"] @ h_prev + params["b_h"]
+            params["b_h"] = params["b_h"] + (target - a)
+            about = f"{case.about}, every pre-activation ±9 to ±9.5"
+        else:
+            cache = args[3]
+            H = cache["c"].shape[-1]
+            target = rng.choice([-1.0, 1.0], H) * rng.uniform(9.0, 9.5, H)
+            cache["c_prev"] = (target - cache["i"] * cache["g"]) / cache["f"]
+            args[2] = np.zeros_like(args[2])
+            about = f"{case.about}, every cell state ±9 to ±9.5, dc_t = 0"
+        ex.derived(args)
+        if _reference_fine(ex, args):
+            found.append(Case(about, tuple(args), long=True))
     return found
 
 

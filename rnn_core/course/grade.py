@@ -40,8 +40,9 @@ For each exercise of ``practice.EXERCISES`` the grader
 5. scores it: full points for "passed", zero for anything else, with the checker's message as
    feedback: "wrong", "delegated" (rnn_core's own version, a cell that imports rnn_core, or a function of
    my_rnn.py that calls one of rnn_core's names: there they stand for the givens, the others raise),
-   "error" (it raised, ended its process, or a call ran past the checker's 3 s), "not attempted"
-   (still the stub), "timed out" (the exercise's time limit), "review" (above), "missing".
+   "error" (it raised, ended its process, or a call ran past the checker's 6 s, 24 s on a case of a size
+   beyond the published ones), "not attempted" (still the stub), "timed out" (the exercise's time limit),
+   "review" (above), "missing".
 
 Each child runs under limits set from outside: wall time (``--exercise-timeout``, for its cells
 and every call), address space (``--memory``) and CPU time (rlimits); in a session of its own; as
@@ -69,6 +70,7 @@ import ast
 import builtins
 import collections
 import contextlib
+import copy
 import csv
 import functools
 import hashlib
@@ -102,7 +104,7 @@ import numpy as np
 from .. import __version__
 from ..files import write_atomically
 from .edition import notebook_source
-from .run import TIME_LIMIT, TRACED, traced_calls
+from .run import TIME_LIMIT, TRACED, call_limit, traced_calls
 from .settings import EXERCISE_TIMEOUT, MEMORY_MB
 
 __all__ = [
@@ -648,8 +650,7 @@ class _Decoder:
             keys = [self.value(k) for k in enc.get("k") or []]
             values = enc.get("v") or []
             new = {k: self.apply(obj.get(k), v, (*path, k)) for k, v in zip(keys, values)}
-            for key in [k for k in obj if k not in new]:
-                del obj[key]
+            obj.clear()  # in the child's order too: a count kept in the order of the keys (hostile37q, C)
             obj.update(new)
             return obj
         if isinstance(obj, list):
@@ -673,6 +674,7 @@ class _Child:
         self.limits, self.deadline = limits, time.monotonic() + limits.exercise
         self.kept, self.ended, self.proc = {}, None, None
         self.labels = [label for label, _ in job["cells"]]
+        self.limit = TIME_LIMIT * TRACED  # seconds for the call made now: the check's own limit (call_limit)
         self.ran, self.untraced = set(), None  # (label, line) the calls ran; why the tracing is not to be trusted
         self.early = set()  # (label, line) that ran while the cells ran, before any call (rule b, hostile37e 7)
         self.lines = _code_lines(job["cells"])  # label -> the lines its code objects hold: what a reply may name
@@ -740,7 +742,8 @@ class _Child:
         by_path = {path: obj for path, obj in paths.values()}
         started = time.monotonic()
         try:
-            limit = min(self.deadline, started + TIME_LIMIT * TRACED + _CALL_MARGIN)  # its lines traced: slower
+            self.limit = call_limit()  # the check's limit for this call (its lines traced: TRACED times as long)
+            limit = min(self.deadline, started + self.limit + _CALL_MARGIN)
             self.wire.send(message, blobs, deadline=limit)
             header, reply = self.wire.receive(limit)
         except TimeoutError:
@@ -748,7 +751,7 @@ class _Child:
             if time.monotonic() >= self.deadline:
                 ran_out = f"the exercise's time limit ({self.limits.exercise:g} s) ran out during this call"
                 raise _Ended(ran_out) from None
-            raise _CallTimedOut(f"still running after {TIME_LIMIT * TRACED:g} s") from None
+            raise _CallTimedOut(f"still running after {self.limit:g} s") from None
         except _Oversized as e:
             self.stop()
             self.ended = f"it sent the grader {e}"
@@ -842,7 +845,7 @@ class _Child:
         _kill_tree(self.proc)
         if self.ended is None and not done:
             late = time.monotonic() >= self.deadline
-            limit = f"{self.limits.exercise:g} s" if late else f"{TIME_LIMIT * TRACED:g} s a call"
+            limit = f"{self.limits.exercise:g} s" if late else f"{self.limit:g} s a call"
             self.ended = (
                 f"it ran past its time limit ({limit})"
                 if timed_out
@@ -2763,6 +2766,7 @@ _T_SINKS = {  # call: (the positions, the keywords) where a size (even a stepped
     "randn": (None, ()), "rand": (None, ()), "standard_normal": ((0,), ("size",)), "normal": ((2,), ("size",)),
     "uniform": ((2,), ("size",)), "random": ((0,), ("size",)), "integers": ((2,), ("size",)),
     "unravel_index": ((1,), ("shape",)), "ravel_multi_index": ((1,), ("dims",)),
+    "bincount": ((2,), ("minlength",)),  # np.bincount([y], minlength=len(o)): a one-hot (hostile37q, G)
 }  # fmt: skip
 _T_SIZED = frozenset({"S", "M", "D", "K", "W"})
 _T_STEPPED = frozenset({"D", "VD"})
@@ -3753,12 +3757,13 @@ def _c_rank(node, kinds):
 # module numpy or the allowed modules hand out (np._pytesttester.sys, .os, .pickle, ...), np.load and np.lib.format,
 # getattr handed on as a value, bytes written in the code, and a string that parses as code rule d lists; where an
 # input's memory lives or how it is laid out (.flags, .base, .strides, np.shares_memory...), the date, whether two
-# values are one object (`a is b`, neither side a constant such as None), and a change to an imported module
-# (`np.array_equal = f`, setattr(np, ...)).
+# values are one object (`a is b`, neither side a constant such as None), a mark an input could carry from the
+# student's own functions (a subclass of numpy's types, dtype metadata, a memory order other than C's, a dict key no
+# exercise's dicts hold), and a change to an imported module (`np.array_equal = f`, setattr(np, ...)).
 
 _D_IMPORTS = frozenset(
     {"numpy", "math", "warnings", "functools", "itertools", "collections", "heapq", "operator", "typing", "copy",
-     "__future__", "rnn_core"}
+     "numbers", "contextlib", "bisect", "__future__", "rnn_core"}
 )  # fmt: skip
 _D_NAMES = frozenset(
     {"sys", "gc", "inspect", "ctypes", "builtins", "importlib", "eval", "exec", "compile", "__import__", "globals",
@@ -3796,10 +3801,23 @@ _D_ATTRIBUTES = frozenset(
      # numpy's readers and writers of files: a file is state kept between calls, and sessions (hostile37p: a count
      # kept by np.savetxt and read back by np.loadtxt; a write the sandbox refuses)
      "savetxt", "loadtxt", "genfromtxt", "fromregex", "savez", "savez_compressed", "DataSource", "npyio",
-     "open_memmap"}
+     "open_memmap",
+     # a mark that an array carries from the student's own function that made it to the one graded, which the
+     # grader's inputs never carry (hostile37q, A and B): its dtype's metadata, its memory order (read by nditer's
+     # order, or frombuffer failing on it), numpy's own subclasses (a matrix; whether an array is a masked one, where
+     # np.ma's functions themselves are a right answer's: hostile37q's masked attention)
+     "metadata", "asfortranarray", "nditer", "frombuffer", "matrix", "asmatrix", "recarray", "chararray",
+     "MaskedArray", "isMaskedArray", "isMA", "is_masked", "NDArrayOperatorsMixin"}
 )  # fmt: skip
+# numpy's array and scalar types: a class of the cells' that derives from one makes arrays that carry a mark (an
+# attribute, the class itself) from the student's function that made them to the one graded (hostile37q, A and B)
+_D_NUMPY_TYPES = frozenset(
+    {"ndarray", "generic", "number", "inexact", "floating", "integer", "signedinteger", "float64", "float32",
+     "float_", "double", "int64", "int_", "bool_", "dtype"}
+)  # fmt: skip
+_D_ORDERS = frozenset({"K", "A", "F"})  # a memory order other than C's, as a string argument: np.ravel(p, "K")
 _D_ALLOWED_SHOWN = ("numpy", "math", "warnings", "functools", "itertools", "collections", "heapq", "operator",
-                    "typing", "copy")  # fmt: skip
+                    "typing", "copy", "numbers", "contextlib", "bisect")  # fmt: skip
 _D_BY_NAME = frozenset({"getattr", "setattr", "delattr", "hasattr"})  # allowed only called with a literal name
 _D_CALLEE = "_d_literal_callee"  # set on the Name of such a call (its parent is read first, in every walk)
 _DUNDER = re.compile(r"^__\w+__$")
@@ -4513,6 +4531,12 @@ def _d_listed(node):
         return True  # getattr with a computed name, or with none
     if isinstance(node, ast.Call) and _called(node) == "type" and len(node.args) == 3:
         return True  # type(name, bases, namespace): a class built at run time
+    if isinstance(node, ast.ClassDef):  # class Mine(np.ndarray): arrays that carry a mark (hostile37q, A and B)
+        return any(_d_base_name(base) in _D_NUMPY_TYPES for base in node.bases)
+    if isinstance(node, ast.Call) and _d_reads_an_order_or_a_mark(node):
+        return True
+    if isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
+        return _d_unknown_key(node.left)  # "mine" in cache: a key the student's own function added (hostile37q, B)
     if isinstance(node, ast.Compare):
         # `np.ascontiguousarray(o) is o`: whether a call hands back the very object it was given tells how that object
         # lies in memory, which changes no number an exercise computes (hostile37l, D and E). Identity with a name
@@ -4525,6 +4549,57 @@ def _d_listed(node):
             for k, op in enumerate(node.ops)
         )
     return False
+
+
+def _d_base_name(node):
+    """The last name of a class's base (np.ndarray -> "ndarray"), else None."""
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+
+
+def _d_reads_an_order_or_a_mark(call):
+    """Whether a call reads how an array lies in memory or a mark on a dict: a memory order other than C's
+    (`np.ravel(p, "K")`, `order="A"`, an order computed), dtype metadata set (`metadata=`), or `.get`/`.pop` of a
+    key no exercise's dicts hold (`cache.get("mine")`). A right answer needs none (hostile37q, A and B)."""
+    for k in call.keywords:
+        if k.arg == "metadata":
+            return True
+        if k.arg == "order" and not (isinstance(k.value, ast.Constant) and k.value.value == "C"):
+            return True
+    if any(isinstance(a, ast.Constant) and a.value in _D_ORDERS for a in call.args):
+        return True
+    if _called(call) in ("get", "pop", "setdefault") and isinstance(call.func, ast.Attribute) and call.args:
+        return _d_unknown_key(call.args[0])
+    return False
+
+
+def _d_unknown_key(node):
+    """Whether ``node`` is a string written in the code that no dict of any exercise's cases holds as a key."""
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value not in _d_known_keys()
+
+
+@functools.cache
+def _d_known_keys():
+    """Every key of the dicts that the exercises' cases hand a function, or that rnn_core's own functions return on
+    them (params, caches, Adam's state...)."""
+    from .exercises import EXERCISE_LIST, public_seed_rng
+
+    keys = set()
+
+    def walk(value):
+        if isinstance(value, dict):
+            keys.update(k for k in value if isinstance(k, str))
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                walk(v)
+
+    for i, ex in enumerate(EXERCISE_LIST):
+        for case in ex.cases(public_seed_rng(0, i))[:4]:
+            walk(case.args)
+            with contextlib.suppress(Exception):
+                walk(ex.reference(*copy.deepcopy(case.args)))
+    return frozenset(keys)
 
 
 def _d_format_reaches(text):

@@ -30,6 +30,7 @@ class Case:
     extra: dict = field(default_factory=dict)  # what a mistake's model needs besides the arguments
     long: bool = False  # a long case, to check with only: mistakes are recognised on the others (then tried here)
     group: str = ""  # cases that differ in one respect only, as "passed" names them together ("" for none)
+    large: bool = False  # a size beyond every published case: its calls get run.LARGE times the time limit
 
 
 @dataclass(frozen=True)

@@ -43,11 +43,13 @@ import numpy as np
 
 from .reference import origin, restore_checker
 
-__all__ = ["TIME_LIMIT", "Call", "Odd", "Seq", "run", "read", "safe_str", "type_name"]
+__all__ = ["LARGE", "TIME_LIMIT", "Call", "call_limit", "Odd", "Seq", "run", "read", "safe_str", "type_name"]
 
 TIME_LIMIT = 3.0  # seconds per call of the reader's function; the right answers take milliseconds
 TRACED = 2.0  # how many times TIME_LIMIT a call gets where the grader traces its lines (a pure-Python loop runs slower)
+LARGE = 4.0  # how many times TIME_LIMIT a call gets on a case of a size beyond every published one (Case.large)
 _SCALE = [1.0]  # the factor on every call's time limit now: TRACED within traced_calls(), else 1
+_NOW = [TIME_LIMIT]  # the time limit of the call running now (or of the last one), in seconds: call_limit()
 # the checker's own modules: reaching them from the reader's code is reading the answer off the checker
 CHECKER = frozenset(
     {
@@ -155,6 +157,7 @@ class Call:
     args_after: tuple = ()  # the copies of the arguments it was given, after the call
     entries: dict = field(default_factory=dict)  # (argument index, key, ...) -> the object a dict held before
     seconds: float = 0.0
+    limit: float = 0.0  # the seconds it was given (0: no limit)
 
 
 @dataclass(frozen=True)
@@ -170,6 +173,12 @@ class Seq:
 
     kind: str  # "tuple" or "list"
     items: tuple
+
+
+def call_limit():
+    """The time limit, in seconds, of the call ``run`` is making now: a function that hands the call to another
+    process (the grader's child) waits this long for it."""
+    return _NOW[0]
 
 
 @contextlib.contextmanager
@@ -188,8 +197,9 @@ def run(fn, args, watch=frozenset(), echo=True, time_limit=TIME_LIMIT, fresh=Tru
 
     fresh: False passes ``args`` themselves, for a call on the same objects as an earlier one."""
     time_limit = time_limit * _SCALE[0] if time_limit else time_limit
+    _NOW[0] = time_limit
     copies = copy.deepcopy(args) if fresh else tuple(args)
-    call = Call(entries=_entries(copies))
+    call = Call(entries=_entries(copies), limit=time_limit)
     # done: the reader's code has finished, and the alarm must not raise any more (in check's own code)
     state = types.SimpleNamespace(interrupted=False, delegated=[], done=False, profile=None, self_signal=False)
     before = _snapshot()
