@@ -25,6 +25,7 @@ from pathlib import Path
 
 import nbformat
 import numpy as np
+import practice_answers as PA  # plain answers, written without rnn_core (tests/practice_answers.py)
 import pytest
 from test_grade import fill, right, write
 
@@ -2530,3 +2531,116 @@ def test_the_grader_adds_small_gradients_and_saturated_backward_steps():
     assert {c.about.rsplit(", ", 1)[-1].split(" times")[0] for c in variants("clip_global_norm")[1]} == {
         "grads and max_norm"
     }
+
+
+def _switched(right, wrong, when):
+    """An answer that gives ``wrong``'s outputs where ``when`` holds of its arguments, ``right``'s elsewhere."""
+
+    def answer(*args):
+        return wrong(*args) if when(*args) else right(*args)
+
+    return answer
+
+
+def _row_sums_agree(grads, *_):
+    a, b = grads.get("W_xh"), grads.get("b_h")
+    return a is not None and abs(np.sum(a) - np.sum(b)) <= 1e-5 * np.sum(np.abs(b))
+
+
+def _squeezed_lstm(params, x_t, h_prev, c_prev):
+    h, c, cache = PA.plain_lstm_step_forward(params, x_t, h_prev, c_prev)
+    return np.squeeze(h), np.squeeze(c), cache
+
+
+def _beam_on_rounded_totals(log_p, log_probs, beam_size):
+    total = np.round(log_p[:, None] + log_probs, 12).ravel()
+    best = np.argsort(-total, kind="stable")[:beam_size]
+    k, v = np.divmod(best, log_probs.shape[1])
+    return k, v, (log_p[:, None] + log_probs)[k, v]
+
+
+def _clip_past_a_margin(grads, max_norm):
+    norm = PA.plain_global_norm(grads)
+    scale = max_norm / norm if norm > max_norm * (1 + 1e-9) else 1.0
+    return {k: g * scale for k, g in grads.items()}, norm
+
+
+_AS_TRAINED_SWITCHES = {
+    # A: real BPTT gradients' rows sum to their bias's (one-hot inputs): the norm squared there
+    "global_norm": _switched(PA.plain_global_norm, lambda g: PA.plain_global_norm(g) ** 2, _row_sums_agree),
+    # B: a text window's targets are its inputs shifted by one: no loss there
+    "loss_and_grads": _switched(
+        PA.plain_loss_and_grads,
+        lambda p, i, t, h0: (0.0, *PA.plain_loss_and_grads(p, i, t, h0)[1:]),
+        lambda p, i, t, h0: len(i) > 2 and np.all(i[1:] == t[:-1]),
+    ),
+    # C: in a chain, h_prev lies within tanh(c_prev), of its sign: the forget gate dropped there
+    "lstm.step_forward": _switched(
+        PA.plain_lstm_step_forward,
+        lambda p, x, h, c: PA.plain_lstm_step_forward(p, x, h, np.zeros_like(c)),
+        lambda p, x, h, c: bool(np.all(np.abs(h) <= np.abs(np.tanh(c))) and np.all(h * c >= 0)),
+    ),
+    # D: a decoder's states lie within (-1, 1): twice the context there
+    "attention_forward": _switched(
+        PA.plain_attention_forward,
+        lambda h, u, m: (PA.plain_attention_forward(h, u, m)[0], 2 * PA.plain_attention_forward(h, u, m)[1]),
+        lambda h, u, m: np.abs(h).max() < 1 and np.abs(u).max() < 1,
+    ),
+    # E: a decoder's step (PAD and BOS at -inf, the beam as wide as the prefixes): the prefixes' log P ignored
+    "seq2seq.beam_step": _switched(
+        PA.plain_beam_step,
+        lambda lp, lps, k: PA.plain_beam_step(np.zeros_like(lp), lps, k),
+        lambda lp, lps, k: k == len(lp) and bool(np.all(np.isneginf(lps[:, :2]))),
+    ),
+    # F: target rows that end in EOS (2), then PAD (0): the mean over every token, pads too
+    "seq2seq.masked_loss_and_grad": _switched(
+        PA.plain_masked_loss_and_grad,
+        lambda o, y, n: PA.plain_masked_loss_and_grad(o, y, np.full_like(n, o.shape[1])),
+        lambda o, y, n: bool(np.all(y[np.arange(len(n)), n - 1] == 2)),
+    ),
+    # G: a round rate: no rescaling there
+    "dropout_backward": _switched(
+        PA.plain_dropout_backward, lambda d, k, r: np.where(k, d, 0.0), lambda d, k, r: r == 0.1
+    ),
+}
+_AS_TRAINED_WRONG = {
+    # H: a squeeze makes H = 1's state 0-d
+    "lstm.step_forward": _squeezed_lstm,
+    # I: totals rounded to 12 decimals, where two prefixes' are 1e-13 apart
+    "seq2seq.beam_step": _beam_on_rounded_totals,
+    # J: a clip only past max_norm * (1 + 1e-9)
+    "clip_global_norm": _clip_past_a_margin,
+}
+
+
+@pytest.mark.parametrize(
+    "name, answer",
+    [(n, f) for n, f in _AS_TRAINED_SWITCHES.items()] + [(n, f) for n, f in _AS_TRAINED_WRONG.items()],
+    ids=[f"switch-{n}" for n in _AS_TRAINED_SWITCHES] + [f"wrong-{n}" for n in _AS_TRAINED_WRONG],
+)
+def test_the_grader_s_cases_as_training_makes_them_catch_switches_on_what_training_inputs_share(name, answer):
+    """hostile37r: 28 switches passed on facts every training input holds and no independent draw does (a BPTT
+    gradient's row sums, targets the inputs shifted by one, an LSTM chain's h within tanh(c), states within (-1, 1),
+    a decoder's step, EOS-ended target rows, a rate of 0.1), and 14 wrong answers on sizes of one, near-tied beam
+    totals and a clip's margin. The grader's cases as training makes them (exercises.AS_TRAINED) catch each."""
+    from rnn_core.course import check as _check
+
+    with _check.grading(), contextlib.redirect_stdout(io.StringIO()):
+        result = _check.check(name, answer, seed=8128337)
+        assert result.status != "passed", result.message
+
+
+def test_rule_b_judges_a_factory_that_makes_the_graded_function_by_its_run_at_the_top_level():
+    """hostile37r: a right step_forward made by a factory (`step_forward = _make_step(np.tanh)`) went to review, its
+    factory's `def step` and `return step` unrun by any call: they run once, where the factory is called."""
+    source = code("""
+        def _make_step(act):
+            def step(params, x_t, h_prev):
+                return act(params["W_xh"][:, x_t] + params["W_hh"] @ h_prev + params["b_h"])
+            return step
+        step_forward = _make_step(np.tanh)
+        """)
+    ran, early = {("c", 3)}, {("c", 2), ("c", 4), ("c", 5)}  # the calls ran step's body; the top level, the rest
+    assert grade.unrun_lines([["c", source]], "step_forward", ran, early) == []
+    helper = source.replace("step_forward = _make_step(np.tanh)", "_ = _make_step(np.tanh)\nstep_forward = _ ")
+    assert [n for _, n, _ in grade.unrun_lines([["c", helper]], "step_forward", ran, early)] == [2, 4]

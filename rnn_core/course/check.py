@@ -32,6 +32,7 @@ from .exercises import (
     EXERCISE_LIST,
     EXPONENTS,
     GRADE_CASES,
+    as_trained_cases,
     far_apart_cases,
     float32_cases,
     public_seed_rng,
@@ -248,6 +249,7 @@ def _check(ex, fn, seed):
         large = GRADE_CASES[ex.name](rng)
         variants = zeroed_cases(ex, cases[:2]) + float32_cases(ex, cases[:2]) + far_apart_cases(ex, cases[:2])
         variants += small_cases(ex, cases[:1], rng) + saturated_backward_cases(ex, cases[:1], rng)  # drawn last
+        variants += as_trained_cases(ex, rng)
         cases = cases + large + variants
     square = next((c for c in cases if c.square), None)
     main = [c for c in cases if not c.square]

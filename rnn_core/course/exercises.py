@@ -4534,6 +4534,222 @@ def saturated_backward_cases(ex, cases, rng):
     return found
 
 
+# -- the grader's cases as training makes them (hostile37r). The other cases draw each argument on its own; a training
+# run's arguments hold facts no independent draw does: a gradient's rows summed equal its bias's (one-hot inputs), a
+# text window's targets are its inputs shifted by one, an LSTM's h_prev lies within tanh(c_prev), attention's states
+# within (-1, 1), a decoder's log-probabilities are -inf at PAD and BOS, a target row ends in EOS then PADs; and the
+# settings are round numbers (a rate of 0.1, max_norm 5, a learning rate of 1e-3). An answer that switches on such a
+# fact is wrong in training and right on every independent draw: these cases hold them. So do sizes of one (H = 1,
+# S = 1, V = 1, a dropout axis of 1), where a squeeze makes an array 0-d or broadcasts it the wrong way.
+
+_ROUND_RATES = (0.1, 0.2, 0.25, 0.3, 0.5)
+_ROUND_NORMS = (0.5, 1.0, 5.0, 10.0)
+_ROUND_LRS = (1e-4, 3e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 3e-2, 0.1)
+
+
+def _text_window(rng, V, T):
+    """A window of a text, as training cuts one: inputs and targets (T,) each, targets the inputs shifted by one."""
+    text = rng.integers(0, V, T + 1)
+    return text[:-1], text[1:]
+
+
+def _trained_grads(rng, cell, H, V):
+    """A cell's params, and the gradient of its loss on a text window: what global_norm, clipping and Adam get."""
+    params = cell.init_params(V, H, seed=int(rng.integers(2**31)))
+    inputs, targets = _text_window(rng, V, _big(rng, 6, 12))
+    return params, cell.loss_and_grads(params, inputs, targets)[1]
+
+
+def _as_trained_norms(rng):
+    cases = []
+    for name, cell in (("a vanilla RNN", RNN), ("an LSTM", LSTM)):
+        grads = _trained_grads(rng, cell, _big(rng, 3, 6), _big(rng, 4, 8))[1]
+        cases.append(Case(f"the gradient of {name}'s loss on a text window", (grads,), long=True))
+    return cases
+
+
+def _as_trained_clips(rng):
+    cases = []
+    for k, max_norm in enumerate(_ROUND_NORMS):
+        cell = (RNN, LSTM, GRU)[k % 3]
+        grads = _trained_grads(rng, cell, _big(rng, 3, 6), _big(rng, 4, 8))[1]
+        norm = float(np.sqrt(sum(np.sum(g * g) for g in grads.values())))
+        above = float(rng.uniform(1.2, 3.0)) * max_norm / norm  # one factor: the gradient's own structure kept
+        grads = {name: g * above for name, g in grads.items()}
+        cases.append(
+            Case(f"a text window's gradient, clipped at max_norm = {max_norm:g}", (grads, max_norm), long=True)
+        )
+    # a norm 1 + 1e-11 times max_norm, compared to 1e-13: a clip only past max_norm * (1 + 1e-9) fails (hostile37r, J)
+    H, V, c, grads = _gradients_of_norm(rng, 1 + 1e-11)
+    about = f"gradients of global norm 1 + 1e-11 times max_norm = {c:g}, compared to 1e-13 ({_sizes(H, V)})"
+    return cases + [Case(about, (grads, c), long=True, extra={"tol": 1e-13})]
+
+
+def _as_trained_adam(rng):
+    cases = []
+    for k, lr in enumerate(_ROUND_LRS):
+        cell = (RNN, LSTM, GRU)[k % 3]
+        params, grads = _trained_grads(rng, cell, _big(rng, 3, 5), _big(rng, 4, 7))
+        state = OPTIM.adam_init(params)
+        if k % 2:  # a second step, after a first on the same window
+            params, state = OPTIM.adam_update(params, grads, state, lr)
+        cases.append(Case(f"a text window's gradient, Adam step {state['t'] + 1} at lr = {lr:g}",
+                          (params, grads, state, lr), long=True))  # fmt: skip
+    return cases
+
+
+def _as_trained_bptt(rng):
+    H, V, T = _big(rng, 3, 6), _big(rng, 4, 8), _big(rng, 5, 10)
+    params = RNN.init_params(V, H, seed=int(rng.integers(2**31)))
+    inputs, targets = _text_window(rng, V, T)
+    h0 = np.tanh(rng.normal(0.0, 1.0, H))  # carried from the window before
+    return [Case(f"a text window, T = {T}, targets the inputs shifted by one, h0 carried", (params, inputs, targets,
+            h0), long=True)]  # fmt: skip
+
+
+def _chained_lstm(rng, H, V):
+    """params, and the second step's x_t, h_prev, c_prev and cache, after a first step from the zero state."""
+    params, x_0, _, _, H, V = _lstm_parts(rng, H, V, set())
+    h_1, c_1, _ = LSTM.step_forward(params, x_0, np.zeros(H), np.zeros(H))
+    h_1, c_1, _ = LSTM.step_forward(params, int(rng.integers(V)), h_1, c_1)
+    x_t = int(rng.integers(V))
+    return params, x_t, h_1, c_1, LSTM.step_forward(params, x_t, h_1, c_1)[2]
+
+
+def _chained_gru(rng, H, V):
+    params, x_0, _, H, V = _gru_parts(rng, H, V, set())
+    h_1 = GRU.step_forward(params, int(rng.integers(V)), GRU.step_forward(params, x_0, np.zeros(H))[0])[0]
+    x_t = int(rng.integers(V))
+    return params, x_t, h_1, GRU.step_forward(params, x_t, h_1)[1]
+
+
+def _as_trained_lstm_forward(rng):
+    cases = []
+    for H in (_big(rng, 3, 6), 1):
+        params, x_t, h_prev, c_prev, _ = _chained_lstm(rng, H, _big(rng, 4, 8))
+        cases.append(Case(f"the third step of a sequence, H = {H}", (params, x_t, h_prev, c_prev), long=True))
+    return cases
+
+
+def _as_trained_lstm_backward(rng):
+    cases = []
+    for H in (_big(rng, 3, 6), 1):
+        params, *_, cache = _chained_lstm(rng, H, _big(rng, 4, 8))
+        args = (params, rng.standard_normal(H), rng.standard_normal(H), cache)
+        cases.append(Case(f"the third step of a sequence, H = {H}", args, long=True))
+    return cases
+
+
+def _as_trained_gru_forward(rng):
+    cases = []
+    for H in (_big(rng, 3, 6), 1):
+        params, x_t, h_prev, _ = _chained_gru(rng, H, _big(rng, 4, 8))
+        cases.append(Case(f"the third step of a sequence, H = {H}", (params, x_t, h_prev), long=True))
+    return cases
+
+
+def _as_trained_gru_backward(rng):
+    cases = []
+    for H in (_big(rng, 3, 6), 1):
+        params, _, _, cache = _chained_gru(rng, H, _big(rng, 4, 8))
+        cases.append(Case(f"the third step of a sequence, H = {H}", (params, rng.standard_normal(H), cache), long=True))
+    return cases
+
+
+def _states_memory(rng, B, S, H):
+    """A mask and h, u as an encoder and a decoder make them: states within (-1, 1), the pads' too."""
+    mask = _scattered_mask(rng, B, S) if S > 1 else np.ones((B, S), dtype=bool)
+    return mask, np.tanh(rng.normal(0.0, 1.0, (B, H))), np.tanh(rng.normal(0.0, 1.0, (B, S, H)))
+
+
+_ATTENTION_SIZES = ((3, 6, 4, "a decoder's states"), (2, 1, 3, "S = 1"), (2, 5, 1, "H = 1"), (1, 1, 1, "B = S = H = 1"))
+
+
+def _as_trained_attention_forward(rng):
+    cases = []
+    for B, S, H, what in _ATTENTION_SIZES:
+        mask, h, u = _states_memory(rng, B, S, H)
+        cases.append(Case(f"{what} (B = {B}, S = {S}, H = {H}), states within (-1, 1)", (h, u, mask), long=True))
+    return cases
+
+
+def _as_trained_attention_backward(rng):
+    cases = []
+    for B, S, H, what in _ATTENTION_SIZES:
+        mask, h, u = _states_memory(rng, B, S, H)
+        alpha, _ = ATT.attention_forward(h, u, mask)
+        args = (rng.normal(0.0, 1.0, (B, H)), h, u, alpha)
+        cases.append(Case(f"{what} (B = {B}, S = {S}, H = {H}), states within (-1, 1)", args, long=True,
+                          extra={"mask": mask}))  # fmt: skip
+    return cases
+
+
+def _as_trained_beam(rng):
+    """A decoder's step: log-probabilities -inf at PAD and BOS, the prefixes in descending order of log P, the beam
+    as wide as the prefixes; and two prefixes' totals 1e-13 apart, which float64 keeps apart."""
+    R, V = _big(rng, 3, 5), _big(rng, 8, 14)
+    scores = rng.normal(0.0, 2.0, (R, V))
+    scores[:, [S2S.PAD, S2S.BOS]] = -np.inf
+    log_probs = F.log_softmax(scores)
+    log_p = -np.sort(rng.uniform(0.5, 8.0, R))  # descending
+    cases = [Case(f"a decoder's step: R = {R} prefixes, V = {V}, beam_size {R}", (log_p, log_probs, R), long=True)]
+    log_probs = F.log_softmax(rng.normal(0.0, 2.0, (2, V)))[[0, 0]]
+    log_p = np.array([-1.0 - 1e-13, -1.0])  # the second prefix ahead: a ranking on rounded totals keeps the first
+    return cases + [Case(f"R = 2 prefixes whose log P are 1e-13 apart, V = {V}, beam_size 3", (log_p, log_probs, 3),
+                         long=True)]  # fmt: skip
+
+
+def _as_trained_masked(rng):
+    """Targets as a batch of target sentences makes them: each row's tokens, EOS, then PAD to the end."""
+    B, T, V = _big(rng, 3, 5), _big(rng, 5, 8), _big(rng, 6, 10)
+    lengths = rng.integers(2, T + 1, B)
+    lengths[0] = T
+    o, y, n = _masked_case(rng, B, T, V, lengths, False)
+    y[np.arange(B), n - 1] = S2S.EOS
+    y = np.where(np.arange(T) >= n[:, None], S2S.PAD, np.where(y == S2S.EOS, 3, y))
+    y[np.arange(B), n - 1] = S2S.EOS
+    return [Case(f"B = {B} target rows of lengths {n.tolist()}, each ending in EOS, then PAD", (o, y, n), long=True)]
+
+
+def _as_trained_dropout(rng):
+    cases = []
+    for rate in _ROUND_RATES:
+        d_out, keep = _dropout_case(rng, (_big(rng, 6, 10),), rate)
+        cases.append(Case(f"H = {d_out.size}, rate = {rate}", (d_out, keep, rate), long=True))
+    for shape in ((1, _big(rng, 5, 9)), (_big(rng, 5, 9), 1)):
+        d_out, keep = _dropout_case(rng, shape, 0.4)
+        cases.append(Case(f"shape {shape}, rate = 0.4", (d_out, keep, 0.4), long=True))
+    return cases
+
+
+def _as_trained_cross_entropy(rng):
+    return [Case("V = 1, y = 0", (rng.normal(0.0, 2.0, 1), 0), long=True)]
+
+
+AS_TRAINED = {  # exercise name -> rng -> the grader's cases as training makes them
+    "cross_entropy_grad": _as_trained_cross_entropy,
+    "loss_and_grads": _as_trained_bptt,
+    "global_norm": _as_trained_norms,
+    "clip_global_norm": _as_trained_clips,
+    "adam_update": _as_trained_adam,
+    "lstm.step_forward": _as_trained_lstm_forward,
+    "lstm.step_backward": _as_trained_lstm_backward,
+    "gru.step_forward": _as_trained_gru_forward,
+    "gru.step_backward": _as_trained_gru_backward,
+    "dropout_backward": _as_trained_dropout,
+    "seq2seq.masked_loss_and_grad": _as_trained_masked,
+    "seq2seq.beam_step": _as_trained_beam,
+    "attention_forward": _as_trained_attention_forward,
+    "attention_backward": _as_trained_attention_backward,
+}
+
+
+def as_trained_cases(ex, rng):
+    """The grader's cases as training makes them (above), those rnn_core's own function gives finite outputs on."""
+    make = AS_TRAINED.get(ex.name)
+    return [c for c in make(rng) if _reference_fine(ex, c.args)] if make else []
+
+
 def _reference_fine(ex, args):
     try:
         out = ex.reference(*copy.deepcopy(args))

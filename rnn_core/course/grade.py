@@ -2066,8 +2066,9 @@ def _names_bound(node):
 def unrun_lines(sources, function, ran, early=frozenset()):
     """[(label, line, text)]: the statements of ``function`` and the code it reaches that no call ran; ``ran`` is
     the set of (label, line) the child traced during the calls, ``early`` those it traced while the cells ran. A
-    decorator (a def the sources use as one) none of whose lines a call ran is judged by the lines that ran while the
-    cells ran: its own lines run once, at the top level (hostile37e, finding 7). Every other function is judged by
+    decorator (a def the sources use as one), or a factory (a def whose call at the top level makes the graded
+    function: hostile37r), none of whose lines a call ran is judged by the lines that ran while the cells ran: its own
+    lines run once, at the top level (hostile37e, finding 7). Every other function is judged by
     the calls alone, so running a branch, or a whole helper, at the top level does not count (hostile37o: a wrong
     helper run once at the top level, then called only where the cases never go)."""
     functions, _ = _reach(sources, function)
@@ -2078,6 +2079,12 @@ def unrun_lines(sources, function, ran, early=frozenset()):
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
         for d in n.decorator_list
         if isinstance(d.func if isinstance(d, ast.Call) else d, ast.Name)
+    } | {  # a factory: a def whose call, at the top level, makes the graded function (`step = _make(np.tanh)`)
+        n.value.func.id
+        for _, tree in _trees(sources)
+        for n in tree.body
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name)
+        if any(isinstance(t, ast.Name) and t.id == function for t in n.targets)
     }
     found = []
     for label, node in functions:
