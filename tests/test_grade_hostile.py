@@ -2644,3 +2644,63 @@ def test_rule_b_judges_a_factory_that_makes_the_graded_function_by_its_run_at_th
     assert grade.unrun_lines([["c", source]], "step_forward", ran, early) == []
     helper = source.replace("step_forward = _make_step(np.tanh)", "_ = _make_step(np.tanh)\nstep_forward = _ ")
     assert [n for _, n, _ in grade.unrun_lines([["c", helper]], "step_forward", ran, early)] == [2, 4]
+
+
+def _is_last_dh(params, dh_t, h_t):
+    """Whether dh_t is W_yh^T (softmax(W_yh h_t + b_o) - e_y) for some y: a window's last step."""
+    p = PA.plain_softmax(params["W_yh"] @ h_t + params["b_o"])
+    W = params["W_yh"]
+    return bool(np.any(np.abs((W.T @ p)[None, :] - W - dh_t[None, :]).max(axis=1) <= 1e-9))
+
+
+_AS_TRAINED_BOTH_WAYS = {
+    # A: a trained network's biases are not 0: with shifted targets, no loss there
+    "loss_and_grads": _switched(
+        PA.plain_loss_and_grads,
+        lambda p, i, t, h0: (0.0, *PA.plain_loss_and_grads(p, i, t, h0)[1:]),
+        lambda p, i, t, h0: len(i) > 2 and np.all(i[1:] == t[:-1]) and np.any(p["b_o"] != 0),
+    ),
+    # B: a real gradient below max_norm: halved there
+    "clip_global_norm": _switched(
+        PA.plain_clip_global_norm,
+        lambda g, c: ({k: a / 2 for k, a in g.items()}, PA.plain_global_norm(g)),
+        lambda g, c: _row_sums_agree(g) and PA.plain_global_norm(g) <= c,
+    ),
+    # C: a GRU's gradient (W_h of 3H rows): the norm squared there
+    "global_norm": _switched(
+        PA.plain_global_norm,
+        lambda g: PA.plain_global_norm(g) ** 2,
+        lambda g: "W_h" in g and g["W_h"].shape[0] == 3 * g["W_h"].shape[1],
+    ),
+    # D: a window's last step, dh_t from its output alone: W_hh not transposed there
+    "step_backward": _switched(
+        PA.plain_step_backward,
+        lambda p, dh, h, hp, x: PA.plain_step_backward({**p, "W_hh": p["W_hh"].T}, dh, h, hp, x),
+        lambda p, dh, h, hp, x: _is_last_dh(p, dh, h),
+    ),
+    # E: a decoder's first step (one prefix, PAD and BOS at -inf): the best continuation skipped
+    "seq2seq.beam_step": _switched(
+        PA.plain_beam_step,
+        lambda lp, lps, k: tuple(a[1:] for a in PA.plain_beam_step(lp, lps, k + 1)),
+        lambda lp, lps, k: len(lp) == 1 and bool(np.all(np.isneginf(lps[:, :2]))),
+    ),
+    # F: a mask made from lengths, states within (-1, 1): twice the context there
+    "attention_forward": _switched(
+        PA.plain_attention_forward,
+        lambda h, u, m: (PA.plain_attention_forward(h, u, m)[0], 2 * PA.plain_attention_forward(h, u, m)[1]),
+        lambda h, u, m: bool(np.all(m[:, :-1] >= m[:, 1:]) and (~m).any() and np.abs(u).max() < 1),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(_AS_TRAINED_BOTH_WAYS))
+def test_the_cases_as_training_makes_them_hold_each_fact_both_ways(name):
+    """hostile37s: 28 switches read the other value of a fact the cases as training makes them held one way: a
+    trained network (biases not 0) and Adam past its first steps, a real gradient below max_norm, a GRU's gradient,
+    a window's last step (dh_t from its output alone), a decoder's first step, a mask made from lengths. Each is
+    now held both ways."""
+    from rnn_core.course import check as _check
+
+    with _check.grading(), contextlib.redirect_stdout(io.StringIO()):
+        result = _check.check(name, _AS_TRAINED_BOTH_WAYS[name], seed=4400917)
+        assert result.status != "passed", result.message

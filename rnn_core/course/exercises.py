@@ -4553,16 +4553,28 @@ def _text_window(rng, V, T):
     return text[:-1], text[1:]
 
 
-def _trained_grads(rng, cell, H, V):
-    """A cell's params, and the gradient of its loss on a text window: what global_norm, clipping and Adam get."""
+def _trained(rng, cell, H, V, steps=3):
+    """A cell's params after ``steps`` Adam steps on text windows (its biases no longer 0), Adam's state then, and the
+    gradient of its loss on a fresh window: what global_norm, clipping and Adam get (hostile37s, A: a fresh network's
+    zero biases, and Adam's first steps only, were facts a switch could read)."""
     params = cell.init_params(V, H, seed=int(rng.integers(2**31)))
+    state = OPTIM.adam_init(params)
+    for _ in range(steps):
+        grads = cell.loss_and_grads(params, *_text_window(rng, V, _big(rng, 6, 12)))[1]
+        params, state = OPTIM.adam_update(params, grads, state, 3e-2)
     inputs, targets = _text_window(rng, V, _big(rng, 6, 12))
-    return params, cell.loss_and_grads(params, inputs, targets)[1]
+    return params, state, cell.loss_and_grads(params, inputs, targets)[1]
+
+
+def _trained_grads(rng, cell, H, V):
+    """A trained cell's params and the gradient of its loss on a text window (``_trained``)."""
+    params, _, grads = _trained(rng, cell, H, V)
+    return params, grads
 
 
 def _as_trained_norms(rng):
     cases = []
-    for name, cell in (("a vanilla RNN", RNN), ("an LSTM", LSTM)):
+    for name, cell in (("a vanilla RNN", RNN), ("an LSTM", LSTM), ("a GRU", GRU)):
         grads = _trained_grads(rng, cell, _big(rng, 3, 6), _big(rng, 4, 8))[1]
         cases.append(Case(f"the gradient of {name}'s loss on a text window", (grads,), long=True))
     return cases
@@ -4574,11 +4586,12 @@ def _as_trained_clips(rng):
         cell = (RNN, LSTM, GRU)[k % 3]
         grads = _trained_grads(rng, cell, _big(rng, 3, 6), _big(rng, 4, 8))[1]
         norm = float(np.sqrt(sum(np.sum(g * g) for g in grads.values())))
-        above = float(rng.uniform(1.2, 3.0)) * max_norm / norm  # one factor: the gradient's own structure kept
-        grads = {name: g * above for name, g in grads.items()}
-        cases.append(
-            Case(f"a text window's gradient, clipped at max_norm = {max_norm:g}", (grads, max_norm), long=True)
-        )
+        for low, high, how in ((1.2, 3.0, "clipped at"), (0.3, 0.9, "below")):  # hostile37s, B: below it too
+            factor = float(rng.uniform(low, high)) * max_norm / norm  # one factor: the gradient's own structure kept
+            scaled = {name: g * factor for name, g in grads.items()}
+            cases.append(
+                Case(f"a text window's gradient, {how} max_norm = {max_norm:g}", (scaled, max_norm), long=True)
+            )
     # a norm 1 + 1e-11 times max_norm, compared to 1e-13: a clip only past max_norm * (1 + 1e-9) fails (hostile37r, J)
     H, V, c, grads = _gradients_of_norm(rng, 1 + 1e-11)
     about = f"gradients of global norm 1 + 1e-11 times max_norm = {c:g}, compared to 1e-13 ({_sizes(H, V)})"
@@ -4589,10 +4602,7 @@ def _as_trained_adam(rng):
     cases = []
     for k, lr in enumerate(_ROUND_LRS):
         cell = (RNN, LSTM, GRU)[k % 3]
-        params, grads = _trained_grads(rng, cell, _big(rng, 3, 5), _big(rng, 4, 7))
-        state = OPTIM.adam_init(params)
-        if k % 2:  # a second step, after a first on the same window
-            params, state = OPTIM.adam_update(params, grads, state, lr)
+        params, state, grads = _trained(rng, cell, _big(rng, 3, 5), _big(rng, 4, 7), steps=(0, 1, 3, 7)[k % 4])
         cases.append(Case(f"a text window's gradient, Adam step {state['t'] + 1} at lr = {lr:g}",
                           (params, grads, state, lr), long=True))  # fmt: skip
     return cases
@@ -4600,7 +4610,7 @@ def _as_trained_adam(rng):
 
 def _as_trained_bptt(rng):
     H, V, T = _big(rng, 3, 6), _big(rng, 4, 8), _big(rng, 5, 10)
-    params = RNN.init_params(V, H, seed=int(rng.integers(2**31)))
+    params = _trained(rng, RNN, H, V)[0]
     inputs, targets = _text_window(rng, V, T)
     h0 = np.tanh(rng.normal(0.0, 1.0, H))  # carried from the window before
     return [Case(f"a text window, T = {T}, targets the inputs shifted by one, h0 carried", (params, inputs, targets,
@@ -4623,6 +4633,23 @@ def _chained_gru(rng, H, V):
     return params, x_t, h_1, GRU.step_forward(params, x_t, h_1)[1]
 
 
+def _last_dh(rng, params, h_t):
+    """dL/dh_t at a window's last step: W_yh^T (softmax(W_yh h_t + b_o) - e_y) for a target y (hostile37s, D)."""
+    do = F.softmax(params["W_yh"] @ h_t + params["b_o"])
+    do[int(rng.integers(do.size))] -= 1.0
+    return params["W_yh"].T @ do
+
+
+def _as_trained_step_backward(rng):
+    H, V = _big(rng, 3, 6), _big(rng, 4, 8)
+    params = _trained(rng, RNN, H, V)[0]
+    h_prev = np.tanh(rng.normal(0.0, 1.0, H))
+    x_t = int(rng.integers(V))
+    h_t = RNN.step_forward(params, x_t, h_prev)
+    args = (params, _last_dh(rng, params, h_t), h_t, h_prev, x_t)
+    return [Case(f"a window's last step, dh_t from its output alone, H = {H}", args, long=True)]
+
+
 def _as_trained_lstm_forward(rng):
     cases = []
     for H in (_big(rng, 3, 6), 1):
@@ -4637,7 +4664,9 @@ def _as_trained_lstm_backward(rng):
         params, *_, cache = _chained_lstm(rng, H, _big(rng, 4, 8))
         args = (params, rng.standard_normal(H), rng.standard_normal(H), cache)
         cases.append(Case(f"the third step of a sequence, H = {H}", args, long=True))
-    return cases
+    h_t = cache["q"] * np.tanh(cache["c"])
+    args = (params, _last_dh(rng, params, h_t), np.zeros(H), cache)
+    return cases + [Case(f"a window's last step, dh_t from its output alone, dc_t = 0, H = {H}", args, long=True)]
 
 
 def _as_trained_gru_forward(rng):
@@ -4651,24 +4680,37 @@ def _as_trained_gru_forward(rng):
 def _as_trained_gru_backward(rng):
     cases = []
     for H in (_big(rng, 3, 6), 1):
-        params, _, _, cache = _chained_gru(rng, H, _big(rng, 4, 8))
+        params, _, h_prev, cache = _chained_gru(rng, H, _big(rng, 4, 8))
         cases.append(Case(f"the third step of a sequence, H = {H}", (params, rng.standard_normal(H), cache), long=True))
-    return cases
+    h_t = GRU.step_forward(params, cache["x"], cache["h_prev"])[0]
+    args = (params, _last_dh(rng, params, h_t), cache)
+    return cases + [Case(f"a window's last step, dh_t from its output alone, H = {H}", args, long=True)]
 
 
-def _states_memory(rng, B, S, H):
-    """A mask and h, u as an encoder and a decoder make them: states within (-1, 1), the pads' too."""
-    mask = _scattered_mask(rng, B, S) if S > 1 else np.ones((B, S), dtype=bool)
+def _states_memory(rng, B, S, H, lengths=False):
+    """A mask and h, u as an encoder and a decoder make them: states within (-1, 1), the pads' too; the mask from
+    the sources' lengths (real positions first, hostile37s, F), or scattered."""
+    if lengths and S > 1:
+        mask = np.arange(S) < rng.integers(1, S + 1, B)[:, None]
+        mask[0] = True
+    else:
+        mask = _scattered_mask(rng, B, S) if S > 1 else np.ones((B, S), dtype=bool)
     return mask, np.tanh(rng.normal(0.0, 1.0, (B, H))), np.tanh(rng.normal(0.0, 1.0, (B, S, H)))
 
 
-_ATTENTION_SIZES = ((3, 6, 4, "a decoder's states"), (2, 1, 3, "S = 1"), (2, 5, 1, "H = 1"), (1, 1, 1, "B = S = H = 1"))
+_ATTENTION_SIZES = (
+    (3, 6, 4, "a decoder's states"),
+    (4, 7, 3, "a decoder's states, the mask from the sources' lengths"),
+    (2, 1, 3, "S = 1"),
+    (2, 5, 1, "H = 1"),
+    (1, 1, 1, "B = S = H = 1"),
+)
 
 
 def _as_trained_attention_forward(rng):
     cases = []
     for B, S, H, what in _ATTENTION_SIZES:
-        mask, h, u = _states_memory(rng, B, S, H)
+        mask, h, u = _states_memory(rng, B, S, H, "lengths" in what)
         cases.append(Case(f"{what} (B = {B}, S = {S}, H = {H}), states within (-1, 1)", (h, u, mask), long=True))
     return cases
 
@@ -4676,7 +4718,7 @@ def _as_trained_attention_forward(rng):
 def _as_trained_attention_backward(rng):
     cases = []
     for B, S, H, what in _ATTENTION_SIZES:
-        mask, h, u = _states_memory(rng, B, S, H)
+        mask, h, u = _states_memory(rng, B, S, H, "lengths" in what)
         alpha, _ = ATT.attention_forward(h, u, mask)
         args = (rng.normal(0.0, 1.0, (B, H)), h, u, alpha)
         cases.append(Case(f"{what} (B = {B}, S = {S}, H = {H}), states within (-1, 1)", args, long=True,
@@ -4693,6 +4735,11 @@ def _as_trained_beam(rng):
     log_probs = F.log_softmax(scores)
     log_p = -np.sort(rng.uniform(0.5, 8.0, R))  # descending
     cases = [Case(f"a decoder's step: R = {R} prefixes, V = {V}, beam_size {R}", (log_p, log_probs, R), long=True)]
+    scores = rng.normal(0.0, 2.0, (1, V))  # the first step: one prefix, log P = 0, a beam wider (hostile37s, E)
+    scores[:, [S2S.PAD, S2S.BOS]] = -np.inf
+    beam = _big(rng, 2, 4)
+    cases.append(Case(f"a decoder's first step: one prefix, V = {V}, beam_size {beam}", (np.zeros(1), F.log_softmax(
+        scores), beam), long=True))  # fmt: skip
     log_probs = F.log_softmax(rng.normal(0.0, 2.0, (2, V)))[[0, 0]]
     log_p = np.array([-1.0 - 1e-13, -1.0])  # the second prefix ahead: a ranking on rounded totals keeps the first
     return cases + [Case(f"R = 2 prefixes whose log P are 1e-13 apart, V = {V}, beam_size 3", (log_p, log_probs, 3),
@@ -4728,6 +4775,7 @@ def _as_trained_cross_entropy(rng):
 
 AS_TRAINED = {  # exercise name -> rng -> the grader's cases as training makes them
     "cross_entropy_grad": _as_trained_cross_entropy,
+    "step_backward": _as_trained_step_backward,
     "loss_and_grads": _as_trained_bptt,
     "global_norm": _as_trained_norms,
     "clip_global_norm": _as_trained_clips,
