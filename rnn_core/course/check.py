@@ -859,9 +859,8 @@ def _unrecognised(ex, fn, r, wrong, runs):
     again = run(fn, r.case.args, ex.watch, echo=False, time_limit=_limit(r.case))
     if again.error is None and again.value is not None and not again.timed_out:
         got2, _ = _flatten(ex, again.value, r.want_raw)
-        twice = run(
-            fn, r.case.args, ex.watch, echo=False, time_limit=_limit(r.case)
-        )  # a third time: right on every other call is caught too
+        # a third time: right on every other call is caught too
+        twice = run(fn, r.case.args, ex.watch, echo=False, time_limit=_limit(r.case))
         if twice.error is None and twice.value is not None and not twice.timed_out:
             got3, _ = _flatten(ex, twice.value, r.want_raw)
             got2 = got2 if any(not _equal(got2.get(n), r.got.get(n)) for n in r.got) else got3

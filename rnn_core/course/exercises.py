@@ -4475,11 +4475,10 @@ def small_cases(ex, cases, rng):
     for case in cases if names else ():
         # Adam's v holds squares of the gradients: 10^-13 to 10^-14.5 keeps them normal in float32 too (its m, below
         # 1e-12 there, is what a flush of m zeroes)
-        scale = 10.0 ** -float(rng.uniform(13.0, 14.5) if "state" in names else rng.uniform(20.0, 24.0))
+        scale = 10.0 ** -float(rng.uniform(13.0, 14.5) if _MOMENTS.intersection(names) else rng.uniform(20.0, 24.0))
         args = list(copy.deepcopy(case.args))
         if "max_norm" in names:  # a norm above max_norm, so that the clip's own threshold is met
-            norm = float(np.sqrt(sum(np.sum(np.square(g, dtype=np.float64)) for g in args[0].values())))
-            args[1] = min(float(args[1]), norm * float(rng.uniform(0.5, 0.9)))
+            args[1] = min(float(args[1]), _global_norm(args[0]) * float(rng.uniform(0.5, 0.9)))
         for name in names:
             if name in _MOMENTS:  # Adam's state: m times the scale, v times its square
                 state = args[ex.args.index("state")]
@@ -4585,7 +4584,7 @@ def _as_trained_clips(rng):
     for k, max_norm in enumerate(_ROUND_NORMS):
         cell = (RNN, LSTM, GRU)[k % 3]
         grads = _trained_grads(rng, cell, _big(rng, 3, 6), _big(rng, 4, 8))[1]
-        norm = float(np.sqrt(sum(np.sum(g * g) for g in grads.values())))
+        norm = _global_norm(grads)
         for low, high, how in ((1.2, 3.0, "clipped at"), (0.3, 0.9, "below")):  # hostile37s, B: below it too
             factor = float(rng.uniform(low, high)) * max_norm / norm  # one factor: the gradient's own structure kept
             scaled = {name: g * factor for name, g in grads.items()}
@@ -4618,19 +4617,22 @@ def _as_trained_bptt(rng):
 
 
 def _chained_lstm(rng, H, V):
-    """params, and the second step's x_t, h_prev, c_prev and cache, after a first step from the zero state."""
+    """A sequence's third step, after two from the zero state: (params, x_t, h_prev, c_prev, h_t, cache)."""
     params, x_0, _, _, H, V = _lstm_parts(rng, H, V, set())
-    h_1, c_1, _ = LSTM.step_forward(params, x_0, np.zeros(H), np.zeros(H))
-    h_1, c_1, _ = LSTM.step_forward(params, int(rng.integers(V)), h_1, c_1)
+    h, c, _ = LSTM.step_forward(params, x_0, np.zeros(H), np.zeros(H))
+    h, c, _ = LSTM.step_forward(params, int(rng.integers(V)), h, c)
     x_t = int(rng.integers(V))
-    return params, x_t, h_1, c_1, LSTM.step_forward(params, x_t, h_1, c_1)[2]
+    h_t, _, cache = LSTM.step_forward(params, x_t, h, c)
+    return params, x_t, h, c, h_t, cache
 
 
 def _chained_gru(rng, H, V):
+    """A sequence's third step, after two from the zero state: (params, x_t, h_prev, h_t, cache)."""
     params, x_0, _, H, V = _gru_parts(rng, H, V, set())
-    h_1 = GRU.step_forward(params, int(rng.integers(V)), GRU.step_forward(params, x_0, np.zeros(H))[0])[0]
+    h = GRU.step_forward(params, int(rng.integers(V)), GRU.step_forward(params, x_0, np.zeros(H))[0])[0]
     x_t = int(rng.integers(V))
-    return params, x_t, h_1, GRU.step_forward(params, x_t, h_1)[1]
+    h_t, cache = GRU.step_forward(params, x_t, h)
+    return params, x_t, h, h_t, cache
 
 
 def _last_dh(rng, params, h_t):
@@ -4653,7 +4655,7 @@ def _as_trained_step_backward(rng):
 def _as_trained_lstm_forward(rng):
     cases = []
     for H in (_big(rng, 3, 6), 1):
-        params, x_t, h_prev, c_prev, _ = _chained_lstm(rng, H, _big(rng, 4, 8))
+        params, x_t, h_prev, c_prev, _, _ = _chained_lstm(rng, H, _big(rng, 4, 8))
         cases.append(Case(f"the third step of a sequence, H = {H}", (params, x_t, h_prev, c_prev), long=True))
     return cases
 
@@ -4661,10 +4663,9 @@ def _as_trained_lstm_forward(rng):
 def _as_trained_lstm_backward(rng):
     cases = []
     for H in (_big(rng, 3, 6), 1):
-        params, *_, cache = _chained_lstm(rng, H, _big(rng, 4, 8))
+        params, *_, h_t, cache = _chained_lstm(rng, H, _big(rng, 4, 8))
         args = (params, rng.standard_normal(H), rng.standard_normal(H), cache)
         cases.append(Case(f"the third step of a sequence, H = {H}", args, long=True))
-    h_t = cache["q"] * np.tanh(cache["c"])
     args = (params, _last_dh(rng, params, h_t), np.zeros(H), cache)
     return cases + [Case(f"a window's last step, dh_t from its output alone, dc_t = 0, H = {H}", args, long=True)]
 
@@ -4672,7 +4673,7 @@ def _as_trained_lstm_backward(rng):
 def _as_trained_gru_forward(rng):
     cases = []
     for H in (_big(rng, 3, 6), 1):
-        params, x_t, h_prev, _ = _chained_gru(rng, H, _big(rng, 4, 8))
+        params, x_t, h_prev, _, _ = _chained_gru(rng, H, _big(rng, 4, 8))
         cases.append(Case(f"the third step of a sequence, H = {H}", (params, x_t, h_prev), long=True))
     return cases
 
@@ -4680,9 +4681,8 @@ def _as_trained_gru_forward(rng):
 def _as_trained_gru_backward(rng):
     cases = []
     for H in (_big(rng, 3, 6), 1):
-        params, _, h_prev, cache = _chained_gru(rng, H, _big(rng, 4, 8))
+        params, *_, h_t, cache = _chained_gru(rng, H, _big(rng, 4, 8))
         cases.append(Case(f"the third step of a sequence, H = {H}", (params, rng.standard_normal(H), cache), long=True))
-    h_t = GRU.step_forward(params, cache["x"], cache["h_prev"])[0]
     args = (params, _last_dh(rng, params, h_t), cache)
     return cases + [Case(f"a window's last step, dh_t from its output alone, H = {H}", args, long=True)]
 
@@ -4752,7 +4752,6 @@ def _as_trained_masked(rng):
     lengths = rng.integers(2, T + 1, B)
     lengths[0] = T
     o, y, n = _masked_case(rng, B, T, V, lengths, False)
-    y[np.arange(B), n - 1] = S2S.EOS
     y = np.where(np.arange(T) >= n[:, None], S2S.PAD, np.where(y == S2S.EOS, 3, y))
     y[np.arange(B), n - 1] = S2S.EOS
     return [Case(f"B = {B} target rows of lengths {n.tolist()}, each ending in EOS, then PAD", (o, y, n), long=True)]

@@ -4542,9 +4542,9 @@ def _d_listed(node):
         return any(_d_base_name(base) in _D_NUMPY_TYPES for base in node.bases)
     if isinstance(node, ast.Call) and _d_reads_an_order_or_a_mark(node):
         return True
-    if isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
-        return _d_unknown_key(node.left)  # "mine" in cache: a key the student's own function added (hostile37q, B)
     if isinstance(node, ast.Compare):
+        if any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops) and _d_unknown_key(node.left):
+            return True  # "mine" in cache: a key the student's own function added (hostile37q, B)
         # `np.ascontiguousarray(o) is o`: whether a call hands back the very object it was given tells how that object
         # lies in memory, which changes no number an exercise computes (hostile37l, D and E). Identity with a name
         # or a constant (`x is None`, `axis is _UNSET`, `grads is not params`) and `type(y) is np.ndarray` are not
